@@ -1,0 +1,134 @@
+/* backend.h: the operation table that every model computes through.
+ *
+ * Models never touch memory or math directly: they call these ops on
+ * pointers that live in the backend's memory space (host memory for the
+ * CPU backend, device memory for CUDA). A backend implements every op; the
+ * CPU one (cpu/cpu_ops.c) uses OpenBLAS single-threaded under OpenMP, the
+ * CUDA one (cuda/) uses cuBLAS, cuDNN and its own kernels.
+ *
+ * All matrices are row-major. Integer inputs (ids, masks, labels) are
+ * passed in backend memory too. */
+#ifndef EE_BACKEND_H
+#define EE_BACKEND_H
+
+#include "../ee.h"
+
+typedef struct EeBackend EeBackend;
+
+struct EeBackend {
+    const char *name;
+    EeDevice device;
+
+    /* memory */
+    void *(*alloc)(size_t bytes);             /* NULL on failure; zero-filled */
+    void (*release)(void *p);
+    void (*upload)(void *dst, const void *host, size_t bytes);
+    void (*download)(void *host, const void *src, size_t bytes);
+    void (*copy)(void *dst, const void *src, size_t bytes);
+    void (*zero)(void *dst, size_t bytes);
+    void (*sync)(void);
+
+    /* C = alpha op(A) op(B) + beta C, row-major; op(A) is M x K. */
+    void (*gemm)(int transA, int transB, int M, int N, int K, float alpha,
+                 const float *A, int lda, const float *B, int ldb,
+                 float beta, float *C, int ldc);
+
+    /* y[n] = a*x[n] + y[n] */
+    void (*axpy)(size_t n, float a, const float *x, float *y);
+    void (*scale)(size_t n, float a, float *x);
+    /* Y[r][c] += b[c] */
+    void (*add_bias)(float *Y, const float *b, int rows, int cols);
+    /* db[c] += sum_r dY[r][c] */
+    void (*bias_grad)(const float *dY, float *db, int rows, int cols);
+
+    /* LayerNorm over the last dim (biased variance, eps). X is the input,
+     * kept for the backward pass; mean/rstd are per row. */
+    void (*layernorm_fwd)(const float *X, const float *g, const float *b,
+                          float *Y, float *mean, float *rstd, int rows, int cols, float eps);
+    /* dX = (or +=, if accumulate) LN backward; dg, db accumulate. */
+    void (*layernorm_bwd)(const float *dY, const float *X, const float *g,
+                          const float *mean, const float *rstd, float *dX,
+                          float *dg, float *db, int rows, int cols, int accumulate);
+
+    /* Activations (elementwise, in place allowed where Y == X). */
+    void (*gelu_fwd)(const float *X, float *Y, size_t n);
+    void (*gelu_bwd)(const float *X, const float *dY, float *dX, size_t n);
+    void (*relu_fwd)(const float *X, float *Y, size_t n);
+    /* dX = dY where X > 0 (ReLU'(0) = 0) */
+    void (*relu_bwd)(const float *X, const float *dY, float *dX, size_t n);
+    void (*tanh_fwd)(const float *X, float *Y, size_t n);
+    /* dX = dY (1 - Y^2), Y = tanh output */
+    void (*tanh_bwd)(const float *Y, const float *dY, float *dX, size_t n);
+
+    /* Inverted dropout with a counter-based hash of (seed, index): the same
+     * mask on every backend. keep (bytes) may be NULL at p = 0. */
+    void (*dropout_fwd)(float *X, uint8_t *keep, size_t n, float p, uint64_t seed);
+    void (*dropout_bwd)(float *dX, const uint8_t *keep, size_t n, float p);
+
+    /* Multi-head self-attention core, heads as contiguous column blocks.
+     * q, k, v, ctx: [B*T][d]; P: [B][H][T][T] probabilities (kept for the
+     * backward pass); mask: [B][T] bytes, 1 = key attended. Query rows whose
+     * mask is 0 past the last attended position may be left as zeros (they
+     * are never read by the models). */
+    void (*attention_fwd)(const float *q, const float *k, const float *v,
+                          const uint8_t *mask, float *P, float *ctx,
+                          int B, int T, int d, int H);
+    /* dq, dk, dv are overwritten. */
+    void (*attention_bwd)(const float *q, const float *k, const float *v,
+                          const uint8_t *mask, const float *P, const float *dctx,
+                          float *dq, float *dk, float *dv, int B, int T, int d, int H);
+
+    /* Embedding gather: out[b][t] = E_tok[ids] (+ E_pos[t] if E_pos). */
+    void (*embed_fwd)(const int32_t *ids, const float *E_tok, const float *E_pos,
+                      float *out, int B, int T, int d);
+    /* dE_tok[ids] += dOut (rows of PAD skipped), dE_pos[t] += dOut. */
+    void (*embed_bwd)(const int32_t *ids, const float *dOut, float *dE_tok,
+                      float *dE_pos, int B, int T, int d);
+
+    /* Text-CNN convolution with zero padding at the end. E: [B][T][d];
+     * W: [(w*d)][F] (row j*d+c); out: [B][T][F] pre-activation (+ bias). */
+    void (*conv_fwd)(const float *E, const float *W, const float *b, float *out,
+                     int B, int T, int d, int w, int F);
+    /* dE += ..., dW += ..., db += ... (dW/db may be NULL). */
+    void (*conv_bwd)(const float *E, const float *W, const float *dOut,
+                     float *dE, float *dW, float *db, int B, int T, int d, int w, int F);
+    /* Max over valid t of relu(out): pooled[b][F] written at column offset
+     * off of a row of width ld; argmax [B][F] (lowest t wins ties). */
+    void (*maxpool_fwd)(const float *act, const uint8_t *mask, float *pooled,
+                        int32_t *argmax, int B, int T, int F, int ld, int off);
+    /* dAct = 0 except dAct[b][argmax][f] = dPooled[b][off+f] */
+    void (*maxpool_bwd)(const float *dPooled, const int32_t *argmax, float *dAct,
+                        int B, int T, int F, int ld, int off);
+
+    /* Rows gather/scatter with strides (e.g. [CLS] rows): dst[i][:] = src[i*stride][:] */
+    void (*gather_rows)(const float *src, int stride, float *dst, int n, int cols);
+    void (*scatter_rows)(const float *src, float *dst, int stride, int n, int cols);
+
+    /* Losses: mean over rows. Writes the loss (host float) and dLogits. */
+    void (*softmax_xent)(const float *logits, const int32_t *labels, float *dlogits,
+                         float *loss, int n, int C);
+    void (*mse)(const float *pred, const float *target, float *dpred, float *loss,
+                int n, int cols);
+
+    /* Adam with bias correction, step t >= 1. */
+    void (*adam)(float *w, const float *g, float *m, float *v, size_t n,
+                 float lr, float beta1, float beta2, float eps, int t);
+};
+
+/* The CPU backend (always present). */
+const EeBackend *ee_backend_cpu(void);
+/* The CUDA backend, or NULL when the build has no CUDA or no GPU is seen. */
+const EeBackend *ee_backend_cuda(void);
+/* Backend for a resolved device. */
+const EeBackend *ee_backend_for(EeDevice dev);
+
+/* Counter-based hash shared by the dropout ops of every backend. */
+static inline uint64_t ee_hash64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+}
+
+#endif

@@ -1,0 +1,569 @@
+/* cpu_ops.c: the CPU backend: OpenBLAS (run single-threaded) for the
+ * GEMMs, OpenMP for all parallelism.
+ *
+ * Threading model: libcore never lets OpenBLAS start its own threads
+ * (ee_threads_enter sets it to 1 thread); every op splits its work over
+ * the OpenMP team instead, and BLAS is called from inside those regions on
+ * disjoint blocks. One pool, no oversubscription. */
+#include "../backend.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* ---- memory ------------------------------------------------------------- */
+static void *cpu_alloc(size_t bytes) { return calloc(1, bytes ? bytes : 1); }
+static void cpu_release(void *p) { free(p); }
+static void cpu_memcpy(void *dst, const void *src, size_t bytes)
+{
+    if (bytes) memcpy(dst, src, bytes);
+}
+static void cpu_zero(void *dst, size_t bytes)
+{
+    if (bytes) memset(dst, 0, bytes);
+}
+static void cpu_sync(void) {}
+
+/* ---- GEMM ------------------------------------------------------------------ */
+static int nthreads(void)
+{
+#ifdef _OPENMP
+    return omp_in_parallel() ? 1 : omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+/* Splits the larger of M and N over the OpenMP team; each block is one
+ * single-threaded sgemm. Small problems run as one call. */
+static void cpu_gemm(int ta, int tb, int M, int N, int K, float alpha,
+                     const float *A, int lda, const float *B, int ldb,
+                     float beta, float *C, int ldc)
+{
+    if (M <= 0 || N <= 0) return;
+    if (K <= 0) {
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) C[(size_t)i * ldc + j] *= beta;
+        return;
+    }
+    const enum CBLAS_TRANSPOSE TA = ta ? CblasTrans : CblasNoTrans;
+    const enum CBLAS_TRANSPOSE TB = tb ? CblasTrans : CblasNoTrans;
+    int nt = nthreads();
+    double flops = 2.0 * M * N * K;
+    if (nt <= 1 || flops < 2e5) {
+        cblas_sgemm(CblasRowMajor, TA, TB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    int split_m = M >= N;
+    int n = split_m ? M : N;
+    int blocks = nt;
+    #pragma omp parallel for num_threads(nt) schedule(static)
+    for (int i = 0; i < blocks; i++) {
+        int lo = (int)((long)n * i / blocks), hi = (int)((long)n * (i + 1) / blocks);
+        if (hi <= lo) continue;
+        if (split_m) {
+            const float *Ai = ta ? A + lo : A + (size_t)lo * lda;
+            cblas_sgemm(CblasRowMajor, TA, TB, hi - lo, N, K, alpha, Ai, lda, B, ldb,
+                        beta, C + (size_t)lo * ldc, ldc);
+        } else {
+            const float *Bi = tb ? B + (size_t)lo * ldb : B + lo;
+            cblas_sgemm(CblasRowMajor, TA, TB, M, hi - lo, K, alpha, A, lda, Bi, ldb,
+                        beta, C + lo, ldc);
+        }
+    }
+}
+
+/* ---- elementwise ------------------------------------------------------------ */
+static void cpu_axpy(size_t n, float a, const float *x, float *y)
+{
+    #pragma omp parallel for if (n > 65536) schedule(static)
+    for (size_t i = 0; i < n; i++) y[i] += a * x[i];
+}
+
+static void cpu_scale(size_t n, float a, float *x)
+{
+    #pragma omp parallel for if (n > 65536) schedule(static)
+    for (size_t i = 0; i < n; i++) x[i] *= a;
+}
+
+static void cpu_add_bias(float *Y, const float *b, int rows, int cols)
+{
+    #pragma omp parallel for if ((size_t)rows * cols > 65536) schedule(static)
+    for (int r = 0; r < rows; r++) {
+        float *y = Y + (size_t)r * cols;
+        for (int c = 0; c < cols; c++) y[c] += b[c];
+    }
+}
+
+static void cpu_bias_grad(const float *dY, float *db, int rows, int cols)
+{
+    /* Column sums in double: these add up thousands of rows. */
+    double *acc = calloc((size_t)cols, sizeof(double));
+    if (!acc) abort();
+    for (int r = 0; r < rows; r++) {
+        const float *y = dY + (size_t)r * cols;
+        for (int c = 0; c < cols; c++) acc[c] += y[c];
+    }
+    for (int c = 0; c < cols; c++) db[c] += (float)acc[c];
+    free(acc);
+}
+
+static void cpu_layernorm_fwd(const float *X, const float *g, const float *b, float *Y,
+                              float *mean, float *rstd, int rows, int cols, float eps)
+{
+    #pragma omp parallel for if ((size_t)rows * cols > 32768) schedule(static)
+    for (int r = 0; r < rows; r++) {
+        const float *x = X + (size_t)r * cols;
+        float *y = Y + (size_t)r * cols;
+        double s = 0;
+        for (int c = 0; c < cols; c++) s += x[c];
+        double mu = s / cols, v = 0;
+        for (int c = 0; c < cols; c++) { double t = x[c] - mu; v += t * t; }
+        v /= cols;
+        float rs = (float)(1.0 / sqrt(v + eps));
+        float m = (float)mu;
+        for (int c = 0; c < cols; c++) y[c] = (x[c] - m) * rs * g[c] + b[c];
+        mean[r] = m;
+        rstd[r] = rs;
+    }
+}
+
+static void cpu_layernorm_bwd(const float *dY, const float *X, const float *g,
+                              const float *mean, const float *rstd, float *dX,
+                              float *dg, float *db, int rows, int cols, int accumulate)
+{
+    int nt = nthreads();
+    double *part = calloc((size_t)nt * 2 * cols, sizeof(double));
+    if (!part) abort();
+    #pragma omp parallel num_threads(nt)
+    {
+        int tid = 0;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+#endif
+        double *pg = part + (size_t)tid * 2 * cols, *pb = pg + cols;
+        #pragma omp for schedule(static)
+        for (int r = 0; r < rows; r++) {
+            const float *x = X + (size_t)r * cols, *dy = dY + (size_t)r * cols;
+            float *dx = dX + (size_t)r * cols;
+            float m = mean[r], rs = rstd[r];
+            double s1 = 0, s2 = 0; /* sums of dxhat and dxhat*xhat */
+            for (int c = 0; c < cols; c++) {
+                float xh = (x[c] - m) * rs;
+                float dxh = dy[c] * g[c];
+                s1 += dxh;
+                s2 += (double)dxh * xh;
+                pg[c] += (double)dy[c] * xh;
+                pb[c] += dy[c];
+            }
+            float a1 = (float)(s1 / cols), a2 = (float)(s2 / cols);
+            for (int c = 0; c < cols; c++) {
+                float xh = (x[c] - m) * rs;
+                float v = rs * (dy[c] * g[c] - a1 - xh * a2);
+                dx[c] = accumulate ? dx[c] + v : v;
+            }
+        }
+    }
+    if (dg || db)
+        for (int c = 0; c < cols; c++) {
+            double sg = 0, sb = 0;
+            for (int t = 0; t < nt; t++) {
+                sg += part[(size_t)t * 2 * cols + c];
+                sb += part[(size_t)t * 2 * cols + cols + c];
+            }
+            if (dg) dg[c] += (float)sg;
+            if (db) db[c] += (float)sb;
+        }
+    free(part);
+}
+
+static void cpu_gelu_fwd(const float *X, float *Y, size_t n)
+{
+    #pragma omp parallel for if (n > 32768) schedule(static)
+    for (size_t i = 0; i < n; i++) Y[i] = 0.5f * X[i] * (1.0f + erff(X[i] * 0.70710678118654752f));
+}
+
+static void cpu_gelu_bwd(const float *X, const float *dY, float *dX, size_t n)
+{
+    #pragma omp parallel for if (n > 32768) schedule(static)
+    for (size_t i = 0; i < n; i++) {
+        float x = X[i];
+        float cdf = 0.5f * (1.0f + erff(x * 0.70710678118654752f));
+        float pdf = 0.39894228040143268f * expf(-0.5f * x * x);
+        dX[i] = dY[i] * (cdf + x * pdf);
+    }
+}
+
+static void cpu_relu_fwd(const float *X, float *Y, size_t n)
+{
+    #pragma omp parallel for if (n > 65536) schedule(static)
+    for (size_t i = 0; i < n; i++) Y[i] = X[i] > 0 ? X[i] : 0.0f;
+}
+
+static void cpu_relu_bwd(const float *X, const float *dY, float *dX, size_t n)
+{
+    #pragma omp parallel for if (n > 65536) schedule(static)
+    for (size_t i = 0; i < n; i++) dX[i] = X[i] > 0 ? dY[i] : 0.0f;
+}
+
+static void cpu_tanh_fwd(const float *X, float *Y, size_t n)
+{
+    for (size_t i = 0; i < n; i++) Y[i] = tanhf(X[i]);
+}
+
+static void cpu_tanh_bwd(const float *Y, const float *dY, float *dX, size_t n)
+{
+    for (size_t i = 0; i < n; i++) dX[i] = dY[i] * (1.0f - Y[i] * Y[i]);
+}
+
+/* Keep element i iff hash(seed ^ i) maps below 1 - p in 24-bit fixed point. */
+static void cpu_dropout_fwd(float *X, uint8_t *keep, size_t n, float p, uint64_t seed)
+{
+    if (p <= 0) return;
+    uint32_t thr = (uint32_t)((1.0 - p) * 16777216.0);
+    float sc = 1.0f / (1.0f - p);
+    #pragma omp parallel for if (n > 65536) schedule(static)
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u = (uint32_t)(ee_hash64(seed ^ (uint64_t)i) >> 40);
+        keep[i] = u < thr;
+        X[i] = keep[i] ? X[i] * sc : 0.0f;
+    }
+}
+
+static void cpu_dropout_bwd(float *dX, const uint8_t *keep, size_t n, float p)
+{
+    if (p <= 0) return;
+    float sc = 1.0f / (1.0f - p);
+    #pragma omp parallel for if (n > 65536) schedule(static)
+    for (size_t i = 0; i < n; i++) dX[i] = keep[i] ? dX[i] * sc : 0.0f;
+}
+
+/* ---- attention -------------------------------------------------------------- */
+/* Keys past the last attended position have probability exactly 0, so the
+ * products run over the first `span` keys only (same result, fewer flops).
+ * Query rows at or past `span` are masked positions that no model reads:
+ * their context rows are set to 0. */
+static int attended_span(const uint8_t *mask, int T)
+{
+    int span = 0;
+    for (int t = 0; t < T; t++)
+        if (mask[t]) span = t + 1;
+    return span;
+}
+
+static void cpu_attention_fwd(const float *q, const float *k, const float *v,
+                              const uint8_t *mask, float *P, float *ctx,
+                              int B, int T, int d, int H)
+{
+    int dh = d / H;
+    float scale = 1.0f / sqrtf((float)dh);
+    #pragma omp parallel for schedule(dynamic, 1)
+    for (int bh = 0; bh < B * H; bh++) {
+        int b = bh / H, h = bh % H;
+        const uint8_t *mk = mask + (size_t)b * T;
+        int S = attended_span(mk, T);
+        const float *qb = q + (size_t)b * T * d + h * dh;
+        const float *kb = k + (size_t)b * T * d + h * dh;
+        const float *vb = v + (size_t)b * T * d + h * dh;
+        float *Pb = P + (size_t)bh * T * T;
+        float *cb = ctx + (size_t)b * T * d + h * dh;
+        memset(Pb, 0, sizeof(float) * (size_t)T * T);
+        for (int t = S; t < T; t++) memset(cb + (size_t)t * d, 0, sizeof(float) * dh);
+        if (S == 0) continue;
+        /* scores for the first S queries and keys, row stride T */
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, S, S, dh, scale, qb, d, kb, d,
+                    0.0f, Pb, T);
+        for (int i = 0; i < S; i++) {
+            float *row = Pb + (size_t)i * T;
+            float mx = -INFINITY;
+            for (int j = 0; j < S; j++)
+                if (mk[j] && row[j] > mx) mx = row[j];
+            double sum = 0;
+            for (int j = 0; j < S; j++) {
+                float e = mk[j] ? expf(row[j] - mx) : 0.0f;
+                row[j] = e;
+                sum += e;
+            }
+            float inv = (float)(1.0 / sum);
+            for (int j = 0; j < S; j++) row[j] *= inv;
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, S, dh, S, 1.0f, Pb, T, vb, d,
+                    0.0f, cb, d);
+    }
+}
+
+static void cpu_attention_bwd(const float *q, const float *k, const float *v,
+                              const uint8_t *mask, const float *P, const float *dctx,
+                              float *dq, float *dk, float *dv, int B, int T, int d, int H)
+{
+    int dh = d / H;
+    float scale = 1.0f / sqrtf((float)dh);
+    #pragma omp parallel
+    {
+        float *dS = malloc(sizeof(float) * (size_t)T * T);
+        if (!dS) abort();
+        #pragma omp for schedule(dynamic, 1)
+        for (int bh = 0; bh < B * H; bh++) {
+            int b = bh / H, h = bh % H;
+            int S = attended_span(mask + (size_t)b * T, T);
+            size_t off = (size_t)b * T * d + h * dh;
+            const float *Pb = P + (size_t)bh * T * T;
+            for (int t = 0; t < T; t++) {
+                memset(dq + off + (size_t)t * d, 0, sizeof(float) * dh);
+                memset(dk + off + (size_t)t * d, 0, sizeof(float) * dh);
+                memset(dv + off + (size_t)t * d, 0, sizeof(float) * dh);
+            }
+            if (S == 0) continue;
+            /* dP = dctx v^T ; dv = P^T dctx */
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, S, S, dh, 1.0f, dctx + off, d,
+                        v + off, d, 0.0f, dS, T);
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, S, dh, S, 1.0f, Pb, T,
+                        dctx + off, d, 0.0f, dv + off, d);
+            /* softmax backward: dS = P .* (dP - rowsum(P .* dP)), times scale */
+            for (int i = 0; i < S; i++) {
+                const float *p = Pb + (size_t)i * T;
+                float *ds = dS + (size_t)i * T;
+                double dot = 0;
+                for (int j = 0; j < S; j++) dot += (double)p[j] * ds[j];
+                for (int j = 0; j < S; j++) ds[j] = p[j] * (ds[j] - (float)dot) * scale;
+            }
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, S, dh, S, 1.0f, dS, T,
+                        k + off, d, 0.0f, dq + off, d);
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, S, dh, S, 1.0f, dS, T,
+                        q + off, d, 0.0f, dk + off, d);
+        }
+        free(dS);
+    }
+}
+
+/* ---- embeddings ------------------------------------------------------------ */
+static void cpu_embed_fwd(const int32_t *ids, const float *E_tok, const float *E_pos,
+                          float *out, int B, int T, int d)
+{
+    #pragma omp parallel for if ((size_t)B * T * d > 65536) schedule(static)
+    for (int r = 0; r < B * T; r++) {
+        const float *e = E_tok + (size_t)ids[r] * d;
+        float *o = out + (size_t)r * d;
+        if (E_pos) {
+            const float *p = E_pos + (size_t)(r % T) * d;
+            for (int c = 0; c < d; c++) o[c] = e[c] + p[c];
+        } else {
+            memcpy(o, e, sizeof(float) * d);
+        }
+    }
+}
+
+static void cpu_embed_bwd(const int32_t *ids, const float *dOut, float *dE_tok,
+                          float *dE_pos, int B, int T, int d)
+{
+    /* Serial scatter: rows collide on repeated ids. */
+    for (int r = 0; r < B * T; r++) {
+        const float *g = dOut + (size_t)r * d;
+        if (dE_tok && ids[r] != EE_PAD) {
+            float *e = dE_tok + (size_t)ids[r] * d;
+            for (int c = 0; c < d; c++) e[c] += g[c];
+        }
+        if (dE_pos) {
+            float *p = dE_pos + (size_t)(r % T) * d;
+            for (int c = 0; c < d; c++) p[c] += g[c];
+        }
+    }
+}
+
+/* ---- text CNN ----------------------------------------------------------------- */
+/* Output position t sees tokens t..t+w-1; the tap j contributes
+ * E[t+j] * W_j for t + j < T (later tokens are zero padding). One
+ * sequence per task, w single-threaded GEMMs each. */
+static void cpu_conv_fwd(const float *E, const float *W, const float *b, float *out,
+                         int B, int T, int d, int w, int F)
+{
+    #pragma omp parallel for schedule(static)
+    for (int s = 0; s < B; s++) {
+        const float *e = E + (size_t)s * T * d;
+        float *o = out + (size_t)s * T * F;
+        for (int t = 0; t < T; t++) {
+            if (b) memcpy(o + (size_t)t * F, b, sizeof(float) * F);
+            else memset(o + (size_t)t * F, 0, sizeof(float) * F);
+        }
+        for (int j = 0; j < w && j < T; j++)
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T - j, F, d, 1.0f,
+                        e + (size_t)j * d, d, W + (size_t)j * d * F, F, 1.0f, o, F);
+    }
+}
+
+static void cpu_conv_bwd(const float *E, const float *W, const float *dOut, float *dE,
+                         float *dW, float *db, int B, int T, int d, int w, int F)
+{
+    int nt = nthreads();
+    size_t wsz = (size_t)w * d * F;
+    float *part = (dW || db) ? calloc((size_t)nt * (wsz + F), sizeof(float)) : NULL;
+    if ((dW || db) && !part) abort();
+    #pragma omp parallel num_threads(nt)
+    {
+        int tid = 0;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+#endif
+        float *pw = part ? part + (size_t)tid * (wsz + F) : NULL;
+        #pragma omp for schedule(static)
+        for (int s = 0; s < B; s++) {
+            const float *e = E + (size_t)s * T * d;
+            const float *go = dOut + (size_t)s * T * F;
+            for (int j = 0; j < w && j < T; j++) {
+                if (dE)
+                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T - j, d, F, 1.0f, go, F,
+                                W + (size_t)j * d * F, F, 1.0f, dE + (size_t)s * T * d + (size_t)j * d, d);
+                if (dW)
+                    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, d, F, T - j, 1.0f,
+                                e + (size_t)j * d, d, go, F, 1.0f, pw + (size_t)j * d * F, F);
+            }
+            if (db)
+                for (int t = 0; t < T; t++)
+                    for (int f = 0; f < F; f++) pw[wsz + f] += go[(size_t)t * F + f];
+        }
+    }
+    if (part) {
+        for (int t = 0; t < nt; t++) {
+            const float *pw = part + (size_t)t * (wsz + F);
+            if (dW) for (size_t i = 0; i < wsz; i++) dW[i] += pw[i];
+            if (db) for (int f = 0; f < F; f++) db[f] += pw[wsz + f];
+        }
+        free(part);
+    }
+}
+
+/* ReLU then max over the valid positions: relu is monotone, so this is
+ * relu(max_t pre); the argmax is the lowest t among ties and is -1 when the
+ * max is <= 0 (ReLU'(0) = 0: no gradient flows). */
+static void cpu_maxpool_fwd(const float *act, const uint8_t *mask, float *pooled,
+                            int32_t *argmax, int B, int T, int F, int ld, int off)
+{
+    #pragma omp parallel for if ((size_t)B * T * F > 65536) schedule(static)
+    for (int s = 0; s < B; s++) {
+        const float *a = act + (size_t)s * T * F;
+        const uint8_t *mk = mask + (size_t)s * T;
+        for (int f = 0; f < F; f++) {
+            float best = -INFINITY;
+            int bi = -1;
+            for (int t = 0; t < T; t++)
+                if (mk[t] && a[(size_t)t * F + f] > best) { best = a[(size_t)t * F + f]; bi = t; }
+            if (bi < 0 || !(best > 0)) { best = 0; bi = -1; }
+            pooled[(size_t)s * ld + off + f] = best;
+            argmax[(size_t)s * F + f] = bi;
+        }
+    }
+}
+
+static void cpu_maxpool_bwd(const float *dPooled, const int32_t *argmax, float *dAct,
+                            int B, int T, int F, int ld, int off)
+{
+    memset(dAct, 0, sizeof(float) * (size_t)B * T * F);
+    for (int s = 0; s < B; s++)
+        for (int f = 0; f < F; f++) {
+            int t = argmax[(size_t)s * F + f];
+            if (t >= 0) dAct[((size_t)s * T + t) * F + f] = dPooled[(size_t)s * ld + off + f];
+        }
+}
+
+static void cpu_gather_rows(const float *src, int stride, float *dst, int n, int cols)
+{
+    for (int i = 0; i < n; i++)
+        memcpy(dst + (size_t)i * cols, src + (size_t)i * stride, sizeof(float) * cols);
+}
+
+static void cpu_scatter_rows(const float *src, float *dst, int stride, int n, int cols)
+{
+    for (int i = 0; i < n; i++)
+        memcpy(dst + (size_t)i * stride, src + (size_t)i * cols, sizeof(float) * cols);
+}
+
+/* ---- losses ---------------------------------------------------------------- */
+static void cpu_softmax_xent(const float *logits, const int32_t *labels, float *dlogits,
+                             float *loss, int n, int C)
+{
+    double total = 0;
+    for (int i = 0; i < n; i++) {
+        const float *z = logits + (size_t)i * C;
+        float *g = dlogits + (size_t)i * C;
+        float mx = z[0];
+        for (int c = 1; c < C; c++) if (z[c] > mx) mx = z[c];
+        double s = 0;
+        for (int c = 0; c < C; c++) s += exp((double)z[c] - mx);
+        double lse = mx + log(s);
+        total += lse - z[labels[i]];
+        for (int c = 0; c < C; c++)
+            g[c] = (float)((exp((double)z[c] - lse) - (c == labels[i])) / n);
+    }
+    *loss = (float)(total / n);
+}
+
+static void cpu_mse(const float *pred, const float *target, float *dpred, float *loss,
+                    int n, int cols)
+{
+    double total = 0, denom = (double)n * cols;
+    for (size_t i = 0; i < (size_t)n * cols; i++) {
+        double r = (double)pred[i] - target[i];
+        total += r * r;
+        if (dpred) dpred[i] = (float)(2.0 * r / denom);
+    }
+    *loss = (float)(total / denom);
+}
+
+static void cpu_adam(float *w, const float *g, float *m, float *v, size_t n, float lr,
+                     float beta1, float beta2, float eps, int t)
+{
+    float c1 = 1.0f - powf(beta1, (float)t), c2 = 1.0f - powf(beta2, (float)t);
+    float step = lr / c1, rc2 = 1.0f / sqrtf(c2);
+    #pragma omp parallel for if (n > 65536) schedule(static)
+    for (size_t i = 0; i < n; i++) {
+        m[i] = beta1 * m[i] + (1 - beta1) * g[i];
+        v[i] = beta2 * v[i] + (1 - beta2) * g[i] * g[i];
+        w[i] -= step * m[i] / (sqrtf(v[i]) * rc2 + eps);
+    }
+}
+
+static const EeBackend cpu_backend = {
+    .name = "cpu",
+    .device = EE_DEVICE_CPU,
+    .alloc = cpu_alloc,
+    .release = cpu_release,
+    .upload = cpu_memcpy,
+    .download = cpu_memcpy,
+    .copy = cpu_memcpy,
+    .zero = cpu_zero,
+    .sync = cpu_sync,
+    .gemm = cpu_gemm,
+    .axpy = cpu_axpy,
+    .scale = cpu_scale,
+    .add_bias = cpu_add_bias,
+    .bias_grad = cpu_bias_grad,
+    .layernorm_fwd = cpu_layernorm_fwd,
+    .layernorm_bwd = cpu_layernorm_bwd,
+    .gelu_fwd = cpu_gelu_fwd,
+    .gelu_bwd = cpu_gelu_bwd,
+    .relu_fwd = cpu_relu_fwd,
+    .relu_bwd = cpu_relu_bwd,
+    .tanh_fwd = cpu_tanh_fwd,
+    .tanh_bwd = cpu_tanh_bwd,
+    .dropout_fwd = cpu_dropout_fwd,
+    .dropout_bwd = cpu_dropout_bwd,
+    .attention_fwd = cpu_attention_fwd,
+    .attention_bwd = cpu_attention_bwd,
+    .embed_fwd = cpu_embed_fwd,
+    .embed_bwd = cpu_embed_bwd,
+    .conv_fwd = cpu_conv_fwd,
+    .conv_bwd = cpu_conv_bwd,
+    .maxpool_fwd = cpu_maxpool_fwd,
+    .maxpool_bwd = cpu_maxpool_bwd,
+    .gather_rows = cpu_gather_rows,
+    .scatter_rows = cpu_scatter_rows,
+    .softmax_xent = cpu_softmax_xent,
+    .mse = cpu_mse,
+    .adam = cpu_adam,
+};
+
+const EeBackend *ee_backend_cpu(void) { return &cpu_backend; }

@@ -1,0 +1,79 @@
+/* runtime.c: threads (the one threading model, see backend/cpu/cpu_ops.c),
+ * clocks and device selection. */
+#include "../ee.h"
+#include "../backend/backend.h"
+
+#include <cblas.h>
+#include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+static _Thread_local int saved_blas_threads = -1;
+static _Thread_local int enter_depth = 0;
+
+void ee_threads_enter(void)
+{
+    if (enter_depth++ == 0) {
+        saved_blas_threads = openblas_get_num_threads();
+        openblas_set_num_threads(1);
+    }
+}
+
+void ee_threads_leave(void)
+{
+    if (enter_depth > 0 && --enter_depth == 0 && saved_blas_threads > 0)
+        openblas_set_num_threads(saved_blas_threads);
+}
+
+int ee_threads_count(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+double ee_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+int ee_gpu_available(void) { return ee_backend_cuda() != NULL; }
+
+EeStatus ee_device_resolve(EeDevice want, EeDevice *got)
+{
+    switch (want) {
+    case EE_DEVICE_AUTO:
+        *got = ee_gpu_available() ? EE_DEVICE_GPU : EE_DEVICE_CPU;
+        return EE_OK;
+    case EE_DEVICE_CPU:
+        *got = EE_DEVICE_CPU;
+        return EE_OK;
+    case EE_DEVICE_GPU:
+        if (!ee_gpu_available())
+            return ee_fail(EE_ERR_NODEVICE,
+#ifdef EE_HAVE_CUDA
+                           "device 'gpu' requested but no CUDA device is visible"
+#else
+                           "device 'gpu' requested but this build has no CUDA backend (configure --with-cuda)"
+#endif
+            );
+        *got = EE_DEVICE_GPU;
+        return EE_OK;
+    }
+    return ee_fail(EE_ERR_INPUT, "unknown device %d", (int)want);
+}
+
+const EeBackend *ee_backend_for(EeDevice dev)
+{
+    if (dev == EE_DEVICE_GPU) return ee_backend_cuda();
+    return ee_backend_cpu();
+}
+
+#ifndef EE_HAVE_CUDA
+const EeBackend *ee_backend_cuda(void) { return NULL; }
+#endif

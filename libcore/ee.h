@@ -1,0 +1,214 @@
+/* ee.h: the public interface of libcore, the C core of Empirical Explainers.
+ *
+ * Pure C, no Octave/MATLAB types. Objects are opaque and owned by libcore
+ * (create with *_new, release with *_free). Every function that can fail
+ * returns an EeStatus and leaves a message in a per-thread buffer
+ * (ee_last_error()). Token ids are 0-based here (PAD = 0, UNK = 1,
+ * CLS = 2, SEP = 3); the Octave gateways convert from 1-based ids. */
+#ifndef EE_H
+#define EE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- errors ------------------------------------------------------------ */
+typedef enum {
+    EE_OK = 0,
+    EE_ERR_INPUT,        /* ee:badInput */
+    EE_ERR_MODEL,        /* ee:badModel */
+    EE_ERR_NOMEM,        /* ee:outOfMemory */
+    EE_ERR_NODEVICE,     /* ee:noDevice */
+    EE_ERR_IO,           /* ee:ioError */
+    EE_ERR_UNSUPPORTED,  /* ee:notSupported */
+    EE_ERR_INTERRUPTED   /* ee:interrupted (user pressed Ctrl-C) */
+} EeStatus;
+
+const char *ee_last_error(void);
+/* The Octave error id ("ee:badInput", ...) of a status. */
+const char *ee_status_id(EeStatus st);
+/* Sets the per-thread message and returns st, so callers can write
+ * `return ee_fail(EE_ERR_INPUT, "...", ...);`. */
+EeStatus ee_fail(EeStatus st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* ---- special tokens (0-based) ------------------------------------------ */
+enum { EE_PAD = 0, EE_UNK = 1, EE_CLS = 2, EE_SEP = 3 };
+#define EE_IS_SPECIAL(id) ((id) == EE_PAD || (id) == EE_CLS || (id) == EE_SEP)
+
+/* ---- devices ------------------------------------------------------------ */
+typedef enum { EE_DEVICE_AUTO = 0, EE_DEVICE_CPU, EE_DEVICE_GPU } EeDevice;
+/* 1 when the build has CUDA and a GPU is visible. */
+int ee_gpu_available(void);
+/* Resolves AUTO and checks availability; EE_ERR_NODEVICE for GPU without one. */
+EeStatus ee_device_resolve(EeDevice want, EeDevice *got);
+
+/* ---- model configuration ------------------------------------------------ */
+typedef enum { EE_KIND_TRANSFORMER = 0, EE_KIND_CNN, EE_KIND_MLP } EeKind;
+/* What sits on top of the encoder: a classifier (pooler for the transformer,
+ * max-over-time for the cnn) or an Empirical Explainer head. */
+typedef enum { EE_HEAD_CLASSIFIER = 0, EE_HEAD_FLAT, EE_HEAD_TOKEN } EeHead;
+
+#define EE_MAX_WIDTHS 8
+#define EE_MAX_HIDDEN 16
+
+typedef struct {
+    EeKind kind;
+    EeHead head;
+    int bias;                 /* cnn, mlp: 0 removes every bias */
+    int vocab;                /* V (token models) */
+    int T;                    /* sequence length (token models) */
+    int d;                    /* embedding / hidden width */
+    int classes;              /* C */
+    /* transformer */
+    int heads, layers, ffn;
+    /* cnn */
+    int filters, nwidths, widths[EE_MAX_WIDTHS];
+    /* mlp */
+    int D, nhidden, hidden[EE_MAX_HIDDEN];
+} EeConfig;
+
+/* Fills the documented defaults for a kind (sizes that are 0 stay to be set
+ * from data: vocab, T, classes, D). */
+void ee_config_defaults(EeConfig *cfg, EeKind kind);
+/* Checks every size for range and consistency. */
+EeStatus ee_config_check(const EeConfig *cfg);
+const char *ee_kind_name(EeKind k);
+int ee_kind_from_name(const char *name, EeKind *k);
+const char *ee_head_name(EeHead h);
+int ee_is_token_model(const EeConfig *cfg);
+/* Number of outputs per row: classes, or T for an explainer. */
+int ee_config_outputs(const EeConfig *cfg);
+/* Nonnegatively homogeneous in e (bias-free ReLU cnn/mlp classifier). */
+int ee_config_homogeneous(const EeConfig *cfg);
+
+/* ---- models --------------------------------------------------------------- */
+typedef struct EeModel EeModel;
+
+/* Parameters are exposed as a flat list of named tensors. A tensor belongs
+ * to an optional group (a struct array in the exchange format, e.g.
+ * "encoder", "conv", "fc") at a 0-based index, under a field name.
+ * `dims` are the exchange (Octave) dimensions; the data is handed over in
+ * Octave's column-major order by ee_param_get/ee_param_set. */
+typedef struct {
+    const char *group;   /* NULL for top-level fields */
+    int index;           /* position in the group (0-based) */
+    const char *field;   /* e.g. "Wq", "E_tok", "W" */
+    int ndims;
+    int dims[3];         /* exchange dims; ndims = 2 or 3 */
+    size_t count;
+} EeParamInfo;
+
+/* A model with all weights zero (use ee_model_init or ee_param_set). */
+EeStatus ee_model_new(const EeConfig *cfg, EeModel **out);
+void ee_model_free(EeModel *m);
+const EeConfig *ee_model_config(const EeModel *m);
+int ee_model_nparams(const EeModel *m);
+void ee_model_param_info(const EeModel *m, int i, EeParamInfo *info);
+/* Index of a parameter by (group, index, field); -1 if absent. */
+int ee_model_find_param(const EeModel *m, const char *group, int index, const char *field);
+/* Copy one tensor in/out in exchange (column-major) order. ee_param_set
+ * rejects NaN/Inf and a nonzero PAD row of a token embedding. */
+EeStatus ee_param_set(EeModel *m, int i, const float *colmajor, size_t count);
+EeStatus ee_param_get(const EeModel *m, int i, float *colmajor, size_t count);
+/* Random initialisation from a seed (documented in doc/MODEL_FORMAT.md). */
+void ee_model_init(EeModel *m, uint64_t seed);
+/* Total number of trainable scalars. */
+size_t ee_model_size(const EeModel *m);
+/* Explainer built from a classifier: copies the embedding module and the
+ * encoder, adds a fresh head (initialised from seed). */
+EeStatus ee_model_make_explainer(const EeModel *clf, EeHead head, uint64_t seed, EeModel **out);
+
+/* ---- inputs ---------------------------------------------------------------- */
+/* A batch of N rows. Token models: ids (N x T, row-major, 0-based) and an
+ * optional mask (N x T, 1 = attended; NULL means id != PAD). Dense models:
+ * x (N x D, row-major). */
+typedef struct {
+    int n;
+    const int32_t *ids;
+    const uint8_t *mask;
+    const float *x;
+} EeInput;
+
+/* Validates ids range, mask rows (at least one attended position, and
+ * position 0 attended for the transformer classifier). */
+EeStatus ee_input_check(const EeModel *m, const EeInput *in);
+
+/* Forward pass: out is N x outputs (row-major): logits of a classifier,
+ * T scores of an explainer. batch = rows per pass (0 = automatic). */
+EeStatus ee_model_predict(EeModel *m, const EeInput *in, float *out, int batch, EeDevice dev);
+
+/* ---- training ---------------------------------------------------------- */
+typedef struct {
+    int epochs, batch, patience;
+    float lr, dropout, weight_decay;
+    uint64_t seed;
+    int verbose;
+    EeDevice device;
+    /* Called once per epoch and every progress tick; return nonzero to stop
+     * (e.g. Ctrl-C in Octave). May be NULL. */
+    int (*interrupt)(void *ctx);
+    void *interrupt_ctx;
+    /* Progress printer; NULL prints to stderr. */
+    void (*print)(void *ctx, const char *line);
+    void *print_ctx;
+} EeTrainOptions;
+
+void ee_train_options_defaults(EeTrainOptions *o, EeKind kind, EeHead head);
+
+/* Per-epoch record. */
+typedef struct {
+    int epochs_run, best_epoch;
+    float *train_loss, *valid_loss, *valid_metric; /* length epochs_run */
+    double seconds;
+    int stopped_early;
+} EeHistory;
+void ee_history_free(EeHistory *h);
+
+/* Training targets: class labels (classifier, 0-based, length n) or
+ * attribution maps (explainer, n x T row-major). */
+typedef struct {
+    EeInput in;
+    const int32_t *labels;
+    const float *maps;
+} EeDataset;
+
+/* Trains in place; keeps the weights of the best validation epoch when a
+ * validation set is given (valid may have n = 0). */
+EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
+                  const EeTrainOptions *opt, EeHistory *hist);
+
+/* ---- random numbers ------------------------------------------------------ */
+/* splitmix64-seeded xoshiro256** (see doc/RANDOM.md). */
+typedef struct { uint64_t s[4]; } EeRng;
+void ee_rng_seed(EeRng *r, uint64_t seed);
+/* Independent stream for (seed, a, b): used so that results do not depend on
+ * batching or thread count. */
+void ee_rng_stream(EeRng *r, uint64_t seed, uint64_t a, uint64_t b);
+uint64_t ee_rng_next(EeRng *r);
+double ee_rng_uniform(EeRng *r);            /* [0, 1) with 53 bits */
+double ee_rng_normal(EeRng *r);             /* Box-Muller */
+uint64_t ee_rng_below(EeRng *r, uint64_t n); /* unbiased, [0, n) */
+void ee_rng_permutation(EeRng *r, int n, int *perm); /* Fisher-Yates */
+
+/* ---- threads ------------------------------------------------------------- */
+/* libcore runs OpenBLAS single-threaded and parallelises with OpenMP itself.
+ * ee_threads_enter saves the caller's OpenBLAS thread count and sets 1;
+ * ee_threads_leave restores it (the gateways wrap every call). */
+void ee_threads_enter(void);
+void ee_threads_leave(void);
+int ee_threads_count(void);
+
+/* ---- timing -------------------------------------------------------------- */
+double ee_now(void); /* monotonic seconds */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

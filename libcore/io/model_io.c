@@ -1,0 +1,274 @@
+/* model_io.c: the one validating loader and the writer of the exchange
+ * format (doc/MODEL_FORMAT.md). Every field is treated as untrusted: its
+ * class, size, range and finiteness are checked before use. */
+#include "model_io.h"
+#include "../models/model_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *cls_name(EeValClass c)
+{
+    switch (c) {
+    case EE_VAL_CHAR: return "char";
+    case EE_VAL_DOUBLE: return "double";
+    case EE_VAL_SINGLE: return "single";
+    case EE_VAL_LOGICAL: return "logical";
+    case EE_VAL_INT32: return "int32";
+    default: return "an unsupported class";
+    }
+}
+
+static double elem(const EeValue *v, size_t i)
+{
+    switch (v->cls) {
+    case EE_VAL_DOUBLE: return ((const double *)v->data)[i];
+    case EE_VAL_SINGLE: return ((const float *)v->data)[i];
+    case EE_VAL_LOGICAL: return ((const uint8_t *)v->data)[i];
+    case EE_VAL_INT32: return ((const int32_t *)v->data)[i];
+    default: return NAN;
+    }
+}
+
+static int is_numeric(const EeValue *v)
+{
+    return v->cls == EE_VAL_DOUBLE || v->cls == EE_VAL_SINGLE || v->cls == EE_VAL_LOGICAL ||
+           v->cls == EE_VAL_INT32;
+}
+
+static void dims_str(const EeValue *v, char *buf, size_t n)
+{
+    size_t k = 0;
+    buf[0] = 0;
+    for (int i = 0; i < v->ndims && k + 24 < n; i++)
+        k += (size_t)snprintf(buf + k, n - k, i ? "x%zu" : "%zu", v->dims[i]);
+}
+
+typedef struct {
+    const EeFieldSource *src;
+    const char *what;
+} Loader;
+
+static int get_field(const Loader *L, const char *field, EeValue *v)
+{
+    return L->src->get(L->src->ctx, NULL, 0, field, v);
+}
+
+/* An integer-valued numeric scalar in [lo, hi]. */
+static EeStatus get_int(const Loader *L, const char *field, int lo, int hi, int *out)
+{
+    EeValue v;
+    if (!get_field(L, field, &v))
+        return ee_fail(EE_ERR_MODEL, "%s.%s is missing", L->what, field);
+    if (!is_numeric(&v) || v.numel != 1)
+        return ee_fail(EE_ERR_MODEL, "%s.%s must be a numeric scalar, got %s with %zu elements",
+                       L->what, field, cls_name(v.cls), v.numel);
+    double x = elem(&v, 0);
+    if (!isfinite(x) || x != floor(x) || x < lo || x > hi)
+        return ee_fail(EE_ERR_MODEL, "%s.%s must be an integer in [%d, %d], got %g", L->what,
+                       field, lo, hi, x);
+    *out = (int)x;
+    return EE_OK;
+}
+
+/* A row vector of integers in [lo, hi], 0..maxn elements. */
+static EeStatus get_ints(const Loader *L, const char *field, int lo, int hi, int minn, int maxn,
+                         int *out, int *n)
+{
+    EeValue v;
+    if (!get_field(L, field, &v))
+        return ee_fail(EE_ERR_MODEL, "%s.%s is missing", L->what, field);
+    if (!is_numeric(&v) || v.numel < (size_t)minn || v.numel > (size_t)maxn)
+        return ee_fail(EE_ERR_MODEL, "%s.%s must be a numeric vector of %d to %d elements, got %s with %zu",
+                       L->what, field, minn, maxn, cls_name(v.cls), v.numel);
+    for (size_t i = 0; i < v.numel; i++) {
+        double x = elem(&v, i);
+        if (!isfinite(x) || x != floor(x) || x < lo || x > hi)
+            return ee_fail(EE_ERR_MODEL, "%s.%s(%zu) must be an integer in [%d, %d], got %g",
+                           L->what, field, i + 1, lo, hi, x);
+        out[i] = (int)x;
+    }
+    *n = (int)v.numel;
+    return EE_OK;
+}
+
+static EeStatus get_bool(const Loader *L, const char *field, int dflt, int *out)
+{
+    EeValue v;
+    if (!get_field(L, field, &v)) { *out = dflt; return EE_OK; }
+    if (!is_numeric(&v) || v.numel != 1 || !(elem(&v, 0) == 0 || elem(&v, 0) == 1))
+        return ee_fail(EE_ERR_MODEL, "%s.%s must be a logical scalar (true/false)", L->what, field);
+    *out = elem(&v, 0) != 0;
+    return EE_OK;
+}
+
+/* A char field copied to buf (NUL-terminated); 0 if missing. */
+static EeStatus get_str(const Loader *L, const char *field, char *buf, size_t n, int *found)
+{
+    EeValue v;
+    *found = get_field(L, field, &v);
+    if (!*found) return EE_OK;
+    if (v.cls != EE_VAL_CHAR || v.numel >= n || (v.ndims == 2 && v.dims[0] > 1 && v.numel))
+        return ee_fail(EE_ERR_MODEL, "%s.%s must be a short char row, got %s", L->what, field,
+                       cls_name(v.cls));
+    memcpy(buf, v.data, v.numel);
+    buf[v.numel] = 0;
+    return EE_OK;
+}
+
+static EeStatus read_config(const Loader *L, EeConfig *c)
+{
+    char kind[32], head[32];
+    int found;
+    EeStatus st = get_str(L, "kind", kind, sizeof kind, &found);
+    if (st) return st;
+    if (!found) return ee_fail(EE_ERR_MODEL, "%s.kind is missing (expected 'transformer', 'cnn' or 'mlp')", L->what);
+    EeKind k;
+    if (!ee_kind_from_name(kind, &k))
+        return ee_fail(EE_ERR_MODEL, "%s.kind must be 'transformer', 'cnn' or 'mlp', got '%s'", L->what, kind);
+    ee_config_defaults(c, k);
+    if ((st = get_str(L, "head", head, sizeof head, &found))) return st;
+    if (found) {
+        if (!strcmp(head, "classifier")) c->head = EE_HEAD_CLASSIFIER;
+        else if (!strcmp(head, "flat")) c->head = EE_HEAD_FLAT;
+        else if (!strcmp(head, "token")) c->head = EE_HEAD_TOKEN;
+        else return ee_fail(EE_ERR_MODEL, "%s.head must be 'classifier', 'flat' or 'token', got '%s'", L->what, head);
+    }
+    const int BIG = 1 << 24;
+    if ((st = get_int(L, "classes", 2, 100000, &c->classes))) return st;
+    if ((st = get_bool(L, "bias", 1, &c->bias))) return st;
+    if (k == EE_KIND_MLP) {
+        if ((st = get_int(L, "D", 1, BIG, &c->D))) return st;
+        return get_ints(L, "hidden", 1, 1 << 16, 0, EE_MAX_HIDDEN, c->hidden, &c->nhidden);
+    }
+    if ((st = get_int(L, "vocab", 5, BIG, &c->vocab))) return st;
+    if ((st = get_int(L, "T", 2, 1 << 16, &c->T))) return st;
+    if ((st = get_int(L, "d", 1, 1 << 14, &c->d))) return st;
+    if (k == EE_KIND_TRANSFORMER) {
+        if ((st = get_int(L, "heads", 1, 1 << 14, &c->heads))) return st;
+        if ((st = get_int(L, "layers", 0, 64, &c->layers))) return st;
+        return get_int(L, "ffn", 1, 1 << 16, &c->ffn);
+    }
+    if ((st = get_int(L, "filters", 1, 1 << 16, &c->filters))) return st;
+    return get_ints(L, "widths", 1, 1 << 16, 1, EE_MAX_WIDTHS, c->widths, &c->nwidths);
+}
+
+/* Dims match when they agree after dropping trailing singletons. */
+static int dims_match(const EeValue *v, const EeParam *p)
+{
+    size_t want[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    for (int i = 0; i < p->ndims; i++) want[i] = (size_t)p->dims[i];
+    for (int i = 0; i < 8; i++) {
+        size_t got = i < v->ndims ? v->dims[i] : 1;
+        if (got != want[i]) return 0;
+    }
+    return 1;
+}
+
+EeStatus ee_model_load(const EeFieldSource *src, const char *what, EeModel **out)
+{
+    *out = NULL;
+    Loader L = {src, what};
+    EeConfig cfg;
+    EeStatus st = read_config(&L, &cfg);
+    if (st) return st;
+    if ((st = ee_config_check(&cfg))) return ee_fail(st, "%s: %s", what, ee_last_error());
+    EeModel *m;
+    if ((st = ee_model_new(&cfg, &m))) return st;
+    /* Each struct-array group must have exactly as many elements as used. */
+    for (int i = 0; i < m->np; i++) {
+        const EeParam *p = &m->p[i];
+        if (!p->group[0] || p->index != 0) continue;
+        long want = 0;
+        for (int j = 0; j < m->np; j++)
+            if (!strcmp(m->p[j].group, p->group) && m->p[j].index + 1 > want) want = m->p[j].index + 1;
+        long got = src->group_len(src->ctx, p->group);
+        if (got != want) {
+            ee_model_free(m);
+            if (got < 0) return ee_fail(EE_ERR_MODEL, "%s.%s is missing or not a struct array", what, p->group);
+            return ee_fail(EE_ERR_MODEL, "%s.%s must be a 1x%ld struct array, got %ld elements", what,
+                           p->group, want, got);
+        }
+    }
+    for (int i = 0; i < m->np; i++) {
+        const EeParam *p = &m->p[i];
+        char name[64], dbuf[96];
+        if (p->group[0]) snprintf(name, sizeof name, "%s.%s(%d).%s", what, p->group, p->index + 1, p->field);
+        else snprintf(name, sizeof name, "%s.%s", what, p->field);
+        EeValue v;
+        if (!src->get(src->ctx, p->group[0] ? p->group : NULL, p->index, p->field, &v)) {
+            ee_model_free(m);
+            return ee_fail(EE_ERR_MODEL, "%s is missing", name);
+        }
+        if (v.cls != EE_VAL_SINGLE) {
+            ee_model_free(m);
+            return ee_fail(EE_ERR_MODEL, "%s must be a real single array, got %s", name, cls_name(v.cls));
+        }
+        if (!dims_match(&v, p)) {
+            char want[64];
+            if (p->ndims > 2) snprintf(want, sizeof want, "%dx%dx%d", p->dims[0], p->dims[1], p->dims[2]);
+            else snprintf(want, sizeof want, "%dx%d", p->dims[0], p->dims[1]);
+            dims_str(&v, dbuf, sizeof dbuf);
+            ee_model_free(m);
+            return ee_fail(EE_ERR_MODEL, "%s must be %s, got %s", name, want, dbuf);
+        }
+        if ((st = ee_param_set(m, i, v.data, v.numel))) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s", ee_last_error());
+            ee_model_free(m);
+            return ee_fail(EE_ERR_MODEL, "%s: %s", what, msg);
+        }
+    }
+    *out = m;
+    return EE_OK;
+}
+
+EeStatus ee_model_save(const EeModel *m, const EeFieldSink *s)
+{
+    const EeConfig *c = &m->cfg;
+    double row[EE_MAX_HIDDEN];
+    s->put_char(s->ctx, "kind", ee_kind_name(c->kind));
+    if (c->head != EE_HEAD_CLASSIFIER) s->put_char(s->ctx, "head", ee_head_name(c->head));
+    if (c->kind == EE_KIND_MLP) {
+        s->put_scalar(s->ctx, "D", c->D);
+        for (int i = 0; i < c->nhidden; i++) row[i] = c->hidden[i];
+        s->put_row(s->ctx, "hidden", row, c->nhidden);
+    } else {
+        s->put_scalar(s->ctx, "vocab", c->vocab);
+        s->put_scalar(s->ctx, "T", c->T);
+        s->put_scalar(s->ctx, "d", c->d);
+        if (c->kind == EE_KIND_TRANSFORMER) {
+            s->put_scalar(s->ctx, "heads", c->heads);
+            s->put_scalar(s->ctx, "layers", c->layers);
+            s->put_scalar(s->ctx, "ffn", c->ffn);
+        } else {
+            s->put_scalar(s->ctx, "filters", c->filters);
+            for (int i = 0; i < c->nwidths; i++) row[i] = c->widths[i];
+            s->put_row(s->ctx, "widths", row, c->nwidths);
+        }
+    }
+    s->put_scalar(s->ctx, "classes", c->classes);
+    s->put_logical(s->ctx, "bias", c->bias);
+    /* groups first, with their lengths */
+    for (int i = 0; i < m->np; i++) {
+        const EeParam *p = &m->p[i];
+        if (!p->group[0] || p->index != 0) continue;
+        int len = 0;
+        for (int j = 0; j < m->np; j++)
+            if (!strcmp(m->p[j].group, p->group) && m->p[j].index + 1 > len) len = m->p[j].index + 1;
+        s->put_group(s->ctx, p->group, len);
+    }
+    size_t maxc = 0;
+    for (int i = 0; i < m->np; i++) if (m->p[i].count > maxc) maxc = m->p[i].count;
+    float *buf = malloc(sizeof(float) * (maxc ? maxc : 1));
+    if (!buf) return ee_fail(EE_ERR_NOMEM, "out of memory writing a model");
+    for (int i = 0; i < m->np; i++) {
+        const EeParam *p = &m->p[i];
+        ee_param_get(m, i, buf, p->count);
+        s->put_single(s->ctx, p->group[0] ? p->group : NULL, p->index, p->field, p->ndims, p->dims, buf);
+    }
+    free(buf);
+    return EE_OK;
+}

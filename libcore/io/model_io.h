@@ -1,0 +1,69 @@
+/* model_io.h: models to and from the exchange format (doc/MODEL_FORMAT.md),
+ * independent of where the struct lives. A gateway reads an Octave struct
+ * and a test reads a .mat file through matio; both hand libcore an
+ * EeFieldSource, and one validating loader does the rest. */
+#ifndef EE_MODEL_IO_H
+#define EE_MODEL_IO_H
+
+#include "../ee.h"
+
+typedef enum { EE_VAL_OTHER = 0, EE_VAL_CHAR, EE_VAL_DOUBLE, EE_VAL_SINGLE, EE_VAL_LOGICAL,
+               EE_VAL_INT32 } EeValClass;
+
+/* A read-only view of one array. Complex or sparse arrays are EE_VAL_OTHER. */
+typedef struct {
+    EeValClass cls;
+    int ndims;
+    size_t dims[8];
+    size_t numel;
+    const void *data;   /* column-major; char data as a NUL-free byte string */
+} EeValue;
+
+typedef struct {
+    void *ctx;
+    /* Field of the top-level struct (group == NULL) or of element `index`
+     * of the struct array in field `group`. Returns 0 when missing. */
+    int (*get)(void *ctx, const char *group, int index, const char *field, EeValue *out);
+    /* Number of elements of the struct array in field `group`; -1 if the
+     * field is missing or not a struct. */
+    long (*group_len)(void *ctx, const char *group);
+} EeFieldSource;
+
+/* Builds and validates a model. `what` names the struct in messages
+ * ("model"). Every failure is EE_ERR_MODEL with a message that names the
+ * field, what was expected and what was given. */
+EeStatus ee_model_load(const EeFieldSource *src, const char *what, EeModel **out);
+
+/* The configuration fields written for a model, in order, for writers. */
+typedef struct {
+    void *ctx;
+    void (*put_char)(void *ctx, const char *field, const char *value);
+    void (*put_scalar)(void *ctx, const char *field, double value);
+    void (*put_logical)(void *ctx, const char *field, int value);
+    void (*put_row)(void *ctx, const char *field, const double *v, int n);
+    /* Declares a struct array field before its members are put. */
+    void (*put_group)(void *ctx, const char *group, int len);
+    /* Weights in exchange order (column-major) with their exchange dims. */
+    void (*put_single)(void *ctx, const char *group, int index, const char *field,
+                       int ndims, const int *dims, const float *data);
+} EeFieldSink;
+
+/* Writes the kind, sizes and weights (not the training metadata, which the
+ * gateway adds). */
+EeStatus ee_model_save(const EeModel *m, const EeFieldSink *sink);
+
+/* Loads the named array variables of a .mat file (matio). */
+typedef struct EeMatFile EeMatFile;
+EeStatus ee_mat_open(const char *path, EeMatFile **out);
+void ee_mat_close(EeMatFile *f);
+/* A variable converted to double (numeric/logical), NULL if absent or not
+ * numeric; dims filled. Owned by the file. */
+const double *ee_mat_double(EeMatFile *f, const char *name, size_t *rows, size_t *cols);
+/* A struct variable as a field source (e.g. "model"). */
+EeStatus ee_mat_struct_source(EeMatFile *f, const char *name, EeFieldSource *src);
+/* A cell variable: element i (0-based) as double matrix. */
+const double *ee_mat_cell_double(EeMatFile *f, const char *name, int i, size_t *rows, size_t *cols);
+/* Writes a model to a .mat file as struct variable `name` (MAT v5). */
+EeStatus ee_mat_save_model(const char *path, const char *name, const EeModel *m);
+
+#endif

@@ -1,0 +1,137 @@
+/* cnn.c: the Kim-style text CNN of MODELS.md: token embeddings, one
+ * convolution per width (cross-correlation, zero padding at the end),
+ * ReLU, max over the valid positions, a linear classifier. bias = false
+ * removes every bias and makes the network nonnegatively homogeneous. */
+#include "layers.h"
+#include "model_impl.h"
+
+#include <stdlib.h>
+
+enum { P_ETOK = 0, P_CONV };
+
+/* Parameter index of conv k's weights and bias (bias only with cfg->bias). */
+static int conv_w(const EeConfig *c, int k) { return P_CONV + k * (c->bias ? 2 : 1); }
+static int conv_b(const EeConfig *c, int k) { return c->bias ? conv_w(c, k) + 1 : -1; }
+static int head0(const EeConfig *c) { return P_CONV + c->nwidths * (c->bias ? 2 : 1); }
+
+static void cnn_register(EeModel *m)
+{
+    const EeConfig *c = &m->cfg;
+    int d = c->d, F = c->filters, K = c->nwidths;
+    int e = ee_param_add(m, NULL, 0, "E_tok", EE_INIT_NORMAL, 0, 2, c->vocab, d, 1);
+    m->p[e].pad_row = 1;
+    for (int k = 0; k < K; k++) {
+        int w = c->widths[k];
+        ee_param_add(m, "conv", k, "W", EE_INIT_UNIFORM_FANIN, w * d, 3, w, d, F);
+        if (c->bias) ee_param_add(m, "conv", k, "b", EE_INIT_UNIFORM_FANIN, w * d, 2, 1, F, 1);
+    }
+    ee_param_add(m, NULL, 0, "Wc", EE_INIT_UNIFORM_FANIN, K * F, 2, K * F, c->classes, 1);
+    if (c->bias) ee_param_add(m, NULL, 0, "bc", EE_INIT_UNIFORM_FANIN, K * F, 2, 1, c->classes, 1);
+}
+
+typedef struct {
+    float *out[EE_MAX_WIDTHS];     /* conv pre-activations [B][T][F] */
+    int32_t *arg[EE_MAX_WIDTHS];   /* max-over-time winners [B][F] */
+    float *pooled;                 /* [B][K*F] */
+    uint8_t *keep;                 /* dropout on pooled */
+    float *dpooled, *dact;
+} CnnAct;
+
+static EeStatus cnn_alloc(EeRun *r)
+{
+    const EeConfig *c = &r->m->cfg;
+    CnnAct *a = calloc(1, sizeof *a);
+    if (!a) return EE_ERR_NOMEM;
+    r->kind = a;
+    size_t B = r->Bmax, T = c->T, F = c->filters, KF = (size_t)c->nwidths * F;
+    int fail = 0;
+    for (int k = 0; k < c->nwidths; k++) {
+        a->out[k] = ee_run_alloc(r, B * T * F * sizeof(float), &fail);
+        a->arg[k] = ee_run_alloc(r, B * F * sizeof(int32_t), &fail);
+    }
+    a->pooled = ee_run_alloc(r, B * KF * sizeof(float), &fail);
+    if (r->keep) {
+        a->keep = ee_run_alloc(r, B * KF, &fail);
+        a->dpooled = ee_run_alloc(r, B * KF * sizeof(float), &fail);
+        a->dact = ee_run_alloc(r, B * T * F * sizeof(float), &fail);
+    }
+    return fail ? EE_ERR_NOMEM : EE_OK;
+}
+
+static void cnn_release(EeRun *r)
+{
+    CnnAct *a = r->kind;
+    for (int k = 0; k < r->m->cfg.nwidths; k++) {
+        r->be->release(a->out[k]);
+        r->be->release(a->arg[k]);
+    }
+    r->be->release(a->pooled);
+    r->be->release(a->keep);
+    r->be->release(a->dpooled);
+    r->be->release(a->dact);
+    free(a);
+    r->kind = NULL;
+}
+
+static void cnn_embed(EeRun *r, int B)
+{
+    const EeConfig *c = &r->m->cfg;
+    r->be->embed_fwd(r->ids, ee_run_w(r, P_ETOK), NULL, r->e, B, c->T, c->d);
+}
+
+static void cnn_forward(EeRun *r, int B, int train)
+{
+    const EeConfig *c = &r->m->cfg;
+    const EeBackend *be = r->be;
+    CnnAct *a = r->kind;
+    int F = c->filters, KF = c->nwidths * F;
+    for (int k = 0; k < c->nwidths; k++) {
+        int b = conv_b(c, k);
+        be->conv_fwd(r->e, ee_run_w(r, conv_w(c, k)), b >= 0 ? ee_run_w(r, b) : NULL, a->out[k], B,
+                     c->T, c->d, c->widths[k], F);
+        be->maxpool_fwd(a->out[k], r->mask, a->pooled, a->arg[k], B, c->T, F, KF, k * F);
+    }
+    if (train && r->keep && r->dropout > 0)
+        be->dropout_fwd(a->pooled, a->keep, (size_t)B * KF, r->dropout, ee_hash64(r->dropout_seed));
+    int h = head0(c);
+    ee_linear_fwd(be, a->pooled, ee_run_w(r, h), c->bias ? ee_run_w(r, h + 1) : NULL, r->out, B,
+                  KF, c->classes);
+}
+
+static void cnn_backward(EeRun *r, int B, const float *dout, int need_de, int param_grads)
+{
+    const EeConfig *c = &r->m->cfg;
+    const EeBackend *be = r->be;
+    CnnAct *a = r->kind;
+    int F = c->filters, KF = c->nwidths * F, T = c->T, d = c->d;
+    int pg = param_grads && r->g;
+    int h = head0(c);
+    ee_linear_bwd(be, a->pooled, ee_run_w(r, h), dout, a->dpooled, 0, pg ? ee_run_g(r, h) : NULL,
+                  pg && c->bias ? ee_run_g(r, h + 1) : NULL, B, KF, c->classes);
+    if (r->dropout > 0) be->dropout_bwd(a->dpooled, a->keep, (size_t)B * KF, r->dropout);
+    if (need_de) be->zero(r->de, sizeof(float) * (size_t)B * T * d);
+    for (int k = 0; k < c->nwidths; k++) {
+        int b = conv_b(c, k);
+        be->maxpool_bwd(a->dpooled, a->arg[k], a->dact, B, T, F, KF, k * F);
+        be->conv_bwd(r->e, ee_run_w(r, conv_w(c, k)), a->dact, need_de ? r->de : NULL,
+                     pg ? ee_run_g(r, conv_w(c, k)) : NULL, pg && b >= 0 ? ee_run_g(r, b) : NULL, B,
+                     T, d, c->widths[k], F);
+    }
+}
+
+static void cnn_embed_backward(EeRun *r, int B)
+{
+    const EeConfig *c = &r->m->cfg;
+    if (!r->g) return;
+    r->be->embed_bwd(r->ids, r->de, ee_run_g(r, P_ETOK), NULL, B, c->T, c->d);
+}
+
+const EeKindOps ee_cnn_ops = {
+    .register_params = cnn_register,
+    .alloc = cnn_alloc,
+    .release = cnn_release,
+    .embed = cnn_embed,
+    .forward = cnn_forward,
+    .backward = cnn_backward,
+    .embed_backward = cnn_embed_backward,
+};

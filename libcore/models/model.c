@@ -1,0 +1,377 @@
+/* model.c: model configuration, the parameter table with its layout
+ * conversions, initialisation, explainers built from classifiers, and
+ * prediction. The arithmetic of each kind lives in transformer.c, cnn.c
+ * and mlp.c. */
+#include "model_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- configuration ------------------------------------------------------ */
+static const char *kind_names[] = {"transformer", "cnn", "mlp"};
+static const char *head_names[] = {"classifier", "flat", "token"};
+
+const char *ee_kind_name(EeKind k) { return (unsigned)k < 3 ? kind_names[k] : "?"; }
+const char *ee_head_name(EeHead h) { return (unsigned)h < 3 ? head_names[h] : "?"; }
+
+int ee_kind_from_name(const char *name, EeKind *k)
+{
+    for (int i = 0; i < 3; i++)
+        if (name && strcmp(name, kind_names[i]) == 0) { *k = (EeKind)i; return 1; }
+    return 0;
+}
+
+int ee_is_token_model(const EeConfig *cfg) { return cfg->kind != EE_KIND_MLP; }
+
+int ee_config_outputs(const EeConfig *cfg)
+{
+    return cfg->head == EE_HEAD_CLASSIFIER ? cfg->classes : cfg->T;
+}
+
+int ee_config_homogeneous(const EeConfig *cfg)
+{
+    return cfg->head == EE_HEAD_CLASSIFIER && !cfg->bias &&
+           (cfg->kind == EE_KIND_CNN || cfg->kind == EE_KIND_MLP);
+}
+
+void ee_config_defaults(EeConfig *cfg, EeKind kind)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->kind = kind;
+    cfg->head = EE_HEAD_CLASSIFIER;
+    cfg->bias = 1;
+    switch (kind) {
+    case EE_KIND_TRANSFORMER:
+        cfg->d = 64; cfg->heads = 4; cfg->layers = 2; cfg->ffn = 256;
+        break;
+    case EE_KIND_CNN:
+        cfg->d = 64; cfg->filters = 100; cfg->nwidths = 3;
+        cfg->widths[0] = 3; cfg->widths[1] = 4; cfg->widths[2] = 5;
+        break;
+    case EE_KIND_MLP:
+        cfg->nhidden = 1; cfg->hidden[0] = 64;
+        break;
+    }
+}
+
+#define CHECK_RANGE(v, lo, hi, what)                                                   \
+    do {                                                                               \
+        if ((v) < (lo) || (v) > (hi))                                                  \
+            return ee_fail(EE_ERR_MODEL, "%s must be in [%d, %d], got %d", what, (lo), \
+                           (hi), (v));                                                 \
+    } while (0)
+
+EeStatus ee_config_check(const EeConfig *c)
+{
+    if ((unsigned)c->kind > EE_KIND_MLP) return ee_fail(EE_ERR_MODEL, "unknown model kind %d", c->kind);
+    if ((unsigned)c->head > EE_HEAD_TOKEN) return ee_fail(EE_ERR_MODEL, "unknown head %d", c->head);
+    if (c->head != EE_HEAD_CLASSIFIER && c->kind != EE_KIND_TRANSFORMER)
+        return ee_fail(EE_ERR_UNSUPPORTED, "explainer heads are implemented for the transformer only, not %s",
+                       ee_kind_name(c->kind));
+    CHECK_RANGE(c->classes, 2, 100000, "classes");
+    if (c->kind == EE_KIND_MLP) {
+        CHECK_RANGE(c->D, 1, 1 << 24, "D");
+        CHECK_RANGE(c->nhidden, 0, EE_MAX_HIDDEN, "number of hidden layers");
+        for (int i = 0; i < c->nhidden; i++) CHECK_RANGE(c->hidden[i], 1, 1 << 16, "hidden width");
+        return EE_OK;
+    }
+    CHECK_RANGE(c->vocab, 5, 1 << 24, "vocab");
+    CHECK_RANGE(c->T, 2, 1 << 16, "T");
+    CHECK_RANGE(c->d, 1, 1 << 14, "d");
+    if (c->kind == EE_KIND_TRANSFORMER) {
+        if (!c->bias) return ee_fail(EE_ERR_MODEL, "the transformer has no bias-free variant");
+        CHECK_RANGE(c->heads, 1, c->d, "heads");
+        if (c->d % c->heads)
+            return ee_fail(EE_ERR_MODEL, "d (%d) must be a multiple of heads (%d)", c->d, c->heads);
+        CHECK_RANGE(c->layers, 0, 64, "layers");
+        CHECK_RANGE(c->ffn, 1, 1 << 16, "ffn");
+    } else {
+        CHECK_RANGE(c->filters, 1, 1 << 16, "filters");
+        CHECK_RANGE(c->nwidths, 1, EE_MAX_WIDTHS, "number of widths");
+        for (int i = 0; i < c->nwidths; i++) CHECK_RANGE(c->widths[i], 1, c->T, "width");
+    }
+    /* Guard against sizes whose products overflow or cannot be allocated. */
+    double params = (double)c->vocab * c->d + (double)c->T * c->d * c->T;
+    if (c->kind == EE_KIND_TRANSFORMER)
+        params += (double)c->layers * (4.0 * c->d * c->d + 2.0 * c->d * c->ffn);
+    if (params > 2e9) return ee_fail(EE_ERR_MODEL, "model too large (%.3g weights)", params);
+    return EE_OK;
+}
+
+/* ---- parameter table --------------------------------------------------------- */
+static int add_param(EeModel *m, const char *group, int index, const char *field, int init,
+                     int fan_in, int ndims, const int *dims, int nl, const int *ldims)
+{
+    if (m->np >= EE_MAX_PARAMS) return -1;
+    EeParam *p = &m->p[m->np];
+    memset(p, 0, sizeof *p);
+    snprintf(p->group, sizeof p->group, "%s", group ? group : "");
+    p->index = index;
+    snprintf(p->field, sizeof p->field, "%s", field);
+    p->ndims = ndims;
+    p->nl = nl;
+    p->count = 1;
+    for (int i = 0; i < ndims; i++) { p->dims[i] = dims[i]; p->count *= (size_t)dims[i]; }
+    for (int i = 0; i < nl; i++) p->ldims[i] = ldims[i];
+    p->init = init;
+    p->fan_in = fan_in;
+    p->offset = m->total;
+    m->total += p->count;
+    return m->np++;
+}
+
+int ee_param_add(EeModel *m, const char *group, int index, const char *field, int init,
+                 int fan_in, int ndims, int d0, int d1, int d2)
+{
+    int dims[3] = {d0, d1, d2};
+    return add_param(m, group, index, field, init, fan_in, ndims, dims, ndims, dims);
+}
+
+int ee_param_add_logical(EeModel *m, const char *group, int index, const char *field,
+                         int init, int fan_in, int d0, int d1, int l0, int l1, int l2)
+{
+    int dims[3] = {d0, d1, 1}, ld[3] = {l0, l1, l2};
+    return add_param(m, group, index, field, init, fan_in, 2, dims, 3, ld);
+}
+
+const EeKindOps *ee_kind_ops(EeKind k)
+{
+    switch (k) {
+    case EE_KIND_TRANSFORMER: return &ee_transformer_ops;
+    case EE_KIND_CNN: return &ee_cnn_ops;
+    case EE_KIND_MLP: return &ee_mlp_ops;
+    }
+    return NULL;
+}
+
+EeStatus ee_model_new(const EeConfig *cfg, EeModel **out)
+{
+    *out = NULL;
+    EeStatus st = ee_config_check(cfg);
+    if (st) return st;
+    EeModel *m = calloc(1, sizeof *m);
+    if (!m) return ee_fail(EE_ERR_NOMEM, "out of memory allocating a model");
+    m->cfg = *cfg;
+    ee_kind_ops(cfg->kind)->register_params(m);
+    m->w = calloc(m->total ? m->total : 1, sizeof(float));
+    if (!m->w) {
+        size_t total = m->total;
+        free(m);
+        return ee_fail(EE_ERR_NOMEM, "out of memory allocating %zu weights", total);
+    }
+    *out = m;
+    return EE_OK;
+}
+
+void ee_model_free(EeModel *m)
+{
+    if (!m) return;
+    free(m->w);
+    free(m);
+}
+
+const EeConfig *ee_model_config(const EeModel *m) { return &m->cfg; }
+int ee_model_nparams(const EeModel *m) { return m->np; }
+size_t ee_model_size(const EeModel *m) { return m->total; }
+
+void ee_model_param_info(const EeModel *m, int i, EeParamInfo *info)
+{
+    const EeParam *p = &m->p[i];
+    info->group = p->group[0] ? p->group : NULL;
+    info->index = p->index;
+    info->field = p->field;
+    info->ndims = p->ndims;
+    for (int k = 0; k < 3; k++) info->dims[k] = k < p->ndims ? p->dims[k] : 1;
+    info->count = p->count;
+}
+
+int ee_model_find_param(const EeModel *m, const char *group, int index, const char *field)
+{
+    for (int i = 0; i < m->np; i++) {
+        const EeParam *p = &m->p[i];
+        if (strcmp(p->group, group ? group : "") == 0 && p->index == index &&
+            strcmp(p->field, field) == 0)
+            return i;
+    }
+    return -1;
+}
+
+/* Internal index (row-major over the logical dims) of the element at
+ * exchange position k (column-major over the same dims). */
+static size_t internal_index(const EeParam *p, size_t k)
+{
+    size_t sub[3], rest = k;
+    for (int a = 0; a < p->nl; a++) { sub[a] = rest % (size_t)p->ldims[a]; rest /= (size_t)p->ldims[a]; }
+    size_t idx = 0;
+    for (int a = 0; a < p->nl; a++) idx = idx * (size_t)p->ldims[a] + sub[a];
+    return idx;
+}
+
+EeStatus ee_param_set(EeModel *m, int i, const float *src, size_t count)
+{
+    if (i < 0 || i >= m->np) return ee_fail(EE_ERR_INPUT, "no parameter %d", i);
+    EeParam *p = &m->p[i];
+    if (count != p->count)
+        return ee_fail(EE_ERR_MODEL, "%s%s%s has %zu elements, expected %zu", p->group,
+                       p->group[0] ? "." : "", p->field, count, p->count);
+    for (size_t k = 0; k < count; k++)
+        if (!isfinite(src[k]))
+            return ee_fail(EE_ERR_MODEL, "%s%s%s contains NaN or Inf (element %zu)", p->group,
+                           p->group[0] ? "." : "", p->field, k + 1);
+    if (p->pad_row) /* column-major V x d: row 0 is elements 0, V, 2V, ... */
+        for (int c = 0; c < p->dims[1]; c++)
+            if (src[(size_t)c * p->dims[0]] != 0.0f)
+                return ee_fail(EE_ERR_MODEL, "%s: the [PAD] row (row 1) must be zero", p->field);
+    float *w = m->w + p->offset;
+    for (size_t k = 0; k < count; k++) w[internal_index(p, k)] = src[k];
+    return EE_OK;
+}
+
+EeStatus ee_param_get(const EeModel *m, int i, float *dst, size_t count)
+{
+    if (i < 0 || i >= m->np) return ee_fail(EE_ERR_INPUT, "no parameter %d", i);
+    const EeParam *p = &m->p[i];
+    if (count != p->count) return ee_fail(EE_ERR_INPUT, "buffer size mismatch for %s", p->field);
+    const float *w = m->w + p->offset;
+    for (size_t k = 0; k < count; k++) dst[k] = w[internal_index(p, k)];
+    return EE_OK;
+}
+
+/* ---- initialisation ------------------------------------------------------ */
+/* Each tensor draws from its own stream (seed, tensor index), so adding a
+ * tensor never changes the others. Transformer weights follow BERT
+ * (normal, std 0.02); cnn and mlp weights are uniform in +-1/sqrt(fan_in)
+ * (PyTorch's default for linear and convolution layers); embeddings of the
+ * cnn are normal with std 0.1. */
+static void init_param(EeModel *m, int i, uint64_t seed)
+{
+    EeParam *p = &m->p[i];
+    float *w = m->w + p->offset;
+    EeRng r;
+    ee_rng_stream(&r, seed, (uint64_t)i, 0x1417);
+    switch (p->init) {
+    case EE_INIT_ZERO:
+        memset(w, 0, sizeof(float) * p->count);
+        break;
+    case EE_INIT_ONE:
+        for (size_t k = 0; k < p->count; k++) w[k] = 1.0f;
+        break;
+    case EE_INIT_NORMAL: {
+        double sd = m->cfg.kind == EE_KIND_TRANSFORMER ? 0.02 : 0.1;
+        for (size_t k = 0; k < p->count; k++) w[k] = (float)(sd * ee_rng_normal(&r));
+        break;
+    }
+    case EE_INIT_UNIFORM_FANIN: {
+        double b = 1.0 / sqrt((double)(p->fan_in > 0 ? p->fan_in : 1));
+        for (size_t k = 0; k < p->count; k++) w[k] = (float)(b * (2.0 * ee_rng_uniform(&r) - 1.0));
+        break;
+    }
+    }
+    if (p->pad_row)
+        for (int c = 0; c < p->dims[1]; c++) w[c] = 0.0f; /* row-major: row 0 */
+}
+
+void ee_model_init(EeModel *m, uint64_t seed)
+{
+    for (int i = 0; i < m->np; i++) init_param(m, i, seed);
+}
+
+/* ---- explainers ------------------------------------------------------------- */
+EeStatus ee_model_make_explainer(const EeModel *clf, EeHead head, uint64_t seed, EeModel **out)
+{
+    *out = NULL;
+    if (clf->cfg.head != EE_HEAD_CLASSIFIER)
+        return ee_fail(EE_ERR_MODEL, "an explainer is built from a classifier, not from an explainer");
+    if (clf->cfg.kind == EE_KIND_MLP)
+        return ee_fail(EE_ERR_UNSUPPORTED, "explainers are defined for token models (transformer, cnn), not mlp");
+    if (head != EE_HEAD_FLAT && head != EE_HEAD_TOKEN)
+        return ee_fail(EE_ERR_INPUT, "explainer head must be 'flat' or 'token'");
+    EeConfig cfg = clf->cfg;
+    cfg.head = head;
+    EeModel *m;
+    EeStatus st = ee_model_new(&cfg, &m);
+    if (st) return st;
+    ee_model_init(m, seed);
+    /* Copy every tensor that the classifier has under the same name: the
+     * embedding module and the encoder. The head is new. */
+    for (int i = 0; i < m->np; i++) {
+        const EeParam *p = &m->p[i];
+        int j = ee_model_find_param(clf, p->group, p->index, p->field);
+        if (j >= 0 && clf->p[j].count == p->count && strncmp(p->field, "head_", 5) != 0)
+            memcpy(m->w + p->offset, clf->w + clf->p[j].offset, sizeof(float) * p->count);
+    }
+    *out = m;
+    return EE_OK;
+}
+
+/* ---- inputs and prediction ------------------------------------------------- */
+EeStatus ee_input_check(const EeModel *m, const EeInput *in)
+{
+    const EeConfig *c = &m->cfg;
+    if (in->n < 0) return ee_fail(EE_ERR_INPUT, "negative number of rows");
+    if (!ee_is_token_model(c)) {
+        if (in->n && !in->x) return ee_fail(EE_ERR_INPUT, "dense input expected for an mlp");
+        for (size_t k = 0; k < (size_t)in->n * c->D; k++)
+            if (!isfinite(in->x[k]))
+                return ee_fail(EE_ERR_INPUT, "X contains NaN or Inf at row %zu", k / c->D + 1);
+        return EE_OK;
+    }
+    if (in->n && !in->ids) return ee_fail(EE_ERR_INPUT, "token ids expected");
+    for (int i = 0; i < in->n; i++) {
+        const int32_t *row = in->ids + (size_t)i * c->T;
+        int any = 0;
+        for (int t = 0; t < c->T; t++) {
+            if (row[t] < 0 || row[t] >= c->vocab)
+                return ee_fail(EE_ERR_INPUT,
+                               "token id %d at row %d, column %d is outside the vocabulary 1..%d",
+                               row[t] + 1, i + 1, t + 1, c->vocab);
+            int att = in->mask ? in->mask[(size_t)i * c->T + t] != 0 : row[t] != EE_PAD;
+            any |= att;
+        }
+        if (c->head != EE_HEAD_CLASSIFIER) continue; /* explainers attend everywhere */
+        if (!any) return ee_fail(EE_ERR_INPUT, "row %d attends to no position (all PAD or mask all false)", i + 1);
+        if (c->kind == EE_KIND_TRANSFORMER) {
+            int att0 = in->mask ? in->mask[(size_t)i * c->T] != 0 : row[0] != EE_PAD;
+            if (!att0)
+                return ee_fail(EE_ERR_INPUT, "row %d: position 1 ([CLS], pooled) must be attended", i + 1);
+        }
+    }
+    return EE_OK;
+}
+
+static int auto_batch(const EeConfig *c)
+{
+    if (!ee_is_token_model(c)) return 1024;
+    return c->kind == EE_KIND_TRANSFORMER ? 64 : 256;
+}
+
+EeStatus ee_model_predict(EeModel *m, const EeInput *in, float *out, int batch, EeDevice dev)
+{
+    EeStatus st = ee_input_check(m, in);
+    if (st) return st;
+    if (in->n == 0) return EE_OK;
+    EeDevice got;
+    if ((st = ee_device_resolve(dev, &got))) return st;
+    const EeConfig *c = &m->cfg;
+    int B = batch > 0 ? batch : auto_batch(c);
+    if (B > in->n) B = in->n;
+    EeRun *r;
+    if ((st = ee_run_new(m, ee_backend_for(got), B, 0, 0, &r))) return st;
+    int outs = ee_config_outputs(c), T = c->T;
+    for (int i0 = 0; i0 < in->n; i0 += B) {
+        int nb = in->n - i0 < B ? in->n - i0 : B;
+        if (ee_is_token_model(c))
+            st = ee_run_set_input(r, in->ids + (size_t)i0 * T, in->mask ? in->mask + (size_t)i0 * T : NULL,
+                                  NULL, nb);
+        else
+            st = ee_run_set_input(r, NULL, NULL, in->x + (size_t)i0 * c->D, nb);
+        if (st) break;
+        ee_run_embed(r, nb);
+        ee_run_forward(r, nb, 0);
+        r->be->download(out + (size_t)i0 * outs, r->out, sizeof(float) * (size_t)nb * outs);
+    }
+    ee_run_free(r);
+    return st;
+}

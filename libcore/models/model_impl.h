@@ -1,0 +1,113 @@
+/* model_impl.h: what the model kinds, the trainer and the samplers share
+ * inside libcore (not part of the public API).
+ *
+ * A model keeps every weight in one flat host buffer, in its internal
+ * layout: row-major over the exchange dimensions (the exchange format is
+ * Octave's column-major order over the same dimensions, so conversion is a
+ * reversal of axes). A run (EeRun) binds a model to a backend with a
+ * workspace for up to Bmax rows: device copies of the weights and their
+ * gradients, the inputs, and every activation the backward pass needs. */
+#ifndef EE_MODEL_IMPL_H
+#define EE_MODEL_IMPL_H
+
+#include "../ee.h"
+#include "../backend/backend.h"
+
+#define EE_MAX_PARAMS 512
+#define EE_NAME_LEN 16
+
+typedef struct {
+    char group[EE_NAME_LEN]; /* "" for top level */
+    int index;
+    char field[EE_NAME_LEN];
+    int ndims, dims[3];      /* exchange dims */
+    int nl, ldims[3];        /* logical dims for the layout conversion */
+    size_t count, offset;    /* offset into the flat buffer */
+    int pad_row;             /* token embedding: row 0 (PAD) is fixed at 0 */
+    int fan_in;              /* for initialisation; 0 = bias / LayerNorm */
+    int init;                /* EE_INIT_* */
+} EeParam;
+
+enum { EE_INIT_NORMAL = 0, EE_INIT_ZERO, EE_INIT_ONE, EE_INIT_UNIFORM_FANIN };
+
+struct EeModel {
+    EeConfig cfg;
+    int np;
+    EeParam p[EE_MAX_PARAMS];
+    size_t total;
+    float *w; /* host weights, internal layout */
+};
+
+/* Registration (used by each kind's *_register). */
+int ee_param_add(EeModel *m, const char *group, int index, const char *field, int init,
+                 int fan_in, int ndims, int d0, int d1, int d2);
+/* Same, with logical dims differing from the exchange dims (flat head). */
+int ee_param_add_logical(EeModel *m, const char *group, int index, const char *field,
+                         int init, int fan_in, int d0, int d1, int l0, int l1, int l2);
+
+typedef struct EeRun EeRun;
+
+/* Per-kind implementation. */
+typedef struct {
+    /* register parameters in a fixed order */
+    void (*register_params)(EeModel *m);
+    /* allocate the kind's activations for Bmax rows (train: keep for backward) */
+    EeStatus (*alloc)(EeRun *r);
+    void (*release)(EeRun *r);
+    /* e = embedding-module output of r->ids */
+    void (*embed)(EeRun *r, int B);
+    /* out = network(e) under r->mask */
+    void (*forward)(EeRun *r, int B, int train);
+    /* from dout: r->de (if need_de) and parameter gradients (if param_grads) */
+    void (*backward)(EeRun *r, int B, const float *dout, int need_de, int param_grads);
+    /* from r->de: gradients of the embedding module's parameters */
+    void (*embed_backward)(EeRun *r, int B);
+} EeKindOps;
+
+const EeKindOps *ee_kind_ops(EeKind k);
+extern const EeKindOps ee_transformer_ops, ee_cnn_ops, ee_mlp_ops;
+
+struct EeRun {
+    EeModel *m;
+    const EeBackend *be;
+    int Bmax;
+    int keep;            /* activations kept for backward */
+    float dropout;       /* training only */
+    uint64_t dropout_seed;
+    float *w, *g;        /* device weights and gradients (g may be NULL) */
+    int32_t *ids;        /* device [Bmax][T] */
+    uint8_t *mask;       /* device [Bmax][T] */
+    float *e;            /* device embedding output [Bmax][T][d] or [Bmax][D] */
+    float *de;           /* device gradient to e */
+    float *out;          /* device [Bmax][outputs] */
+    int in_width;        /* T*d or D: floats per row of e */
+    void *kind;          /* per-kind activations */
+};
+
+/* Creates a run. with_grads: allocate parameter gradients; keep:
+ * store activations for the backward pass. */
+EeStatus ee_run_new(EeModel *m, const EeBackend *be, int Bmax, int keep, int with_grads,
+                    EeRun **out);
+void ee_run_free(EeRun *r);
+/* Upload inputs of B rows (ids/mask for token models, x for dense); a NULL
+ * mask means id != PAD; an explainer attends to every position. */
+EeStatus ee_run_set_input(EeRun *r, const int32_t *ids, const uint8_t *mask, const float *x,
+                          int B);
+void ee_run_embed(EeRun *r, int B);
+void ee_run_forward(EeRun *r, int B, int train);
+void ee_run_backward(EeRun *r, int B, const float *dout, int need_de, int param_grads);
+void ee_run_embed_backward(EeRun *r, int B);
+/* Weights: host -> run, run -> host. */
+void ee_run_push_weights(EeRun *r);
+void ee_run_pull_weights(EeRun *r);
+/* Device pointer of parameter i's weights / gradients in the run. */
+static inline float *ee_run_w(EeRun *r, int i) { return r->w + r->m->p[i].offset; }
+static inline float *ee_run_g(EeRun *r, int i) { return r->g ? r->g + r->m->p[i].offset : NULL; }
+
+/* Zero row 0 (PAD) of every token-embedding gradient. */
+void ee_run_drop_pad_grads(EeRun *r);
+
+/* Shared allocation helper for kinds: NULL-safe, zero-filled. */
+void *ee_run_alloc(EeRun *r, size_t bytes, int *fail);
+
+#endif

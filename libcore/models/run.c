@@ -1,0 +1,122 @@
+/* run.c: binding a model to a backend for a batch size: device weights,
+ * gradients, inputs, embedding output and its gradient. The kind's own
+ * activations are allocated by its EeKindOps.alloc. */
+#include "model_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void *ee_run_alloc(EeRun *r, size_t bytes, int *fail)
+{
+    void *p = r->be->alloc(bytes);
+    if (!p) *fail = 1;
+    return p;
+}
+
+EeStatus ee_run_new(EeModel *m, const EeBackend *be, int Bmax, int keep, int with_grads,
+                    EeRun **out)
+{
+    *out = NULL;
+    if (!be) return ee_fail(EE_ERR_NODEVICE, "no backend for the requested device");
+    if (Bmax < 1) Bmax = 1;
+    EeRun *r = calloc(1, sizeof *r);
+    if (!r) return ee_fail(EE_ERR_NOMEM, "out of memory");
+    const EeConfig *c = &m->cfg;
+    r->m = m;
+    r->be = be;
+    r->Bmax = Bmax;
+    r->keep = keep;
+    r->in_width = ee_is_token_model(c) ? c->T * c->d : c->D;
+    int fail = 0;
+    size_t W = m->total * sizeof(float);
+    if (be->device == EE_DEVICE_CPU) {
+        r->w = m->w; /* the host buffer is the CPU backend's memory */
+    } else {
+        r->w = ee_run_alloc(r, W, &fail);
+        if (!fail) be->upload(r->w, m->w, W);
+    }
+    if (with_grads) r->g = ee_run_alloc(r, W, &fail);
+    size_t rows = (size_t)Bmax;
+    if (ee_is_token_model(c)) {
+        r->ids = ee_run_alloc(r, rows * c->T * sizeof(int32_t), &fail);
+        r->mask = ee_run_alloc(r, rows * c->T, &fail);
+    }
+    r->e = ee_run_alloc(r, rows * r->in_width * sizeof(float), &fail);
+    r->de = ee_run_alloc(r, rows * r->in_width * sizeof(float), &fail);
+    r->out = ee_run_alloc(r, rows * ee_config_outputs(c) * sizeof(float), &fail);
+    if (!fail && ee_kind_ops(c->kind)->alloc(r)) fail = 1;
+    if (fail) {
+        ee_run_free(r);
+        return ee_fail(EE_ERR_NOMEM, "out of %s memory for a batch of %d rows",
+                       be->device == EE_DEVICE_GPU ? "GPU" : "host", Bmax);
+    }
+    *out = r;
+    return EE_OK;
+}
+
+void ee_run_free(EeRun *r)
+{
+    if (!r) return;
+    const EeBackend *be = r->be;
+    if (r->kind) ee_kind_ops(r->m->cfg.kind)->release(r);
+    if (r->w != r->m->w) be->release(r->w);
+    be->release(r->g);
+    be->release(r->ids);
+    be->release(r->mask);
+    be->release(r->e);
+    be->release(r->de);
+    be->release(r->out);
+    free(r);
+}
+
+EeStatus ee_run_set_input(EeRun *r, const int32_t *ids, const uint8_t *mask, const float *x, int B)
+{
+    const EeConfig *c = &r->m->cfg;
+    if (B > r->Bmax) return ee_fail(EE_ERR_INPUT, "batch of %d rows exceeds the run's %d", B, r->Bmax);
+    if (!ee_is_token_model(c)) {
+        r->be->upload(r->e, x, sizeof(float) * (size_t)B * c->D);
+        return EE_OK;
+    }
+    size_t n = (size_t)B * c->T;
+    r->be->upload(r->ids, ids, sizeof(int32_t) * n);
+    uint8_t *hm = malloc(n);
+    if (!hm) return ee_fail(EE_ERR_NOMEM, "out of memory");
+    for (size_t k = 0; k < n; k++)
+        hm[k] = c->head != EE_HEAD_CLASSIFIER ? 1 : mask ? mask[k] != 0 : ids[k] != EE_PAD;
+    r->be->upload(r->mask, hm, n);
+    free(hm);
+    return EE_OK;
+}
+
+void ee_run_embed(EeRun *r, int B) { ee_kind_ops(r->m->cfg.kind)->embed(r, B); }
+
+void ee_run_forward(EeRun *r, int B, int train)
+{
+    ee_kind_ops(r->m->cfg.kind)->forward(r, B, train);
+}
+
+void ee_run_backward(EeRun *r, int B, const float *dout, int need_de, int param_grads)
+{
+    ee_kind_ops(r->m->cfg.kind)->backward(r, B, dout, need_de, param_grads);
+}
+
+void ee_run_embed_backward(EeRun *r, int B) { ee_kind_ops(r->m->cfg.kind)->embed_backward(r, B); }
+
+void ee_run_push_weights(EeRun *r)
+{
+    if (r->w != r->m->w) r->be->upload(r->w, r->m->w, r->m->total * sizeof(float));
+}
+
+void ee_run_pull_weights(EeRun *r)
+{
+    if (r->w != r->m->w) r->be->download(r->m->w, r->w, r->m->total * sizeof(float));
+}
+
+void ee_run_drop_pad_grads(EeRun *r)
+{
+    if (!r->g) return;
+    for (int i = 0; i < r->m->np; i++) {
+        const EeParam *p = &r->m->p[i];
+        if (p->pad_row) r->be->zero(r->g + p->offset, sizeof(float) * p->dims[1]);
+    }
+}

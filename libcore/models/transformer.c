@@ -1,0 +1,333 @@
+/* transformer.c: the BERT-style post-LayerNorm encoder of MODELS.md, with
+ * the classifier head (tanh pooler on [CLS], linear classifier) or an
+ * explainer head (flat or token). Forward, backward to the parameters and
+ * backward to the embedding-layer output e. */
+#include "layers.h"
+#include "model_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define LN_EPS 1e-5f
+#define PER_LAYER 16
+
+/* Parameter indices (registration order). */
+enum { P_ETOK = 0, P_EPOS, P_LNE_G, P_LNE_B, P_LAYERS };
+enum {
+    L_WQ = 0, L_BQ, L_WK, L_BK, L_WV, L_BV, L_WO, L_BO,
+    L_LN1_G, L_LN1_B, L_W1, L_B1, L_W2, L_B2, L_LN2_G, L_LN2_B
+};
+#define LP(l, k) (P_LAYERS + PER_LAYER * (l) + (k))
+#define HEAD0(c) (P_LAYERS + PER_LAYER * (c)->layers)
+
+static void tf_register(EeModel *m)
+{
+    const EeConfig *c = &m->cfg;
+    int d = c->d, V = c->vocab, T = c->T, f = c->ffn;
+    int e = ee_param_add(m, NULL, 0, "E_tok", EE_INIT_NORMAL, 0, 2, V, d, 1);
+    m->p[e].pad_row = 1;
+    ee_param_add(m, NULL, 0, "E_pos", EE_INIT_NORMAL, 0, 2, T, d, 1);
+    ee_param_add(m, NULL, 0, "ln_emb_g", EE_INIT_ONE, 0, 2, 1, d, 1);
+    ee_param_add(m, NULL, 0, "ln_emb_b", EE_INIT_ZERO, 0, 2, 1, d, 1);
+    static const char *wn[4] = {"Wq", "Wk", "Wv", "Wo"}, *bn[4] = {"bq", "bk", "bv", "bo"};
+    for (int l = 0; l < c->layers; l++) {
+        for (int k = 0; k < 4; k++) {
+            ee_param_add(m, "encoder", l, wn[k], EE_INIT_NORMAL, d, 2, d, d, 1);
+            ee_param_add(m, "encoder", l, bn[k], EE_INIT_ZERO, 0, 2, 1, d, 1);
+        }
+        ee_param_add(m, "encoder", l, "ln1_g", EE_INIT_ONE, 0, 2, 1, d, 1);
+        ee_param_add(m, "encoder", l, "ln1_b", EE_INIT_ZERO, 0, 2, 1, d, 1);
+        ee_param_add(m, "encoder", l, "W1", EE_INIT_NORMAL, d, 2, d, f, 1);
+        ee_param_add(m, "encoder", l, "b1", EE_INIT_ZERO, 0, 2, 1, f, 1);
+        ee_param_add(m, "encoder", l, "W2", EE_INIT_NORMAL, f, 2, f, d, 1);
+        ee_param_add(m, "encoder", l, "b2", EE_INIT_ZERO, 0, 2, 1, d, 1);
+        ee_param_add(m, "encoder", l, "ln2_g", EE_INIT_ONE, 0, 2, 1, d, 1);
+        ee_param_add(m, "encoder", l, "ln2_b", EE_INIT_ZERO, 0, 2, 1, d, 1);
+    }
+    switch (c->head) {
+    case EE_HEAD_CLASSIFIER:
+        ee_param_add(m, NULL, 0, "Wp", EE_INIT_NORMAL, d, 2, d, d, 1);
+        ee_param_add(m, NULL, 0, "bp", EE_INIT_ZERO, 0, 2, 1, d, 1);
+        ee_param_add(m, NULL, 0, "Wc", EE_INIT_NORMAL, d, 2, d, c->classes, 1);
+        ee_param_add(m, NULL, 0, "bc", EE_INIT_ZERO, 0, 2, 1, c->classes, 1);
+        break;
+    case EE_HEAD_FLAT:
+        ee_param_add_logical(m, NULL, 0, "head_W", EE_INIT_UNIFORM_FANIN, T * d, T * d, T, T, d, T);
+        ee_param_add(m, NULL, 0, "head_b", EE_INIT_ZERO, 0, 2, 1, T, 1);
+        break;
+    case EE_HEAD_TOKEN:
+        ee_param_add(m, NULL, 0, "head_W", EE_INIT_UNIFORM_FANIN, d, 2, d, 1, 1);
+        ee_param_add(m, NULL, 0, "head_b", EE_INIT_ZERO, 0, 2, 1, 1, 1);
+        break;
+    }
+}
+
+typedef struct {
+    float *x_in;                     /* layer input (x0 for layer 0) */
+    float *q, *k, *v, *P, *ctx;
+    float *y1, *mean1, *rstd1, *x1;  /* y1 = x_in + attention output, x1 = LN1(y1) */
+    float *z, *gz;                   /* FFN pre-activation and GELU */
+    float *y2, *mean2, *rstd2, *x2;  /* y2 = x1 + FFN output, x2 = LN2(y2) */
+    uint8_t *keep_a, *keep_m;        /* dropout masks */
+} TfLayer;
+
+typedef struct {
+    float *pre, *mean_e, *rstd_e;    /* embedding sum before LN_emb, its stats */
+    float *x0;                       /* e after dropout: the encoder input */
+    uint8_t *keep_e;
+    TfLayer *L;
+    float *cls, *ppre, *p;           /* pooler */
+    /* backward scratch */
+    float *gx, *gy, *gx1, *gm, *gf, *gctx, *gq, *gk, *gv, *gx_in, *gp;
+} TfAct;
+
+static EeStatus tf_alloc(EeRun *r)
+{
+    const EeConfig *c = &r->m->cfg;
+    TfAct *a = calloc(1, sizeof *a);
+    if (!a) return EE_ERR_NOMEM;
+    r->kind = a;
+    a->L = calloc((size_t)(c->layers ? c->layers : 1), sizeof *a->L);
+    if (!a->L) return EE_ERR_NOMEM;
+    size_t R = (size_t)r->Bmax * c->T, d = c->d, f = c->ffn, F = sizeof(float);
+    size_t PT = (size_t)r->Bmax * c->heads * c->T * c->T;
+    int fail = 0;
+    /* Without backward, layers share one set of buffers (only x_in/x2 alternate). */
+    int sets = r->keep ? c->layers : (c->layers ? 1 : 0);
+    a->pre = ee_run_alloc(r, R * d * F, &fail);
+    a->mean_e = ee_run_alloc(r, R * F, &fail);
+    a->rstd_e = ee_run_alloc(r, R * F, &fail);
+    a->x0 = ee_run_alloc(r, R * d * F, &fail);
+    if (r->keep) a->keep_e = ee_run_alloc(r, R * d, &fail);
+    for (int l = 0; l < sets; l++) {
+        TfLayer *L = &a->L[l];
+        L->q = ee_run_alloc(r, R * d * F, &fail);
+        L->k = ee_run_alloc(r, R * d * F, &fail);
+        L->v = ee_run_alloc(r, R * d * F, &fail);
+        L->P = ee_run_alloc(r, PT * F, &fail);
+        L->ctx = ee_run_alloc(r, R * d * F, &fail);
+        L->y1 = ee_run_alloc(r, R * d * F, &fail);
+        L->mean1 = ee_run_alloc(r, R * F, &fail);
+        L->rstd1 = ee_run_alloc(r, R * F, &fail);
+        L->x1 = ee_run_alloc(r, R * d * F, &fail);
+        L->z = ee_run_alloc(r, R * f * F, &fail);
+        L->gz = ee_run_alloc(r, R * f * F, &fail);
+        L->y2 = ee_run_alloc(r, R * d * F, &fail);
+        L->mean2 = ee_run_alloc(r, R * F, &fail);
+        L->rstd2 = ee_run_alloc(r, R * F, &fail);
+        L->x2 = ee_run_alloc(r, R * d * F, &fail);
+        if (r->keep) {
+            L->keep_a = ee_run_alloc(r, R * d, &fail);
+            L->keep_m = ee_run_alloc(r, R * d, &fail);
+        }
+    }
+    if (!r->keep && c->layers > 1) { /* ping-pong output buffer */
+        a->L[0].x_in = ee_run_alloc(r, R * d * F, &fail);
+    }
+    a->cls = ee_run_alloc(r, (size_t)r->Bmax * d * F, &fail);
+    a->ppre = ee_run_alloc(r, (size_t)r->Bmax * d * F, &fail);
+    a->p = ee_run_alloc(r, (size_t)r->Bmax * d * F, &fail);
+    if (r->keep) {
+        a->gx = ee_run_alloc(r, R * d * F, &fail);
+        a->gy = ee_run_alloc(r, R * d * F, &fail);
+        a->gx1 = ee_run_alloc(r, R * d * F, &fail);
+        a->gm = ee_run_alloc(r, R * d * F, &fail);
+        a->gf = ee_run_alloc(r, R * f * F, &fail);
+        a->gctx = ee_run_alloc(r, R * d * F, &fail);
+        a->gq = ee_run_alloc(r, R * d * F, &fail);
+        a->gk = ee_run_alloc(r, R * d * F, &fail);
+        a->gv = ee_run_alloc(r, R * d * F, &fail);
+        a->gx_in = ee_run_alloc(r, R * d * F, &fail);
+        a->gp = ee_run_alloc(r, (size_t)r->Bmax * d * F, &fail);
+    }
+    return fail ? EE_ERR_NOMEM : EE_OK;
+}
+
+static void tf_release(EeRun *r)
+{
+    TfAct *a = r->kind;
+    const EeBackend *be = r->be;
+    int layers = r->m->cfg.layers;
+    if (a->L) {
+        for (int l = 0; l < layers; l++) {
+            TfLayer *L = &a->L[l];
+            if (!r->keep && l > 0) break;
+            float *bufs[] = {L->q, L->k, L->v, L->P, L->ctx, L->y1, L->mean1, L->rstd1,
+                             L->x1, L->z, L->gz, L->y2, L->mean2, L->rstd2, L->x2};
+            for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) be->release(bufs[i]);
+            be->release(L->keep_a);
+            be->release(L->keep_m);
+        }
+        if (!r->keep && layers > 1) be->release(a->L[0].x_in);
+        free(a->L);
+    }
+    float *bufs[] = {a->pre, a->mean_e, a->rstd_e, a->x0, a->cls, a->ppre, a->p, a->gx,
+                     a->gy, a->gx1, a->gm, a->gf, a->gctx, a->gq, a->gk, a->gv, a->gx_in, a->gp};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) be->release(bufs[i]);
+    be->release(a->keep_e);
+    free(a);
+    r->kind = NULL;
+}
+
+static void tf_embed(EeRun *r, int B)
+{
+    const EeConfig *c = &r->m->cfg;
+    TfAct *a = r->kind;
+    int R = B * c->T;
+    r->be->embed_fwd(r->ids, ee_run_w(r, P_ETOK), ee_run_w(r, P_EPOS), a->pre, B, c->T, c->d);
+    r->be->layernorm_fwd(a->pre, ee_run_w(r, P_LNE_G), ee_run_w(r, P_LNE_B), r->e, a->mean_e,
+                         a->rstd_e, R, c->d, LN_EPS);
+}
+
+static uint64_t site_seed(const EeRun *r, int layer, int site)
+{
+    return ee_hash64(r->dropout_seed ^ ee_hash64(((uint64_t)layer << 8) | (uint64_t)site));
+}
+
+/* The layer whose activations hold layer l (one shared set without backward). */
+static TfLayer *layer_at(EeRun *r, int l)
+{
+    TfAct *a = r->kind;
+    return r->keep ? &a->L[l] : &a->L[0];
+}
+
+static void tf_forward(EeRun *r, int B, int train)
+{
+    const EeConfig *c = &r->m->cfg;
+    const EeBackend *be = r->be;
+    TfAct *a = r->kind;
+    int T = c->T, d = c->d, f = c->ffn, R = B * T;
+    size_t Rd = (size_t)R * d;
+    float pdrop = train && r->keep ? r->dropout : 0.0f;
+
+    be->copy(a->x0, r->e, Rd * sizeof(float));
+    if (pdrop > 0) be->dropout_fwd(a->x0, a->keep_e, Rd, pdrop, site_seed(r, 255, 0));
+    float *x = a->x0;
+    for (int l = 0; l < c->layers; l++) {
+        TfLayer *L = layer_at(r, l);
+        /* without backward, alternate the output between two buffers */
+        float *x_out = r->keep ? L->x2 : (x == a->L[0].x2 ? a->L[0].x_in : a->L[0].x2);
+        if (r->keep) L->x_in = x;
+        ee_linear_fwd(be, x, ee_run_w(r, LP(l, L_WQ)), ee_run_w(r, LP(l, L_BQ)), L->q, R, d, d);
+        ee_linear_fwd(be, x, ee_run_w(r, LP(l, L_WK)), ee_run_w(r, LP(l, L_BK)), L->k, R, d, d);
+        ee_linear_fwd(be, x, ee_run_w(r, LP(l, L_WV)), ee_run_w(r, LP(l, L_BV)), L->v, R, d, d);
+        be->attention_fwd(L->q, L->k, L->v, r->mask, L->P, L->ctx, B, T, d, c->heads);
+        ee_linear_fwd(be, L->ctx, ee_run_w(r, LP(l, L_WO)), ee_run_w(r, LP(l, L_BO)), L->y1, R, d, d);
+        if (pdrop > 0) be->dropout_fwd(L->y1, L->keep_a, Rd, pdrop, site_seed(r, l, 1));
+        be->axpy(Rd, 1.0f, x, L->y1);
+        be->layernorm_fwd(L->y1, ee_run_w(r, LP(l, L_LN1_G)), ee_run_w(r, LP(l, L_LN1_B)), L->x1,
+                          L->mean1, L->rstd1, R, d, LN_EPS);
+        ee_linear_fwd(be, L->x1, ee_run_w(r, LP(l, L_W1)), ee_run_w(r, LP(l, L_B1)), L->z, R, d, f);
+        be->gelu_fwd(L->z, L->gz, (size_t)R * f);
+        ee_linear_fwd(be, L->gz, ee_run_w(r, LP(l, L_W2)), ee_run_w(r, LP(l, L_B2)), L->y2, R, f, d);
+        if (pdrop > 0) be->dropout_fwd(L->y2, L->keep_m, Rd, pdrop, site_seed(r, l, 2));
+        be->axpy(Rd, 1.0f, L->x1, L->y2);
+        be->layernorm_fwd(L->y2, ee_run_w(r, LP(l, L_LN2_G)), ee_run_w(r, LP(l, L_LN2_B)), x_out,
+                          L->mean2, L->rstd2, R, d, LN_EPS);
+        x = x_out;
+    }
+    int h0 = HEAD0(c);
+    switch (c->head) {
+    case EE_HEAD_CLASSIFIER:
+        be->gather_rows(x, T * d, a->cls, B, d);
+        ee_linear_fwd(be, a->cls, ee_run_w(r, h0), ee_run_w(r, h0 + 1), a->ppre, B, d, d);
+        be->tanh_fwd(a->ppre, a->p, (size_t)B * d);
+        ee_linear_fwd(be, a->p, ee_run_w(r, h0 + 2), ee_run_w(r, h0 + 3), r->out, B, d, c->classes);
+        break;
+    case EE_HEAD_FLAT:
+        ee_linear_fwd(be, x, ee_run_w(r, h0), ee_run_w(r, h0 + 1), r->out, B, T * d, T);
+        break;
+    case EE_HEAD_TOKEN:
+        ee_linear_fwd(be, x, ee_run_w(r, h0), ee_run_w(r, h0 + 1), r->out, R, d, 1);
+        break;
+    }
+}
+
+static void tf_backward(EeRun *r, int B, const float *dout, int need_de, int param_grads)
+{
+    const EeConfig *c = &r->m->cfg;
+    const EeBackend *be = r->be;
+    TfAct *a = r->kind;
+    int T = c->T, d = c->d, f = c->ffn, R = B * T;
+    size_t Rd = (size_t)R * d;
+    int pg = param_grads && r->g;
+#define G(i) (pg ? ee_run_g(r, (i)) : NULL)
+    const float *H = c->layers ? a->L[c->layers - 1].x2 : a->x0;
+    int h0 = HEAD0(c);
+    switch (c->head) {
+    case EE_HEAD_CLASSIFIER:
+        ee_linear_bwd(be, a->p, ee_run_w(r, h0 + 2), dout, a->gp, 0, G(h0 + 2), G(h0 + 3), B, d,
+                      c->classes);
+        be->tanh_bwd(a->p, a->gp, a->gp, (size_t)B * d);
+        ee_linear_bwd(be, a->cls, ee_run_w(r, h0), a->gp, a->ppre, 0, G(h0), G(h0 + 1), B, d, d);
+        be->zero(a->gx, Rd * sizeof(float));
+        be->scatter_rows(a->ppre, a->gx, T * d, B, d);
+        break;
+    case EE_HEAD_FLAT:
+        ee_linear_bwd(be, H, ee_run_w(r, h0), dout, a->gx, 0, G(h0), G(h0 + 1), B, T * d, T);
+        break;
+    case EE_HEAD_TOKEN:
+        ee_linear_bwd(be, H, ee_run_w(r, h0), dout, a->gx, 0, G(h0), G(h0 + 1), R, d, 1);
+        break;
+    }
+    float pdrop = r->dropout;
+    for (int l = c->layers - 1; l >= 0; l--) {
+        TfLayer *L = &a->L[l];
+        /* gx: gradient at x2. LN2 -> gy (gradient at y2). */
+        be->layernorm_bwd(a->gx, L->y2, ee_run_w(r, LP(l, L_LN2_G)), L->mean2, L->rstd2, a->gy,
+                          G(LP(l, L_LN2_G)), G(LP(l, L_LN2_B)), R, d, 0);
+        be->copy(a->gx1, a->gy, Rd * sizeof(float)); /* residual */
+        be->copy(a->gm, a->gy, Rd * sizeof(float));
+        if (pdrop > 0) be->dropout_bwd(a->gm, L->keep_m, Rd, pdrop);
+        ee_linear_bwd(be, L->gz, ee_run_w(r, LP(l, L_W2)), a->gm, a->gf, 0, G(LP(l, L_W2)),
+                      G(LP(l, L_B2)), R, f, d);
+        be->gelu_bwd(L->z, a->gf, a->gf, (size_t)R * f);
+        ee_linear_bwd(be, L->x1, ee_run_w(r, LP(l, L_W1)), a->gf, a->gx1, 1, G(LP(l, L_W1)),
+                      G(LP(l, L_B1)), R, d, f);
+        /* LN1 -> gy (gradient at y1) */
+        be->layernorm_bwd(a->gx1, L->y1, ee_run_w(r, LP(l, L_LN1_G)), L->mean1, L->rstd1, a->gy,
+                          G(LP(l, L_LN1_G)), G(LP(l, L_LN1_B)), R, d, 0);
+        be->copy(a->gx_in, a->gy, Rd * sizeof(float)); /* residual */
+        if (pdrop > 0) be->dropout_bwd(a->gy, L->keep_a, Rd, pdrop);
+        ee_linear_bwd(be, L->ctx, ee_run_w(r, LP(l, L_WO)), a->gy, a->gctx, 0, G(LP(l, L_WO)),
+                      G(LP(l, L_BO)), R, d, d);
+        be->attention_bwd(L->q, L->k, L->v, r->mask, L->P, a->gctx, a->gq, a->gk, a->gv, B, T, d,
+                          c->heads);
+        ee_linear_bwd(be, L->x_in, ee_run_w(r, LP(l, L_WQ)), a->gq, a->gx_in, 1, G(LP(l, L_WQ)),
+                      G(LP(l, L_BQ)), R, d, d);
+        ee_linear_bwd(be, L->x_in, ee_run_w(r, LP(l, L_WK)), a->gk, a->gx_in, 1, G(LP(l, L_WK)),
+                      G(LP(l, L_BK)), R, d, d);
+        ee_linear_bwd(be, L->x_in, ee_run_w(r, LP(l, L_WV)), a->gv, a->gx_in, 1, G(LP(l, L_WV)),
+                      G(LP(l, L_BV)), R, d, d);
+        float *t = a->gx; /* gx_in becomes the next gx */
+        a->gx = a->gx_in;
+        a->gx_in = t;
+    }
+    if (need_de) {
+        be->copy(r->de, a->gx, Rd * sizeof(float));
+        if (pdrop > 0) be->dropout_bwd(r->de, a->keep_e, Rd, pdrop);
+    }
+#undef G
+}
+
+static void tf_embed_backward(EeRun *r, int B)
+{
+    const EeConfig *c = &r->m->cfg;
+    TfAct *a = r->kind;
+    int R = B * c->T;
+    if (!r->g) return;
+    /* gradient at the embedding sum, into gy */
+    r->be->layernorm_bwd(r->de, a->pre, ee_run_w(r, P_LNE_G), a->mean_e, a->rstd_e, a->gy,
+                         ee_run_g(r, P_LNE_G), ee_run_g(r, P_LNE_B), R, c->d, 0);
+    r->be->embed_bwd(r->ids, a->gy, ee_run_g(r, P_ETOK), ee_run_g(r, P_EPOS), B, c->T, c->d);
+}
+
+const EeKindOps ee_transformer_ops = {
+    .register_params = tf_register,
+    .alloc = tf_alloc,
+    .release = tf_release,
+    .embed = tf_embed,
+    .forward = tf_forward,
+    .backward = tf_backward,
+    .embed_backward = tf_embed_backward,
+};
