@@ -1,0 +1,275 @@
+'use strict';
+// Shared helpers for the dataset builders (tokenizer, seeded PRNG,
+// stratified split, vocabulary, encoding, intermediate output).
+// Everything here is deterministic: no Date, no Math.random, no
+// locale-dependent comparisons.
+
+const fs = require('fs');
+const path = require('path');
+
+const SPECIALS = ['[PAD]', '[UNK]', '[CLS]', '[SEP]'];
+const PAD = 1, UNK = 2, CLS = 3, SEP = 4;
+
+const TOKENIZER_DESC =
+  'NFKD-normalise and drop combining marks (accents), lowercase, delete ' +
+  'apostrophes between letters/digits (don\'t -> dont); tokens are maximal ' +
+  'runs of [a-z0-9] (runs longer than 30 chars are dropped: hashes, ' +
+  'base64 residue), plus one "!" token per run of "!" and one "$" token ' +
+  'per run of "$"; everything else is a separator';
+const MAX_TOKEN_LEN = 30;
+
+/** Tokenize a JS string into lowercase word tokens (see TOKENIZER_DESC). */
+function tokenize(text) {
+  const s = text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase()
+    .replace(/([a-z0-9])['\u2019]+(?=[a-z0-9])/g, '$1');
+  const out = [];
+  const re = /[a-z0-9]+|!+|\$+/g;
+  let m;
+  while ((m = re.exec(s)) !== null) {
+    const t = m[0];
+    const c = t.charCodeAt(0);
+    if (c === 33) out.push('!');
+    else if (c === 36) out.push('$');
+    else if (t.length <= MAX_TOKEN_LEN) out.push(t);
+  }
+  return out;
+}
+
+/** mulberry32: small, well-known 32-bit seeded PRNG, returns [0,1). */
+function mulberry32(seed) {
+  let a = seed >>> 0;
+  return function () {
+    a = (a + 0x6D2B79F5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** In-place Fisher-Yates shuffle driven by rng(). */
+function shuffle(arr, rng) {
+  for (let i = arr.length - 1; i > 0; i--) {
+    const j = Math.floor(rng() * (i + 1));
+    const t = arr[i]; arr[i] = arr[j]; arr[j] = t;
+  }
+  return arr;
+}
+
+/**
+ * Deterministic subsample: keep at most `cap` of the indices `idx`
+ * (chosen by a seeded shuffle), returned in ascending order.
+ */
+function subsample(idx, cap, rng) {
+  if (idx.length <= cap) return idx.slice();
+  return shuffle(idx.slice(), rng).slice(0, cap).sort((a, b) => a - b);
+}
+
+/**
+ * Stratified split. labels: 0-based class per row. For each class c (in
+ * class order) the rows of that class (ascending) are shuffled with one
+ * PRNG stream (mulberry32(seed), shared across classes in class order);
+ * the first round(f_train*n) go to train, the next round(f_valid*n) to
+ * valid, the rest to test. Returns 0-based row indices, each sorted.
+ */
+function stratifiedSplit(labels, nClasses, fractions, seed) {
+  const rng = mulberry32(seed);
+  const split = { train: [], valid: [], test: [] };
+  const counts = [];
+  for (let c = 0; c < nClasses; c++) {
+    const rows = [];
+    for (let i = 0; i < labels.length; i++) if (labels[i] === c) rows.push(i);
+    shuffle(rows, rng);
+    const n = rows.length;
+    const nTr = Math.round(fractions[0] * n);
+    const nVa = Math.min(n - nTr, Math.round(fractions[1] * n));
+    split.train.push(...rows.slice(0, nTr));
+    split.valid.push(...rows.slice(nTr, nTr + nVa));
+    split.test.push(...rows.slice(nTr + nVa));
+    counts.push([nTr, nVa, n - nTr - nVa]);
+  }
+  for (const k of Object.keys(split)) split[k].sort((a, b) => a - b);
+  return { split, counts };
+}
+
+/** Code-unit (byte-wise for ASCII) comparison; locale independent. */
+function cmpStr(a, b) { return a < b ? -1 : a > b ? 1 : 0; }
+
+/**
+ * Vocabulary from the (already truncated) token lists of the training rows:
+ * words with count >= minCount, sorted by count descending then
+ * alphabetically, capped to `cap` words; ids 5.. after the 4 specials.
+ */
+function buildVocab(docs, trainRows, minCount, cap) {
+  const counts = new Map();
+  for (const r of trainRows) {
+    for (const t of docs[r]) counts.set(t, (counts.get(t) || 0) + 1);
+  }
+  const words = [];
+  for (const [w, n] of counts) if (n >= minCount) words.push([w, n]);
+  words.sort((a, b) => (b[1] - a[1]) || cmpStr(a[0], b[0]));
+  const nEligible = words.length;
+  const kept = words.slice(0, cap);
+  const vocab = SPECIALS.concat(kept.map(x => x[0]));
+  return {
+    vocab,
+    nTrainTypes: counts.size,
+    nEligible,
+    minKeptCount: kept.length ? kept[kept.length - 1][1] : 0,
+  };
+}
+
+/** Truncate word lists to T-2 tokens; returns {docs, nTruncated flags}. */
+function truncateDocs(docs, T) {
+  const maxWords = T - 2;
+  const truncated = docs.map(d => d.length > maxWords);
+  return { docs: docs.map(d => (d.length > maxWords ? d.slice(0, maxWords) : d)), truncated };
+}
+
+/** Encode truncated docs into a row-major Int32Array N*T (1-based ids). */
+function encode(docs, vocab, T) {
+  const id = new Map();
+  vocab.forEach((w, i) => id.set(w, i + 1));
+  const N = docs.length;
+  const out = new Int32Array(N * T).fill(PAD);
+  let nTok = 0, nUnk = 0;
+  const unkPerRow = new Int32Array(N);
+  for (let r = 0; r < N; r++) {
+    const d = docs[r];
+    if (d.length > T - 2) throw new Error('encode: doc longer than T-2');
+    const base = r * T;
+    out[base] = CLS;
+    for (let k = 0; k < d.length; k++) {
+      const v = id.get(d[k]);
+      if (v === undefined || v <= 4) { out[base + 1 + k] = UNK; nUnk++; unkPerRow[r]++; }
+      else out[base + 1 + k] = v;
+      nTok++;
+    }
+    out[base + 1 + d.length] = SEP;
+  }
+  return { tokens: out, unkPerRow };
+}
+
+/** Per-split OOV (UNK) rate over word tokens. */
+function oovRates(docs, unkPerRow, split) {
+  const res = {};
+  for (const k of ['train', 'valid', 'test']) {
+    let n = 0, u = 0;
+    for (const r of split[k]) { n += docs[r].length; u += unkPerRow[r]; }
+    res[k] = n ? u / n : 0;
+  }
+  return res;
+}
+
+/**
+ * Write the intermediate files read by write_mat.m:
+ *   <base>.tokens.i32  int32 little-endian, row-major N x T
+ *   <base>.json        {N, T, labels(1-based), vocab, classes, split(1-based), info}
+ */
+function writeIntermediate(base, obj, tokens) {
+  fs.mkdirSync(path.dirname(base), { recursive: true });
+  const buf = Buffer.from(tokens.buffer, tokens.byteOffset, tokens.byteLength);
+  if (require('os').endianness() !== 'LE') throw new Error('big-endian host not supported');
+  fs.writeFileSync(base + '.tokens.i32', buf);
+  fs.writeFileSync(base + '.json', JSON.stringify(obj));
+}
+
+/** Parse --key=value / --key value command-line options. */
+function parseArgs(argv, defaults) {
+  const opts = Object.assign({}, defaults);
+  for (let i = 0; i < argv.length; i++) {
+    const m = /^--([A-Za-z_]+)(?:=(.*))?$/.exec(argv[i]);
+    if (!m || !(m[1] in defaults)) throw new Error('unknown option: ' + argv[i]);
+    let v = m[2] !== undefined ? m[2] : argv[++i];
+    if (v === undefined) throw new Error('missing value for --' + m[1]);
+    const d = defaults[m[1]];
+    if (typeof d === 'number') {
+      v = Number(v);
+      if (!Number.isFinite(v)) throw new Error('bad number for --' + m[1]);
+    } else if (Array.isArray(d)) {
+      v = v.split(',').filter(Boolean);
+      if (typeof d[0] === 'number') v = v.map(Number);
+    }
+    opts[m[1]] = v;
+  }
+  return opts;
+}
+
+/** Validate common options (T, min_count, vocab_cap, fractions, seed). */
+function checkCommonOpts(o) {
+  if (!Number.isInteger(o.T) || o.T < 3) throw new Error('T must be an integer >= 3');
+  if (!Number.isInteger(o.min_count) || o.min_count < 1) throw new Error('min_count must be >= 1');
+  if (!Number.isInteger(o.vocab_cap) || o.vocab_cap < 1) throw new Error('vocab_cap must be >= 1');
+  if (!Number.isInteger(o.seed) || o.seed < 0 || o.seed > 0xFFFFFFFF) throw new Error('seed must be a uint32');
+  const f = o.split;
+  if (f.length !== 3 || f.some(x => !(x >= 0)) || Math.abs(f[0] + f[1] + f[2] - 1) > 1e-9) {
+    throw new Error('split must be three non-negative fractions summing to 1');
+  }
+}
+
+/** Shared tail of both builders: split, vocab, encode, write. */
+function finish({ name, outBase, docs, labels, classes, docIds, opts, info }) {
+  const C = classes.length;
+  const { split, counts } = stratifiedSplit(labels, C, opts.split, opts.seed);
+  const lengths = docs.map(d => d.length);
+  const { docs: tdocs, truncated } = truncateDocs(docs, opts.T);
+  const voc = buildVocab(tdocs, split.train, opts.min_count, opts.vocab_cap);
+  const { tokens, unkPerRow } = encode(tdocs, voc.vocab, opts.T);
+  const nTruncSplit = {};
+  for (const k of ['train', 'valid', 'test']) nTruncSplit[k] = split[k].reduce((s, r) => s + (truncated[r] ? 1 : 0), 0);
+  const sorted = lengths.slice().sort((a, b) => a - b);
+  const q = p => sorted[Math.min(sorted.length - 1, Math.floor(p * (sorted.length - 1)))];
+  const fullInfo = Object.assign({ name }, info, {
+    T: opts.T,
+    min_count: opts.min_count,
+    vocab_cap: opts.vocab_cap,
+    vocab_order: 'specials [PAD] [UNK] [CLS] [SEP], then train-split words with count >= min_count (counted after truncation) by count desc, ties by code-point order, capped at vocab_cap',
+    split_fractions: opts.split,
+    split_method: 'stratified per class: rows of each class (in class order) shuffled by Fisher-Yates with one mulberry32(seed) stream, first round(f_train*n) -> train, next round(f_valid*n) -> valid, rest -> test; indices sorted ascending; rows are in source order (shuffle before training)',
+    seed: opts.seed,
+    tokenizer: TOKENIZER_DESC,
+    N: docs.length,
+    V: voc.vocab.length,
+    n_train_types: voc.nTrainTypes,
+    n_vocab_eligible: voc.nEligible,
+    vocab_min_kept_count: voc.minKeptCount,
+    counts: counts,
+    counts_rows: 'classes',
+    counts_cols: ['train', 'valid', 'test'],
+    n_truncated: truncated.reduce((s, t) => s + (t ? 1 : 0), 0),
+    n_truncated_train: nTruncSplit.train,
+    n_truncated_valid: nTruncSplit.valid,
+    n_truncated_test: nTruncSplit.test,
+    doc_len_words_min: sorted[0],
+    doc_len_words_median: q(0.5),
+    doc_len_words_p90: q(0.9),
+    doc_len_words_max: sorted[sorted.length - 1],
+    oov_rate: oovRates(tdocs, unkPerRow, split),
+    doc_ids: docIds,
+    doc_lengths: lengths,
+  });
+  const obj = {
+    N: docs.length,
+    T: opts.T,
+    labels: labels.map(l => l + 1),
+    vocab: voc.vocab,
+    classes,
+    split: {
+      train: split.train.map(r => r + 1),
+      valid: split.valid.map(r => r + 1),
+      test: split.test.map(r => r + 1),
+    },
+    info: fullInfo,
+  };
+  writeIntermediate(outBase, obj, tokens);
+  const line = classes.map((c, i) => `${c}=${counts[i].join('/')}`).join(' ');
+  process.stderr.write(`${name}: N=${docs.length} V=${voc.vocab.length} T=${opts.T} ` +
+    `truncated=${fullInfo.n_truncated} [train/valid/test] ${line}\n`);
+  return obj;
+}
+
+module.exports = {
+  SPECIALS, PAD, UNK, CLS, SEP, TOKENIZER_DESC,
+  tokenize, mulberry32, shuffle, subsample, stratifiedSplit, buildVocab,
+  truncateDocs, encode, writeIntermediate, parseArgs, checkCommonOpts, finish, cmpStr,
+};

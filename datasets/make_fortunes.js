@@ -1,0 +1,145 @@
+#!/usr/bin/env node
+'use strict';
+// Build the intermediate files for fortunes.mat: topic classification of
+// fortune cookies by the Debian `fortunes` file they come from.
+//
+//   node datasets/make_fortunes.js [--out build/fortunes] [--T 64]
+//        [--min_count 2] [--vocab_cap 20000] [--seed 20240601]
+//        [--split 0.7,0.1,0.2] [--dir /usr/share/games/fortunes]
+//        [--categories computers,politics,law,food,sports,startrek] [--max_per_class 300]
+//        [--min_words 3]
+//
+// Writes <out>.json and <out>.tokens.i32; datasets/write_mat.m turns them
+// into the .mat file. See datasets/README.md.
+
+const fs = require('fs');
+const path = require('path');
+const common = require('./lib/common.js');
+
+const DEFAULT_CATEGORIES = ['computers', 'politics', 'law', 'food', 'sports', 'startrek'];
+
+const opts = common.parseArgs(process.argv.slice(2), {
+  out: path.join(__dirname, 'build', 'fortunes'),
+  T: 64,
+  min_count: 2,
+  vocab_cap: 20000,
+  seed: 20240601,
+  split: [0.7, 0.1, 0.2],
+  dir: '/usr/share/games/fortunes',
+  categories: DEFAULT_CATEGORIES,
+  max_per_class: 300,
+  min_words: 3,
+});
+common.checkCommonOpts(opts);
+if (opts.categories.length < 2) throw new Error('need at least two categories');
+if (!Number.isInteger(opts.max_per_class) || opts.max_per_class < 1) throw new Error('bad max_per_class');
+
+// Version of the Debian package that provides the files (for info.source).
+function debianVersion(pkg) {
+  try {
+    const st = fs.readFileSync('/var/lib/dpkg/status', 'latin1');
+    for (const para of st.split(/\n\n+/)) {
+      if (new RegExp('^Package: ' + pkg + '$', 'm').test(para) && /^Status: .* installed$/m.test(para)) {
+        const m = /^Version: (.+)$/m.exec(para);
+        if (m) return m[1];
+      }
+    }
+  } catch (e) { /* not a dpkg system */ }
+  return 'unknown';
+}
+
+// A fortune file: entries separated by lines consisting of a single "%".
+// Overstrike sequences (x BACKSPACE y, used for underlining) are resolved
+// to the overstriking character; bytes are decoded as UTF-8 if valid else
+// Windows-1252.
+function readFortunes(file) {
+  const buf = fs.readFileSync(file);
+  let s;
+  try { s = new TextDecoder('utf-8', { fatal: true }).decode(buf); } catch (e) { s = new TextDecoder('windows-1252').decode(buf); }
+  s = s.replace(/\r\n?/g, '\n').replace(/[^\n]\x08/g, '');
+  const entries = [];
+  let cur = [];
+  for (const line of s.split('\n')) {
+    if (line === '%') { entries.push(cur.join('\n')); cur = []; } else cur.push(line);
+  }
+  if (cur.join('').trim() !== '') entries.push(cur.join('\n'));
+  return entries;
+}
+
+const t0 = Date.now();
+const classes = opts.categories;
+const cand = [];
+const nRaw = [], nShort = [];
+for (let c = 0; c < classes.length; c++) {
+  const file = path.join(opts.dir, classes[c]);
+  if (!fs.existsSync(file)) {
+    throw new Error(`missing ${file}: install the Debian package "fortunes" (apt-get install fortunes)`);
+  }
+  const entries = readFortunes(file);
+  nRaw.push(entries.length);
+  let short = 0;
+  entries.forEach((e, i) => {
+    const toks = common.tokenize(e);
+    if (toks.length < opts.min_words) { short++; return; }
+    cand.push({ id: `${classes[c]}:${i + 1}`, label: c, toks, key: toks.join(' ') });
+  });
+  nShort.push(short);
+}
+
+// Duplicates (same token sequence): keep the first; drop all copies when
+// they come from different files.
+const byKey = new Map();
+for (const x of cand) {
+  if (!byKey.has(x.key)) byKey.set(x.key, new Set());
+  byKey.get(x.key).add(x.label);
+}
+const seen = new Set();
+let nDup = 0, nConflict = 0;
+const perClass = classes.map(() => []);
+for (const x of cand) {
+  if (byKey.get(x.key).size > 1) { nConflict++; continue; }
+  if (seen.has(x.key)) { nDup++; continue; }
+  seen.add(x.key);
+  perClass[x.label].push(x);
+}
+
+// Balance: at most max_per_class entries per class, chosen by a seeded
+// shuffle (stream mulberry32(seed ^ 0x9E3779B9)), kept in file order.
+const rngCap = common.mulberry32((opts.seed ^ 0x9E3779B9) >>> 0);
+const nAvail = perClass.map(a => a.length);
+const kept = [];
+for (let c = 0; c < classes.length; c++) {
+  const idx = common.subsample(perClass[c].map((_, i) => i), opts.max_per_class, rngCap);
+  for (const i of idx) kept.push(perClass[c][i]);
+}
+
+const version = debianVersion('fortunes');
+common.finish({
+  name: 'fortunes',
+  outBase: opts.out,
+  docs: kept.map(x => x.toks),
+  labels: kept.map(x => x.label),
+  classes,
+  docIds: kept.map(x => x.id),
+  opts,
+  info: {
+    source: `Debian package fortunes ${version} (${opts.dir})`,
+    source_package: 'fortunes',
+    source_version: version,
+    source_dir: opts.dir,
+    builder: 'datasets/make_fortunes.js',
+    categories: classes,
+    category_rule: 'class = fortune file the entry comes from; entries separated by lines "%"; overstrike (x BACKSPACE y) resolved; attribution lines kept',
+    n_raw_per_class: nRaw,
+    min_words: opts.min_words,
+    n_short_removed_per_class: nShort,
+    n_duplicates_removed: nDup,
+    n_conflicting_duplicates_removed: nConflict,
+    n_available_per_class: nAvail,
+    max_per_class: opts.max_per_class,
+    balance_rule: 'after dropping short entries (< min_words tokens) and duplicates, at most max_per_class entries per class are kept, chosen by a Fisher-Yates shuffle with mulberry32(seed XOR 0x9E3779B9), kept in file order',
+    dedup_rule: 'duplicates = identical token sequence; first kept; all copies dropped when they come from different files',
+  },
+});
+process.stderr.write(`fortunes: raw ${nRaw.join('/')}, short ${nShort.join('/')}, ` +
+  `available ${nAvail.join('/')}, dups ${nDup}, conflicting ${nConflict} (${Date.now() - t0} ms)\n`);
