@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static _Thread_local char last_message[1024] = "no error";
 
@@ -25,9 +26,13 @@ const char *ee_status_id(EeStatus st)
 
 EeStatus ee_fail(EeStatus st, const char *fmt, ...)
 {
+    /* format into a scratch buffer: the arguments may include
+     * ee_last_error() itself (a message that wraps the previous one) */
+    char buf[sizeof last_message];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_message, sizeof last_message, fmt, ap);
+    vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    memcpy(last_message, buf, sizeof buf);
     return st;
 }

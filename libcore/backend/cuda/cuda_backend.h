@@ -1,0 +1,52 @@
+/* cuda_backend.h: what the CUDA backend offers beyond the op table.
+ *
+ * The op table itself comes from ee_backend_cuda() (backend.h). These
+ * functions manage the backend's process-wide state (the cuBLAS handle and
+ * a device workspace, both created lazily), report errors that happened
+ * inside ops (which cannot return a status), and time device work.
+ *
+ * Without EE_HAVE_CUDA they are inline no-ops, so callers (the MEX
+ * gateways' mexAtExit, the trainer, the tests) need no #ifdefs. */
+#ifndef EE_CUDA_BACKEND_H
+#define EE_CUDA_BACKEND_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef EE_HAVE_CUDA
+
+/* Destroys the cuBLAS handle, frees the workspace and the timing events.
+ * Safe to call at any time, also when no device was ever used; a later op
+ * recreates what it needs. Device buffers returned by alloc stay valid. */
+void ee_cuda_shutdown(void);
+
+/* Nonzero when a CUDA or cuBLAS call failed inside an op since the last
+ * call (the failure was printed to stderr); clears the flag. A failed
+ * kernel can leave the device unusable for the rest of the process. */
+int ee_cuda_check_error(void);
+
+/* One line about the device in use ("NVIDIA H100 80GB HBM3, sm_90, ...")
+ * or why there is none. */
+const char *ee_cuda_describe(void);
+
+/* Device timing with CUDA events on the backend's stream (tests and
+ * benchmarks): start records an event; stop records another, waits for it
+ * and returns the milliseconds in between (negative on error). */
+void ee_cuda_timer_start(void);
+double ee_cuda_timer_stop(void);
+
+#else
+
+static inline void ee_cuda_shutdown(void) {}
+static inline int ee_cuda_check_error(void) { return 0; }
+static inline const char *ee_cuda_describe(void) { return "this build has no CUDA backend (configure --with-cuda)"; }
+static inline void ee_cuda_timer_start(void) {}
+static inline double ee_cuda_timer_stop(void) { return -1.0; }
+
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

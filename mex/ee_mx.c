@@ -1,0 +1,454 @@
+/* ee_mx.c: shared gateway helpers (see ee_mx.h). Every conversion checks
+ * class, realness, size, range and finiteness before reading an element;
+ * every error goes through ee_mx_error, which releases the call's libcore
+ * objects and restores the caller's BLAS threads before raising. */
+#include "ee_mx.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- errors and cleanup ------------------------------------------------------ */
+#define MAX_DEFER 32
+static struct { void (*fn)(void *); void *p; } deferred[MAX_DEFER];
+static int ndeferred;
+static int in_core;
+
+void ee_mx_begin(void)
+{
+    ndeferred = 0;
+    if (!in_core) { ee_threads_enter(); in_core = 1; }
+}
+
+void ee_mx_defer(void (*fn)(void *), void *p)
+{
+    if (ndeferred < MAX_DEFER) {
+        deferred[ndeferred].fn = fn;
+        deferred[ndeferred].p = p;
+        ndeferred++;
+    } else {
+        fn(p); /* cannot track it: release now rather than leak */
+        mexErrMsgIdAndTxt("ee:internal", "too many deferred resources");
+    }
+}
+
+void ee_mx_cleanup(void)
+{
+    while (ndeferred > 0) {
+        ndeferred--;
+        deferred[ndeferred].fn(deferred[ndeferred].p);
+    }
+    if (in_core) { ee_threads_leave(); in_core = 0; }
+}
+
+void ee_mx_error(const char *id, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    ee_mx_cleanup();
+    mexErrMsgIdAndTxt(id, "%s", msg);
+    for (;;) {} /* not reached: mexErrMsgIdAndTxt does not return */
+}
+
+void ee_mx_fail(EeStatus st)
+{
+    if (st == EE_OK) return;
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", ee_last_error());
+    ee_mx_error(ee_status_id(st), "%s", msg);
+}
+
+/* ---- options ------------------------------------------------------------------- */
+static int iequal(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++)
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return 0;
+    return *a == *b;
+}
+
+void ee_mx_parse_options(const char *fn __attribute__((unused)), int nrhs, const mxArray *prhs[], int first, EeMxOpt *opts,
+                         int nopts)
+{
+    if ((nrhs - first) % 2)
+        ee_mx_error("ee:badInput", "options must come in name/value pairs (got an odd count)");
+    for (int i = first; i < nrhs; i += 2) {
+        if (!mxIsChar(prhs[i]))
+            ee_mx_error("ee:badInput", "argument %d must be an option name (char)", i + 1);
+        char name[64];
+        if (mxGetString(prhs[i], name, sizeof name))
+            ee_mx_error("ee:badInput", "option name at argument %d is too long", i + 1);
+        int k;
+        for (k = 0; k < nopts; k++)
+            if (iequal(name, opts[k].name)) break;
+        if (k == nopts) {
+            char list[512] = "";
+            for (int j = 0; j < nopts; j++) {
+                strncat(list, j ? ", " : "", sizeof list - strlen(list) - 1);
+                strncat(list, opts[j].name, sizeof list - strlen(list) - 1);
+            }
+            ee_mx_error("ee:badInput", "unknown option '%s' (valid: %s)", name, list);
+        }
+        opts[k].value = prhs[i + 1];
+    }
+}
+
+const mxArray *ee_mx_opt(const EeMxOpt *opts, int nopts, const char *name)
+{
+    for (int k = 0; k < nopts; k++)
+        if (!strcmp(opts[k].name, name)) return opts[k].value;
+    return NULL;
+}
+
+static int is_real_numeric(const mxArray *a)
+{
+    return (mxIsNumeric(a) || mxIsLogical(a)) && !mxIsComplex(a) && !mxIsSparse(a);
+}
+
+/* Element i of a real numeric/logical array as double. */
+static double get_elem(const mxArray *a, size_t i)
+{
+    const void *d = mxGetData(a);
+    switch (mxGetClassID(a)) {
+    case mxDOUBLE_CLASS: return ((const double *)d)[i];
+    case mxSINGLE_CLASS: return ((const float *)d)[i];
+    case mxINT8_CLASS: return ((const int8_t *)d)[i];
+    case mxUINT8_CLASS: return ((const uint8_t *)d)[i];
+    case mxINT16_CLASS: return ((const int16_t *)d)[i];
+    case mxUINT16_CLASS: return ((const uint16_t *)d)[i];
+    case mxINT32_CLASS: return ((const int32_t *)d)[i];
+    case mxUINT32_CLASS: return ((const uint32_t *)d)[i];
+    case mxINT64_CLASS: return (double)((const int64_t *)d)[i];
+    case mxUINT64_CLASS: return (double)((const uint64_t *)d)[i];
+    case mxLOGICAL_CLASS: return ((const mxLogical *)d)[i];
+    default: return NAN;
+    }
+}
+
+double ee_mx_scalar(const mxArray *a, const char *what)
+{
+    if (!is_real_numeric(a) || mxGetNumberOfElements(a) != 1)
+        ee_mx_error("ee:badInput", "%s must be a real numeric scalar", what);
+    double v = get_elem(a, 0);
+    if (!isfinite(v)) ee_mx_error("ee:badInput", "%s must be finite, got %g", what, v);
+    return v;
+}
+
+int ee_mx_int(const mxArray *a, const char *what, long lo, long hi)
+{
+    double v = ee_mx_scalar(a, what);
+    if (v != floor(v) || v < lo || v > hi)
+        ee_mx_error("ee:badInput", "%s must be an integer in [%ld, %ld], got %g", what, lo, hi, v);
+    return (int)v;
+}
+
+int ee_mx_bool(const mxArray *a, const char *what)
+{
+    double v = ee_mx_scalar(a, what);
+    if (v != 0 && v != 1) ee_mx_error("ee:badInput", "%s must be true or false, got %g", what, v);
+    return v != 0;
+}
+
+char *ee_mx_string(const mxArray *a, const char *what)
+{
+    if (!mxIsChar(a) || (mxGetM(a) > 1 && mxGetNumberOfElements(a) > 0))
+        ee_mx_error("ee:badInput", "%s must be a char row", what);
+    char *s = mxArrayToString(a);
+    if (!s) ee_mx_error("ee:badInput", "%s: cannot read the string", what);
+    for (char *p = s; *p; p++) *p = (char)tolower((unsigned char)*p);
+    return s;
+}
+
+int ee_mx_choice(const mxArray *a, const char *what, const char *const *choices, int n)
+{
+    char *s = ee_mx_string(a, what);
+    for (int i = 0; i < n; i++)
+        if (!strcmp(s, choices[i])) { mxFree(s); return i; }
+    char list[512] = "";
+    for (int i = 0; i < n; i++) {
+        strncat(list, i ? "', '" : "'", sizeof list - strlen(list) - 1);
+        strncat(list, choices[i], sizeof list - strlen(list) - 1);
+    }
+    char got[128];
+    snprintf(got, sizeof got, "%s", s);
+    mxFree(s);
+    ee_mx_error("ee:badInput", "%s must be one of %s', got '%s'", what, list, got);
+}
+
+EeDevice ee_mx_device(const mxArray *a)
+{
+    static const char *const names[] = {"auto", "cpu", "gpu"};
+    if (!a) return EE_DEVICE_AUTO;
+    return (EeDevice)ee_mx_choice(a, "'device'", names, 3);
+}
+
+int ee_mx_int_vector(const mxArray *a, const char *what, long lo, long hi, int *out, int maxn)
+{
+    if (!is_real_numeric(a) || (mxGetM(a) > 1 && mxGetN(a) > 1) || mxGetNumberOfDimensions(a) > 2)
+        ee_mx_error("ee:badInput", "%s must be a numeric vector", what);
+    size_t n = mxGetNumberOfElements(a);
+    if (n > (size_t)maxn) ee_mx_error("ee:badInput", "%s has %zu elements, at most %d allowed", what, n, maxn);
+    for (size_t i = 0; i < n; i++) {
+        double v = get_elem(a, i);
+        if (!isfinite(v) || v != floor(v) || v < lo || v > hi)
+            ee_mx_error("ee:badInput", "%s(%zu) must be an integer in [%ld, %ld], got %g", what, i + 1, lo,
+                        hi, v);
+        out[i] = (int)v;
+    }
+    return (int)n;
+}
+
+/* ---- data ---------------------------------------------------------------------- */
+static void check_matrix(const mxArray *a, const char *what)
+{
+    if (mxGetNumberOfDimensions(a) != 2)
+        ee_mx_error("ee:badInput", "%s must be a 2-D matrix, got %d dimensions", what,
+                    (int)mxGetNumberOfDimensions(a));
+}
+
+int32_t *ee_mx_tokens(const mxArray *a, const char *what, int T_model, int V, int *N)
+{
+    if (!mxIsInt32(a) && !mxIsDouble(a))
+        ee_mx_error("ee:badInput", "%s must be an int32 matrix of token ids, got %s", what, mxGetClassName(a));
+    if (mxIsComplex(a) || mxIsSparse(a)) ee_mx_error("ee:badInput", "%s must be real and full", what);
+    check_matrix(a, what);
+    size_t n = mxGetM(a), T = mxGetN(a);
+    if (T_model > 0 && T != (size_t)T_model)
+        ee_mx_error("ee:badInput", "%s has %zu columns but the model's T is %d", what, T, T_model);
+    if (n > 0x7fffffff / (T ? T : 1)) ee_mx_error("ee:badInput", "%s is too large", what);
+    int32_t *ids = mxMalloc(sizeof(int32_t) * (n * T + 1));
+    const int is32 = mxIsInt32(a);
+    const int32_t *d32 = is32 ? mxGetData(a) : NULL;
+    const double *dd = is32 ? NULL : mxGetData(a);
+    for (size_t t = 0; t < T; t++)
+        for (size_t i = 0; i < n; i++) {
+            double v = is32 ? d32[i + n * t] : dd[i + n * t];
+            if (!(v >= 1) || v != floor(v) || (V > 0 && v > V) || v > 0x7fffffff)
+                ee_mx_error("ee:badInput", "%s(%zu,%zu) = %g is not a token id in 1..%d", what, i + 1, t + 1, v,
+                            V > 0 ? V : 0x7fffffff);
+            ids[i * T + t] = (int32_t)v - 1;
+        }
+    *N = (int)n;
+    return ids;
+}
+
+uint8_t *ee_mx_mask(const mxArray *a, const char *what, int N, int T)
+{
+    if (!is_real_numeric(a)) ee_mx_error("ee:badInput", "%s must be a logical matrix", what);
+    check_matrix(a, what);
+    if (mxGetM(a) != (size_t)N || mxGetN(a) != (size_t)T)
+        ee_mx_error("ee:badInput", "%s must be %dx%d, got %zux%zu", what, N, T, mxGetM(a), mxGetN(a));
+    uint8_t *m = mxMalloc((size_t)N * T + 1);
+    for (int t = 0; t < T; t++)
+        for (int i = 0; i < N; i++) {
+            double v = get_elem(a, (size_t)i + (size_t)N * t);
+            if (v != 0 && v != 1)
+                ee_mx_error("ee:badInput", "%s(%d,%d) must be true or false, got %g", what, i + 1, t + 1, v);
+            m[(size_t)i * T + t] = v != 0;
+        }
+    return m;
+}
+
+static float *float_rows(const mxArray *a, const char *what, size_t n, size_t cols)
+{
+    float *x = mxMalloc(sizeof(float) * (n * cols + 1));
+    for (size_t c = 0; c < cols; c++)
+        for (size_t i = 0; i < n; i++) {
+            double v = get_elem(a, i + n * c);
+            if (!isfinite(v))
+                ee_mx_error("ee:badInput", "%s(%zu,%zu) is NaN or Inf", what, i + 1, c + 1);
+            x[i * cols + c] = (float)v;
+        }
+    return x;
+}
+
+float *ee_mx_dense(const mxArray *a, const char *what, int D, int *N)
+{
+    if (!(mxIsSingle(a) || mxIsDouble(a)) || mxIsComplex(a) || mxIsSparse(a))
+        ee_mx_error("ee:badInput", "%s must be a real single or double matrix, got %s", what, mxGetClassName(a));
+    check_matrix(a, what);
+    if (D > 0 && mxGetN(a) != (size_t)D)
+        ee_mx_error("ee:badInput", "%s has %zu columns but the model expects D = %d", what, mxGetN(a), D);
+    *N = (int)mxGetM(a);
+    return float_rows(a, what, mxGetM(a), mxGetN(a));
+}
+
+int32_t *ee_mx_labels(const mxArray *a, const char *what, int N, int C, int *maxlabel)
+{
+    if (!is_real_numeric(a) || mxIsLogical(a))
+        ee_mx_error("ee:badInput", "%s must be a numeric vector of class indices", what);
+    if ((mxGetM(a) != 1 && mxGetN(a) != 1) || mxGetNumberOfElements(a) != (size_t)N)
+        ee_mx_error("ee:badInput", "%s must be a vector with one class index per row of X (%d), got %zux%zu",
+                    what, N, mxGetM(a), mxGetN(a));
+    int32_t *y = mxMalloc(sizeof(int32_t) * (N ? N : 1));
+    int mx = 0;
+    for (int i = 0; i < N; i++) {
+        double v = get_elem(a, i);
+        if (!(v >= 1) || v != floor(v) || (C > 0 && v > C) || v > 100000)
+            ee_mx_error("ee:badInput", "%s(%d) = %g is not a class index in 1..%d", what, i + 1, v,
+                        C > 0 ? C : 100000);
+        y[i] = (int32_t)v - 1;
+        if ((int)v > mx) mx = (int)v;
+    }
+    if (maxlabel) *maxlabel = mx;
+    return y;
+}
+
+float *ee_mx_maps(const mxArray *a, const char *what, int N, int T)
+{
+    if (!(mxIsSingle(a) || mxIsDouble(a)) || mxIsComplex(a) || mxIsSparse(a))
+        ee_mx_error("ee:badInput", "%s must be a real single matrix of attributions", what);
+    check_matrix(a, what);
+    if (mxGetM(a) != (size_t)N || mxGetN(a) != (size_t)T)
+        ee_mx_error("ee:badInput", "%s must be %dx%d (one score per token of X), got %zux%zu", what, N, T,
+                    mxGetM(a), mxGetN(a));
+    return float_rows(a, what, (size_t)N, (size_t)T);
+}
+
+/* ---- outputs ------------------------------------------------------------------- */
+mxArray *ee_mx_single_matrix(const float *src, int rows, int cols)
+{
+    mxArray *a = mxCreateNumericMatrix((size_t)rows, (size_t)cols, mxSINGLE_CLASS, mxREAL);
+    float *d = mxGetData(a);
+    for (int i = 0; i < rows; i++)
+        for (int c = 0; c < cols; c++) d[i + (size_t)rows * c] = src[(size_t)i * cols + c];
+    return a;
+}
+
+mxArray *ee_mx_double_vector(const double *v, int n)
+{
+    mxArray *a = mxCreateDoubleMatrix((size_t)n, 1, mxREAL);
+    if (n) memcpy(mxGetPr(a), v, sizeof(double) * n);
+    return a;
+}
+
+mxArray *ee_mx_row(const double *v, int n)
+{
+    mxArray *a = mxCreateDoubleMatrix(n ? 1 : 0, (size_t)n, mxREAL);
+    if (n) memcpy(mxGetPr(a), v, sizeof(double) * n);
+    return a;
+}
+
+void ee_mx_set(mxArray *s, const char *name, mxArray *v)
+{
+    int k = mxGetFieldNumber(s, name);
+    if (k < 0) k = mxAddField(s, name);
+    mxArray *old = mxGetFieldByNumber(s, 0, k);
+    if (old) mxDestroyArray(old);
+    mxSetFieldByNumber(s, 0, k, v);
+}
+
+/* ---- models ------------------------------------------------------------------------ */
+static int to_value(const mxArray *a, EeValue *v)
+{
+    memset(v, 0, sizeof *v);
+    if (!a) return 0;
+    size_t nd = mxGetNumberOfDimensions(a);
+    const mwSize *dims = mxGetDimensions(a);
+    v->ndims = nd < 8 ? (int)nd : 8;
+    for (int i = 0; i < v->ndims; i++) v->dims[i] = dims[i];
+    v->numel = mxGetNumberOfElements(a);
+    v->data = mxGetData(a);
+    if (mxIsComplex(a) || mxIsSparse(a) || nd > 8) { v->cls = EE_VAL_OTHER; return 1; }
+    switch (mxGetClassID(a)) {
+    case mxDOUBLE_CLASS: v->cls = EE_VAL_DOUBLE; break;
+    case mxSINGLE_CLASS: v->cls = EE_VAL_SINGLE; break;
+    case mxINT32_CLASS: v->cls = EE_VAL_INT32; break;
+    case mxLOGICAL_CLASS: v->cls = EE_VAL_LOGICAL; break;
+    case mxCHAR_CLASS: {
+        /* narrow to a byte string (mxMalloc'd, freed when the call ends) */
+        char *s = mxArrayToString(a);
+        v->cls = s ? EE_VAL_CHAR : EE_VAL_OTHER;
+        v->data = s;
+        if (s) v->numel = strlen(s);
+        break;
+    }
+    default: v->cls = EE_VAL_OTHER;
+    }
+    if (!v->data && v->numel) v->cls = EE_VAL_OTHER;
+    return 1;
+}
+
+static int src_get(void *ctx, const char *group, int index, const char *field, EeValue *out)
+{
+    const mxArray *s = ctx;
+    if (!group) return to_value(mxGetField(s, 0, field), out);
+    const mxArray *g = mxGetField(s, 0, group);
+    if (!g || !mxIsStruct(g) || index < 0 || (size_t)index >= mxGetNumberOfElements(g)) return 0;
+    return to_value(mxGetField(g, (mwIndex)index, field), out);
+}
+
+static long src_group_len(void *ctx, const char *group)
+{
+    const mxArray *g = mxGetField((const mxArray *)ctx, 0, group);
+    if (!g || !mxIsStruct(g)) return -1;
+    return (long)mxGetNumberOfElements(g);
+}
+
+static void free_model(void *p) { ee_model_free(p); }
+
+EeModel *ee_mx_model(const mxArray *a, const char *what)
+{
+    if (!mxIsStruct(a) || mxGetNumberOfElements(a) != 1)
+        ee_mx_error("ee:badModel", "%s must be a scalar model struct (as returned by ee_train), got %s", what,
+                    mxGetClassName(a));
+    EeFieldSource src = {(void *)a, src_get, src_group_len};
+    EeModel *m = NULL;
+    EeStatus st = ee_model_load(&src, what, &m);
+    if (st) ee_mx_fail(st);
+    ee_mx_defer(free_model, m);
+    return m;
+}
+
+int ee_mx_is_model(const mxArray *a)
+{
+    return mxIsStruct(a) && mxGetNumberOfElements(a) == 1 && mxGetField(a, 0, "kind") &&
+           (mxGetField(a, 0, "E_tok") || mxGetField(a, 0, "fc"));
+}
+
+/* Sink that builds an Octave struct. */
+static void put_char(void *ctx, const char *f, const char *v) { ee_mx_set(ctx, f, mxCreateString(v)); }
+static void put_scalar(void *ctx, const char *f, double v) { ee_mx_set(ctx, f, mxCreateDoubleScalar(v)); }
+static void put_logical(void *ctx, const char *f, int v) { ee_mx_set(ctx, f, mxCreateLogicalScalar(v != 0)); }
+static void put_row(void *ctx, const char *f, const double *v, int n) { ee_mx_set(ctx, f, ee_mx_row(v, n)); }
+static void put_group(void *ctx, const char *g, int len)
+{
+    ee_mx_set(ctx, g, mxCreateStructMatrix(1, (size_t)len, 0, NULL));
+}
+static void put_single(void *ctx, const char *group, int index, const char *field, int ndims,
+                       const int *d, const float *data)
+{
+    mwSize dims[3] = {(mwSize)d[0], (mwSize)d[1], ndims > 2 ? (mwSize)d[2] : 1};
+    mxArray *a = mxCreateNumericArray((mwSize)ndims, dims, mxSINGLE_CLASS, mxREAL);
+    size_t n = (size_t)dims[0] * dims[1] * dims[2];
+    if (n) memcpy(mxGetData(a), data, sizeof(float) * n);
+    if (!group) { ee_mx_set(ctx, field, a); return; }
+    mxArray *g = mxGetField(ctx, 0, group);
+    int k = mxGetFieldNumber(g, field);
+    if (k < 0) k = mxAddField(g, field);
+    mxSetFieldByNumber(g, (mwIndex)index, k, a);
+}
+
+mxArray *ee_mx_model_struct(const EeModel *m)
+{
+    mxArray *s = mxCreateStructMatrix(1, 1, 0, NULL);
+    EeFieldSink sink = {s, put_char, put_scalar, put_logical, put_row, put_group, put_single};
+    EeStatus st = ee_model_save(m, &sink);
+    if (st) {
+        mxDestroyArray(s);
+        ee_mx_fail(st);
+    }
+    return s;
+}
+
+/* ---- progress ------------------------------------------------------------------------ */
+void ee_mx_print(void *ctx, const char *line)
+{
+    (void)ctx;
+    mexPrintf("%s\n", line);
+    mexEvalString("fflush(stdout);");
+}

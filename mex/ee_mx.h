@@ -1,0 +1,85 @@
+/* ee_mx.h: what every MEX gateway shares: errors with ee:* ids that free
+ * the call's resources first, name/value options, validated conversion of
+ * Octave arrays to libcore views, and model structs in both directions. */
+#ifndef EE_MX_H
+#define EE_MX_H
+
+#include "mex.h"
+#include "ee.h"
+#include "io/model_io.h"
+
+/* ---- errors and cleanup ---------------------------------------------------- */
+/* Registers a resource released when the gateway ends with an error (or
+ * at ee_mx_cleanup). */
+void ee_mx_defer(void (*fn)(void *), void *p);
+/* Releases deferred resources (normal exit). */
+void ee_mx_cleanup(void);
+/* Raises an Octave error with the status's id and libcore's message. */
+void ee_mx_fail(EeStatus st);
+/* Raises an error with an explicit id and formatted message. */
+void ee_mx_error(const char *id, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3), noreturn))
+#endif
+    ;
+/* Enters libcore's threading model; undone by ee_mx_cleanup / errors. */
+void ee_mx_begin(void);
+
+/* ---- options ---------------------------------------------------------------- */
+typedef struct {
+    const char *name;      /* canonical name, matched case-insensitively */
+    const mxArray *value;  /* NULL when not given */
+} EeMxOpt;
+
+/* Parses prhs[first..nrhs) as name/value pairs into opts (unknown names,
+ * a missing value or a non-char name are ee:badInput). */
+void ee_mx_parse_options(const char *fn, int nrhs, const mxArray *prhs[], int first, EeMxOpt *opts,
+                         int nopts);
+const mxArray *ee_mx_opt(const EeMxOpt *opts, int nopts, const char *name);
+
+/* Typed readers: `what` names the argument in messages. */
+double ee_mx_scalar(const mxArray *a, const char *what);
+int ee_mx_int(const mxArray *a, const char *what, long lo, long hi);
+int ee_mx_bool(const mxArray *a, const char *what);
+/* Returns a mxMalloc'd lower-case string. */
+char *ee_mx_string(const mxArray *a, const char *what);
+/* Index of a string among choices (case-insensitive), or an error listing them. */
+int ee_mx_choice(const mxArray *a, const char *what, const char *const *choices, int n);
+EeDevice ee_mx_device(const mxArray *a);
+/* Integer row vector; returns count. */
+int ee_mx_int_vector(const mxArray *a, const char *what, long lo, long hi, int *out, int maxn);
+
+/* ---- data ------------------------------------------------------------------- */
+/* Token matrix N x T (int32, or integer-valued double), 1-based ids in
+ * 1..V, converted to 0-based row-major (mxMalloc'd). T must equal T_model
+ * when T_model > 0; V = 0 skips the range check. */
+int32_t *ee_mx_tokens(const mxArray *a, const char *what, int T_model, int V, int *N);
+/* Logical / numeric 0-1 mask N x T, row-major bytes (mxMalloc'd). */
+uint8_t *ee_mx_mask(const mxArray *a, const char *what, int N, int T);
+/* Dense N x D single/double matrix, finite, row-major float (mxMalloc'd). */
+float *ee_mx_dense(const mxArray *a, const char *what, int D, int *N);
+/* Class labels: N-vector of integers in 1..C (C = 0: any >= 1), 0-based. */
+int32_t *ee_mx_labels(const mxArray *a, const char *what, int N, int C, int *maxlabel);
+/* Attribution maps N x T (single/double, finite), row-major float. */
+float *ee_mx_maps(const mxArray *a, const char *what, int N, int T);
+
+/* ---- outputs ------------------------------------------------------------------ */
+/* Row-major float rows x cols -> new single Octave matrix (column-major). */
+mxArray *ee_mx_single_matrix(const float *rowmajor, int rows, int cols);
+mxArray *ee_mx_double_vector(const double *v, int n);  /* n x 1 */
+mxArray *ee_mx_row(const double *v, int n);            /* 1 x n */
+
+/* ---- models -------------------------------------------------------------------- */
+/* Loads and validates a model struct (ee:badModel on any defect). */
+EeModel *ee_mx_model(const mxArray *a, const char *what);
+/* True when a looks like a trained model struct (has kind and weights). */
+int ee_mx_is_model(const mxArray *a);
+/* A model struct with kind, sizes and weights (plus fields added later). */
+mxArray *ee_mx_model_struct(const EeModel *m);
+/* Sets (adding if needed) field `name` of a scalar struct. */
+void ee_mx_set(mxArray *s, const char *name, mxArray *v);
+
+/* ---- progress ------------------------------------------------------------------ */
+void ee_mx_print(void *ctx, const char *line);
+
+#endif

@@ -1,0 +1,45 @@
+/* ee_predict.c: MEX gateway. Class labels and logits of a classifier
+ * (see ee_predict.m). */
+#include "ee_mx.h"
+
+enum { O_MASK, O_BATCH, O_DEVICE, NOPT };
+static const char *const opt_names[NOPT] = {"mask", "batch", "device"};
+
+void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    if (nrhs < 2) ee_mx_error("ee:badInput", "usage: [labels, logits] = ee_predict(model, X, ...)");
+    if (nlhs > 2) ee_mx_error("ee:badInput", "ee_predict returns at most two outputs");
+    ee_mx_begin();
+    EeMxOpt o[NOPT];
+    for (int k = 0; k < NOPT; k++) { o[k].name = opt_names[k]; o[k].value = NULL; }
+    ee_mx_parse_options("ee_predict", nrhs, prhs, 2, o, NOPT);
+    EeModel *m = ee_mx_model(prhs[0], "model");
+    const EeConfig *c = ee_model_config(m);
+    if (c->head != EE_HEAD_CLASSIFIER)
+        ee_mx_error("ee:badModel", "this model is an Empirical Explainer; use ee_explain");
+    EeInput in = {0};
+    if (c->kind == EE_KIND_MLP) {
+        in.x = ee_mx_dense(prhs[1], "X", c->D, &in.n);
+        if (o[O_MASK].value) ee_mx_error("ee:badInput", "'mask' applies to token models only");
+    } else {
+        in.ids = ee_mx_tokens(prhs[1], "X", c->T, c->vocab, &in.n);
+        if (o[O_MASK].value) in.mask = ee_mx_mask(o[O_MASK].value, "'mask'", in.n, c->T);
+    }
+    int batch = o[O_BATCH].value ? ee_mx_int(o[O_BATCH].value, "'batch'", 1, 1 << 20) : 0;
+    EeDevice dev = ee_mx_device(o[O_DEVICE].value);
+    int C = c->classes;
+    float *logits = mxMalloc(sizeof(float) * ((size_t)in.n * C + 1));
+    EeStatus st = ee_model_predict(m, &in, logits, batch, dev);
+    if (st) ee_mx_fail(st);
+    mxArray *labels = mxCreateNumericMatrix((size_t)in.n, 1, mxINT32_CLASS, mxREAL);
+    int32_t *lab = mxGetData(labels);
+    for (int i = 0; i < in.n; i++) { /* argmax, ties to the lowest class */
+        int best = 0;
+        for (int k = 1; k < C; k++)
+            if (logits[(size_t)i * C + k] > logits[(size_t)i * C + best]) best = k;
+        lab[i] = best + 1;
+    }
+    plhs[0] = labels;
+    if (nlhs > 1) plhs[1] = ee_mx_single_matrix(logits, in.n, C);
+    ee_mx_cleanup();
+}

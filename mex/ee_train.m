@@ -1,0 +1,113 @@
+## -*- texinfo -*-
+## @deftypefn  {} {@var{model} =} ee_train (@var{spec}, @var{X}, @var{y}, @dots{})
+## @deftypefnx {} {@var{expl} =} ee_train (@var{model}, @var{X}, @var{A}, @dots{})
+## Train a text classifier, or an Empirical Explainer of a trained classifier.
+##
+## @strong{Classifier.} @var{spec} is a kind name (@qcode{'transformer'},
+## @qcode{'cnn'}, @qcode{'mlp'}) or a struct with field @code{kind} and
+## optional sizes: transformer @code{d} (64), @code{heads} (4), @code{layers}
+## (2), @code{ffn} (256); cnn @code{d} (64), @code{filters} (100),
+## @code{widths} ([3 4 5]); mlp @code{hidden} ([64]); all kinds @code{bias}
+## (true; false gives the bias-free cnn/mlp), @code{classes} (default
+## max(@var{y})), @code{vocab} (default max(@var{X}(:))).  Sizes may also be
+## given as name/value options.  @var{X} is an N x T int32 matrix of 1-based
+## token ids (PAD = 1 after the last real token), or N x D single for an
+## mlp; @var{y} holds the N class indices (1-based).
+##
+## @strong{Explainer.} With a trained classifier as first argument and an
+## N x T single matrix @var{A} of attribution maps, builds an Empirical
+## Explainer (embedding module and encoder copied from the classifier, a new
+## head, attention to every position, MSE loss).  Option @qcode{'head'}:
+## @qcode{'flat'} (default, the reference design) or @qcode{'token'}.
+##
+## Options (name/value, case-insensitive):
+## @table @asis
+## @item 'validation'
+## @{Xv, yv@} (or @{Xv, Av@}): early stopping on the validation loss, the
+## weights of the best epoch are kept.
+## @item 'epochs', 'lr', 'batch', 'patience', 'seed', 'dropout'
+## Adam training; defaults depend on the kind (transformer: 10, 5e-4, 32, 3,
+## 1, 0.1; cnn: 10, 1e-3, 50, 3, 1, 0.5; mlp: 50, 1e-3, 32, 3, 1, 0).
+## @item 'device'
+## 'auto' (default), 'cpu' or 'gpu'.
+## @item 'verbose'
+## true (default) prints a progress line with rate and ETA.
+## @end table
+##
+## The result is a plain struct (kind, sizes, weights as single arrays,
+## @code{settings}, @code{history}) that @code{save}/@code{load} round-trip;
+## its layout is documented in doc/MODEL_FORMAT.md.
+## @seealso{ee_predict, ee_explain, ee_ig, ee_sv}
+## @end deftypefn
+
+## The function itself is the MEX file beside this help stub.
+
+%!shared X, y
+%! X = int32([3 5 6 4 1 1; 3 7 8 9 4 1; 3 5 5 4 1 1; 3 9 8 4 1 1]);
+%! y = int32([1; 2; 1; 2]);
+
+%!test
+%! m = ee_train ('mlp', single (rand (20, 3)), randi (2, 20, 1), 'epochs', 2, 'verbose', false);
+%! assert (m.kind, 'mlp');
+%! assert (m.D, 3);
+%! assert (class (m.fc(1).W), 'single');
+%! assert (m.history.epochs_run, 2);
+
+%!test
+%! ## spec struct, sizes honoured; save/load round trip keeps the logits
+%! s = struct ('kind', 'transformer', 'd', 8, 'heads', 2, 'layers', 1, 'ffn', 16);
+%! m = ee_train (s, X, y, 'epochs', 3, 'verbose', false, 'vocab', 12);
+%! assert ([m.d m.heads m.layers m.ffn m.vocab m.T m.classes], [8 2 1 16 12 6 2]);
+%! assert (size (m.encoder(1).Wq), [8 8]);
+%! f = [tempname() '.mat'];
+%! save ('-v7', f, 'm'); r = load (f); delete (f);
+%! [~, a] = ee_predict (m, X); [~, b] = ee_predict (r.m, X);
+%! assert (a, b);
+
+%!test
+%! ## same seed, same model
+%! a = ee_train ('cnn', X, y, 'epochs', 2, 'verbose', false, 'd', 4, 'filters', 3, 'widths', [2 3], 'seed', 7);
+%! b = ee_train ('cnn', X, y, 'epochs', 2, 'verbose', false, 'd', 4, 'filters', 3, 'widths', [2 3], 'seed', 7);
+%! assert (a.conv(2).W, b.conv(2).W);
+%! assert (size (a.conv(2).W), [3 4 3]);
+
+%!test
+%! m = ee_train ('cnn', X, y, 'epochs', 1, 'verbose', false, 'bias', false, 'd', 4, 'filters', 2);
+%! assert (m.bias, false);
+%! assert (! isfield (m.conv, 'b'));
+%! assert (! isfield (m, 'bc'));
+
+%!error <ee_train> ee_train ('cnn', X)
+%!error <Invalid call|usage> ee_train ()
+%!error id=ee:badInput ee_train ('cnn', X, y, 'epochs')
+%!error id=ee:badInput ee_train ('cnn', X, y, 'nosuchoption', 1)
+%!error id=ee:badInput ee_train ('cnn', X, y, 3, 1)
+%!error id=ee:badInput ee_train ('rnn', X, y)
+%!error id=ee:badInput ee_train (struct ('kind', 'cnn', 'depth', 3), X, y)
+%!error id=ee:badInput ee_train ('cnn', single (X), y)
+%!error id=ee:badInput ee_train ('cnn', 'abc', y)
+%!error id=ee:badInput ee_train ('cnn', X - 1, y)
+%!error id=ee:badInput ee_train ('cnn', double (X) + 0.5, y)
+%!error id=ee:badInput ee_train ('cnn', X, [1; 2; 3])
+%!error id=ee:badInput ee_train ('cnn', X, [1; 2; 0; 1])
+%!error id=ee:badInput ee_train ('cnn', X, [1; 2; NaN; 1])
+%!error id=ee:badInput ee_train ('cnn', X, y, 'classes', 1)
+%!error id=ee:badInput ee_train ('cnn', X, [1; 2; 3; 1], 'classes', 2)
+%!error id=ee:badInput ee_train ('cnn', X, y, 'vocab', 5)
+%!error id=ee:badInput ee_train ('cnn', X, y, 'lr', -1)
+%!error id=ee:badInput ee_train ('cnn', X, y, 'lr', NaN)
+%!error id=ee:badInput ee_train ('cnn', X, y, 'epochs', 0)
+%!error id=ee:badInput ee_train ('cnn', X, y, 'epochs', 1.5)
+%!error id=ee:badInput ee_train ('cnn', X, y, 'dropout', 1)
+%!error id=ee:badInput ee_train ('cnn', X, y, 'device', 'tpu')
+%!error id=ee:badInput ee_train ('cnn', X, y, 'verbose', 2)
+%!error id=ee:badInput ee_train ('cnn', X, y, 'validation', {X})
+%!error id=ee:badInput ee_train ('cnn', X, y, 'validation', {X(:, 1:3), y})
+%!error id=ee:badInput ee_train ('cnn', X, y, 'validation', {X, [1; 2]})
+%!error id=ee:badInput ee_train ('cnn', X, y, 'widths', [2 0])
+%!error id=ee:badInput ee_train ('cnn', X, y, 'widths', ones (1, 9))
+%!error id=ee:badModel ee_train ('cnn', X, y, 'widths', 7)
+%!error id=ee:badModel ee_train ('transformer', X, y, 'd', 6, 'heads', 4)
+%!error id=ee:badModel ee_train ('transformer', X, y, 'bias', false)
+%!error id=ee:badInput ee_train ('mlp', single ([1 NaN; 2 3]), [1; 2])
+%!error id=ee:badInput ee_train ('mlp', X, y, 'head', 'flat')

