@@ -184,6 +184,60 @@ typedef struct {
 EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
                   const EeTrainOptions *opt, EeHistory *hist);
 
+/* ---- attribution ---------------------------------------------------------- */
+typedef enum {
+    EE_IG_GAUSSLEGENDRE = 0, EE_IG_RIEMANN_RIGHT, EE_IG_RIEMANN_LEFT, EE_IG_RIEMANN_MIDDLE,
+    EE_IG_RIEMANN_TRAPEZOID, EE_IG_XGRAD
+} EeIgMethod;
+typedef enum { EE_BASELINE_PAD = 0, EE_BASELINE_ZERO, EE_BASELINE_IDS } EeBaseline;
+
+typedef struct {
+    int steps;                    /* s (IG) or samples (SV) */
+    EeIgMethod method;            /* IG only */
+    EeBaseline baseline;
+    const int32_t *baseline_ids;  /* N x T, 0-based, for EE_BASELINE_IDS */
+    const int32_t *target;        /* N, 0-based; NULL = argmax */
+    /* SV: explicit permutations: perms[i] holds steps x n_i 0-based feature
+     * indices, row-major (NULL = draw from seed) */
+    const int32_t *const *perms;
+    uint64_t seed;
+    /* Row index of in->ids[0] in the caller's full data: the SV streams are
+     * keyed by it, so a run split by row ranges equals the unsplit run. */
+    long row_offset;
+    int batch;                    /* rows per model pass (0 = automatic) */
+    EeDevice device;
+    int verbose;
+    void (*print)(void *ctx, const char *line);
+    void *print_ctx;
+} EeAttrOptions;
+
+void ee_attr_options_defaults(EeAttrOptions *o);
+
+/* Per-row results (arrays of length N, allocated by the caller; any may be
+ * NULL) and totals. */
+typedef struct {
+    int32_t *target;   /* 0-based */
+    float *fx, *fbaseline, *delta;
+    long forward, backward;
+    double seconds;
+} EeAttrInfo;
+
+/* Integrated Gradients / X-Gradient: A is N x T (token models) or N x D
+ * (mlp), row-major. */
+EeStatus ee_ig_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o, float *A,
+                         EeAttrInfo *info);
+/* Shapley Value Sampling (token models): A is N x T. */
+EeStatus ee_sv_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o, float *A,
+                         EeAttrInfo *info);
+/* Exact Shapley values by enumerating all 2^n coalitions of the n real
+ * tokens (n <= 12), same features, baseline and mask as ee_sv. */
+EeStatus ee_shapley_exact(EeModel *m, const EeInput *in, const EeAttrOptions *o, float *A,
+                          EeAttrInfo *info);
+/* Number of real (non-special) tokens of a row. */
+int ee_count_real(const int32_t *ids, int T);
+/* Gauss-Legendre / Riemann nodes and weights (alpha, w of length s). */
+EeStatus ee_ig_nodes(EeIgMethod method, int s, double *alpha, double *w);
+
 /* ---- random numbers ------------------------------------------------------ */
 /* splitmix64-seeded xoshiro256** (see doc/RANDOM.md). */
 typedef struct { uint64_t s[4]; } EeRng;

@@ -1,0 +1,178 @@
+/* attr_common.c: shared pieces of the attribution samplers (see
+ * attr_common.h). */
+#include "attr_common.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ee_attr_options_defaults(EeAttrOptions *o)
+{
+    memset(o, 0, sizeof *o);
+    o->steps = 20;
+    o->method = EE_IG_GAUSSLEGENDRE;
+    o->baseline = EE_BASELINE_PAD;
+    o->seed = 1;
+    o->device = EE_DEVICE_AUTO;
+    o->verbose = 1;
+}
+
+int ee_count_real(const int32_t *ids, int T)
+{
+    int n = 0;
+    for (int t = 0; t < T; t++) n += !EE_IS_SPECIAL(ids[t]);
+    return n;
+}
+
+int ee_attr_default_batch(const EeConfig *c)
+{
+    switch (c->kind) {
+    case EE_KIND_TRANSFORMER: return 64;
+    case EE_KIND_CNN: return 256;
+    default: return 1024;
+    }
+}
+
+EeStatus ee_attr_check(const EeModel *m, const EeInput *in, const EeAttrOptions *o, int for_sv)
+{
+    const EeConfig *c = &m->cfg;
+    if (c->head != EE_HEAD_CLASSIFIER)
+        return ee_fail(EE_ERR_MODEL, "attributions explain a classifier; this model is an Empirical Explainer");
+    EeStatus st = ee_input_check(m, in);
+    if (st) return st;
+    if (o->steps < 1) return ee_fail(EE_ERR_INPUT, "the number of %s must be >= 1, got %d",
+                                     for_sv ? "samples" : "steps", o->steps);
+    if (o->batch < 0) return ee_fail(EE_ERR_INPUT, "'batch' must be >= 1");
+    if (o->target)
+        for (int i = 0; i < in->n; i++)
+            if (o->target[i] < 0 || o->target[i] >= c->classes)
+                return ee_fail(EE_ERR_INPUT, "target(%d) = %d is not a class in 1..%d", i + 1,
+                               o->target[i] + 1, c->classes);
+    if (!ee_is_token_model(c)) {
+        if (for_sv) return ee_fail(EE_ERR_UNSUPPORTED, "Shapley sampling is defined for token models (transformer, cnn), not mlp");
+        if (o->baseline != EE_BASELINE_ZERO)
+            return ee_fail(EE_ERR_INPUT, "an mlp has dense inputs: only the 'zero' baseline applies");
+        return EE_OK;
+    }
+    if (for_sv && o->baseline == EE_BASELINE_ZERO)
+        return ee_fail(EE_ERR_INPUT, "the 'zero' baseline applies to IG only; SV replaces tokens by baseline ids");
+    if (o->baseline == EE_BASELINE_IDS) {
+        if (!o->baseline_ids) return ee_fail(EE_ERR_INPUT, "baseline ids missing");
+        for (size_t k = 0; k < (size_t)in->n * c->T; k++)
+            if (o->baseline_ids[k] < 0 || o->baseline_ids[k] >= c->vocab)
+                return ee_fail(EE_ERR_INPUT, "baseline id %d at row %zu, column %zu is outside the vocabulary 1..%d",
+                               o->baseline_ids[k] + 1, k / c->T + 1, k % c->T + 1, c->vocab);
+    }
+    return EE_OK;
+}
+
+void ee_attr_row_mask(const EeModel *m, const EeInput *in, int i, uint8_t *mask)
+{
+    int T = m->cfg.T;
+    const int32_t *ids = in->ids + (size_t)i * T;
+    for (int t = 0; t < T; t++)
+        mask[t] = in->mask ? in->mask[(size_t)i * T + t] != 0 : ids[t] != EE_PAD;
+}
+
+void ee_attr_row_baseline(const EeModel *m, const EeInput *in, const EeAttrOptions *o, int i,
+                          int32_t *b)
+{
+    int T = m->cfg.T;
+    const int32_t *ids = in->ids + (size_t)i * T;
+    for (int t = 0; t < T; t++) {
+        if (EE_IS_SPECIAL(ids[t])) b[t] = ids[t]; /* feature 0 keeps its ids */
+        else b[t] = o->baseline == EE_BASELINE_IDS ? o->baseline_ids[(size_t)i * T + t] : EE_PAD;
+    }
+}
+
+static void say(const EeAttrOptions *o, const char *fmt, ...)
+{
+    if (!o->verbose) return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (o->print) o->print(o->print_ctx, line);
+    else fprintf(stderr, "%s\n", line);
+}
+
+void ee_progress_start(EeProgress *p, const EeAttrOptions *o, const char *what, long total)
+{
+    p->o = o;
+    p->what = what;
+    p->t0 = p->last = ee_now();
+    p->total = total;
+}
+
+void ee_progress_tick(EeProgress *p, long done)
+{
+    double now = ee_now();
+    if (!p->o->verbose || now - p->last < 2.0 || done <= 0) return;
+    p->last = now;
+    double rate = done / (now - p->t0), eta = (p->total - done) / rate;
+    say(p->o, "  %s: %ld/%ld sequences  %.1f seq/s  ETA %.0fs", p->what, done, p->total, rate, eta);
+}
+
+void ee_progress_end(EeProgress *p, long done, long passes)
+{
+    double s = ee_now() - p->t0;
+    if (p->o->verbose && s >= 2.0)
+        say(p->o, "  %s: %ld sequences in %.1fs (%.1f seq/s, %ld model passes)", p->what, done, s,
+            done / s, passes);
+}
+
+EeStatus ee_attr_logits(EeRun *r, const int32_t *ids, const uint8_t *mask, int B, float *out)
+{
+    EeStatus st = ee_run_set_input(r, ids, mask, NULL, B);
+    if (st) return st;
+    ee_run_embed(r, B);
+    ee_run_forward(r, B, 0);
+    r->be->download(out, r->out, sizeof(float) * (size_t)B * r->m->cfg.classes);
+    return EE_OK;
+}
+
+EeStatus ee_attr_targets(EeRun *r, const EeInput *in, const EeAttrOptions *o, int32_t *target,
+                         float *fx)
+{
+    const EeConfig *c = &r->m->cfg;
+    int B = r->Bmax, C = c->classes, T = c->T;
+    float *out = malloc(sizeof(float) * (size_t)B * C);
+    float *x = NULL;
+    uint8_t *mask = ee_is_token_model(c) ? malloc((size_t)B * T) : NULL;
+    if (!out || (ee_is_token_model(c) && !mask)) {
+        free(out);
+        free(mask);
+        return ee_fail(EE_ERR_NOMEM, "out of memory");
+    }
+    EeStatus st = EE_OK;
+    for (int i0 = 0; i0 < in->n && !st; i0 += B) {
+        int nb = in->n - i0 < B ? in->n - i0 : B;
+        if (ee_is_token_model(c)) {
+            for (int i = 0; i < nb; i++) ee_attr_row_mask(r->m, in, i0 + i, mask + (size_t)i * T);
+            st = ee_attr_logits(r, in->ids + (size_t)i0 * T, mask, nb, out);
+        } else {
+            x = (float *)in->x + (size_t)i0 * c->D;
+            if (!(st = ee_run_set_input(r, NULL, NULL, x, nb))) {
+                ee_run_embed(r, nb);
+                ee_run_forward(r, nb, 0);
+                r->be->download(out, r->out, sizeof(float) * (size_t)nb * C);
+            }
+        }
+        for (int i = 0; i < nb && !st; i++) {
+            const float *z = out + (size_t)i * C;
+            int t = 0;
+            if (o->target) t = o->target[i0 + i];
+            else
+                for (int k = 1; k < C; k++)
+                    if (z[k] > z[t]) t = k; /* ties to the lowest class */
+            target[i0 + i] = t;
+            fx[i0 + i] = z[t];
+        }
+    }
+    free(out);
+    free(mask);
+    return st;
+}

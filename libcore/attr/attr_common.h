@@ -1,0 +1,39 @@
+/* attr_common.h: what the attribution samplers share: option checks,
+ * original masks and baselines, a batched forward evaluator, progress. */
+#ifndef EE_ATTR_COMMON_H
+#define EE_ATTR_COMMON_H
+
+#include "../models/model_impl.h"
+
+/* Validates options against the model and input (targets, baseline ids). */
+EeStatus ee_attr_check(const EeModel *m, const EeInput *in, const EeAttrOptions *o, int for_sv);
+
+/* Original attention mask of row i (1 = attended), from in->mask or id != PAD. */
+void ee_attr_row_mask(const EeModel *m, const EeInput *in, int i, uint8_t *mask);
+/* Baseline ids of row i for the pad / ids baselines. */
+void ee_attr_row_baseline(const EeModel *m, const EeInput *in, const EeAttrOptions *o, int i,
+                          int32_t *ids);
+
+/* Rate/ETA progress printer, at most one line every 2 s. */
+typedef struct {
+    const EeAttrOptions *o;
+    const char *what;
+    double t0, last;
+    long total;
+} EeProgress;
+void ee_progress_start(EeProgress *p, const EeAttrOptions *o, const char *what, long total);
+void ee_progress_tick(EeProgress *p, long done);
+void ee_progress_end(EeProgress *p, long done, long passes);
+
+/* Default rows per model pass for a model. */
+int ee_attr_default_batch(const EeConfig *c);
+
+/* Forward logits of B token rows (row-major ids and masks, host) into
+ * out (host, B x classes). */
+EeStatus ee_attr_logits(EeRun *r, const int32_t *ids, const uint8_t *mask, int B, float *out);
+
+/* Targets and f(x) of every row (argmax when o->target is NULL). */
+EeStatus ee_attr_targets(EeRun *r, const EeInput *in, const EeAttrOptions *o, int32_t *target,
+                         float *fx);
+
+#endif

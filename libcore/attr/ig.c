@@ -1,0 +1,249 @@
+/* ig.c: Integrated Gradients (all node rules of MODELS.md) and
+ * X-Gradient. The interpolation points of several sequences go through the
+ * model together; gradients to the embedding-layer output are accumulated
+ * on the backend, weighted by the node weights. */
+#include "attr_common.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Gauss-Legendre nodes on [-1, 1] by Newton's method on P_s, in ascending
+ * order (as numpy's leggauss, which Captum uses). */
+static void gauss_legendre(int s, double *x, double *g)
+{
+    for (int i = 0; i < (s + 1) / 2; i++) {
+        double z = cos(M_PI * (i + 0.75) / (s + 0.5)), pp = 0;
+        for (int it = 0; it < 100; it++) {
+            double p1 = 1, p2 = 0;
+            for (int j = 1; j <= s; j++) {
+                double p3 = p2;
+                p2 = p1;
+                p1 = ((2.0 * j - 1) * z * p2 - (j - 1.0) * p3) / j;
+            }
+            pp = s * (z * p1 - p2) / (z * z - 1);
+            double dz = p1 / pp;
+            z -= dz;
+            if (fabs(dz) < 1e-16) break;
+        }
+        /* recompute the derivative at the converged root */
+        double p1 = 1, p2 = 0;
+        for (int j = 1; j <= s; j++) {
+            double p3 = p2;
+            p2 = p1;
+            p1 = ((2.0 * j - 1) * z * p2 - (j - 1.0) * p3) / j;
+        }
+        pp = s * (z * p1 - p2) / (z * z - 1);
+        double wt = 2.0 / ((1 - z * z) * pp * pp);
+        x[i] = -z;            /* ascending: negative roots first */
+        x[s - 1 - i] = z;
+        g[i] = g[s - 1 - i] = wt;
+    }
+    if (s % 2) x[s / 2] = 0.0;
+}
+
+EeStatus ee_ig_nodes(EeIgMethod method, int s, double *a, double *w)
+{
+    if (s < 1) return ee_fail(EE_ERR_INPUT, "'steps' must be >= 1, got %d", s);
+    switch (method) {
+    case EE_IG_GAUSSLEGENDRE:
+        gauss_legendre(s, a, w);
+        for (int k = 0; k < s; k++) { a[k] = (1 + a[k]) / 2; w[k] /= 2; }
+        return EE_OK;
+    case EE_IG_XGRAD:
+        if (s != 1) return ee_fail(EE_ERR_INPUT, "xgrad uses one gradient");
+        a[0] = 1;
+        w[0] = 1;
+        return EE_OK;
+    default:
+        break;
+    }
+    if (s < 2) return ee_fail(EE_ERR_INPUT, "the Riemann methods need 'steps' >= 2, got %d", s);
+    for (int k = 1; k <= s; k++) {
+        double *ak = &a[k - 1], *wk = &w[k - 1];
+        *wk = 1.0 / s;
+        switch (method) {
+        case EE_IG_RIEMANN_RIGHT: *ak = (double)k / s; break;
+        case EE_IG_RIEMANN_LEFT: *ak = (k - 1.0) / s; break;
+        case EE_IG_RIEMANN_MIDDLE: *ak = (k - 0.5) / s; break;
+        case EE_IG_RIEMANN_TRAPEZOID:
+            *ak = (k - 1.0) / (s - 1);
+            if (k == 1 || k == s) *wk = 0.5 / s; /* Captum's step sizes: sum (s-1)/s */
+            break;
+        default: return ee_fail(EE_ERR_INPUT, "unknown IG method %d", (int)method);
+        }
+    }
+    return EE_OK;
+}
+
+EeStatus ee_ig_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o, float *A,
+                         EeAttrInfo *info)
+{
+    const EeConfig *c = &m->cfg;
+    int xgrad = o->method == EE_IG_XGRAD;
+    EeAttrOptions opt = *o;
+    if (xgrad) {
+        if (!ee_config_homogeneous(c))
+            return ee_fail(EE_ERR_UNSUPPORTED,
+                           "xgrad needs a nonnegatively homogeneous network (a bias-free cnn or mlp), not a %s%s",
+                           ee_kind_name(c->kind), c->kind != EE_KIND_TRANSFORMER && c->bias ? " with biases" : "");
+        opt.steps = 1;
+        opt.baseline = EE_BASELINE_ZERO;
+    }
+    EeStatus st = ee_attr_check(m, in, &opt, 0);
+    if (st) return st;
+    int s = opt.steps;
+    double *alpha = malloc(sizeof(double) * s), *wts = malloc(sizeof(double) * s);
+    if (!alpha || !wts) { free(alpha); free(wts); return ee_fail(EE_ERR_NOMEM, "out of memory"); }
+    if ((st = ee_ig_nodes(opt.method, s, alpha, wts))) { free(alpha); free(wts); return st; }
+    EeDevice dev;
+    if ((st = ee_device_resolve(opt.device, &dev))) { free(alpha); free(wts); return st; }
+    const EeBackend *be = ee_backend_for(dev);
+
+    int token = ee_is_token_model(c), T = token ? c->T : 1, C = c->classes, N = in->n;
+    int R = opt.batch > 0 ? opt.batch : ee_attr_default_batch(c);
+    int G = R / s > 0 ? R / s : 1;            /* sequences per group */
+    if (G > N) G = N > 0 ? N : 1;
+    int Bmax = R > 2 * G ? R : 2 * G;
+    EeRun *r = NULL;
+    if ((st = ee_run_new(m, be, Bmax, 1, 0, &r))) { free(alpha); free(wts); return st; }
+    size_t W = (size_t)r->in_width;
+    int fail = 0;
+    float *ex = ee_run_alloc(r, sizeof(float) * G * W, &fail);
+    float *eb = ee_run_alloc(r, sizeof(float) * G * W, &fail);
+    float *diff = ee_run_alloc(r, sizeof(float) * G * W, &fail);
+    float *acc = ee_run_alloc(r, sizeof(float) * G * W, &fail);
+    float *d_dout = ee_run_alloc(r, sizeof(float) * Bmax * C, &fail);
+    int32_t *h_ids = malloc(sizeof(int32_t) * Bmax * T);
+    uint8_t *h_mask = malloc((size_t)Bmax * T);
+    float *h_dout = malloc(sizeof(float) * Bmax * C);
+    float *h_out = malloc(sizeof(float) * Bmax * C);
+    float *h_diff = malloc(sizeof(float) * G * W), *h_acc = malloc(sizeof(float) * G * W);
+    int32_t *target = malloc(sizeof(int32_t) * (N ? N : 1));
+    float *fx = malloc(sizeof(float) * (N ? N : 1));
+    float *fb = malloc(sizeof(float) * (N ? N : 1));
+    if (fail || !fb || !h_ids || !h_mask || !h_dout || !h_out || !h_diff || !h_acc || !target || !fx) {
+        st = ee_fail(EE_ERR_NOMEM, "out of memory for IG buffers (batch %d)", Bmax);
+        goto done;
+    }
+    double t0 = ee_now();
+    long fwd = 0, bwd = 0;
+    EeProgress prog;
+    ee_progress_start(&prog, &opt, xgrad ? "xgrad" : "ig", N);
+    for (int i0 = 0; i0 < N && !st; i0 += G) {
+        int g_n = N - i0 < G ? N - i0 : G;
+        /* e_x of the group, then e_b (pad/ids baselines) or 0 */
+        if (token) {
+            for (int g = 0; g < g_n; g++) {
+                memcpy(h_ids + (size_t)g * T, in->ids + (size_t)(i0 + g) * T, sizeof(int32_t) * T);
+                ee_attr_row_mask(m, in, i0 + g, h_mask + (size_t)g * T);
+            }
+            if ((st = ee_run_set_input(r, h_ids, h_mask, NULL, g_n))) break;
+        } else if ((st = ee_run_set_input(r, NULL, NULL, in->x + (size_t)i0 * c->D, g_n))) {
+            break;
+        }
+        ee_run_embed(r, g_n);
+        be->copy(ex, r->e, sizeof(float) * g_n * W);
+        if (opt.baseline == EE_BASELINE_ZERO) {
+            be->zero(eb, sizeof(float) * g_n * W);
+        } else {
+            for (int g = 0; g < g_n; g++) ee_attr_row_baseline(m, in, &opt, i0 + g, h_ids + (size_t)g * T);
+            if ((st = ee_run_set_input(r, h_ids, h_mask, NULL, g_n))) break;
+            ee_run_embed(r, g_n);
+            be->copy(eb, r->e, sizeof(float) * g_n * W);
+        }
+        be->copy(diff, ex, sizeof(float) * g_n * W);
+        be->axpy((size_t)g_n * W, -1.0f, eb, diff);
+        /* f at e_x and e_b (targets, fx, fbaseline), one pass of 2 g_n rows */
+        if (token) {
+            for (int g = 0; g < g_n; g++) {
+                memcpy(h_ids + (size_t)(g_n + g) * T, in->ids + (size_t)(i0 + g) * T, sizeof(int32_t) * T);
+                memcpy(h_ids + (size_t)g * T, in->ids + (size_t)(i0 + g) * T, sizeof(int32_t) * T);
+                memcpy(h_mask + (size_t)(g_n + g) * T, h_mask + (size_t)g * T, T);
+            }
+            if ((st = ee_run_set_input(r, h_ids, h_mask, NULL, 2 * g_n))) break;
+        }
+        be->copy(r->e, ex, sizeof(float) * g_n * W);
+        be->copy(r->e + (size_t)g_n * W, eb, sizeof(float) * g_n * W);
+        ee_run_forward(r, 2 * g_n, 0);
+        fwd += 2 * g_n;
+        be->download(h_out, r->out, sizeof(float) * 2 * g_n * C);
+        for (int g = 0; g < g_n; g++) {
+            const float *z = h_out + (size_t)g * C;
+            int t = 0;
+            if (opt.target) t = opt.target[i0 + g];
+            else for (int k = 1; k < C; k++) if (z[k] > z[t]) t = k;
+            target[i0 + g] = t;
+            fx[i0 + g] = z[t];
+            fb[i0 + g] = h_out[(size_t)(g_n + g) * C + t];
+        }
+        /* interpolation rows (g, k), in chunks of Bmax */
+        be->zero(acc, sizeof(float) * g_n * W);
+        long rows = (long)g_n * s;
+        for (long q0 = 0; q0 < rows && !st; q0 += Bmax) {
+            int nb = rows - q0 < Bmax ? (int)(rows - q0) : Bmax;
+            memset(h_dout, 0, sizeof(float) * (size_t)nb * C);
+            for (int j = 0; j < nb; j++) {
+                int g = (int)((q0 + j) / s);
+                if (token) {
+                    memcpy(h_ids + (size_t)j * T, in->ids + (size_t)(i0 + g) * T, sizeof(int32_t) * T);
+                    ee_attr_row_mask(m, in, i0 + g, h_mask + (size_t)j * T);
+                }
+                h_dout[(size_t)j * C + target[i0 + g]] = 1.0f;
+            }
+            if (token && (st = ee_run_set_input(r, h_ids, h_mask, NULL, nb))) break;
+            for (int j = 0; j < nb; j++) {
+                int g = (int)((q0 + j) / s), k = (int)((q0 + j) % s);
+                float *row = r->e + (size_t)j * W;
+                be->copy(row, eb + (size_t)g * W, sizeof(float) * W);
+                be->axpy(W, (float)alpha[k], diff + (size_t)g * W, row);
+            }
+            ee_run_forward(r, nb, 0);
+            be->upload(d_dout, h_dout, sizeof(float) * (size_t)nb * C);
+            ee_run_backward(r, nb, d_dout, 1, 0);
+            fwd += nb;
+            bwd += nb;
+            for (int j = 0; j < nb; j++) {
+                int g = (int)((q0 + j) / s), k = (int)((q0 + j) % s);
+                be->axpy(W, (float)wts[k], r->de + (size_t)j * W, acc + (size_t)g * W);
+            }
+        }
+        if (st) break;
+        /* phi = (e_x - e_b) .* acc, summed over d */
+        be->download(h_diff, diff, sizeof(float) * g_n * W);
+        be->download(h_acc, acc, sizeof(float) * g_n * W);
+        int per = token ? c->d : 1, cols = token ? T : c->D;
+        for (int g = 0; g < g_n; g++) {
+            double total = 0;
+            for (int t = 0; t < cols; t++) {
+                double sum = 0;
+                const float *dv = h_diff + (size_t)g * W + (size_t)t * per;
+                const float *av = h_acc + (size_t)g * W + (size_t)t * per;
+                for (int k = 0; k < per; k++) sum += (double)dv[k] * av[k];
+                A[(size_t)(i0 + g) * cols + t] = (float)sum;
+                total += sum;
+            }
+            if (info && info->delta) info->delta[i0 + g] = (float)(total - ((double)fx[i0 + g] - fb[i0 + g]));
+        }
+        ee_progress_tick(&prog, i0 + g_n);
+    }
+    ee_progress_end(&prog, N, fwd + bwd);
+    if (!st && info) {
+        if (info->target) memcpy(info->target, target, sizeof(int32_t) * N);
+        if (info->fx) memcpy(info->fx, fx, sizeof(float) * N);
+        if (info->fbaseline) memcpy(info->fbaseline, fb, sizeof(float) * N);
+        info->forward = fwd;
+        info->backward = bwd;
+        info->seconds = ee_now() - t0;
+    }
+done:
+    be->release(ex);
+    be->release(eb);
+    be->release(diff);
+    be->release(acc);
+    be->release(d_dout);
+    ee_run_free(r);
+    free(h_ids); free(h_mask); free(h_dout); free(h_out); free(h_diff); free(h_acc);
+    free(target); free(fx); free(fb); free(alpha); free(wts);
+    return st;
+}

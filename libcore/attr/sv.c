@@ -1,0 +1,307 @@
+/* sv.c: Shapley Value Sampling (MODELS.md) and the exact Shapley oracle.
+ *
+ * Features: each real token is one feature; special tokens and pads form
+ * feature 0, which keeps its ids and so always gets 0. A permutation adds
+ * the real tokens to the baseline one by one; each is credited with the
+ * change of the target logit. The perturbed copies of all permutations and
+ * of consecutive sequences are streamed through the model in full batches;
+ * each sequence is finished as soon as its last copy is evaluated.
+ *
+ * Permutations are drawn from the stream (seed, row_offset + i, k), so
+ * results do not depend on batch size, thread count or how the rows are
+ * split across calls. */
+#include "attr_common.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    int n;            /* real tokens */
+    int *pos;         /* their positions, in order */
+    int *perm;        /* steps x n feature indices */
+    float *vals;      /* steps x n values f(after adding the j-th feature) */
+    float fbase;
+    long pending;     /* rows not yet evaluated */
+} SeqState;
+
+static void seq_free(SeqState *q)
+{
+    if (!q) return;
+    free(q->pos);
+    free(q->perm);
+    free(q->vals);
+    free(q);
+}
+
+static EeStatus seq_new(const EeModel *m, const EeInput *in, const EeAttrOptions *o, int i,
+                        SeqState **out)
+{
+    int T = m->cfg.T, s = o->steps;
+    const int32_t *ids = in->ids + (size_t)i * T;
+    SeqState *q = calloc(1, sizeof *q);
+    if (!q) return ee_fail(EE_ERR_NOMEM, "out of memory");
+    q->n = ee_count_real(ids, T);
+    q->pos = malloc(sizeof(int) * (q->n + 1));
+    q->perm = malloc(sizeof(int) * ((size_t)s * q->n + 1));
+    q->vals = malloc(sizeof(float) * ((size_t)s * q->n + 1));
+    if (!q->pos || !q->perm || !q->vals) { seq_free(q); return ee_fail(EE_ERR_NOMEM, "out of memory"); }
+    for (int t = 0, j = 0; t < T; t++)
+        if (!EE_IS_SPECIAL(ids[t])) q->pos[j++] = t;
+    for (int k = 0; k < s; k++) {
+        int *p = q->perm + (size_t)k * q->n;
+        if (o->perms) {
+            memcpy(p, o->perms[i] + (size_t)k * q->n, sizeof(int) * q->n);
+        } else {
+            EeRng rng;
+            ee_rng_stream(&rng, o->seed, (uint64_t)(o->row_offset + i), (uint64_t)k);
+            ee_rng_permutation(&rng, q->n, p);
+        }
+    }
+    q->pending = 1 + (long)s * q->n;
+    *out = q;
+    return EE_OK;
+}
+
+/* Checks explicit permutations: each row a permutation of 0..n_i-1. */
+static EeStatus check_perms(const EeModel *m, const EeInput *in, const EeAttrOptions *o)
+{
+    int T = m->cfg.T;
+    for (int i = 0; i < in->n; i++) {
+        int n = ee_count_real(in->ids + (size_t)i * T, T);
+        if (!o->perms[i] && n > 0) return ee_fail(EE_ERR_INPUT, "permutations of row %d missing", i + 1);
+        char *seen = calloc((size_t)n + 1, 1);
+        if (!seen) return ee_fail(EE_ERR_NOMEM, "out of memory");
+        for (int k = 0; k < o->steps; k++) {
+            memset(seen, 0, (size_t)n + 1);
+            for (int j = 0; j < n; j++) {
+                int v = o->perms[i][(size_t)k * n + j];
+                if (v < 0 || v >= n || seen[v]) {
+                    free(seen);
+                    return ee_fail(EE_ERR_INPUT,
+                                   "permutations{%d}(%d,:) is not a permutation of 1..%d (the real tokens of row %d)",
+                                   i + 1, k + 1, n, i + 1);
+                }
+                seen[v] = 1;
+            }
+        }
+        free(seen);
+    }
+    return EE_OK;
+}
+
+/* phi of a finished sequence, mean over permutations of the marginals. */
+static void seq_finish(const SeqState *q, int s, int T, float *A)
+{
+    double *phi = calloc((size_t)T, sizeof(double));
+    if (!phi) return; /* caller checked memory for A; phi is tiny */
+    for (int k = 0; k < s; k++) {
+        double prev = q->fbase;
+        for (int j = 0; j < q->n; j++) {
+            double v = q->vals[(size_t)k * q->n + j];
+            phi[q->pos[q->perm[(size_t)k * q->n + j]]] += v - prev;
+            prev = v;
+        }
+    }
+    for (int t = 0; t < T; t++) A[t] = (float)(phi[t] / s);
+    free(phi);
+}
+
+EeStatus ee_sv_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o, float *A,
+                         EeAttrInfo *info)
+{
+    EeStatus st = ee_attr_check(m, in, o, 1);
+    if (st) return st;
+    if (o->perms && (st = check_perms(m, in, o))) return st;
+    const EeConfig *c = &m->cfg;
+    EeDevice dev;
+    if ((st = ee_device_resolve(o->device, &dev))) return st;
+    int T = c->T, C = c->classes, N = in->n, s = o->steps;
+    int B = o->batch > 0 ? o->batch : ee_attr_default_batch(c);
+    EeRun *r = NULL;
+    if ((st = ee_run_new(m, ee_backend_for(dev), B, 0, 0, &r))) return st;
+    double t0 = ee_now();
+    SeqState **seq = calloc((size_t)(N ? N : 1), sizeof *seq);
+    int32_t *target = malloc(sizeof(int32_t) * (N ? N : 1));
+    float *fx = malloc(sizeof(float) * (N ? N : 1));
+    int32_t *h_ids = malloc(sizeof(int32_t) * (size_t)B * T);
+    uint8_t *h_mask = malloc((size_t)B * T);
+    float *h_out = malloc(sizeof(float) * (size_t)B * C);
+    int32_t *state = malloc(sizeof(int32_t) * T);   /* coalition being built */
+    uint8_t *mask = malloc((size_t)T);
+    /* which (sequence, k, j) each row of the batch is; j = -1: baseline */
+    int *row_i = malloc(sizeof(int) * B), *row_kj = malloc(sizeof(int) * B);
+    if (!seq || !target || !fx || !h_ids || !h_mask || !h_out || !state || !mask || !row_i || !row_kj) {
+        st = ee_fail(EE_ERR_NOMEM, "out of memory for SV buffers (batch %d)", B);
+        goto done;
+    }
+    if ((st = ee_attr_targets(r, in, o, target, fx))) goto done;
+    long passes = N, done_seqs = 0;
+    int finished = 0; /* sequences [0, finished) are written to A */
+    EeProgress prog;
+    ee_progress_start(&prog, o, "sv", N);
+
+    /* generator position */
+    int gi = 0, gk = 0, gj = -1, nb = 0;
+    while (finished < N && !st) {
+        /* fill a batch */
+        while (nb < B && gi < N) {
+            if (!seq[gi]) {
+                if ((st = seq_new(m, in, o, gi, &seq[gi]))) break;
+                ee_attr_row_baseline(m, in, o, gi, state);
+                ee_attr_row_mask(m, in, gi, mask);
+                gk = 0;
+                gj = -1;
+            }
+            SeqState *q = seq[gi];
+            if (q->n == 0) { /* nothing to attribute: baseline = input */
+                q->fbase = fx[gi];
+                q->pending = 0;
+                gi++;
+                continue;
+            }
+            if (gj >= 0) { /* add feature perm[gk][gj] to the coalition */
+                int t = q->pos[q->perm[(size_t)gk * q->n + gj]];
+                state[t] = in->ids[(size_t)gi * T + t];
+            }
+            memcpy(h_ids + (size_t)nb * T, state, sizeof(int32_t) * T);
+            memcpy(h_mask + (size_t)nb * T, mask, T);
+            row_i[nb] = gi;
+            row_kj[nb] = gj < 0 ? -1 : gk * q->n + gj;
+            nb++;
+            /* advance: the baseline row, then each permutation from the baseline */
+            if (++gj >= q->n) {
+                gj = 0;
+                ee_attr_row_baseline(m, in, o, gi, state);
+                if (++gk >= s) gi++;
+            }
+        }
+        if (st) break;
+        if (nb > 0) {
+            if ((st = ee_attr_logits(r, h_ids, h_mask, nb, h_out))) break;
+            passes += nb;
+            for (int j = 0; j < nb; j++) {
+                SeqState *q = seq[row_i[j]];
+                float v = h_out[(size_t)j * C + target[row_i[j]]];
+                if (row_kj[j] < 0) q->fbase = v;
+                else q->vals[row_kj[j]] = v;
+                q->pending--;
+            }
+            nb = 0;
+        }
+        while (finished < N && seq[finished] && seq[finished]->pending == 0) {
+            SeqState *q = seq[finished];
+            if (q->n == 0) memset(A + (size_t)finished * T, 0, sizeof(float) * T);
+            else seq_finish(q, s, T, A + (size_t)finished * T);
+            if (info && info->fbaseline) info->fbaseline[finished] = q->fbase;
+            seq_free(q);
+            seq[finished] = NULL;
+            finished++;
+            done_seqs++;
+        }
+        ee_progress_tick(&prog, done_seqs);
+    }
+    ee_progress_end(&prog, done_seqs, passes);
+    if (!st && info) {
+        if (info->target) memcpy(info->target, target, sizeof(int32_t) * N);
+        if (info->fx) memcpy(info->fx, fx, sizeof(float) * N);
+        if (info->delta)
+            for (int i = 0; i < N; i++) {
+                double sum = 0;
+                for (int t = 0; t < T; t++) sum += A[(size_t)i * T + t];
+                info->delta[i] = (float)(sum - ((double)fx[i] - (info->fbaseline ? info->fbaseline[i] : 0)));
+            }
+        info->forward = passes;
+        info->backward = 0;
+        info->seconds = ee_now() - t0;
+    }
+done:
+    if (seq)
+        for (int i = 0; i < N; i++) seq_free(seq[i]);
+    free(seq); free(target); free(fx); free(h_ids); free(h_mask); free(h_out);
+    free(state); free(mask); free(row_i); free(row_kj);
+    ee_run_free(r);
+    return st;
+}
+
+/* ---- exact Shapley values (oracle) ------------------------------------------- */
+EeStatus ee_shapley_exact(EeModel *m, const EeInput *in, const EeAttrOptions *o, float *A,
+                          EeAttrInfo *info)
+{
+    EeAttrOptions opt = *o;
+    opt.steps = 1;
+    EeStatus st = ee_attr_check(m, in, &opt, 1);
+    if (st) return st;
+    const EeConfig *c = &m->cfg;
+    int T = c->T, C = c->classes, N = in->n;
+    for (int i = 0; i < N; i++)
+        if (ee_count_real(in->ids + (size_t)i * T, T) > 12)
+            return ee_fail(EE_ERR_INPUT, "exact Shapley values enumerate 2^n coalitions: row %d has %d real tokens (at most 12)",
+                           i + 1, ee_count_real(in->ids + (size_t)i * T, T));
+    EeDevice dev;
+    if ((st = ee_device_resolve(o->device, &dev))) return st;
+    int B = o->batch > 0 ? o->batch : ee_attr_default_batch(c);
+    EeRun *r = NULL;
+    if ((st = ee_run_new(m, ee_backend_for(dev), B, 0, 0, &r))) return st;
+    double t0 = ee_now();
+    long passes = N;
+    int32_t *target = malloc(sizeof(int32_t) * (N ? N : 1));
+    float *fx = malloc(sizeof(float) * (N ? N : 1));
+    int32_t *h_ids = malloc(sizeof(int32_t) * (size_t)B * T), *base = malloc(sizeof(int32_t) * T);
+    uint8_t *h_mask = malloc((size_t)B * T), *mask = malloc((size_t)T);
+    float *h_out = malloc(sizeof(float) * (size_t)B * C);
+    double *v = malloc(sizeof(double) * 4096), fact[14];
+    int pos[13];
+    if (!target || !fx || !h_ids || !base || !h_mask || !mask || !h_out || !v) {
+        st = ee_fail(EE_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    fact[0] = 1;
+    for (int k = 1; k < 14; k++) fact[k] = fact[k - 1] * k;
+    if ((st = ee_attr_targets(r, in, &opt, target, fx))) goto done;
+    for (int i = 0; i < N && !st; i++) {
+        const int32_t *ids = in->ids + (size_t)i * T;
+        int n = 0;
+        for (int t = 0; t < T; t++)
+            if (!EE_IS_SPECIAL(ids[t])) pos[n++] = t;
+        ee_attr_row_baseline(m, in, &opt, i, base);
+        ee_attr_row_mask(m, in, i, mask);
+        long ncoal = 1L << n;
+        for (long s0 = 0; s0 < ncoal && !st; s0 += B) {
+            int nb = ncoal - s0 < B ? (int)(ncoal - s0) : B;
+            for (int j = 0; j < nb; j++) {
+                int32_t *row = h_ids + (size_t)j * T;
+                memcpy(row, base, sizeof(int32_t) * T);
+                for (int f = 0; f < n; f++)
+                    if ((s0 + j) >> f & 1) row[pos[f]] = ids[pos[f]];
+                memcpy(h_mask + (size_t)j * T, mask, T);
+            }
+            if ((st = ee_attr_logits(r, h_ids, h_mask, nb, h_out))) break;
+            passes += nb;
+            for (int j = 0; j < nb; j++) v[s0 + j] = h_out[(size_t)j * C + target[i]];
+        }
+        float *a = A + (size_t)i * T;
+        memset(a, 0, sizeof(float) * T);
+        for (int f = 0; f < n; f++) {
+            double phi = 0;
+            for (long S = 0; S < ncoal; S++) {
+                if (S >> f & 1) continue;
+                int k = __builtin_popcountl((unsigned long)S);
+                phi += fact[k] * fact[n - k - 1] / fact[n] * (v[S | (1L << f)] - v[S]);
+            }
+            a[pos[f]] = (float)phi;
+        }
+        if (info && info->fbaseline) info->fbaseline[i] = (float)v[0];
+    }
+    if (!st && info) {
+        if (info->target) memcpy(info->target, target, sizeof(int32_t) * N);
+        if (info->fx) memcpy(info->fx, fx, sizeof(float) * N);
+        info->forward = passes;
+        info->backward = 0;
+        info->seconds = ee_now() - t0;
+    }
+done:
+    free(target); free(fx); free(h_ids); free(base); free(h_mask); free(mask); free(h_out); free(v);
+    ee_run_free(r);
+    return st;
+}

@@ -1,0 +1,93 @@
+/* ee_attr_mx.c: shared option handling of the attribution gateways. */
+#include "ee_attr_mx.h"
+
+#include <string.h>
+
+void ee_mx_attr_inputs(const mxArray *X, const EeModel *m, EeInput *in)
+{
+    const EeConfig *c = ee_model_config(m);
+    memset(in, 0, sizeof *in);
+    if (c->kind == EE_KIND_MLP) in->x = ee_mx_dense(X, "X", c->D, &in->n);
+    else in->ids = ee_mx_tokens(X, "X", c->T, c->vocab, &in->n);
+}
+
+void ee_mx_attr_baseline(const mxArray *v, const EeModel *m, int N, int allow_zero, EeAttrOptions *o)
+{
+    const EeConfig *c = ee_model_config(m);
+    o->baseline = c->kind == EE_KIND_MLP ? EE_BASELINE_ZERO : EE_BASELINE_PAD;
+    if (!v) return;
+    if (mxIsChar(v)) {
+        static const char *const names[] = {"pad", "zero"};
+        int k = ee_mx_choice(v, "'baseline'", names, allow_zero ? 2 : 1);
+        o->baseline = k ? EE_BASELINE_ZERO : EE_BASELINE_PAD;
+        if (c->kind == EE_KIND_MLP && o->baseline != EE_BASELINE_ZERO)
+            ee_mx_error("ee:badInput", "an mlp has dense inputs: only the 'zero' baseline applies");
+        return;
+    }
+    if (c->kind == EE_KIND_MLP)
+        ee_mx_error("ee:badInput", "an mlp has dense inputs: only the 'zero' baseline applies");
+    int n;
+    o->baseline_ids = ee_mx_tokens(v, "'baseline'", c->T, c->vocab, &n);
+    if (n != N) ee_mx_error("ee:badInput", "'baseline' must have one row per row of X (%d), got %d", N, n);
+    o->baseline = EE_BASELINE_IDS;
+}
+
+void ee_mx_attr_target(const mxArray *v, const EeModel *m, int N, EeAttrOptions *o)
+{
+    o->target = NULL;
+    if (!v) return;
+    if (mxIsChar(v)) {
+        static const char *const names[] = {"argmax"};
+        ee_mx_choice(v, "'target'", names, 1);
+        return;
+    }
+    int C = ee_model_config(m)->classes;
+    if (mxGetNumberOfElements(v) == 1 && N != 1) { /* one class for every row */
+        int t = ee_mx_int(v, "'target'", 1, C);
+        int32_t *tg = mxMalloc(sizeof(int32_t) * (N + 1));
+        for (int i = 0; i < N; i++) tg[i] = t - 1;
+        o->target = tg;
+        return;
+    }
+    o->target = ee_mx_labels(v, "'target'", N, C, NULL);
+}
+
+int *ee_mx_attr_rows(const mxArray *v, int N, int *count)
+{
+    int *rows;
+    if (!v) {
+        rows = mxMalloc(sizeof(int) * (N + 1));
+        for (int i = 0; i < N; i++) rows[i] = i;
+        *count = N;
+        return rows;
+    }
+    size_t n = mxGetNumberOfElements(v);
+    rows = mxMalloc(sizeof(int) * (n + 1));
+    *count = ee_mx_int_vector(v, "'rows'", 1, N, rows, (int)n);
+    for (int i = 0; i < *count; i++) rows[i]--;
+    return rows;
+}
+
+mxArray *ee_mx_attr_info(const EeAttrInfo *info, int N, const char *method, int steps, int with_delta)
+{
+    mxArray *s = mxCreateStructMatrix(1, 1, 0, NULL);
+    mxArray *t = mxCreateDoubleMatrix((size_t)N, 1, mxREAL);
+    double *tp = mxGetPr(t);
+    for (int i = 0; i < N; i++) tp[i] = info->target[i] + 1;
+    ee_mx_set(s, "target", t);
+    const float *cols[3] = {info->fx, info->fbaseline, info->delta};
+    const char *names[3] = {"fx", "fbaseline", "delta"};
+    for (int k = 0; k < (with_delta ? 3 : 2); k++) {
+        mxArray *a = mxCreateDoubleMatrix((size_t)N, 1, mxREAL);
+        double *p = mxGetPr(a);
+        for (int i = 0; i < N; i++) p[i] = cols[k][i];
+        ee_mx_set(s, names[k], a);
+    }
+    ee_mx_set(s, "passes", mxCreateDoubleScalar((double)(info->forward + info->backward)));
+    ee_mx_set(s, "forward_passes", mxCreateDoubleScalar((double)info->forward));
+    ee_mx_set(s, "backward_passes", mxCreateDoubleScalar((double)info->backward));
+    ee_mx_set(s, "seconds", mxCreateDoubleScalar(info->seconds));
+    ee_mx_set(s, "method", mxCreateString(method));
+    ee_mx_set(s, "steps", mxCreateDoubleScalar(steps));
+    return s;
+}

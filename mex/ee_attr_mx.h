@@ -1,0 +1,19 @@
+/* ee_attr_mx.h: what ee_ig and ee_sv share: baseline and target options,
+ * row ranges, and the info struct. */
+#ifndef EE_ATTR_MX_H
+#define EE_ATTR_MX_H
+
+#include "ee_mx.h"
+
+/* 'baseline': 'pad' | 'zero' | int32 N x T ids; 'target': 'argmax' | N-vector. */
+void ee_mx_attr_baseline(const mxArray *v, const EeModel *m, int N, int allow_zero,
+                         EeAttrOptions *o);
+void ee_mx_attr_target(const mxArray *v, const EeModel *m, int N, EeAttrOptions *o);
+/* 'rows': 1-based row indices into X (default all); returns count. */
+int *ee_mx_attr_rows(const mxArray *v, int N, int *count);
+/* Reads X for an attribution (token ids or dense). */
+void ee_mx_attr_inputs(const mxArray *X, const EeModel *m, EeInput *in);
+/* The info struct returned by ee_ig / ee_sv. */
+mxArray *ee_mx_attr_info(const EeAttrInfo *info, int N, const char *method, int steps, int with_delta);
+
+#endif

@@ -1,0 +1,74 @@
+/* ee_ig.c: MEX gateway. Integrated Gradients and X-Gradient (see ee_ig.m). */
+#include "ee_attr_mx.h"
+
+#include <string.h>
+
+enum { O_STEPS, O_METHOD, O_BASELINE, O_TARGET, O_BATCH, O_DEVICE, O_VERBOSE, O_ROWS, NOPT };
+static const char *const opt_names[NOPT] = {"steps", "method", "baseline", "target", "batch",
+                                            "device", "verbose", "rows"};
+static const char *const methods[] = {"gausslegendre", "riemann_right", "riemann_left",
+                                      "riemann_middle", "riemann_trapezoid", "xgrad"};
+
+void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    if (nrhs < 2) ee_mx_error("ee:badInput", "usage: [A, info] = ee_ig(model, X, ...)");
+    if (nlhs > 2) ee_mx_error("ee:badInput", "ee_ig returns at most two outputs");
+    ee_mx_begin();
+    EeMxOpt o[NOPT];
+    for (int k = 0; k < NOPT; k++) { o[k].name = opt_names[k]; o[k].value = NULL; }
+    ee_mx_parse_options("ee_ig", nrhs, prhs, 2, o, NOPT);
+    EeModel *m = ee_mx_model(prhs[0], "model");
+    const EeConfig *c = ee_model_config(m);
+    EeInput all;
+    ee_mx_attr_inputs(prhs[1], m, &all);
+    EeAttrOptions a;
+    ee_attr_options_defaults(&a);
+    a.print = ee_mx_print;
+    if (o[O_METHOD].value) a.method = (EeIgMethod)ee_mx_choice(o[O_METHOD].value, "'method'", methods, 6);
+    if (o[O_STEPS].value) {
+        if (a.method == EE_IG_XGRAD) ee_mx_error("ee:badInput", "'steps' does not apply to xgrad (one gradient)");
+        a.steps = ee_mx_int(o[O_STEPS].value, "'steps'", 1, 1 << 20);
+    }
+    if (a.method == EE_IG_XGRAD) {
+        a.steps = 1;
+        if (o[O_BASELINE].value) ee_mx_error("ee:badInput", "xgrad has no baseline option (it equals IG with the zero baseline)");
+    }
+    ee_mx_attr_baseline(o[O_BASELINE].value, m, all.n, 1, &a);
+    if (a.method == EE_IG_XGRAD) a.baseline = EE_BASELINE_ZERO;
+    ee_mx_attr_target(o[O_TARGET].value, m, all.n, &a);
+    if (o[O_BATCH].value) a.batch = ee_mx_int(o[O_BATCH].value, "'batch'", 1, 1 << 20);
+    a.device = ee_mx_device(o[O_DEVICE].value);
+    if (o[O_VERBOSE].value) a.verbose = ee_mx_bool(o[O_VERBOSE].value, "'verbose'");
+    int nrows;
+    int *rows = ee_mx_attr_rows(o[O_ROWS].value, all.n, &nrows);
+
+    /* gather the selected rows (IG is deterministic: no stream keys) */
+    int token = c->kind != EE_KIND_MLP, W = token ? c->T : c->D;
+    EeInput in = {.n = nrows};
+    int32_t *ids = token ? mxMalloc(sizeof(int32_t) * ((size_t)nrows * W + 1)) : NULL;
+    float *x = token ? NULL : mxMalloc(sizeof(float) * ((size_t)nrows * W + 1));
+    int32_t *bids = a.baseline_ids ? mxMalloc(sizeof(int32_t) * ((size_t)nrows * W + 1)) : NULL;
+    int32_t *tg = a.target ? mxMalloc(sizeof(int32_t) * (nrows + 1)) : NULL;
+    for (int i = 0; i < nrows; i++) {
+        if (token) memcpy(ids + (size_t)i * W, all.ids + (size_t)rows[i] * W, sizeof(int32_t) * W);
+        else memcpy(x + (size_t)i * W, all.x + (size_t)rows[i] * W, sizeof(float) * W);
+        if (bids) memcpy(bids + (size_t)i * W, a.baseline_ids + (size_t)rows[i] * W, sizeof(int32_t) * W);
+        if (tg) tg[i] = a.target[rows[i]];
+    }
+    in.ids = ids;
+    in.x = x;
+    a.baseline_ids = bids;
+    a.target = tg;
+
+    float *A = mxMalloc(sizeof(float) * ((size_t)nrows * W + 1));
+    EeAttrInfo info = {0};
+    info.target = mxMalloc(sizeof(int32_t) * (nrows + 1));
+    info.fx = mxMalloc(sizeof(float) * (nrows + 1));
+    info.fbaseline = mxMalloc(sizeof(float) * (nrows + 1));
+    info.delta = mxMalloc(sizeof(float) * (nrows + 1));
+    EeStatus st = ee_ig_attribute(m, &in, &a, A, &info);
+    if (st) ee_mx_fail(st);
+    plhs[0] = ee_mx_single_matrix(A, nrows, W);
+    if (nlhs > 1) plhs[1] = ee_mx_attr_info(&info, nrows, methods[a.method], a.steps, 1);
+    ee_mx_cleanup();
+}

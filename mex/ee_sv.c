@@ -1,0 +1,127 @@
+/* ee_sv.c: MEX gateway. Shapley Value Sampling and exact Shapley values
+ * (see ee_sv.m). */
+#include "ee_attr_mx.h"
+
+#include <string.h>
+
+enum { O_SAMPLES, O_SEED, O_PERMS, O_BASELINE, O_TARGET, O_BATCH, O_DEVICE, O_VERBOSE, O_ROWS,
+       O_EXACT, NOPT };
+static const char *const opt_names[NOPT] = {"samples", "seed", "permutations", "baseline",
+                                            "target", "batch", "device", "verbose", "rows", "exact"};
+
+/* 'permutations': 1 x N cell, cell i an s x n_i matrix of permutations of 1..n_i. */
+static const int32_t **read_perms(const mxArray *v, const EeInput *in, int T, int *steps)
+{
+    if (!mxIsCell(v) || mxGetNumberOfElements(v) != (size_t)in->n)
+        ee_mx_error("ee:badInput", "'permutations' must be a cell with one matrix per row of X (%d)", in->n);
+    const int32_t **perms = mxMalloc(sizeof(int32_t *) * (in->n + 1));
+    int s = -1;
+    for (int i = 0; i < in->n; i++) {
+        const mxArray *p = mxGetCell(v, i);
+        int n = ee_count_real(in->ids + (size_t)i * T, T);
+        if (!p || !(mxIsNumeric(p)) || mxIsComplex(p) || mxIsSparse(p) || mxGetNumberOfDimensions(p) != 2)
+            ee_mx_error("ee:badInput", "permutations{%d} must be a numeric s x %d matrix", i + 1, n);
+        int rows = (int)mxGetM(p), cols = (int)mxGetN(p);
+        if (n == 0) { perms[i] = NULL; continue; }
+        if (cols != n)
+            ee_mx_error("ee:badInput", "permutations{%d} must have %d columns (the real tokens of row %d), got %d",
+                        i + 1, n, i + 1, cols);
+        if (s < 0) s = rows;
+        if (rows != s || rows < 1)
+            ee_mx_error("ee:badInput", "every permutations{i} must have the same number of rows (samples), >= 1");
+        int32_t *q = mxMalloc(sizeof(int32_t) * ((size_t)rows * cols + 1));
+        /* values 1..n; libcore checks that each row is a permutation */
+        for (int k = 0; k < rows; k++)
+            for (int j = 0; j < cols; j++) {
+                double val;
+                size_t idx = (size_t)k + (size_t)rows * j;
+                switch (mxGetClassID(p)) {
+                case mxDOUBLE_CLASS: val = ((const double *)mxGetData(p))[idx]; break;
+                case mxSINGLE_CLASS: val = ((const float *)mxGetData(p))[idx]; break;
+                case mxINT32_CLASS: val = ((const int32_t *)mxGetData(p))[idx]; break;
+                default:
+                    ee_mx_error("ee:badInput", "permutations{%d} must be double, single or int32", i + 1);
+                }
+                if (!(val >= 1 && val <= n) || val != (double)(int)val)
+                    ee_mx_error("ee:badInput", "permutations{%d}(%d,%d) = %g is not in 1..%d", i + 1, k + 1, j + 1, val, n);
+                q[(size_t)k * cols + j] = (int32_t)val - 1;
+            }
+        perms[i] = q;
+    }
+    *steps = s < 0 ? 1 : s;
+    return perms;
+}
+
+void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    if (nrhs < 2) ee_mx_error("ee:badInput", "usage: [A, info] = ee_sv(model, X, ...)");
+    if (nlhs > 2) ee_mx_error("ee:badInput", "ee_sv returns at most two outputs");
+    ee_mx_begin();
+    EeMxOpt o[NOPT];
+    for (int k = 0; k < NOPT; k++) { o[k].name = opt_names[k]; o[k].value = NULL; }
+    ee_mx_parse_options("ee_sv", nrhs, prhs, 2, o, NOPT);
+    EeModel *m = ee_mx_model(prhs[0], "model");
+    const EeConfig *c = ee_model_config(m);
+    if (c->kind == EE_KIND_MLP)
+        ee_mx_error("ee:notSupported", "Shapley sampling is defined for token models (transformer, cnn), not mlp");
+    EeInput all;
+    ee_mx_attr_inputs(prhs[1], m, &all);
+    EeAttrOptions a;
+    ee_attr_options_defaults(&a);
+    a.print = ee_mx_print;
+    int exact = o[O_EXACT].value ? ee_mx_bool(o[O_EXACT].value, "'exact'") : 0;
+    if (o[O_SAMPLES].value) a.steps = ee_mx_int(o[O_SAMPLES].value, "'samples'", 1, 1 << 20);
+    if (o[O_SEED].value) a.seed = (uint64_t)ee_mx_int(o[O_SEED].value, "'seed'", 0, 0x7fffffff);
+    ee_mx_attr_baseline(o[O_BASELINE].value, m, all.n, 0, &a);
+    ee_mx_attr_target(o[O_TARGET].value, m, all.n, &a);
+    if (o[O_BATCH].value) a.batch = ee_mx_int(o[O_BATCH].value, "'batch'", 1, 1 << 20);
+    a.device = ee_mx_device(o[O_DEVICE].value);
+    if (o[O_VERBOSE].value) a.verbose = ee_mx_bool(o[O_VERBOSE].value, "'verbose'");
+    int nrows;
+    int *rows = ee_mx_attr_rows(o[O_ROWS].value, all.n, &nrows);
+    const int32_t **perms = NULL;
+    if (o[O_PERMS].value) {
+        if (exact) ee_mx_error("ee:badInput", "'permutations' and 'exact' exclude each other");
+        perms = read_perms(o[O_PERMS].value, &all, c->T, &a.steps);
+    }
+    int T = c->T;
+    float *A = mxMalloc(sizeof(float) * ((size_t)nrows * T + 1));
+    EeAttrInfo info = {0};
+    info.target = mxMalloc(sizeof(int32_t) * (nrows + 1));
+    info.fx = mxMalloc(sizeof(float) * (nrows + 1));
+    info.fbaseline = mxMalloc(sizeof(float) * (nrows + 1));
+    info.delta = mxMalloc(sizeof(float) * (nrows + 1));
+    long fwd = 0;
+    double secs = 0;
+    /* one call per maximal run of consecutive rows, keyed by its offset in X */
+    for (int i0 = 0; i0 < nrows;) {
+        int i1 = i0 + 1;
+        while (i1 < nrows && rows[i1] == rows[i1 - 1] + 1) i1++;
+        int r0 = rows[i0], n = i1 - i0;
+        EeInput in = {.n = n, .ids = all.ids + (size_t)r0 * T};
+        EeAttrOptions s = a;
+        s.row_offset = r0;
+        if (a.baseline_ids) s.baseline_ids = a.baseline_ids + (size_t)r0 * T;
+        if (a.target) s.target = a.target + r0;
+        if (perms) s.perms = perms + r0;
+        EeAttrInfo part = {info.target + i0, info.fx + i0, info.fbaseline + i0, info.delta + i0, 0, 0, 0};
+        EeStatus st = exact ? ee_shapley_exact(m, &in, &s, A + (size_t)i0 * T, &part)
+                            : ee_sv_attribute(m, &in, &s, A + (size_t)i0 * T, &part);
+        if (st) ee_mx_fail(st);
+        fwd += part.forward;
+        secs += part.seconds;
+        i0 = i1;
+    }
+    info.forward = fwd;
+    info.seconds = secs;
+    if (exact) /* exact values have no sampling delta beyond rounding */
+        for (int i = 0; i < nrows; i++) {
+            double sum = 0;
+            for (int t = 0; t < T; t++) sum += A[(size_t)i * T + t];
+            info.delta[i] = (float)(sum - ((double)info.fx[i] - info.fbaseline[i]));
+        }
+    plhs[0] = ee_mx_single_matrix(A, nrows, T);
+    if (nlhs > 1)
+        plhs[1] = ee_mx_attr_info(&info, nrows, exact ? "exact" : perms ? "permutations" : "sampling", a.steps, 1);
+    ee_mx_cleanup();
+}
