@@ -1,0 +1,151 @@
+/* bench_models.c: forward and forward+backward throughput of each
+ * classifier (sequences/s, GFLOP/s) next to the OpenBLAS SGEMM rate
+ * measured in the same run. Not a test: numbers depend on the machine.
+ *
+ * Sizes (issue 2): batch 64, T = 128, d = 64, 2 layers, 4 heads, ffn 256,
+ * vocab 20000, 2 classes; cnn widths 3/4/5 with 100 filters; mlp on
+ * D = 1024 inputs with hidden [256 256]. Sequences are full length (no
+ * PAD), so the nominal FLOP count is the work actually needed. */
+#include "ee.h"
+#include "models/model_impl.h"
+
+#include <cblas.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median seconds of `reps` runs of fn(ctx) after one warm-up. */
+static double time_median(void (*fn)(void *), void *ctx, int reps)
+{
+    double t[64];
+    fn(ctx);
+    for (int i = 0; i < reps; i++) {
+        double t0 = ee_now();
+        fn(ctx);
+        t[i] = ee_now() - t0;
+    }
+    qsort(t, (size_t)reps, sizeof(double), cmp_double);
+    return t[reps / 2];
+}
+
+typedef struct { int n; float *a, *b, *c; } GemmCtx;
+static void run_gemm(void *p)
+{
+    GemmCtx *g = p;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, g->n, g->n, g->n, 1.0f, g->a, g->n, g->b,
+                g->n, 0.0f, g->c, g->n);
+}
+
+typedef struct { EeRun *r; int B; float *dout; int backward; } PassCtx;
+static void run_pass(void *p)
+{
+    PassCtx *c = p;
+    ee_run_embed(c->r, c->B);
+    ee_run_forward(c->r, c->B, 0);
+    if (c->backward) {
+        ee_run_backward(c->r, c->B, c->dout, 1, 1);
+        ee_run_embed_backward(c->r, c->B);
+    }
+}
+
+/* Nominal forward FLOPs per sequence (multiply-adds count 2). */
+static double forward_flops(const EeConfig *c)
+{
+    double T = c->T, d = c->d;
+    switch (c->kind) {
+    case EE_KIND_TRANSFORMER: {
+        double layer = 2 * T * d * d * 4      /* q k v o projections */
+                       + 2 * T * T * d * 2    /* scores and context */
+                       + 2 * T * d * c->ffn * 2;
+        return c->layers * layer + 2 * d * d + 2 * d * c->classes;
+    }
+    case EE_KIND_CNN: {
+        double f = 0;
+        for (int k = 0; k < c->nwidths; k++) f += 2 * T * c->widths[k] * d * c->filters;
+        return f + 2.0 * c->nwidths * c->filters * c->classes;
+    }
+    case EE_KIND_MLP: {
+        double f = 0, prev = c->D;
+        for (int i = 0; i < c->nhidden; i++) { f += 2 * prev * c->hidden[i]; prev = c->hidden[i]; }
+        return f + 2 * prev * c->classes;
+    }
+    }
+    return 0;
+}
+
+static void bench_model(const char *label, const EeConfig *cfg, int B, double gemm_rate)
+{
+    EeModel *m;
+    if (ee_model_new(cfg, &m)) { fprintf(stderr, "%s\n", ee_last_error()); exit(1); }
+    ee_model_init(m, 1);
+    EeRun *r;
+    if (ee_run_new(m, ee_backend_cpu(), B, 1, 1, &r)) { fprintf(stderr, "%s\n", ee_last_error()); exit(1); }
+    EeRng rng;
+    ee_rng_seed(&rng, 42);
+    int32_t *ids = NULL;
+    float *x = NULL;
+    if (ee_is_token_model(cfg)) {
+        ids = malloc(sizeof(int32_t) * B * cfg->T);
+        for (int i = 0; i < B; i++)
+            for (int t = 0; t < cfg->T; t++)
+                ids[i * cfg->T + t] = t == 0 ? EE_CLS : t == cfg->T - 1 ? EE_SEP
+                                                      : 4 + (int)ee_rng_below(&rng, (uint64_t)cfg->vocab - 4);
+    } else {
+        x = malloc(sizeof(float) * B * cfg->D);
+        for (int i = 0; i < B * cfg->D; i++) x[i] = (float)ee_rng_normal(&rng);
+    }
+    ee_run_set_input(r, ids, NULL, x, B);
+    float *dout = calloc((size_t)B * cfg->classes, sizeof(float));
+    for (int i = 0; i < B; i++) dout[i * cfg->classes] = 1.0f;
+    double fl = forward_flops(cfg) * B;
+    for (int bw = 0; bw <= 1; bw++) {
+        PassCtx c = {r, B, dout, bw};
+        double s = time_median(run_pass, &c, 9);
+        double flops = bw ? 3 * fl : fl;
+        printf("%-12s %-12s %10.0f %9.1f %8.1f%%\n", label, bw ? "fwd+bwd" : "forward", B / s,
+               flops / s * 1e-9, 100 * flops / s * 1e-9 / gemm_rate);
+    }
+    ee_run_free(r);
+    ee_model_free(m);
+    free(ids);
+    free(x);
+    free(dout);
+}
+
+int main(void)
+{
+    int threads = ee_threads_count();
+    /* GEMM reference: OpenBLAS with its own threads, as users would call it */
+    GemmCtx g = {1536, NULL, NULL, NULL};
+    size_t nn = (size_t)g.n * g.n;
+    g.a = malloc(nn * sizeof(float));
+    g.b = malloc(nn * sizeof(float));
+    g.c = malloc(nn * sizeof(float));
+    for (size_t i = 0; i < nn; i++) { g.a[i] = (float)(i % 7) * 0.1f; g.b[i] = (float)(i % 5) * 0.1f; }
+    openblas_set_num_threads(threads);
+    double gemm = 2.0 * g.n * g.n * g.n / time_median(run_gemm, &g, 7) * 1e-9;
+    free(g.a); free(g.b); free(g.c);
+
+    ee_threads_enter(); /* libcore's model: BLAS single-threaded, OpenMP outside */
+    printf("threads: %d (OpenMP), OpenBLAS %s\n", threads, openblas_get_config());
+    printf("OpenBLAS SGEMM %dx%dx%d, %d threads: %.1f GFLOP/s\n\n", g.n, g.n, g.n, threads, gemm);
+    printf("%-12s %-12s %10s %9s %9s\n", "model", "pass", "seq/s", "GFLOP/s", "of GEMM");
+    EeConfig c;
+    ee_config_defaults(&c, EE_KIND_TRANSFORMER);
+    c.vocab = 20000; c.T = 128; c.classes = 2;
+    bench_model("transformer", &c, 64, gemm);
+    ee_config_defaults(&c, EE_KIND_CNN);
+    c.vocab = 20000; c.T = 128; c.classes = 2;
+    bench_model("cnn", &c, 64, gemm);
+    ee_config_defaults(&c, EE_KIND_MLP);
+    c.D = 1024; c.nhidden = 2; c.hidden[0] = c.hidden[1] = 256; c.classes = 2;
+    bench_model("mlp", &c, 64, gemm);
+    ee_threads_leave();
+    return 0;
+}
