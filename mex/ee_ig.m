@@ -1,0 +1,150 @@
+## -*- texinfo -*-
+## @deftypefn  {} {@var{A} =} ee_ig (@var{model}, @var{X}, @dots{})
+## @deftypefnx {} {[@var{A}, @var{info}] =} ee_ig (@var{model}, @var{X}, @dots{})
+## Integrated Gradients (and X-Gradient) of a classifier's target logit.
+##
+## Attributes to the embedding-layer output and sums over the embedding
+## dimension: @var{A} is N x T single, one score per token (N x D for an
+## mlp).  Definitions follow ../shared/docs/MODELS.md (Captum's semantics).
+##
+## Options:
+## @table @asis
+## @item 'steps'
+## s, the number of interpolation nodes (default 20); costs s forward and s
+## backward passes per sequence.
+## @item 'method'
+## 'gausslegendre' (default), 'riemann_right', 'riemann_left',
+## 'riemann_middle', 'riemann_trapezoid' (Riemann rules need s >= 2), or
+## 'xgrad': X-Gradient, one gradient, equal to IG with the zero baseline on
+## a bias-free ReLU cnn/mlp (refused with ee:notSupported elsewhere).
+## @item 'baseline'
+## 'pad' (default: real tokens replaced by PAD), 'zero' (e = 0 everywhere),
+## or an int32 N x T matrix of baseline ids.  The mask of the original
+## input is kept at every node.
+## @item 'target'
+## 'argmax' (default) or class indices (N x 1, or one for all rows).
+## @item 'rows'
+## compute only these rows of X (to split long runs and checkpoint).
+## @item 'batch', 'device', 'verbose'
+## rows per model pass, 'auto'|'cpu'|'gpu', progress with rate and ETA.
+## @end table
+##
+## @var{info}: @code{target}, @code{fx}, @code{fbaseline}, @code{delta}
+## (completeness: sum(A,2) - (fx - fbaseline)), @code{passes},
+## @code{forward_passes}, @code{backward_passes}, @code{seconds}.
+## @seealso{ee_sv, ee_predict, ee_train}
+## @end deftypefn
+
+## The function itself is the MEX file beside this help stub.
+
+%!shared vdir, v, tol
+%! vdir = fullfile (fileparts (which ('ee_ig')), '..', '..', 'shared', 'vectors');
+%! v = load (fullfile (vdir, 'transformer_tiny.mat'));
+%! tol = @(w, ref) 1e-4 * max (max (abs (ref(:))), max (abs (w.logits(:))));
+
+%!test
+%! ## every IG field of every reference file
+%! for f = {'transformer_tiny', 'cnn_tiny', 'cnn_tiny_nobias', 'mlp_tiny', 'mlp_tiny_nobias'}
+%!   w = load (fullfile (vdir, [f{1} '.mat']));
+%!   for n = fieldnames (w)'
+%!     t = regexp (n{1}, '^ig_(\w+)_s(\d+)$', 'tokens');
+%!     if (isempty (t)) continue; end
+%!     meth = t{1}{1}; bl = w.info.ig_baseline;
+%!     if (strcmp (meth, 'zero')) meth = 'gausslegendre'; bl = 'zero'; end
+%!     [A, info] = ee_ig (w.model, w.X, 'method', meth, 'steps', str2double (t{1}{2}), ...
+%!                        'baseline', bl, 'verbose', false);
+%!     assert (double (A), w.(n{1}), tol (w, w.(n{1})));
+%!   end
+%!   [A, info] = ee_ig (w.model, w.X, 'verbose', false);
+%!   assert (info.target, w.target);
+%!   assert (info.fx, w.fx, tol (w, w.fx));
+%!   assert (info.fbaseline, w.fbaseline, tol (w, w.fx));
+%!   assert (info.delta, w.delta, tol (w, w.delta));
+%!   assert (info.forward_passes, 22 * rows (w.X));
+%!   assert (info.backward_passes, 20 * rows (w.X));
+%!   if (isfield (w, 'xgrad'))
+%!     assert (double (ee_ig (w.model, w.X, 'method', 'xgrad')), w.xgrad, tol (w, w.xgrad));
+%!   end
+%! end
+
+%!test
+%! ## pad baseline: special tokens and pads get exactly 0; zero baseline: pads 0
+%! A = ee_ig (v.model, v.X, 'verbose', false);
+%! special = v.X == 1 | v.X == 3 | v.X == 4;
+%! assert (all (A(special) == 0));
+%! A = ee_ig (v.model, v.X, 'baseline', 'zero', 'verbose', false);
+%! assert (all (A(v.X == 1) == 0));
+%! assert (any (A(v.X == 3) != 0));
+
+%!test
+%! ## completeness from outside: sum(A) at large s equals f(x) - f(baseline) by ee_predict
+%! [A, info] = ee_ig (v.model, v.X, 'steps', 300, 'verbose', false);
+%! [~, lx] = ee_predict (v.model, v.X);
+%! [~, lb] = ee_predict (v.model, v.baseline_ids, 'mask', v.X ~= 1);
+%! idx = sub2ind (size (lx), (1:rows (lx))', info.target);
+%! gap = double (lx(idx) - lb(idx));
+%! assert (sum (double (A), 2), gap, 1e-3 * (abs (gap) + 0.01));
+
+%!test
+%! ## |delta| shrinks with s on the smooth transformer; at s = 300 it is tiny
+%! d = [];
+%! for s = [2 5 20 300]
+%!   [~, info] = ee_ig (v.model, v.X, 'steps', s, 'verbose', false);
+%!   d(end+1) = max (abs (info.delta));
+%! end
+%! assert (all (diff (d) < 0));
+%! [~, info] = ee_ig (v.model, v.X, 'steps', 300, 'verbose', false);
+%! assert (all (abs (info.delta) < 1e-3 * (abs (info.fx - info.fbaseline) + 0.01)));
+
+%!test
+%! ## X-Gradient equals IG (zero baseline, s = 300) on bias-free networks, not with biases
+%! for f = {'cnn_tiny', 'mlp_tiny'}
+%!   w = load (fullfile (vdir, [f{1} '_nobias.mat']));
+%!   xg = double (ee_ig (w.model, w.X, 'method', 'xgrad'));
+%!   ig = double (ee_ig (w.model, w.X, 'baseline', 'zero', 'steps', 300, 'verbose', false));
+%!   assert (xg, ig, 1e-4 * max (abs (ig(:))));
+%! end
+%! ## with biases, gradient x input (by central differences of ee_predict on
+%! ## the dense mlp input) is far from IG with the zero baseline
+%! w = load (fullfile (vdir, 'mlp_tiny.mat'));
+%! ig = double (ee_ig (w.model, w.X, 'baseline', 'zero', 'steps', 300, 'verbose', false));
+%! gx = zeros (size (w.X)); h = 1e-2;
+%! for j = 1:columns (w.X)
+%!   Xp = w.X; Xp(:, j) += h; Xm = w.X; Xm(:, j) -= h;
+%!   [~, lp] = ee_predict (w.model, single (Xp)); [~, lm] = ee_predict (w.model, single (Xm));
+%!   idx = sub2ind (size (lp), (1:rows (lp))', w.target);
+%!   gx(:, j) = w.X(:, j) .* double (lp(idx) - lm(idx)) / (2 * h);
+%! end
+%! assert (max (abs (gx(:) - ig(:))) > 0.1 * max (abs (ig(:))));
+
+%!test
+%! ## split runs by rows equal the whole run; target option
+%! A = ee_ig (v.model, v.X, 'verbose', false);
+%! B = [ee_ig(v.model, v.X, 'rows', 1:2, 'verbose', false); ee_ig(v.model, v.X, 'rows', 3:5, 'verbose', false)];
+%! assert (A, B, 1e-6 * max (abs (A(:))));
+%! [A2, info] = ee_ig (v.model, v.X, 'target', 2, 'verbose', false);
+%! assert (info.target, 2 * ones (5, 1));
+
+%!error id=ee:notSupported ee_ig (v.model, v.X, 'method', 'xgrad')
+%!error id=ee:notSupported
+%! w = load (fullfile (vdir, 'cnn_tiny.mat'));
+%! ee_ig (w.model, w.X, 'method', 'xgrad');
+%!error id=ee:badInput ee_ig (v.model, v.X, 'steps', 0)
+%!error id=ee:badInput ee_ig (v.model, v.X, 'steps', 2.5)
+%!error id=ee:badInput ee_ig (v.model, v.X, 'method', 'simpson')
+%!error id=ee:badInput ee_ig (v.model, v.X, 'method', 'riemann_right', 'steps', 1)
+%!error id=ee:badInput ee_ig (v.model, v.X, 'method', 'riemann_trapezoid', 'steps', 1)
+%!error id=ee:badInput ee_ig (v.model, v.X, 'target', 4)
+%!error id=ee:badInput ee_ig (v.model, v.X, 'target', [1; 2])
+%!error id=ee:badInput ee_ig (v.model, v.X, 'target', 'max')
+%!error id=ee:badInput ee_ig (v.model, v.X, 'baseline', v.X + 100)
+%!error id=ee:badInput ee_ig (v.model, v.X, 'baseline', v.X(1:2, :))
+%!error id=ee:badInput ee_ig (v.model, v.X, 'baseline', 'mean')
+%!error id=ee:badInput ee_ig (v.model, v.X(:, 1:4))
+%!error id=ee:badInput ee_ig (v.model, v.X, 'rows', 6)
+%!error id=ee:badInput ee_ig (v.model, v.X, 'batch', 0)
+%!error id=ee:badInput ee_ig (v.model, v.X, 'method', 'xgrad', 'steps', 3)
+%!error id=ee:badModel ee_ig (rmfield (v.model, 'Wc'), v.X)
+%!error id=ee:badInput
+%! w = load (fullfile (vdir, 'mlp_tiny.mat'));
+%! ee_ig (w.model, w.X, 'baseline', 'pad');
