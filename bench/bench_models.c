@@ -54,10 +54,10 @@ static void run_pass(void *p)
     }
 }
 
-/* Nominal forward FLOPs per sequence (multiply-adds count 2). */
-static double forward_flops(const EeConfig *c)
+/* Forward FLOPs of one sequence of L positions (multiply-adds count 2). */
+static double forward_flops_len(const EeConfig *c, int L)
 {
-    double T = c->T, d = c->d;
+    double T = L, d = c->d;
     switch (c->kind) {
     case EE_KIND_TRANSFORMER: {
         double layer = 2 * T * d * d * 4      /* q k v o projections */
@@ -78,6 +78,8 @@ static double forward_flops(const EeConfig *c)
     }
     return 0;
 }
+
+static double forward_flops(const EeConfig *c) { return forward_flops_len(c, c->T); }
 
 static void bench_model(const char *label, const EeConfig *cfg, int B, double gemm_rate)
 {
@@ -118,8 +120,64 @@ static void bench_model(const char *label, const EeConfig *cfg, int B, double ge
     free(dout);
 }
 
-int main(void)
+/* Random sequences whose non-PAD length is uniform over 32..T:
+ * [CLS] tokens [SEP] PAD... */
+static int32_t *random_sequences(const EeConfig *c, int N, uint64_t seed, double *total_len)
 {
+    EeRng rng;
+    ee_rng_seed(&rng, seed);
+    int32_t *ids = malloc(sizeof(int32_t) * N * c->T);
+    *total_len = 0;
+    for (int i = 0; i < N; i++) {
+        int L = 32 + (int)ee_rng_below(&rng, (uint64_t)c->T - 31);
+        int32_t *r = ids + (size_t)i * c->T;
+        for (int t = 0; t < c->T; t++)
+            r[t] = t == 0 ? EE_CLS : t == L - 1 ? EE_SEP : t < L ? 4 + (int)ee_rng_below(&rng, (uint64_t)c->vocab - 4) : EE_PAD;
+        *total_len += L;
+    }
+    return ids;
+}
+
+/* IG (s = 20) and SV (s = 20) throughput; FLOPs counted at each
+ * sequence's own length (the work a length-aware implementation needs). */
+static void bench_attr(const char *label, const EeConfig *cfg, int n_ig, int n_sv, double gemm_rate)
+{
+    EeModel *m;
+    if (ee_model_new(cfg, &m)) { fprintf(stderr, "%s\n", ee_last_error()); exit(1); }
+    ee_model_init(m, 1);
+    for (int sv = 0; sv <= 1; sv++) {
+        int N = sv ? n_sv : n_ig;
+        double total_len;
+        int32_t *ids = random_sequences(cfg, N, 7, &total_len);
+        EeInput in = {.n = N, .ids = ids};
+        EeAttrOptions o;
+        ee_attr_options_defaults(&o);
+        o.verbose = 0;
+        o.device = EE_DEVICE_CPU;
+        float *A = malloc(sizeof(float) * N * cfg->T);
+        EeAttrInfo info = {0};
+        double flops = 0;
+        for (int i = 0; i < N; i++) {
+            int L = 0, n = ee_count_real(ids + (size_t)i * cfg->T, cfg->T);
+            for (int t = 0; t < cfg->T; t++) L += ids[(size_t)i * cfg->T + t] != EE_PAD;
+            double f = forward_flops_len(cfg, L);
+            flops += sv ? f * (2 + 20.0 * n) : f * (2 + 3 * 20.0);
+        }
+        double t0 = ee_now();
+        EeStatus st = sv ? ee_sv_attribute(m, &in, &o, A, &info) : ee_ig_attribute(m, &in, &o, A, &info);
+        double sec = ee_now() - t0;
+        if (st) { fprintf(stderr, "%s\n", ee_last_error()); exit(1); }
+        printf("%-12s %-12s %10.2f %9.1f %8.1f%%\n", label, sv ? "SV s=20" : "IG s=20", N / sec,
+               flops / sec * 1e-9, 100 * flops / sec * 1e-9 / gemm_rate);
+        free(A);
+        free(ids);
+    }
+    ee_model_free(m);
+}
+
+int main(int argc, char **argv)
+{
+    int only_attr = argc > 1 && !strcmp(argv[1], "attr");
     int threads = ee_threads_count();
     /* GEMM reference: OpenBLAS with its own threads, as users would call it */
     GemmCtx g = {1536, NULL, NULL, NULL};
@@ -139,6 +197,15 @@ int main(void)
     EeConfig c;
     ee_config_defaults(&c, EE_KIND_TRANSFORMER);
     c.vocab = 20000; c.T = 128; c.classes = 2;
+    EeConfig cc;
+    ee_config_defaults(&cc, EE_KIND_CNN);
+    cc.vocab = 20000; cc.T = 128; cc.classes = 2;
+    if (only_attr) {
+        bench_attr("transformer", &c, 64, 4, gemm);
+        bench_attr("cnn", &cc, 256, 16, gemm);
+        ee_threads_leave();
+        return 0;
+    }
     bench_model("transformer", &c, 64, gemm);
     ee_config_defaults(&c, EE_KIND_CNN);
     c.vocab = 20000; c.T = 128; c.classes = 2;
@@ -146,6 +213,9 @@ int main(void)
     ee_config_defaults(&c, EE_KIND_MLP);
     c.D = 1024; c.nhidden = 2; c.hidden[0] = c.hidden[1] = 256; c.classes = 2;
     bench_model("mlp", &c, 64, gemm);
+    printf("\nattributions (random lengths 32..128; FLOPs at each sequence's length)\n");
+    bench_attr("transformer", &c, 64, 4, gemm);
+    bench_attr("cnn", &cc, 256, 16, gemm);
     ee_threads_leave();
     return 0;
 }

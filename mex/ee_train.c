@@ -3,6 +3,7 @@
 #include "ee_mx.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 enum {
@@ -120,6 +121,23 @@ static mxArray *settings_struct(const EeTrainOptions *t, EeDevice dev)
 
 static void history_free(void *p) { ee_history_free(p); }
 
+/* FNV-1a over every weight of a model: identifies the classifier an
+ * explainer was trained to explain. */
+static void model_fingerprint(const EeModel *m, char *out, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (int i = 0; i < ee_model_nparams(m); i++) {
+        EeParamInfo pi;
+        ee_model_param_info(m, i, &pi);
+        float *buf = mxMalloc(sizeof(float) * (pi.count + 1));
+        ee_param_get(m, i, buf, pi.count);
+        const unsigned char *b = (const unsigned char *)buf;
+        for (size_t k = 0; k < pi.count * sizeof(float); k++) h = (h ^ b[k]) * 0x100000001b3ULL;
+        mxFree(buf);
+    }
+    snprintf(out, n, "%016llx", (unsigned long long)h);
+}
+
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     if (nrhs < 3)
@@ -132,6 +150,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 
     int explainer = ee_mx_is_model(prhs[0]);
     EeModel *m = NULL;
+    char fingerprint[32] = "";
     EeConfig cfg;
     EeDataset train = {0}, valid = {0};
     EeStatus st;
@@ -144,6 +163,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         if (ee_model_config(clf)->head != EE_HEAD_CLASSIFIER)
             ee_mx_error("ee:badModel", "the first argument is an explainer; pass the classifier it should explain");
         int seed = o[O_SEED].value ? ee_mx_int(o[O_SEED].value, "'seed'", 0, 0x7fffffff) : 1;
+        for (int k = O_D; k <= O_VOCAB; k++)
+            if (o[k].value)
+                ee_mx_error("ee:badInput", "'%s' does not apply to an explainer: its sizes are the classifier's", opt_names[k]);
+        model_fingerprint(clf, fingerprint, sizeof fingerprint);
         if ((st = ee_model_make_explainer(clf, head, (uint64_t)seed, &m))) ee_mx_fail(st);
         ee_mx_defer((void (*)(void *))ee_model_free, m);
         cfg = *ee_model_config(m);
@@ -207,12 +230,16 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     ee_mx_set(out, "settings", settings_struct(&topt, dev));
     ee_mx_set(out, "history", history_struct(&hist, !explainer));
     if (explainer) {
-        /* what the explainer imitates: user-supplied description, if any */
-        if (o[O_EXPLAINS].value) {
-            if (!mxIsStruct(o[O_EXPLAINS].value))
-                ee_mx_error("ee:badInput", "'explains' must be a struct (method, steps, ...)");
-            ee_mx_set(out, "explains", mxDuplicateArray(o[O_EXPLAINS].value));
-        }
+        /* what the explainer imitates: the caller's description (method,
+         * steps, ...) plus the fingerprint of the classifier's weights */
+        const mxArray *d = o[O_EXPLAINS].value;
+        if (d && (!mxIsStruct(d) || mxGetNumberOfElements(d) != 1))
+            ee_mx_error("ee:badInput", "'explains' must be a scalar struct (method, steps, ...)");
+        mxArray *e = d ? mxDuplicateArray(d) : mxCreateStructMatrix(1, 1, 0, NULL);
+        ee_mx_set(e, "classifier", mxCreateString(fingerprint));
+        ee_mx_set(out, "explains", e);
+    } else if (o[O_EXPLAINS].value) {
+        ee_mx_error("ee:badInput", "'explains' applies to explainers (first argument a trained classifier)");
     }
     plhs[0] = out;
     ee_mx_cleanup();
