@@ -5,7 +5,7 @@
 ##
 ## Attributes to the embedding-layer output and sums over the embedding
 ## dimension: @var{A} is N x T single, one score per token (N x D for an
-## mlp).  Definitions follow ../shared/docs/MODELS.md (Captum's semantics).
+## mlp).  Definitions follow doc/MODELS.md (Captum's semantics).
 ##
 ## Options:
 ## @table @asis
@@ -38,7 +38,7 @@
 ## The function itself is the MEX file beside this help stub.
 
 %!shared vdir, v, tol
-%! vdir = fullfile (fileparts (which ('ee_ig')), '..', '..', 'shared', 'vectors');
+%! vdir = fullfile (fileparts (which ('ee_ig')), '..', 'tests', 'vectors');
 %! v = load (fullfile (vdir, 'transformer_tiny.mat'));
 %! tol = @(w, ref) 1e-4 * max (max (abs (ref(:))), max (abs (w.logits(:))));
 

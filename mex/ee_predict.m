@@ -21,7 +21,7 @@
 ## The function itself is the MEX file beside this help stub.
 
 %!shared v, X
-%! v = load (fullfile (fileparts (which ('ee_predict')), '..', '..', 'shared', 'vectors', 'transformer_tiny.mat'));
+%! v = load (fullfile (fileparts (which ('ee_predict')), '..', 'tests', 'vectors', 'transformer_tiny.mat'));
 %! X = v.X;
 
 %!test
@@ -42,7 +42,7 @@
 
 %!test
 %! for f = {'cnn_tiny', 'cnn_tiny_nobias', 'mlp_tiny', 'mlp_tiny_nobias'}
-%!   w = load (fullfile (fileparts (which ('ee_predict')), '..', '..', 'shared', 'vectors', [f{1} '.mat']));
+%!   w = load (fullfile (fileparts (which ('ee_predict')), '..', 'tests', 'vectors', [f{1} '.mat']));
 %!   [~, lg] = ee_predict (w.model, w.X);
 %!   assert (double (lg), w.logits, 1e-4 * max (abs (w.logits(:))));
 %! end

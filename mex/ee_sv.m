@@ -39,7 +39,7 @@
 ## The function itself is the MEX file beside this help stub.
 
 %!shared vdir, v, c, tol
-%! vdir = fullfile (fileparts (which ('ee_sv')), '..', '..', 'shared', 'vectors');
+%! vdir = fullfile (fileparts (which ('ee_sv')), '..', 'tests', 'vectors');
 %! v = load (fullfile (vdir, 'transformer_tiny.mat'));
 %! c = load (fullfile (vdir, 'cnn_tiny.mat'));
 %! tol = @(w, ref) 1e-4 * max (max (abs (ref(:))), max (abs (w.logits(:))));

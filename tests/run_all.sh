@@ -21,7 +21,7 @@ count() { # sums "N passed, M failed" lines of a log
 }
 
 echo "== C tests"
-export EE_VECTORS="${EE_VECTORS:-$root/../shared/vectors}"
+export EE_VECTORS="${EE_VECTORS:-$root/tests/vectors}"
 for t in $(sed -n 's/^check_PROGRAMS = //p' Makefile.am) $(grep -o 'tests/c/test_gpu' Makefile.am | head -1); do
   [ -x "$t" ] || continue
   "$t" > "$log/c.out" 2>&1; rc=$?
