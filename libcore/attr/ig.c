@@ -132,39 +132,41 @@ EeStatus ee_ig_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o, 
     ee_progress_start(&prog, &opt, xgrad ? "xgrad" : "ig", N);
     for (int i0 = 0; i0 < N && !st; i0 += G) {
         int g_n = N - i0 < G ? N - i0 : G;
-        /* e_x of the group, then e_b (pad/ids baselines) or 0 */
+        /* The group's rows run at one active length L (the longest any of
+         * its inputs or baselines needs); positions past it get 0. */
+        int L = 1;
         if (token) {
             for (int g = 0; g < g_n; g++) {
                 memcpy(h_ids + (size_t)g * T, in->ids + (size_t)(i0 + g) * T, sizeof(int32_t) * T);
                 ee_attr_row_mask(m, in, i0 + g, h_mask + (size_t)g * T);
-            }
-            if ((st = ee_run_set_input(r, h_ids, h_mask, NULL, g_n))) break;
-        } else if ((st = ee_run_set_input(r, NULL, NULL, in->x + (size_t)i0 * c->D, g_n))) {
-            break;
-        }
-        ee_run_embed(r, g_n);
-        be->copy(ex, r->e, sizeof(float) * g_n * W);
-        if (opt.baseline == EE_BASELINE_ZERO) {
-            be->zero(eb, sizeof(float) * g_n * W);
-        } else {
-            for (int g = 0; g < g_n; g++) ee_attr_row_baseline(m, in, &opt, i0 + g, h_ids + (size_t)g * T);
-            if ((st = ee_run_set_input(r, h_ids, h_mask, NULL, g_n))) break;
-            ee_run_embed(r, g_n);
-            be->copy(eb, r->e, sizeof(float) * g_n * W);
-        }
-        be->copy(diff, ex, sizeof(float) * g_n * W);
-        be->axpy((size_t)g_n * W, -1.0f, eb, diff);
-        /* f at e_x and e_b (targets, fx, fbaseline), one pass of 2 g_n rows */
-        if (token) {
-            for (int g = 0; g < g_n; g++) {
-                memcpy(h_ids + (size_t)(g_n + g) * T, in->ids + (size_t)(i0 + g) * T, sizeof(int32_t) * T);
-                memcpy(h_ids + (size_t)g * T, in->ids + (size_t)(i0 + g) * T, sizeof(int32_t) * T);
+                ee_attr_row_baseline(m, in, &opt, i0 + g, h_ids + (size_t)(g_n + g) * T);
                 memcpy(h_mask + (size_t)(g_n + g) * T, h_mask + (size_t)g * T, T);
             }
-            if ((st = ee_run_set_input(r, h_ids, h_mask, NULL, 2 * g_n))) break;
+            L = ee_run_needed_len(r, h_ids, h_mask, 2 * g_n);
         }
-        be->copy(r->e, ex, sizeof(float) * g_n * W);
-        be->copy(r->e + (size_t)g_n * W, eb, sizeof(float) * g_n * W);
+        size_t Wg = token ? (size_t)L * c->d : W;
+        /* e_x of the group, then e_b (pad/ids baselines) or 0 */
+        if ((st = ee_run_set_input_len(r, h_ids, h_mask, token ? NULL : in->x + (size_t)i0 * c->D, g_n, L)))
+            break;
+        ee_run_embed(r, g_n);
+        be->copy(ex, r->e, sizeof(float) * g_n * Wg);
+        if (opt.baseline == EE_BASELINE_ZERO) {
+            be->zero(eb, sizeof(float) * g_n * Wg);
+        } else {
+            if ((st = ee_run_set_input_len(r, h_ids + (size_t)g_n * T, h_mask, NULL, g_n, L))) break;
+            ee_run_embed(r, g_n);
+            be->copy(eb, r->e, sizeof(float) * g_n * Wg);
+        }
+        be->copy(diff, ex, sizeof(float) * g_n * Wg);
+        be->axpy((size_t)g_n * Wg, -1.0f, eb, diff);
+        /* f at e_x and e_b (targets, fx, fbaseline), one pass of 2 g_n rows */
+        if (token) {
+            for (int g = 0; g < g_n; g++)
+                memcpy(h_ids + (size_t)(g_n + g) * T, in->ids + (size_t)(i0 + g) * T, sizeof(int32_t) * T);
+            if ((st = ee_run_set_input_len(r, h_ids, h_mask, NULL, 2 * g_n, L))) break;
+        }
+        be->copy(r->e, ex, sizeof(float) * g_n * Wg);
+        be->copy(r->e + (size_t)g_n * Wg, eb, sizeof(float) * g_n * Wg);
         ee_run_forward(r, 2 * g_n, 0);
         fwd += 2 * g_n;
         be->download(h_out, r->out, sizeof(float) * 2 * g_n * C);
@@ -178,7 +180,7 @@ EeStatus ee_ig_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o, 
             fb[i0 + g] = h_out[(size_t)(g_n + g) * C + t];
         }
         /* interpolation rows (g, k), in chunks of Bmax */
-        be->zero(acc, sizeof(float) * g_n * W);
+        be->zero(acc, sizeof(float) * g_n * Wg);
         long rows = (long)g_n * s;
         for (long q0 = 0; q0 < rows && !st; q0 += Bmax) {
             int nb = rows - q0 < Bmax ? (int)(rows - q0) : Bmax;
@@ -191,12 +193,12 @@ EeStatus ee_ig_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o, 
                 }
                 h_dout[(size_t)j * C + target[i0 + g]] = 1.0f;
             }
-            if (token && (st = ee_run_set_input(r, h_ids, h_mask, NULL, nb))) break;
+            if (token && (st = ee_run_set_input_len(r, h_ids, h_mask, NULL, nb, L))) break;
             for (int j = 0; j < nb; j++) {
                 int g = (int)((q0 + j) / s), k = (int)((q0 + j) % s);
-                float *row = r->e + (size_t)j * W;
-                be->copy(row, eb + (size_t)g * W, sizeof(float) * W);
-                be->axpy(W, (float)alpha[k], diff + (size_t)g * W, row);
+                float *row = r->e + (size_t)j * Wg;
+                be->copy(row, eb + (size_t)g * Wg, sizeof(float) * Wg);
+                be->axpy(Wg, (float)alpha[k], diff + (size_t)g * Wg, row);
             }
             ee_run_forward(r, nb, 0);
             be->upload(d_dout, h_dout, sizeof(float) * (size_t)nb * C);
@@ -205,21 +207,23 @@ EeStatus ee_ig_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o, 
             bwd += nb;
             for (int j = 0; j < nb; j++) {
                 int g = (int)((q0 + j) / s), k = (int)((q0 + j) % s);
-                be->axpy(W, (float)wts[k], r->de + (size_t)j * W, acc + (size_t)g * W);
+                be->axpy(Wg, (float)wts[k], r->de + (size_t)j * Wg, acc + (size_t)g * Wg);
             }
         }
         if (st) break;
         /* phi = (e_x - e_b) .* acc, summed over d */
-        be->download(h_diff, diff, sizeof(float) * g_n * W);
-        be->download(h_acc, acc, sizeof(float) * g_n * W);
-        int per = token ? c->d : 1, cols = token ? T : c->D;
+        be->download(h_diff, diff, sizeof(float) * g_n * Wg);
+        be->download(h_acc, acc, sizeof(float) * g_n * Wg);
+        int per = token ? c->d : 1, cols = token ? T : c->D, active = token ? L : c->D;
         for (int g = 0; g < g_n; g++) {
             double total = 0;
             for (int t = 0; t < cols; t++) {
                 double sum = 0;
-                const float *dv = h_diff + (size_t)g * W + (size_t)t * per;
-                const float *av = h_acc + (size_t)g * W + (size_t)t * per;
-                for (int k = 0; k < per; k++) sum += (double)dv[k] * av[k];
+                if (t < active) {
+                    const float *dv = h_diff + (size_t)g * Wg + (size_t)t * per;
+                    const float *av = h_acc + (size_t)g * Wg + (size_t)t * per;
+                    for (int k = 0; k < per; k++) sum += (double)dv[k] * av[k];
+                }
                 A[(size_t)(i0 + g) * cols + t] = (float)sum;
                 total += sum;
             }

@@ -78,6 +78,17 @@ struct EeBackend {
                           const uint8_t *mask, const float *P, const float *dctx,
                           float *dq, float *dk, float *dv, int B, int T, int d, int H);
 
+    /* Attention of one query per sequence (the [CLS] row, position 0) over
+     * all keys: q_cls, ctx_cls: [B][d]; k, v: [B*T][d]; P: [B][H][T]. The
+     * classifier's last layer needs nothing else. */
+    void (*attention_cls_fwd)(const float *q_cls, const float *k, const float *v,
+                              const uint8_t *mask, float *P, float *ctx_cls,
+                              int B, int T, int d, int H);
+    /* dq_cls [B][d] overwritten; dk, dv [B*T][d] overwritten. */
+    void (*attention_cls_bwd)(const float *q_cls, const float *k, const float *v,
+                              const uint8_t *mask, const float *P, const float *dctx_cls,
+                              float *dq_cls, float *dk, float *dv, int B, int T, int d, int H);
+
     /* Embedding gather: out[b][t] = E_tok[ids] (+ E_pos[t] if E_pos). */
     void (*embed_fwd)(const int32_t *ids, const float *E_tok, const float *E_pos,
                       float *out, int B, int T, int d);

@@ -76,7 +76,7 @@ static void cnn_release(EeRun *r)
 static void cnn_embed(EeRun *r, int B)
 {
     const EeConfig *c = &r->m->cfg;
-    r->be->embed_fwd(r->ids, ee_run_w(r, P_ETOK), NULL, r->e, B, c->T, c->d);
+    r->be->embed_fwd(r->ids, ee_run_w(r, P_ETOK), NULL, r->e, B, r->T, c->d);
 }
 
 static void cnn_forward(EeRun *r, int B, int train)
@@ -88,8 +88,8 @@ static void cnn_forward(EeRun *r, int B, int train)
     for (int k = 0; k < c->nwidths; k++) {
         int b = conv_b(c, k);
         be->conv_fwd(r->e, ee_run_w(r, conv_w(c, k)), b >= 0 ? ee_run_w(r, b) : NULL, a->out[k], B,
-                     c->T, c->d, c->widths[k], F);
-        be->maxpool_fwd(a->out[k], r->mask, a->pooled, a->arg[k], B, c->T, F, KF, k * F);
+                     r->T, c->d, c->widths[k], F);
+        be->maxpool_fwd(a->out[k], r->mask, a->pooled, a->arg[k], B, r->T, F, KF, k * F);
     }
     if (train && r->keep && r->dropout > 0)
         be->dropout_fwd(a->pooled, a->keep, (size_t)B * KF, r->dropout, ee_hash64(r->dropout_seed));
@@ -103,7 +103,7 @@ static void cnn_backward(EeRun *r, int B, const float *dout, int need_de, int pa
     const EeConfig *c = &r->m->cfg;
     const EeBackend *be = r->be;
     CnnAct *a = r->kind;
-    int F = c->filters, KF = c->nwidths * F, T = c->T, d = c->d;
+    int F = c->filters, KF = c->nwidths * F, T = r->T, d = c->d;
     int pg = param_grads && r->g;
     int h = head0(c);
     ee_linear_bwd(be, a->pooled, ee_run_w(r, h), dout, a->dpooled, 0, pg ? ee_run_g(r, h) : NULL,
@@ -123,7 +123,7 @@ static void cnn_embed_backward(EeRun *r, int B)
 {
     const EeConfig *c = &r->m->cfg;
     if (!r->g) return;
-    r->be->embed_bwd(r->ids, r->de, ee_run_g(r, P_ETOK), NULL, B, c->T, c->d);
+    r->be->embed_bwd(r->ids, r->de, ee_run_g(r, P_ETOK), NULL, B, r->T, c->d);
 }
 
 const EeKindOps ee_cnn_ops = {

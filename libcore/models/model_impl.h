@@ -80,7 +80,10 @@ struct EeRun {
     float *e;            /* device embedding output [Bmax][T][d] or [Bmax][D] */
     float *de;           /* device gradient to e */
     float *out;          /* device [Bmax][outputs] */
-    int in_width;        /* T*d or D: floats per row of e */
+    int in_width;        /* T*d or D: floats per row of e, at the full T */
+    int T;               /* active sequence length of the current input (<= cfg.T):
+                            positions past it are never read by a classifier, so
+                            the pass runs on [B][T] rows (set by ee_run_set_input) */
     void *kind;          /* per-kind activations */
 };
 
@@ -93,6 +96,17 @@ void ee_run_free(EeRun *r);
  * mask means id != PAD; an explainer attends to every position. */
 EeStatus ee_run_set_input(EeRun *r, const int32_t *ids, const uint8_t *mask, const float *x,
                           int B);
+/* Same with an explicit active length L (>= the needed length of every row,
+ * <= cfg.T), so that several inputs share one layout. */
+EeStatus ee_run_set_input_len(EeRun *r, const int32_t *ids, const uint8_t *mask, const float *x,
+                              int B, int L);
+/* Shortest active length that gives the same outputs for these rows (host
+ * arrays with stride cfg.T; mask NULL = id != PAD): the transformer never
+ * reads positions past the last attended one, the cnn's windows past the
+ * last non-PAD token see zeros. Explainers use the full T. */
+int ee_run_needed_len(const EeRun *r, const int32_t *ids, const uint8_t *mask, int B);
+/* Floats per row of e and de in the current layout. */
+static inline int ee_run_width(const EeRun *r) { return r->in_width / r->m->cfg.T * r->T; }
 void ee_run_embed(EeRun *r, int B);
 void ee_run_forward(EeRun *r, int B, int train);
 void ee_run_backward(EeRun *r, int B, const float *dout, int need_de, int param_grads);

@@ -27,6 +27,7 @@ EeStatus ee_run_new(EeModel *m, const EeBackend *be, int Bmax, int keep, int wit
     r->Bmax = Bmax;
     r->keep = keep;
     r->in_width = ee_is_token_model(c) ? c->T * c->d : c->D;
+    r->T = ee_is_token_model(c) ? c->T : 1;
     int fail = 0;
     size_t W = m->total * sizeof(float);
     if (be->device == EE_DEVICE_CPU) {
@@ -69,7 +70,26 @@ void ee_run_free(EeRun *r)
     free(r);
 }
 
-EeStatus ee_run_set_input(EeRun *r, const int32_t *ids, const uint8_t *mask, const float *x, int B)
+int ee_run_needed_len(const EeRun *r, const int32_t *ids, const uint8_t *mask, int B)
+{
+    const EeConfig *c = &r->m->cfg;
+    if (!ee_is_token_model(c)) return 1;
+    if (c->head != EE_HEAD_CLASSIFIER) return c->T;
+    int L = 1;
+    for (int i = 0; i < B; i++) {
+        const int32_t *row = ids + (size_t)i * c->T;
+        const uint8_t *mk = mask ? mask + (size_t)i * c->T : NULL;
+        for (int t = c->T - 1; t >= L; t--) {
+            int attended = mk ? mk[t] != 0 : row[t] != EE_PAD;
+            int needed = attended || (c->kind == EE_KIND_CNN && row[t] != EE_PAD);
+            if (needed) { L = t + 1; break; }
+        }
+    }
+    return L;
+}
+
+EeStatus ee_run_set_input_len(EeRun *r, const int32_t *ids, const uint8_t *mask, const float *x,
+                              int B, int L)
 {
     const EeConfig *c = &r->m->cfg;
     if (B > r->Bmax) return ee_fail(EE_ERR_INPUT, "batch of %d rows exceeds the run's %d", B, r->Bmax);
@@ -77,15 +97,33 @@ EeStatus ee_run_set_input(EeRun *r, const int32_t *ids, const uint8_t *mask, con
         r->be->upload(r->e, x, sizeof(float) * (size_t)B * c->D);
         return EE_OK;
     }
-    size_t n = (size_t)B * c->T;
-    r->be->upload(r->ids, ids, sizeof(int32_t) * n);
+    if (L < 1 || L > c->T) return ee_fail(EE_ERR_INPUT, "active length %d outside 1..%d", L, c->T);
+    r->T = L;
+    size_t n = (size_t)B * L;
+    int32_t *hi = malloc(sizeof(int32_t) * n);
     uint8_t *hm = malloc(n);
-    if (!hm) return ee_fail(EE_ERR_NOMEM, "out of memory");
-    for (size_t k = 0; k < n; k++)
-        hm[k] = c->head != EE_HEAD_CLASSIFIER ? 1 : mask ? mask[k] != 0 : ids[k] != EE_PAD;
+    if (!hi || !hm) {
+        free(hi);
+        free(hm);
+        return ee_fail(EE_ERR_NOMEM, "out of memory");
+    }
+    for (int i = 0; i < B; i++)
+        for (int t = 0; t < L; t++) {
+            size_t k = (size_t)i * c->T + t, o = (size_t)i * L + t;
+            hi[o] = ids[k];
+            hm[o] = c->head != EE_HEAD_CLASSIFIER ? 1 : mask ? mask[k] != 0 : ids[k] != EE_PAD;
+        }
+    r->be->upload(r->ids, hi, sizeof(int32_t) * n);
     r->be->upload(r->mask, hm, n);
+    free(hi);
     free(hm);
     return EE_OK;
+}
+
+EeStatus ee_run_set_input(EeRun *r, const int32_t *ids, const uint8_t *mask, const float *x, int B)
+{
+    int L = ee_is_token_model(&r->m->cfg) ? ee_run_needed_len(r, ids, mask, B) : 1;
+    return ee_run_set_input_len(r, ids, mask, x, B, L);
 }
 
 void ee_run_embed(EeRun *r, int B) { ee_kind_ops(r->m->cfg.kind)->embed(r, B); }

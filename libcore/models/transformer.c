@@ -77,6 +77,7 @@ typedef struct {
     uint8_t *keep_e;
     TfLayer *L;
     float *cls, *ppre, *p;           /* pooler */
+    float *xcls;                     /* [CLS] rows entering the last layer */
     /* backward scratch */
     float *gx, *gy, *gx1, *gm, *gf, *gctx, *gq, *gk, *gv, *gx_in, *gp;
 } TfAct;
@@ -125,6 +126,7 @@ static EeStatus tf_alloc(EeRun *r)
         a->L[0].x_in = ee_run_alloc(r, R * d * F, &fail);
     }
     a->cls = ee_run_alloc(r, (size_t)r->Bmax * d * F, &fail);
+    a->xcls = ee_run_alloc(r, (size_t)r->Bmax * d * F, &fail);
     a->ppre = ee_run_alloc(r, (size_t)r->Bmax * d * F, &fail);
     a->p = ee_run_alloc(r, (size_t)r->Bmax * d * F, &fail);
     if (r->keep) {
@@ -161,7 +163,7 @@ static void tf_release(EeRun *r)
         if (!r->keep && layers > 1) be->release(a->L[0].x_in);
         free(a->L);
     }
-    float *bufs[] = {a->pre, a->mean_e, a->rstd_e, a->x0, a->cls, a->ppre, a->p, a->gx,
+    float *bufs[] = {a->pre, a->mean_e, a->rstd_e, a->x0, a->cls, a->xcls, a->ppre, a->p, a->gx,
                      a->gy, a->gx1, a->gm, a->gf, a->gctx, a->gq, a->gk, a->gv, a->gx_in, a->gp};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) be->release(bufs[i]);
     be->release(a->keep_e);
@@ -173,8 +175,8 @@ static void tf_embed(EeRun *r, int B)
 {
     const EeConfig *c = &r->m->cfg;
     TfAct *a = r->kind;
-    int R = B * c->T;
-    r->be->embed_fwd(r->ids, ee_run_w(r, P_ETOK), ee_run_w(r, P_EPOS), a->pre, B, c->T, c->d);
+    int R = B * r->T;
+    r->be->embed_fwd(r->ids, ee_run_w(r, P_ETOK), ee_run_w(r, P_EPOS), a->pre, B, r->T, c->d);
     r->be->layernorm_fwd(a->pre, ee_run_w(r, P_LNE_G), ee_run_w(r, P_LNE_B), r->e, a->mean_e,
                          a->rstd_e, R, c->d, LN_EPS);
 }
@@ -191,12 +193,87 @@ static TfLayer *layer_at(EeRun *r, int l)
     return r->keep ? &a->L[l] : &a->L[0];
 }
 
+/* The classifier pools [CLS] only, so its last layer needs keys and
+ * values of every position but everything else for position 0 alone. */
+static int cls_only(const EeRun *r, int l)
+{
+    const EeConfig *c = &r->m->cfg;
+    return c->head == EE_HEAD_CLASSIFIER && l == c->layers - 1;
+}
+
+static void last_layer_cls_fwd(EeRun *r, TfLayer *L, int l, float *x, int B, float pdrop)
+{
+    const EeConfig *c = &r->m->cfg;
+    const EeBackend *be = r->be;
+    TfAct *a = r->kind;
+    int T = r->T, d = c->d, f = c->ffn, R = B * T;
+    size_t Bd = (size_t)B * d;
+    if (r->keep) L->x_in = x;
+    ee_linear_fwd(be, x, ee_run_w(r, LP(l, L_WK)), ee_run_w(r, LP(l, L_BK)), L->k, R, d, d);
+    ee_linear_fwd(be, x, ee_run_w(r, LP(l, L_WV)), ee_run_w(r, LP(l, L_BV)), L->v, R, d, d);
+    be->gather_rows(x, T * d, a->xcls, B, d);
+    ee_linear_fwd(be, a->xcls, ee_run_w(r, LP(l, L_WQ)), ee_run_w(r, LP(l, L_BQ)), L->q, B, d, d);
+    be->attention_cls_fwd(L->q, L->k, L->v, r->mask, L->P, L->ctx, B, T, d, c->heads);
+    ee_linear_fwd(be, L->ctx, ee_run_w(r, LP(l, L_WO)), ee_run_w(r, LP(l, L_BO)), L->y1, B, d, d);
+    if (pdrop > 0) be->dropout_fwd(L->y1, L->keep_a, Bd, pdrop, site_seed(r, l, 1));
+    be->axpy(Bd, 1.0f, a->xcls, L->y1);
+    be->layernorm_fwd(L->y1, ee_run_w(r, LP(l, L_LN1_G)), ee_run_w(r, LP(l, L_LN1_B)), L->x1,
+                      L->mean1, L->rstd1, B, d, LN_EPS);
+    ee_linear_fwd(be, L->x1, ee_run_w(r, LP(l, L_W1)), ee_run_w(r, LP(l, L_B1)), L->z, B, d, f);
+    be->gelu_fwd(L->z, L->gz, (size_t)B * f);
+    ee_linear_fwd(be, L->gz, ee_run_w(r, LP(l, L_W2)), ee_run_w(r, LP(l, L_B2)), L->y2, B, f, d);
+    if (pdrop > 0) be->dropout_fwd(L->y2, L->keep_m, Bd, pdrop, site_seed(r, l, 2));
+    be->axpy(Bd, 1.0f, L->x1, L->y2);
+    be->layernorm_fwd(L->y2, ee_run_w(r, LP(l, L_LN2_G)), ee_run_w(r, LP(l, L_LN2_B)), L->x2,
+                      L->mean2, L->rstd2, B, d, LN_EPS);
+}
+
+/* From g (gradient at the last layer's [CLS] output, B x d) to a->gx, the
+ * gradient at the layer's input (all rows). */
+static void last_layer_cls_bwd(EeRun *r, TfLayer *L, int l, const float *g, int B, int pg)
+{
+    const EeConfig *c = &r->m->cfg;
+    const EeBackend *be = r->be;
+    TfAct *a = r->kind;
+    int T = r->T, d = c->d, f = c->ffn, R = B * T;
+    size_t Bd = (size_t)B * d, Rd = (size_t)R * d;
+    float pdrop = r->dropout;
+#define G(i) (pg ? ee_run_g(r, (i)) : NULL)
+    be->layernorm_bwd(g, L->y2, ee_run_w(r, LP(l, L_LN2_G)), L->mean2, L->rstd2, a->gy,
+                      G(LP(l, L_LN2_G)), G(LP(l, L_LN2_B)), B, d, 0);
+    be->copy(a->gx1, a->gy, Bd * sizeof(float));
+    be->copy(a->gm, a->gy, Bd * sizeof(float));
+    if (pdrop > 0) be->dropout_bwd(a->gm, L->keep_m, Bd, pdrop);
+    ee_linear_bwd(be, L->gz, ee_run_w(r, LP(l, L_W2)), a->gm, a->gf, 0, G(LP(l, L_W2)),
+                  G(LP(l, L_B2)), B, f, d);
+    be->gelu_bwd(L->z, a->gf, a->gf, (size_t)B * f);
+    ee_linear_bwd(be, L->x1, ee_run_w(r, LP(l, L_W1)), a->gf, a->gx1, 1, G(LP(l, L_W1)),
+                  G(LP(l, L_B1)), B, d, f);
+    be->layernorm_bwd(a->gx1, L->y1, ee_run_w(r, LP(l, L_LN1_G)), L->mean1, L->rstd1, a->gy,
+                      G(LP(l, L_LN1_G)), G(LP(l, L_LN1_B)), B, d, 0);
+    be->copy(a->gp, a->gy, Bd * sizeof(float)); /* residual: gradient at the [CLS] input rows */
+    if (pdrop > 0) be->dropout_bwd(a->gy, L->keep_a, Bd, pdrop);
+    ee_linear_bwd(be, L->ctx, ee_run_w(r, LP(l, L_WO)), a->gy, a->gctx, 0, G(LP(l, L_WO)),
+                  G(LP(l, L_BO)), B, d, d);
+    be->attention_cls_bwd(L->q, L->k, L->v, r->mask, L->P, a->gctx, a->gq, a->gk, a->gv, B, T,
+                          d, c->heads);
+    ee_linear_bwd(be, a->xcls, ee_run_w(r, LP(l, L_WQ)), a->gq, a->gp, 1, G(LP(l, L_WQ)),
+                  G(LP(l, L_BQ)), B, d, d);
+    be->zero(a->gx, Rd * sizeof(float));
+    be->scatter_rows(a->gp, a->gx, T * d, B, d);
+    ee_linear_bwd(be, L->x_in, ee_run_w(r, LP(l, L_WK)), a->gk, a->gx, 1, G(LP(l, L_WK)),
+                  G(LP(l, L_BK)), R, d, d);
+    ee_linear_bwd(be, L->x_in, ee_run_w(r, LP(l, L_WV)), a->gv, a->gx, 1, G(LP(l, L_WV)),
+                  G(LP(l, L_BV)), R, d, d);
+#undef G
+}
+
 static void tf_forward(EeRun *r, int B, int train)
 {
     const EeConfig *c = &r->m->cfg;
     const EeBackend *be = r->be;
     TfAct *a = r->kind;
-    int T = c->T, d = c->d, f = c->ffn, R = B * T;
+    int T = r->T, d = c->d, f = c->ffn, R = B * T;
     size_t Rd = (size_t)R * d;
     float pdrop = train && r->keep ? r->dropout : 0.0f;
 
@@ -205,6 +282,11 @@ static void tf_forward(EeRun *r, int B, int train)
     float *x = a->x0;
     for (int l = 0; l < c->layers; l++) {
         TfLayer *L = layer_at(r, l);
+        if (cls_only(r, l)) {
+            last_layer_cls_fwd(r, L, l, x, B, pdrop);
+            x = L->x2; /* B rows: the [CLS] states */
+            break;
+        }
         /* without backward, alternate the output between two buffers */
         float *x_out = r->keep ? L->x2 : (x == a->L[0].x2 ? a->L[0].x_in : a->L[0].x2);
         if (r->keep) L->x_in = x;
@@ -229,7 +311,8 @@ static void tf_forward(EeRun *r, int B, int train)
     int h0 = HEAD0(c);
     switch (c->head) {
     case EE_HEAD_CLASSIFIER:
-        be->gather_rows(x, T * d, a->cls, B, d);
+        if (c->layers > 0) be->copy(a->cls, x, sizeof(float) * (size_t)B * d);
+        else be->gather_rows(x, T * d, a->cls, B, d);
         ee_linear_fwd(be, a->cls, ee_run_w(r, h0), ee_run_w(r, h0 + 1), a->ppre, B, d, d);
         be->tanh_fwd(a->ppre, a->p, (size_t)B * d);
         ee_linear_fwd(be, a->p, ee_run_w(r, h0 + 2), ee_run_w(r, h0 + 3), r->out, B, d, c->classes);
@@ -248,7 +331,7 @@ static void tf_backward(EeRun *r, int B, const float *dout, int need_de, int par
     const EeConfig *c = &r->m->cfg;
     const EeBackend *be = r->be;
     TfAct *a = r->kind;
-    int T = c->T, d = c->d, f = c->ffn, R = B * T;
+    int T = r->T, d = c->d, f = c->ffn, R = B * T;
     size_t Rd = (size_t)R * d;
     int pg = param_grads && r->g;
 #define G(i) (pg ? ee_run_g(r, (i)) : NULL)
@@ -260,8 +343,12 @@ static void tf_backward(EeRun *r, int B, const float *dout, int need_de, int par
                       c->classes);
         be->tanh_bwd(a->p, a->gp, a->gp, (size_t)B * d);
         ee_linear_bwd(be, a->cls, ee_run_w(r, h0), a->gp, a->ppre, 0, G(h0), G(h0 + 1), B, d, d);
-        be->zero(a->gx, Rd * sizeof(float));
-        be->scatter_rows(a->ppre, a->gx, T * d, B, d);
+        if (c->layers > 0) { /* a->ppre: gradient at the last layer's [CLS] output */
+            last_layer_cls_bwd(r, &a->L[c->layers - 1], c->layers - 1, a->ppre, B, pg);
+        } else {
+            be->zero(a->gx, Rd * sizeof(float));
+            be->scatter_rows(a->ppre, a->gx, T * d, B, d);
+        }
         break;
     case EE_HEAD_FLAT:
         ee_linear_bwd(be, H, ee_run_w(r, h0), dout, a->gx, 0, G(h0), G(h0 + 1), B, T * d, T);
@@ -271,7 +358,8 @@ static void tf_backward(EeRun *r, int B, const float *dout, int need_de, int par
         break;
     }
     float pdrop = r->dropout;
-    for (int l = c->layers - 1; l >= 0; l--) {
+    int first = c->head == EE_HEAD_CLASSIFIER ? c->layers - 2 : c->layers - 1;
+    for (int l = first; l >= 0; l--) {
         TfLayer *L = &a->L[l];
         /* gx: gradient at x2. LN2 -> gy (gradient at y2). */
         be->layernorm_bwd(a->gx, L->y2, ee_run_w(r, LP(l, L_LN2_G)), L->mean2, L->rstd2, a->gy,
@@ -314,12 +402,12 @@ static void tf_embed_backward(EeRun *r, int B)
 {
     const EeConfig *c = &r->m->cfg;
     TfAct *a = r->kind;
-    int R = B * c->T;
+    int R = B * r->T;
     if (!r->g) return;
     /* gradient at the embedding sum, into gy */
     r->be->layernorm_bwd(r->de, a->pre, ee_run_w(r, P_LNE_G), a->mean_e, a->rstd_e, a->gy,
                          ee_run_g(r, P_LNE_G), ee_run_g(r, P_LNE_B), R, c->d, 0);
-    r->be->embed_bwd(r->ids, a->gy, ee_run_g(r, P_ETOK), ee_run_g(r, P_EPOS), B, c->T, c->d);
+    r->be->embed_bwd(r->ids, a->gy, ee_run_g(r, P_ETOK), ee_run_g(r, P_EPOS), B, r->T, c->d);
 }
 
 const EeKindOps ee_transformer_ops = {

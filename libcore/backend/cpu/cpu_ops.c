@@ -340,6 +340,86 @@ static void cpu_attention_bwd(const float *q, const float *k, const float *v,
     }
 }
 
+/* One query row per sequence: scores over the first `span` keys, softmax,
+ * context. Plain loops: each (sequence, head) is a dh x span product. */
+static void cpu_attention_cls_fwd(const float *q, const float *k, const float *v,
+                                  const uint8_t *mask, float *P, float *ctx,
+                                  int B, int T, int d, int H)
+{
+    int dh = d / H;
+    float scale = 1.0f / sqrtf((float)dh);
+    #pragma omp parallel for schedule(static) if (B * H > 8)
+    for (int bh = 0; bh < B * H; bh++) {
+        int b = bh / H, h = bh % H;
+        const uint8_t *mk = mask + (size_t)b * T;
+        int S = attended_span(mk, T);
+        const float *qb = q + (size_t)b * d + h * dh;
+        float *p = P + (size_t)bh * T, *cb = ctx + (size_t)b * d + h * dh;
+        float mx = -INFINITY;
+        for (int j = 0; j < S; j++) {
+            if (!mk[j]) { p[j] = 0; continue; }
+            const float *kj = k + ((size_t)b * T + j) * d + h * dh;
+            float sc = 0;
+            for (int c = 0; c < dh; c++) sc += qb[c] * kj[c];
+            p[j] = sc * scale;
+            if (p[j] > mx) mx = p[j];
+        }
+        double sum = 0;
+        for (int j = 0; j < S; j++) {
+            float e = mk[j] ? expf(p[j] - mx) : 0.0f;
+            p[j] = e;
+            sum += e;
+        }
+        float inv = sum > 0 ? (float)(1.0 / sum) : 0.0f;
+        for (int c = 0; c < dh; c++) cb[c] = 0;
+        for (int j = 0; j < S; j++) {
+            p[j] *= inv;
+            const float *vj = v + ((size_t)b * T + j) * d + h * dh;
+            for (int c = 0; c < dh; c++) cb[c] += p[j] * vj[c];
+        }
+        for (int j = S; j < T; j++) p[j] = 0;
+    }
+}
+
+static void cpu_attention_cls_bwd(const float *q, const float *k, const float *v,
+                                  const uint8_t *mask, const float *P, const float *dctx,
+                                  float *dq, float *dk, float *dv, int B, int T, int d, int H)
+{
+    int dh = d / H;
+    float scale = 1.0f / sqrtf((float)dh);
+    memset(dk, 0, sizeof(float) * (size_t)B * T * d);
+    memset(dv, 0, sizeof(float) * (size_t)B * T * d);
+    #pragma omp parallel for schedule(static) if (B * H > 8)
+    for (int bh = 0; bh < B * H; bh++) {
+        int b = bh / H, h = bh % H;
+        int S = attended_span(mask + (size_t)b * T, T);
+        const float *qb = q + (size_t)b * d + h * dh, *gc = dctx + (size_t)b * d + h * dh;
+        const float *p = P + (size_t)bh * T;
+        float *gq = dq + (size_t)b * d + h * dh;
+        /* dP_j = dctx . v_j ; dS_j = P_j (dP_j - sum_i P_i dP_i) scale */
+        double dot = 0;
+        for (int j = 0; j < S; j++) {
+            const float *vj = v + ((size_t)b * T + j) * d + h * dh;
+            float g = 0;
+            for (int c = 0; c < dh; c++) g += gc[c] * vj[c];
+            dot += (double)p[j] * g;
+        }
+        for (int c = 0; c < dh; c++) gq[c] = 0;
+        for (int j = 0; j < S; j++) {
+            size_t off = ((size_t)b * T + j) * d + h * dh;
+            const float *vj = v + off, *kj = k + off;
+            float g = 0;
+            for (int c = 0; c < dh; c++) g += gc[c] * vj[c];
+            float ds = p[j] * (g - (float)dot) * scale;
+            for (int c = 0; c < dh; c++) {
+                gq[c] += ds * kj[c];
+                dk[off + c] = ds * qb[c];
+                dv[off + c] = p[j] * gc[c];
+            }
+        }
+    }
+}
+
 /* ---- embeddings ------------------------------------------------------------ */
 static void cpu_embed_fwd(const int32_t *ids, const float *E_tok, const float *E_pos,
                           float *out, int B, int T, int d)
@@ -553,6 +633,8 @@ static const EeBackend cpu_backend = {
     .dropout_bwd = cpu_dropout_bwd,
     .attention_fwd = cpu_attention_fwd,
     .attention_bwd = cpu_attention_bwd,
+    .attention_cls_fwd = cpu_attention_cls_fwd,
+    .attention_cls_bwd = cpu_attention_cls_bwd,
     .embed_fwd = cpu_embed_fwd,
     .embed_bwd = cpu_embed_bwd,
     .conv_fwd = cpu_conv_fwd,
