@@ -205,6 +205,9 @@ typedef struct {
      * keyed by it, so a run split by row ranges equals the unsplit run. */
     long row_offset;
     int batch;                    /* rows per model pass (0 = automatic) */
+    /* SV: evaluate every perturbed copy with a full model pass instead of
+     * the incremental cnn path (for tests that compare the two) */
+    int full_passes;
     EeDevice device;
     int verbose;
     void (*print)(void *ctx, const char *line);

@@ -5,9 +5,10 @@
 #include <string.h>
 
 enum { O_SAMPLES, O_SEED, O_PERMS, O_BASELINE, O_TARGET, O_BATCH, O_DEVICE, O_VERBOSE, O_ROWS,
-       O_EXACT, NOPT };
+       O_EXACT, O_INCREMENTAL, NOPT };
 static const char *const opt_names[NOPT] = {"samples", "seed", "permutations", "baseline",
-                                            "target", "batch", "device", "verbose", "rows", "exact"};
+                                            "target", "batch", "device", "verbose", "rows", "exact",
+                                            "incremental"};
 
 /* 'permutations': 1 x N cell, cell i an s x n_i matrix of permutations of 1..n_i. */
 static const int32_t **read_perms(const mxArray *v, const EeInput *in, int T, int *steps)
@@ -77,6 +78,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     if (o[O_BATCH].value) a.batch = ee_mx_int(o[O_BATCH].value, "'batch'", 1, 1 << 20);
     a.device = ee_mx_device(o[O_DEVICE].value);
     if (o[O_VERBOSE].value) a.verbose = ee_mx_bool(o[O_VERBOSE].value, "'verbose'");
+    if (o[O_INCREMENTAL].value) a.full_passes = !ee_mx_bool(o[O_INCREMENTAL].value, "'incremental'");
     int nrows;
     int *rows = ee_mx_attr_rows(o[O_ROWS].value, all.n, &nrows);
     const int32_t **perms = NULL;

@@ -26,6 +26,10 @@
 ## true: exact Shapley values from all 2^n coalitions (n <= 12), the oracle.
 ## @item 'baseline'
 ## 'pad' (default) or an int32 N x T id matrix.
+## @item 'incremental'
+## true (default): on the CPU, the cnn recomputes only the convolution
+## windows that a newly added token touches (the same values up to float
+## rounding); false evaluates every perturbed copy with a full pass.
 ## @item 'target', 'rows', 'batch', 'device', 'verbose'
 ## as for @code{ee_ig}.
 ## @end table
@@ -138,6 +142,24 @@
 %! assert (a, d, 1e-6 * max (abs (a(:))));
 %! e = ee_sv (v.model, v.X, 'seed', 4, 'verbose', false);
 %! assert (any (abs (a(:) - e(:)) > 1e-3));
+
+%!test
+%! ## the incremental cnn path equals full passes within float32 rounding
+%! for f = {'cnn_tiny', 'cnn_tiny_nobias'}
+%!   w = load (fullfile (vdir, [f{1} '.mat']));
+%!   [a, ia] = ee_sv (w.model, w.X, 'samples', 30, 'seed', 5, 'verbose', false);
+%!   [b, ib] = ee_sv (w.model, w.X, 'samples', 30, 'seed', 5, 'incremental', false, 'verbose', false);
+%!   assert (double (a), double (b), tol (w, b));
+%!   assert (ia.fbaseline, ib.fbaseline, tol (w, w.fx));
+%!   assert (ia.forward_passes, ib.forward_passes);
+%! end
+%! d = load (fullfile (fileparts (which ('ee_sv')), '..', 'datasets', 'fortunes.mat'));
+%! m = ee_train ('cnn', d.tokens(1:200,:), d.labels(1:200), 'epochs', 1, 'verbose', false, 'vocab', numel (d.vocab));
+%! X = d.tokens(201:204,:);
+%! a = ee_sv (m, X, 'samples', 4, 'verbose', false);
+%! b = ee_sv (m, X, 'samples', 4, 'incremental', false, 'verbose', false);
+%! [~, lg] = ee_predict (m, X);
+%! assert (double (a), double (b), 1e-4 * max (abs (lg(:))));
 
 %!error id=ee:badInput ee_sv (v.model, v.X, 'samples', 0)
 %!error id=ee:badInput ee_sv (v.model, v.X, 'seed', -1)

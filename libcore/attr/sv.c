@@ -12,6 +12,7 @@
  * split across calls. */
 #include "attr_common.h"
 
+#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,129 @@ static void seq_finish(const SeqState *q, int s, int T, float *A)
     free(phi);
 }
 
+
+/* ---- the cnn on the CPU: one token at a time ----------------------------------
+ * Adding one token to a coalition changes only the convolution windows that
+ * contain it (w per width). Each permutation keeps its pre-activations and
+ * recomputes those windows, then the max over time and the target logit:
+ * the same numbers as a full pass up to float rounding, at a fraction of
+ * the work. Permutations run in parallel. */
+typedef struct {
+    int K, F, d, L, C;
+    const int *widths;
+    const float *E, *W[EE_MAX_WIDTHS], *b[EE_MAX_WIDTHS], *Wc, *bc;
+} CnnView;
+
+/* out[t0..t1] of width k from embeddings e [L][d] (zero past L). */
+static void cnn_windows(const CnnView *v, int k, const float *e, int t0, int t1, float *scratch,
+                        float *out)
+{
+    int w = v->widths[k], d = v->d, F = v->F, n = t1 - t0 + 1;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < w; j++) {
+            int t = t0 + i + j;
+            float *dst = scratch + (size_t)i * w * d + (size_t)j * d;
+            if (t < v->L) memcpy(dst, e + (size_t)t * d, sizeof(float) * d);
+            else memset(dst, 0, sizeof(float) * d);
+        }
+    float *o = out + (size_t)t0 * F;
+    for (int i = 0; i < n; i++) {
+        if (v->b[k]) memcpy(o + (size_t)i * F, v->b[k], sizeof(float) * F);
+        else memset(o + (size_t)i * F, 0, sizeof(float) * F);
+    }
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, F, w * d, 1.0f, scratch, w * d, v->W[k], F,
+                1.0f, o, F);
+}
+
+/* Target logit from the pre-activations of every width. */
+static float cnn_value(const CnnView *v, float *const *out, const uint8_t *mask, int tg)
+{
+    double z = v->bc ? v->bc[tg] : 0;
+    for (int k = 0; k < v->K; k++)
+        for (int f = 0; f < v->F; f++) {
+            float best = -INFINITY;
+            for (int t = 0; t < v->L; t++)
+                if (mask[t] && out[k][(size_t)t * v->F + f] > best) best = out[k][(size_t)t * v->F + f];
+            if (best > 0) z += (double)best * v->Wc[((size_t)k * v->F + f) * v->C + tg];
+        }
+    return (float)z;
+}
+
+static EeStatus sv_cnn_incremental(EeModel *m, const EeInput *in, const EeAttrOptions *o,
+                                   const int32_t *target, SeqState *q, int i, float *A)
+{
+    const EeConfig *c = &m->cfg;
+    int T = c->T, d = c->d, s = o->steps;
+    CnnView v = {c->nwidths, c->filters, d, 0, c->classes, c->widths, m->w + m->p[0].offset,
+                 {0}, {0}, NULL, NULL};
+    int wmax = 1;
+    for (int k = 0; k < v.K; k++) {
+        v.W[k] = m->w + m->p[ee_model_find_param(m, "conv", k, "W")].offset;
+        int bi = ee_model_find_param(m, "conv", k, "b");
+        v.b[k] = bi >= 0 ? m->w + m->p[bi].offset : NULL;
+        if (c->widths[k] > wmax) wmax = c->widths[k];
+    }
+    v.Wc = m->w + m->p[ee_model_find_param(m, NULL, 0, "Wc")].offset;
+    int bci = ee_model_find_param(m, NULL, 0, "bc");
+    v.bc = bci >= 0 ? m->w + m->p[bci].offset : NULL;
+    const int32_t *ids = in->ids + (size_t)i * T;
+    uint8_t *mask = malloc((size_t)T);
+    int32_t *base = malloc(sizeof(int32_t) * T);
+    if (!mask || !base) { free(mask); free(base); return ee_fail(EE_ERR_NOMEM, "out of memory"); }
+    ee_attr_row_mask(m, in, i, mask);
+    ee_attr_row_baseline(m, in, o, i, base);
+    v.L = 1; /* windows past the last token or attended position see only zeros */
+    for (int t = 0; t < T; t++)
+        if (mask[t] || ids[t] != EE_PAD || base[t] != EE_PAD) v.L = t + 1;
+    size_t LF = (size_t)v.L * v.F, Ld = (size_t)v.L * d;
+    size_t scratch_n = (size_t)(v.L > wmax ? v.L : wmax) * wmax * d;
+    /* the baseline's embeddings and pre-activations, shared by every permutation */
+    float *e0 = malloc(sizeof(float) * Ld), *out0 = malloc(sizeof(float) * LF * v.K);
+    float *scratch0 = malloc(sizeof(float) * scratch_n);
+    EeStatus st = EE_OK;
+    if (!e0 || !out0 || !scratch0) st = ee_fail(EE_ERR_NOMEM, "out of memory");
+    if (!st) {
+        for (int t = 0; t < v.L; t++) memcpy(e0 + (size_t)t * d, v.E + (size_t)base[t] * d, sizeof(float) * d);
+        float *o0[EE_MAX_WIDTHS];
+        for (int k = 0; k < v.K; k++) {
+            o0[k] = out0 + LF * k;
+            cnn_windows(&v, k, e0, 0, v.L - 1, scratch0, o0[k]);
+        }
+        q->fbase = cnn_value(&v, o0, mask, target[i]);
+        int fail = 0;
+        #pragma omp parallel reduction(|| : fail)
+        {
+            float *e = malloc(sizeof(float) * Ld), *outb = malloc(sizeof(float) * LF * v.K);
+            float *scratch = malloc(sizeof(float) * (size_t)wmax * wmax * d);
+            float *ok[EE_MAX_WIDTHS];
+            if (!e || !outb || !scratch) fail = 1;
+            #pragma omp for schedule(dynamic, 1)
+            for (int k = 0; k < s; k++) {
+                if (!e || !outb || !scratch) continue;
+                memcpy(e, e0, sizeof(float) * Ld);
+                memcpy(outb, out0, sizeof(float) * LF * v.K);
+                for (int kk = 0; kk < v.K; kk++) ok[kk] = outb + LF * kk;
+                for (int j = 0; j < q->n; j++) {
+                    int p = q->pos[q->perm[(size_t)k * q->n + j]];
+                    memcpy(e + (size_t)p * d, v.E + (size_t)ids[p] * d, sizeof(float) * d);
+                    for (int kk = 0; kk < v.K; kk++) {
+                        int t0 = p - v.widths[kk] + 1 > 0 ? p - v.widths[kk] + 1 : 0;
+                        cnn_windows(&v, kk, e, t0, p, scratch, ok[kk]);
+                    }
+                    q->vals[(size_t)k * q->n + j] = cnn_value(&v, ok, mask, target[i]);
+                }
+            }
+            free(e);
+            free(outb);
+            free(scratch);
+        }
+        if (fail) st = ee_fail(EE_ERR_NOMEM, "out of memory");
+    }
+    if (!st) seq_finish(q, s, T, A);
+    free(mask); free(base); free(e0); free(out0); free(scratch0);
+    return st;
+}
+
 EeStatus ee_sv_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o, float *A,
                          EeAttrInfo *info)
 {
@@ -140,6 +264,23 @@ EeStatus ee_sv_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o, 
     int finished = 0; /* sequences [0, finished) are written to A */
     EeProgress prog;
     ee_progress_start(&prog, o, "sv", N);
+    if (c->kind == EE_KIND_CNN && dev == EE_DEVICE_CPU && !o->full_passes) {
+        for (int i = 0; i < N && !st; i++) {
+            SeqState *q;
+            if ((st = seq_new(m, in, o, i, &q))) break;
+            if (q->n == 0) {
+                memset(A + (size_t)i * T, 0, sizeof(float) * T);
+                q->fbase = fx[i];
+            } else {
+                st = sv_cnn_incremental(m, in, o, target, q, i, A + (size_t)i * T);
+            }
+            if (info && info->fbaseline) info->fbaseline[i] = q->fbase;
+            passes += 1 + (long)s * q->n; /* the passes it stands for */
+            seq_free(q);
+            ee_progress_tick(&prog, i + 1);
+        }
+        finished = done_seqs = N;
+    }
 
     /* generator position */
     int gi = 0, gk = 0, gj = -1, nb = 0;
