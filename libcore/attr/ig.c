@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* qsort_r */
 /* ig.c: Integrated Gradients (all node rules of MODELS.md) and
  * X-Gradient. The interpolation points of several sequences go through the
  * model together; gradients to the embedding-layer output are accumulated
@@ -76,8 +77,8 @@ EeStatus ee_ig_nodes(EeIgMethod method, int s, double *a, double *w)
     return EE_OK;
 }
 
-EeStatus ee_ig_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o, float *A,
-                         EeAttrInfo *info)
+static EeStatus ig_sorted(EeModel *m, const EeInput *in, const EeAttrOptions *o, float *A,
+                          EeAttrInfo *info)
 {
     const EeConfig *c = &m->cfg;
     int xgrad = o->method == EE_IG_XGRAD;
@@ -249,5 +250,83 @@ done:
     ee_run_free(r);
     free(h_ids); free(h_mask); free(h_dout); free(h_out); free(h_diff); free(h_acc);
     free(target); free(fx); free(fb); free(alpha); free(wts);
+    return st;
+}
+
+/* Sequences are processed in order of length, so that the rows that share
+ * a pass have similar active lengths (less padding); results go back to
+ * the caller's order. */
+static int cmp_len(const void *a, const void *b, void *lengths)
+{
+    const int32_t *len = lengths;
+    int x = len[*(const int *)a], y = len[*(const int *)b];
+    return x != y ? (x > y) - (x < y) : (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
+
+EeStatus ee_ig_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o, float *A,
+                         EeAttrInfo *info)
+{
+    const EeConfig *c = &m->cfg;
+    int N = in->n, T = c->T;
+    if (!ee_is_token_model(c) || N < 2 || !in->ids) return ig_sorted(m, in, o, A, info);
+    EeStatus st = ee_input_check(m, in);
+    if (st) return st;
+    int *order = malloc(sizeof(int) * N);
+    int32_t *len = malloc(sizeof(int32_t) * N);
+    int32_t *ids = malloc(sizeof(int32_t) * (size_t)N * T);
+    uint8_t *mask = in->mask ? malloc((size_t)N * T) : NULL;
+    int32_t *bids = o->baseline_ids ? malloc(sizeof(int32_t) * (size_t)N * T) : NULL;
+    int32_t *tg = o->target ? malloc(sizeof(int32_t) * N) : NULL;
+    float *Ap = malloc(sizeof(float) * (size_t)N * T);
+    EeAttrInfo pi = {0};
+    if (info) {
+        pi.target = info->target ? malloc(sizeof(int32_t) * N) : NULL;
+        pi.fx = info->fx ? malloc(sizeof(float) * N) : NULL;
+        pi.fbaseline = info->fbaseline ? malloc(sizeof(float) * N) : NULL;
+        pi.delta = info->delta ? malloc(sizeof(float) * N) : NULL;
+    }
+    if (!order || !len || !ids || (in->mask && !mask) || (o->baseline_ids && !bids) || (o->target && !tg) ||
+        !Ap || (info && ((info->target && !pi.target) || (info->fx && !pi.fx) ||
+                         (info->fbaseline && !pi.fbaseline) || (info->delta && !pi.delta)))) {
+        st = ee_fail(EE_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < N; i++) {
+        int L = 0;
+        for (int t = 0; t < T; t++)
+            if (in->mask ? in->mask[(size_t)i * T + t] : in->ids[(size_t)i * T + t] != EE_PAD) L = t + 1;
+        len[i] = L;
+        order[i] = i;
+    }
+    qsort_r(order, (size_t)N, sizeof(int), cmp_len, len);
+    for (int i = 0; i < N; i++) {
+        size_t src = (size_t)order[i] * T, dst = (size_t)i * T;
+        memcpy(ids + dst, in->ids + src, sizeof(int32_t) * T);
+        if (mask) memcpy(mask + dst, in->mask + src, T);
+        if (bids) memcpy(bids + dst, o->baseline_ids + src, sizeof(int32_t) * T);
+        if (tg) tg[i] = o->target[order[i]];
+    }
+    EeInput pin = {.n = N, .ids = ids, .mask = mask};
+    EeAttrOptions po = *o;
+    po.baseline_ids = bids;
+    po.target = tg;
+    if ((st = ig_sorted(m, &pin, &po, Ap, info ? &pi : NULL))) goto done;
+    for (int i = 0; i < N; i++) {
+        int j = order[i];
+        memcpy(A + (size_t)j * T, Ap + (size_t)i * T, sizeof(float) * T);
+        if (!info) continue;
+        if (pi.target) info->target[j] = pi.target[i];
+        if (pi.fx) info->fx[j] = pi.fx[i];
+        if (pi.fbaseline) info->fbaseline[j] = pi.fbaseline[i];
+        if (pi.delta) info->delta[j] = pi.delta[i];
+    }
+    if (info) {
+        info->forward = pi.forward;
+        info->backward = pi.backward;
+        info->seconds = pi.seconds;
+    }
+done:
+    free(order); free(len); free(ids); free(mask); free(bids); free(tg); free(Ap);
+    free(pi.target); free(pi.fx); free(pi.fbaseline); free(pi.delta);
     return st;
 }
