@@ -255,6 +255,10 @@ EeStatus ee_model_save(const EeModel *m, const EeFieldSink *s)
     for (int i = 0; i < m->np; i++) {
         const EeParam *p = &m->p[i];
         if (!p->group[0] || p->index != 0) continue;
+        int seen = 0; /* one put_group per group, at its first tensor */
+        for (int j = 0; j < i; j++)
+            if (!strcmp(m->p[j].group, p->group)) seen = 1;
+        if (seen) continue;
         int len = 0;
         for (int j = 0; j < m->np; j++)
             if (!strcmp(m->p[j].group, p->group) && m->p[j].index + 1 > len) len = m->p[j].index + 1;

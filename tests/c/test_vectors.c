@@ -14,7 +14,7 @@
 static const char *dir(void)
 {
     const char *d = getenv("EE_VECTORS");
-    return d ? d : "../shared/vectors";
+    return d ? d : "tests/vectors";
 }
 
 static void check_file(const char *name)
@@ -74,7 +74,9 @@ static void check_file(const char *name)
         CHECK_OK(ee_model_load(&s2, "model", &m2));
         if (m2) {
             float *out2 = malloc(sizeof(float) * N * rC);
-            CHECK_OK(ee_model_predict(m2, &in, out2, 0, EE_DEVICE_CPU));
+            /* same batch as above: OpenBLAS results may depend on the number of
+             * rows of a GEMM (they do under valgrind), so only the model differs */
+            CHECK_OK(ee_model_predict(m2, &in, out2, 2, EE_DEVICE_CPU));
             CHECK(memcmp(out, out2, sizeof(float) * N * rC) == 0, "%s: save/load changed logits", name);
             free(out2);
             ee_model_free(m2);

@@ -1,0 +1,1151 @@
+/* test_models.c: the three model kinds against an independent
+ * double-precision reference written here from MODELS.md and
+ * ../shared/vectors/README.md. The reference reads the weights only through
+ * the public exchange format (ee_param_get: column-major, documented
+ * shapes) and shares no code with libcore.
+ *
+ * For the transformer (2 layers, 2 heads), its explainer heads 'flat' and
+ * 'token', the cnn (widths [2 3], bias true and false) and the mlp (bias
+ * true and false), on random weights with nontrivial biases / LayerNorm
+ * parameters and inputs with padding at the end (and a masked hole):
+ * - shapes and names of every exchange tensor;
+ * - logits of ee_model_predict (in chunks) and of a run vs the reference,
+ *   for ee_model_init weights and for the random weights;
+ * - the embedding-layer output e vs the reference embedding module;
+ * - run->de (ee_run_backward, need_de = 1) at the model's e and at a
+ *   perturbed e, for the target logit and a random combination of the
+ *   outputs, vs central differences of the double reference (h = 1e-5);
+ * - every parameter gradient (run->g after ee_run_backward with
+ *   param_grads = 1, ee_run_embed_backward, ee_run_drop_pad_grads) of
+ *   sum(w .* outputs) vs central differences of the reference (all
+ *   entries, or a random subsample of large tensors); the PAD row of E_tok
+ *   must be exactly zero;
+ * - ReLU kinks and max-pool ties are avoided: the reference reports the
+ *   smallest distance to one (and rows where fewer than 2 units of a layer
+ *   are alive, which would pass little gradient) and the inputs (every 10
+ *   tries also the weights) are redrawn until it is safe;
+ * - the training path: with dropout (train = 1, fixed seed) the forward is
+ *   reproducible, differs from inference, train = 0 ignores the dropout
+ *   rate, and run->de matches central differences of the run itself;
+ * - also: an mlp without hidden layer, explainers copy the embedding module
+ *   and encoder and drop the pooler/classifier, a cnn explainer is refused;
+ * - ee_train on small separable problems reaches high validation accuracy
+ *   for transformer, cnn and mlp; early stopping keeps the weights of the
+ *   best epoch (best_epoch = argmin valid_loss, the returned model
+ *   reproduces that loss and accuracy, epochs_run = best + patience + 1
+ *   after an early stop), and a run without validation keeps the last.
+ *
+ * Tolerances: outputs max|err| <= 1e-5 * max|ref|; gradients
+ * max|err| <= 1e-4 * scale, the scale being the largest reference gradient
+ * of the tensor, floored at 1e-2 of the largest gradient of the model (some
+ * gradients, e.g. to the key bias, vanish in exact arithmetic). */
+#include "check.h"
+#include "gradcheck.h"
+#include "ee.h"
+#include "models/model_impl.h"
+
+#include <stdint.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+static const EeBackend *be;
+static EeRng rng;
+static int quick;
+
+#define OUT_RTOL 1e-5
+#define GRAD_RTOL 1e-4
+#define FD_H 1e-5
+#define KINK_MARGIN 1e-3
+
+/* ===================================================================== */
+/* Reference model in double precision                                    */
+/* ===================================================================== */
+typedef struct {
+    EeConfig c;
+    int np;
+    double *p[EE_MAX_PARAMS];   /* exchange order (column-major) */
+    size_t count[EE_MAX_PARAMS];
+    char name[EE_MAX_PARAMS][48];
+    int pad_row[EE_MAX_PARAMS];
+    /* parameter indices */
+    int etok, epos, lng, lnb, enc[64][16], wp, bp, wc, bc, hw, hb;
+    int cw[EE_MAX_WIDTHS], cb[EE_MAX_WIDTHS];
+    int fw[EE_MAX_HIDDEN + 1], fb[EE_MAX_HIDDEN + 1];
+    /* scratch */
+    double *s_x, *s_q, *s_k, *s_v, *s_ctx, *s_tmp, *s_z, *s_e;
+    /* smallest distance to a ReLU kink or a max tie in the forwards since
+     * the last reset */
+    double margin;
+    /* forwards since the last reset in which fewer than 2 units of a hidden
+     * layer (mlp) or fewer than 2 pooled filters (cnn) were positive: such a
+     * row passes little or no gradient, which would make the checks weak */
+    int weak;
+} Ref;
+
+static const char *enc_names[16] = {"Wq", "bq", "Wk", "bk", "Wv", "bv", "Wo", "bo",
+                                    "ln1_g", "ln1_b", "W1", "b1", "W2", "b2", "ln2_g", "ln2_b"};
+
+static int need_param(const EeModel *m, const char *group, int index, const char *field, int d0, int d1,
+                      int d2)
+{
+    int i = ee_model_find_param(m, group, index, field);
+    CHECK(i >= 0, "parameter %s%s%s(%d) missing", group ? group : "", group ? "." : "", field, index);
+    if (i < 0) return -1;
+    EeParamInfo info;
+    ee_model_param_info(m, i, &info);
+    int ok = info.dims[0] == d0 && info.dims[1] == d1 && (info.ndims == 2 ? d2 == 1 : info.dims[2] == d2);
+    CHECK(ok, "%s: exchange dims %d x %d x %d, MODELS.md says %d x %d x %d", field, info.dims[0],
+          info.dims[1], info.ndims > 2 ? info.dims[2] : 1, d0, d1, d2);
+    return i;
+}
+
+/* Reads every tensor of m (in exchange order) and resolves the indices of
+ * the documented names, checking their documented shapes. */
+static void ref_load(Ref *r, const EeModel *m)
+{
+    memset(r, 0, sizeof *r);
+    r->c = *ee_model_config(m);
+    const EeConfig *c = &r->c;
+    r->np = ee_model_nparams(m);
+    for (int i = 0; i < r->np; i++) {
+        EeParamInfo info;
+        ee_model_param_info(m, i, &info);
+        r->count[i] = info.count;
+        if (info.group)
+            snprintf(r->name[i], sizeof r->name[i], "%.16s(%d).%.16s", info.group, info.index + 1, info.field);
+        else
+            snprintf(r->name[i], sizeof r->name[i], "%.32s", info.field);
+        r->pad_row[i] = strcmp(info.field, "E_tok") == 0;
+        float *buf = gc_alloc(info.count * sizeof(float));
+        CHECK_OK(ee_param_get(m, i, buf, info.count));
+        r->p[i] = gc_alloc(info.count * sizeof(double));
+        gc_f2d(buf, r->p[i], info.count);
+        free(buf);
+    }
+    int T = c->T, d = c->d, C = c->classes, mx = 1;
+    switch (c->kind) {
+    case EE_KIND_TRANSFORMER:
+        r->etok = need_param(m, NULL, 0, "E_tok", c->vocab, d, 1);
+        r->epos = need_param(m, NULL, 0, "E_pos", T, d, 1);
+        r->lng = need_param(m, NULL, 0, "ln_emb_g", 1, d, 1);
+        r->lnb = need_param(m, NULL, 0, "ln_emb_b", 1, d, 1);
+        for (int l = 0; l < c->layers; l++)
+            for (int k = 0; k < 16; k++) {
+                const char *n = enc_names[k];
+                int a = 1, b = d;
+                if (n[0] == 'W') a = d;
+                if (!strcmp(n, "W1")) { a = d; b = c->ffn; }
+                if (!strcmp(n, "b1")) b = c->ffn;
+                if (!strcmp(n, "W2")) { a = c->ffn; b = d; }
+                r->enc[l][k] = need_param(m, "encoder", l, n, a, b, 1);
+            }
+        if (c->head == EE_HEAD_CLASSIFIER) {
+            r->wp = need_param(m, NULL, 0, "Wp", d, d, 1);
+            r->bp = need_param(m, NULL, 0, "bp", 1, d, 1);
+            r->wc = need_param(m, NULL, 0, "Wc", d, C, 1);
+            r->bc = need_param(m, NULL, 0, "bc", 1, C, 1);
+        } else if (c->head == EE_HEAD_FLAT) {
+            r->hw = need_param(m, NULL, 0, "head_W", T * d, T, 1);
+            r->hb = need_param(m, NULL, 0, "head_b", 1, T, 1);
+        } else {
+            r->hw = need_param(m, NULL, 0, "head_W", d, 1, 1);
+            r->hb = need_param(m, NULL, 0, "head_b", 1, 1, 1);
+        }
+        mx = T * (d > c->ffn ? d : c->ffn);
+        break;
+    case EE_KIND_CNN:
+        r->etok = need_param(m, NULL, 0, "E_tok", c->vocab, d, 1);
+        for (int k = 0; k < c->nwidths; k++) {
+            r->cw[k] = need_param(m, "conv", k, "W", c->widths[k], d, c->filters);
+            r->cb[k] = c->bias ? need_param(m, "conv", k, "b", 1, c->filters, 1) : -1;
+            if (!c->bias) CHECK(ee_model_find_param(m, "conv", k, "b") < 0, "bias-free cnn has conv.b");
+        }
+        r->wc = need_param(m, NULL, 0, "Wc", c->nwidths * c->filters, C, 1);
+        r->bc = c->bias ? need_param(m, NULL, 0, "bc", 1, C, 1) : -1;
+        if (!c->bias) CHECK(ee_model_find_param(m, NULL, 0, "bc") < 0, "bias-free cnn has bc");
+        mx = T * d + c->nwidths * c->filters;
+        break;
+    case EE_KIND_MLP: {
+        int n[EE_MAX_HIDDEN + 2];
+        n[0] = c->D;
+        for (int i = 0; i < c->nhidden; i++) n[i + 1] = c->hidden[i];
+        n[c->nhidden + 1] = C;
+        for (int i = 0; i <= c->nhidden; i++) {
+            r->fw[i] = need_param(m, "fc", i, "W", n[i], n[i + 1], 1);
+            r->fb[i] = c->bias ? need_param(m, "fc", i, "b", 1, n[i + 1], 1) : -1;
+            if (n[i] > mx) mx = n[i];
+            if (n[i + 1] > mx) mx = n[i + 1];
+        }
+        break;
+    }
+    }
+    r->s_x = gc_alloc(sizeof(double) * mx);
+    r->s_q = gc_alloc(sizeof(double) * mx);
+    r->s_k = gc_alloc(sizeof(double) * mx);
+    r->s_v = gc_alloc(sizeof(double) * mx);
+    r->s_ctx = gc_alloc(sizeof(double) * mx);
+    r->s_tmp = gc_alloc(sizeof(double) * mx);
+    r->s_z = gc_alloc(sizeof(double) * mx);
+    r->s_e = gc_alloc(sizeof(double) * mx);
+    r->margin = INFINITY;
+}
+
+static void ref_free(Ref *r)
+{
+    for (int i = 0; i < r->np; i++) free(r->p[i]);
+    free(r->s_x); free(r->s_q); free(r->s_k); free(r->s_v); free(r->s_ctx); free(r->s_tmp);
+    free(r->s_z); free(r->s_e);
+}
+
+/* y (rows x b) = x (rows x a, row-major) * W (a x b, column-major) + bias (1 x b or NULL) */
+static void lin(const double *x, int rows, int a, const double *W, const double *bias, int b, double *y)
+{
+    for (int r = 0; r < rows; r++)
+        for (int j = 0; j < b; j++) {
+            double s = bias ? bias[j] : 0;
+            for (int i = 0; i < a; i++) s += x[r * a + i] * W[i + (size_t)a * j];
+            y[r * b + j] = s;
+        }
+}
+
+/* LayerNorm of each row, biased variance, eps 1e-5 */
+static void ln_rows(const double *x, int rows, int n, const double *g, const double *b, double *y)
+{
+    for (int r = 0; r < rows; r++) {
+        const double *xr = x + r * n;
+        double mu = 0, v = 0;
+        for (int c = 0; c < n; c++) mu += xr[c];
+        mu /= n;
+        for (int c = 0; c < n; c++) v += (xr[c] - mu) * (xr[c] - mu);
+        v /= n;
+        double rs = 1 / sqrt(v + 1e-5);
+        for (int c = 0; c < n; c++) y[r * n + c] = (xr[c] - mu) * rs * g[c] + b[c];
+    }
+}
+
+/* Embedding module of one sequence: e (T x d, row-major) */
+static void ref_embed(Ref *r, const int32_t *ids, double *e)
+{
+    const EeConfig *c = &r->c;
+    int T = c->T, d = c->d, V = c->vocab;
+    const double *Et = r->p[r->etok];
+    for (int t = 0; t < T; t++)
+        for (int k = 0; k < d; k++) {
+            double v = Et[ids[t] + (size_t)V * k];
+            if (c->kind == EE_KIND_TRANSFORMER) v += r->p[r->epos][t + (size_t)T * k];
+            e[t * d + k] = v;
+        }
+    if (c->kind == EE_KIND_TRANSFORMER) ln_rows(e, T, d, r->p[r->lng], r->p[r->lnb], e);
+}
+
+static void ref_transformer(Ref *r, const double *e, const uint8_t *mask, double *out)
+{
+    const EeConfig *c = &r->c;
+    int T = c->T, d = c->d, H = c->heads, dh = d / H, f = c->ffn;
+    double *x = r->s_x, *q = r->s_q, *k = r->s_k, *v = r->s_v, *ctx = r->s_ctx, *tmp = r->s_tmp, *z = r->s_z;
+    memcpy(x, e, sizeof(double) * T * d);
+    for (int l = 0; l < c->layers; l++) {
+        double **P = r->p;
+        const int *ix = r->enc[l];
+        lin(x, T, d, P[ix[0]], P[ix[1]], d, q);
+        lin(x, T, d, P[ix[2]], P[ix[3]], d, k);
+        lin(x, T, d, P[ix[4]], P[ix[5]], d, v);
+        for (int h = 0; h < H; h++)
+            for (int i = 0; i < T; i++) {
+                double s[256], mx = -INFINITY, sum = 0;
+                for (int j = 0; j < T; j++) {
+                    double dot = 0;
+                    for (int a = 0; a < dh; a++) dot += q[i * d + h * dh + a] * k[j * d + h * dh + a];
+                    s[j] = mask[j] ? dot / sqrt((double)dh) : -INFINITY;
+                    mx = fmax(mx, s[j]);
+                }
+                for (int j = 0; j < T; j++) { s[j] = exp(s[j] - mx); sum += s[j]; }
+                for (int a = 0; a < dh; a++) {
+                    double acc = 0;
+                    for (int j = 0; j < T; j++) acc += s[j] / sum * v[j * d + h * dh + a];
+                    ctx[i * d + h * dh + a] = acc;
+                }
+            }
+        lin(ctx, T, d, P[ix[6]], P[ix[7]], d, tmp);
+        for (int i = 0; i < T * d; i++) tmp[i] += x[i];
+        ln_rows(tmp, T, d, P[ix[8]], P[ix[9]], x);          /* x1 */
+        lin(x, T, d, P[ix[10]], P[ix[11]], f, z);
+        for (int i = 0; i < T * f; i++) z[i] = 0.5 * z[i] * (1 + erf(z[i] / sqrt(2.0)));
+        lin(z, T, f, P[ix[12]], P[ix[13]], d, tmp);
+        for (int i = 0; i < T * d; i++) tmp[i] += x[i];
+        ln_rows(tmp, T, d, P[ix[14]], P[ix[15]], x);        /* x2 */
+    }
+    switch (c->head) {
+    case EE_HEAD_CLASSIFIER: {
+        double p[1024];
+        lin(x, 1, d, r->p[r->wp], r->p[r->bp], d, p);        /* [CLS] row */
+        for (int i = 0; i < d; i++) p[i] = tanh(p[i]);
+        lin(p, 1, d, r->p[r->wc], r->p[r->bc], c->classes, out);
+        break;
+    }
+    case EE_HEAD_FLAT: {
+        /* y = vec(H) W + b, vec column-major over H (T x d): element t + T*k */
+        const double *W = r->p[r->hw], *b = r->p[r->hb];
+        size_t Td = (size_t)T * d;
+        for (int j = 0; j < T; j++) {
+            double s = b[j];
+            for (int t = 0; t < T; t++)
+                for (int kk = 0; kk < d; kk++) s += x[t * d + kk] * W[(t + (size_t)T * kk) + Td * j];
+            out[j] = s;
+        }
+        break;
+    }
+    case EE_HEAD_TOKEN:
+        for (int t = 0; t < T; t++) {
+            double s = r->p[r->hb][0];
+            for (int kk = 0; kk < d; kk++) s += x[t * d + kk] * r->p[r->hw][kk];
+            out[t] = s;
+        }
+        break;
+    }
+}
+
+static void ref_cnn(Ref *r, const double *e, const uint8_t *mask, double *out)
+{
+    const EeConfig *c = &r->c;
+    int T = c->T, d = c->d, F = c->filters, K = c->nwidths;
+    double *zf = r->s_z;
+    for (int k = 0; k < K; k++) {
+        int w = c->widths[k];
+        const double *W = r->p[r->cw[k]];
+        for (int f = 0; f < F; f++) {
+            double best = -INFINITY, second = -INFINITY;
+            for (int t = 0; t < T; t++) {
+                if (!mask[t]) continue;
+                double s = c->bias ? r->p[r->cb[k]][f] : 0;
+                for (int j = 0; j < w && t + j < T; j++)
+                    for (int a = 0; a < d; a++) s += e[(t + j) * d + a] * W[j + (size_t)w * (a + (size_t)d * f)];
+                if (s > best) { second = best; best = s; }
+                else if (s > second) second = s;
+            }
+            /* relu(max): distance to the kink and to the runner-up */
+            r->margin = fmin(r->margin, fabs(best));
+            if (second > -INFINITY) r->margin = fmin(r->margin, best - second);
+            zf[k * F + f] = best > 0 ? best : 0;
+        }
+    }
+    int alive = 0;
+    for (int i = 0; i < K * F; i++) alive += zf[i] > 0;
+    r->weak += alive < 2;
+    lin(zf, 1, K * F, r->p[r->wc], c->bias ? r->p[r->bc] : NULL, c->classes, out);
+}
+
+static void ref_mlp(Ref *r, const double *x0, double *out)
+{
+    const EeConfig *c = &r->c;
+    double *a = r->s_x, *b = r->s_tmp;
+    int n0 = c->D;
+    memcpy(a, x0, sizeof(double) * n0);
+    for (int i = 0; i <= c->nhidden; i++) {
+        int n1 = i == c->nhidden ? c->classes : c->hidden[i];
+        lin(a, 1, n0, r->p[r->fw[i]], c->bias ? r->p[r->fb[i]] : NULL, n1, i == c->nhidden ? out : b);
+        if (i == c->nhidden) break;
+        int alive = 0;
+        for (int j = 0; j < n1; j++) {
+            r->margin = fmin(r->margin, fabs(b[j]));
+            a[j] = b[j] > 0 ? b[j] : 0;
+            alive += b[j] > 0;
+        }
+        r->weak += alive < (n1 < 2 ? n1 : 2);
+        n0 = n1;
+    }
+}
+
+/* Outputs of one row from the embedding-layer output e (T x d) or x. */
+static void ref_net(Ref *r, const double *e, const uint8_t *mask, double *out)
+{
+    switch (r->c.kind) {
+    case EE_KIND_TRANSFORMER: ref_transformer(r, e, mask, out); break;
+    case EE_KIND_CNN: ref_cnn(r, e, mask, out); break;
+    case EE_KIND_MLP: ref_mlp(r, e, out); break;
+    }
+}
+
+/* ===================================================================== */
+/* Test cases                                                              */
+/* ===================================================================== */
+typedef struct {
+    EeModel *m;
+    int B, outs, width; /* rows, outputs per row, floats of e per row */
+    int32_t *ids;       /* token models */
+    uint8_t *mask;      /* the mask handed to libcore (NULL = id != PAD) */
+    uint8_t *rmask;     /* the mask the reference uses */
+    float *x;           /* mlp */
+    const char *name;
+} Case;
+
+static int token(const Case *k) { return ee_model_config(k->m)->kind != EE_KIND_MLP; }
+
+/* Token rows: [CLS] tokens [SEP] PAD..., lengths from full to one token, a
+ * repeated id, UNK as an ordinary token; optionally a masked hole. Row 0
+ * fills all T positions, so a run over the whole batch keeps the full
+ * length and its e / de rows are T x d (ee_model_predict in chunks of 2 rows
+ * also sees batches of short rows). */
+static void make_inputs(Case *k, int hole)
+{
+    const EeConfig *c = ee_model_config(k->m);
+    int B = k->B;
+    free(k->ids); free(k->mask); free(k->rmask); free(k->x);
+    k->ids = NULL; k->mask = NULL; k->rmask = NULL; k->x = NULL;
+    if (!token(k)) {
+        k->x = gc_alloc(sizeof(float) * B * c->D);
+        gc_fill_normal_f(&rng, k->x, (size_t)B * c->D, 0, 1);
+        return;
+    }
+    int T = c->T, V = c->vocab;
+    k->ids = gc_alloc(sizeof(int32_t) * B * T);
+    k->mask = gc_alloc((size_t)B * T);
+    k->rmask = gc_alloc((size_t)B * T);
+    for (int b = 0; b < B; b++) {
+        int32_t *row = k->ids + b * T;
+        int n = b == 0 ? T - 2 : b == 1 ? 1 : 1 + (int)ee_rng_below(&rng, (uint64_t)(T - 2));
+        row[0] = EE_CLS;
+        for (int t = 1; t <= n; t++) {
+            int id = 4 + (int)ee_rng_below(&rng, (uint64_t)(V - 3)); /* 4..V-1, or UNK */
+            row[t] = id >= V ? EE_UNK : id;
+        }
+        if (b == 2 && n >= 3) row[3] = row[2]; /* repeated id */
+        row[n + 1] = EE_SEP;
+        for (int t = n + 2; t < T; t++) row[t] = EE_PAD;
+        for (int t = 0; t < T; t++) k->mask[b * T + t] = row[t] != EE_PAD;
+        if (hole && b == 0 && T > 4) k->mask[b * T + 2] = 0; /* a masked real token */
+        for (int t = 0; t < T; t++)
+            k->rmask[b * T + t] = c->head == EE_HEAD_CLASSIFIER ? k->mask[b * T + t] : 1;
+    }
+}
+
+/* Reference outputs of row b (at e = its embedding output, or at e_over). */
+static void ref_row(Ref *r, const Case *k, int b, const double *e_over, double *out)
+{
+    const EeConfig *c = &r->c;
+    if (!token(k)) {
+        double x[4096];
+        if (e_over) memcpy(x, e_over, sizeof(double) * c->D);
+        else gc_f2d(k->x + (size_t)b * c->D, x, c->D);
+        ref_net(r, x, NULL, out);
+        return;
+    }
+    const double *e = e_over;
+    if (!e) {
+        ref_embed(r, k->ids + (size_t)b * c->T, r->s_e);
+        e = r->s_e;
+    }
+    ref_net(r, e, k->rmask + (size_t)b * c->T, out);
+}
+
+/* Sets every tensor to random values with nontrivial scale (as in the
+ * reference vectors): matrices N(0, 0.4^2), embeddings N(0, 1) with a zero
+ * PAD row, biases N(0, 0.2^2), LayerNorm gamma 1 + N(0, 0.2^2). */
+static void randomize(EeModel *m, int only_head)
+{
+    for (int i = 0; i < ee_model_nparams(m); i++) {
+        EeParamInfo info;
+        ee_model_param_info(m, i, &info);
+        const char *f = info.field;
+        if (only_head && strncmp(f, "head_", 5) != 0) continue;
+        float *v = gc_alloc(sizeof(float) * info.count);
+        double mean = 0, sd = 0.4;
+        size_t n = strlen(f);
+        if (!strcmp(f, "E_tok") || !strcmp(f, "E_pos")) sd = 1.0;
+        else if (!strncmp(f, "ln", 2) && f[n - 1] == 'g') { mean = 1; sd = 0.2; }
+        else if (f[0] == 'b' || !strncmp(f, "ln", 2) || !strcmp(f, "head_b")) sd = 0.2;
+        gc_fill_normal_f(&rng, v, info.count, mean, sd);
+        if (!strcmp(f, "E_tok"))
+            for (int c = 0; c < info.dims[1]; c++) v[(size_t)c * info.dims[0]] = 0.0f; /* PAD row */
+        CHECK_OK(ee_param_set(m, i, v, info.count));
+        free(v);
+    }
+}
+
+/* A run with the case's input embedded and forwarded. */
+static EeRun *run_forward(Case *k, int grads)
+{
+    EeRun *r = NULL;
+    CHECK_OK(ee_run_new(k->m, be, k->B, 1, grads, &r));
+    if (!r) return NULL;
+    CHECK_OK(ee_run_set_input(r, k->ids, k->mask, k->x, k->B));
+    ee_run_embed(r, k->B);
+    ee_run_forward(r, k->B, 0);
+    return r;
+}
+
+/* Largest distance-to-kink margin is infinite for the transformer; cnn and
+ * mlp inputs are redrawn until every row is at least KINK_MARGIN from a
+ * ReLU kink or a max tie (here and at the perturbed e used below). */
+static double case_margin(Ref *r, Case *k, const float *e_f)
+{
+    r->margin = INFINITY;
+    r->weak = 0;
+    double out[1024], e[4096];
+    for (int b = 0; b < k->B; b++) {
+        if (e_f) {
+            gc_f2d(e_f + (size_t)b * k->width, e, k->width);
+            ref_row(r, k, b, e, out);
+        } else {
+            ref_row(r, k, b, NULL, out);
+        }
+    }
+    return r->weak ? 0.0 : r->margin; /* a weak row counts as no margin */
+}
+
+/* ---- outputs ------------------------------------------------------------------- */
+static void check_outputs(Case *k, const char *what)
+{
+    Ref ref;
+    ref_load(&ref, k->m);
+    int B = k->B, O = k->outs;
+    double *want = gc_alloc(sizeof(double) * B * O);
+    for (int b = 0; b < B; b++) ref_row(&ref, k, b, NULL, want + (size_t)b * O);
+    float *got = gc_alloc(sizeof(float) * B * O);
+    EeInput in = {.n = B, .ids = k->ids, .mask = k->mask, .x = k->x};
+    CHECK_OK(ee_model_predict(k->m, &in, got, 2, EE_DEVICE_CPU)); /* chunks of 2 rows */
+    char buf[160];
+    snprintf(buf, sizeof buf, "%s: %s ee_model_predict", k->name, what);
+    gc_check_close(buf, got, want, (size_t)B * O, OUT_RTOL, 0);
+    /* the run used by the gradient checks, and its embedding output */
+    EeRun *r = run_forward(k, 0);
+    if (r) {
+        snprintf(buf, sizeof buf, "%s: %s run outputs", k->name, what);
+        gc_check_close(buf, r->out, want, (size_t)B * O, OUT_RTOL, 0);
+        if (token(k)) {
+            double *e = gc_alloc(sizeof(double) * B * k->width);
+            for (int b = 0; b < B; b++) ref_embed(&ref, k->ids + (size_t)b * ref.c.T, e + (size_t)b * k->width);
+            snprintf(buf, sizeof buf, "%s: %s embedding output e", k->name, what);
+            gc_check_close(buf, r->e, e, (size_t)B * k->width, OUT_RTOL, 0);
+            free(e);
+        }
+        ee_run_free(r);
+    }
+    free(want);
+    free(got);
+    ref_free(&ref);
+}
+
+/* ---- gradient with respect to e ------------------------------------------------------ */
+typedef struct {
+    Ref *r;
+    Case *k;
+    int b;
+    double *e;
+    const float *w; /* output weights of row b */
+} EFun;
+
+static double e_loss(void *p)
+{
+    EFun *f = p;
+    double out[1024], s = 0;
+    ref_row(f->r, f->k, f->b, f->e, out);
+    for (int o = 0; o < f->k->outs; o++) s += (double)f->w[o] * out[o];
+    return s;
+}
+
+/* dout kinds: 0 = one-hot at the target (argmax of the reference outputs,
+ * ties to the lowest), 1 = random combination of all outputs */
+static void check_grad_e(Case *k, const float *e_point, const char *where)
+{
+    Ref ref;
+    ref_load(&ref, k->m);
+    int B = k->B, O = k->outs, W = k->width;
+    EeRun *r = run_forward(k, 0);
+    if (!r) { ref_free(&ref); return; }
+    if (e_point) { /* evaluate at another e */
+        memcpy(r->e, e_point, sizeof(float) * B * W);
+        ee_run_forward(r, B, 0);
+    }
+    float *e_f = gc_alloc(sizeof(float) * B * W);
+    memcpy(e_f, r->e, sizeof(float) * B * W);
+    double *e = gc_alloc(sizeof(double) * W), *fd = gc_alloc(sizeof(double) * B * W);
+    double *out = gc_alloc(sizeof(double) * B * O);
+    float *dout = gc_alloc(sizeof(float) * B * O);
+    for (int b = 0; b < B; b++) {
+        gc_f2d(e_f + (size_t)b * W, e, W);
+        ref_row(&ref, k, b, e, out + (size_t)b * O);
+    }
+    char buf[160];
+    snprintf(buf, sizeof buf, "%s: outputs at %s", k->name, where);
+    gc_check_close(buf, r->out, out, (size_t)B * O, OUT_RTOL, 0);
+    for (int kind = 0; kind < 2; kind++) {
+        for (int b = 0; b < B; b++) {
+            float *w = dout + (size_t)b * O;
+            if (kind == 0) {
+                int best = 0;
+                for (int o = 1; o < O; o++) if (out[(size_t)b * O + o] > out[(size_t)b * O + best]) best = o;
+                for (int o = 0; o < O; o++) w[o] = o == best ? 1.0f : 0.0f;
+            } else {
+                gc_fill_normal_f(&rng, w, O, 0, 1);
+            }
+        }
+        ee_run_backward(r, B, dout, 1, 0);
+        for (int b = 0; b < B; b++) {
+            gc_f2d(e_f + (size_t)b * W, e, W);
+            EFun f = {&ref, k, b, e, dout + (size_t)b * O};
+            for (int i = 0; i < W; i++) fd[(size_t)b * W + i] = gc_fd1(e_loss, &f, &e[i], FD_H);
+        }
+        snprintf(buf, sizeof buf, "%s: d%s/de at %s", k->name, kind ? "(w.out)" : "(target logit)", where);
+        gc_check_close(buf, r->de, fd, (size_t)B * W, GRAD_RTOL, 0);
+    }
+    ee_run_free(r);
+    free(e_f); free(e); free(fd); free(out); free(dout);
+    ref_free(&ref);
+}
+
+/* ---- gradients with respect to every parameter ---------------------------------------- */
+typedef struct {
+    Ref *r;
+    Case *k;
+    const float *w; /* B x outs */
+} PFun;
+
+static double p_loss(void *p)
+{
+    PFun *f = p;
+    double out[1024], s = 0;
+    for (int b = 0; b < f->k->B; b++) {
+        ref_row(f->r, f->k, b, NULL, out);
+        for (int o = 0; o < f->k->outs; o++) s += (double)f->w[(size_t)b * f->k->outs + o] * out[o];
+    }
+    return s;
+}
+
+static void check_param_grads(Case *k)
+{
+    Ref ref;
+    ref_load(&ref, k->m);
+    int B = k->B, O = k->outs;
+    EeRun *r = run_forward(k, 1);
+    if (!r) { ref_free(&ref); return; }
+    float *w = gc_alloc(sizeof(float) * B * O);
+    gc_fill_normal_f(&rng, w, (size_t)B * O, 0, 1);
+    be->zero(r->g, sizeof(float) * ee_model_size(k->m));
+    ee_run_backward(r, B, w, 1, 1);
+    ee_run_embed_backward(r, B);
+    ee_run_drop_pad_grads(r);
+    /* the gradient in exchange order: through a scratch model of the same
+     * configuration (the layout map was checked by the forward) */
+    EeModel *gm = NULL;
+    CHECK_OK(ee_model_new(ee_model_config(k->m), &gm));
+    if (!gm) { ee_run_free(r); free(w); ref_free(&ref); return; }
+    memcpy(gm->w, r->g, sizeof(float) * ee_model_size(k->m));
+
+    int np = ref.np;
+    size_t cap = quick ? 12 : 160;
+    size_t *idx = gc_alloc(sizeof(size_t) * (cap + 1));
+    float **got = gc_alloc(sizeof(float *) * np);
+    double **fd = gc_alloc(sizeof(double *) * np);
+    size_t *ns = gc_alloc(sizeof(size_t) * np);
+    double global = 0;
+    PFun pf = {&ref, k, w};
+    for (int i = 0; i < np; i++) {
+        size_t n = ref.count[i];
+        float *g = gc_alloc(sizeof(float) * n);
+        CHECK_OK(ee_param_get(gm, i, g, n));
+        got[i] = gc_alloc(sizeof(float) * (cap + 1));
+        fd[i] = gc_alloc(sizeof(double) * (cap + 1));
+        if (ref.pad_row[i]) {
+            /* PAD row (column-major: elements 0, V, 2V, ...) exactly zero */
+            int V = ee_model_config(k->m)->vocab, d = (int)(n / (size_t)V), nz = 0;
+            for (int c = 0; c < d; c++) nz += g[(size_t)c * V] != 0.0f;
+            CHECK(nz == 0, "%s: %s has %d nonzero gradients in the PAD row", k->name, ref.name[i], nz);
+        }
+        size_t m = gc_sample(&rng, n, cap, idx), kept = 0;
+        for (size_t s = 0; s < m; s++) {
+            size_t j = idx[s];
+            if (ref.pad_row[i] && j % (size_t)ee_model_config(k->m)->vocab == 0) continue; /* PAD row */
+            got[i][kept] = g[j];
+            fd[i][kept] = gc_fd1(p_loss, &pf, &ref.p[i][j], FD_H);
+            global = fmax(global, fabs(fd[i][kept]));
+            kept++;
+        }
+        ns[i] = kept;
+        free(g);
+    }
+    double worst = 0;
+    for (int i = 0; i < np; i++) {
+        char buf[160];
+        snprintf(buf, sizeof buf, "%s: d(w.out)/d %s (%zu of %zu)", k->name, ref.name[i], ns[i], ref.count[i]);
+        double rel = gc_check_close(buf, got[i], fd[i], ns[i], GRAD_RTOL, 1e-2 * global);
+        worst = fmax(worst, rel);
+        free(got[i]);
+        free(fd[i]);
+    }
+    CHECK(global > 0, "%s: all parameter gradients vanish", k->name);
+    printf("  %-26s %d tensors: worst parameter-gradient error %.2g of scale (bound %.0g)\n", k->name, np,
+           worst, GRAD_RTOL);
+    free(got); free(fd); free(ns); free(idx); free(w);
+    ee_model_free(gm);
+    ee_run_free(r);
+    ref_free(&ref);
+}
+
+/* ---- the training path: dropout ------------------------------------------------------- */
+/* With dropout (train = 1, a fixed dropout_seed) the forward is a fixed
+ * function of e: the same seed gives the same outputs, the outputs differ
+ * from the inference ones, train = 0 ignores r->dropout, and run->de
+ * matches central differences of that function, taken in float on the run
+ * itself (h = 3e-3; elements where the two one-sided differences disagree
+ * straddle a ReLU kink or a max switch and are left out, at most 10%). */
+static double run_loss(EeRun *r, int B, const float *w, int n)
+{
+    ee_run_forward(r, B, 1);
+    double s = 0;
+    for (int i = 0; i < n; i++) s += (double)w[i] * r->out[i];
+    return s;
+}
+
+static void check_dropout(Case *k, float p)
+{
+    int B = k->B, O = k->outs, W = k->width;
+    size_t nout = (size_t)B * O, ne = (size_t)B * W;
+    EeRun *r = run_forward(k, 0);
+    if (!r) return;
+    float *plain = gc_alloc(sizeof(float) * nout), *o1 = gc_alloc(sizeof(float) * nout);
+    float *w = gc_alloc(sizeof(float) * nout), *de = gc_alloc(sizeof(float) * ne);
+    memcpy(plain, r->out, sizeof(float) * nout);
+    r->dropout = p;
+    r->dropout_seed = 0xABCDEF;
+    ee_run_forward(r, B, 1);
+    memcpy(o1, r->out, sizeof(float) * nout);
+    ee_run_forward(r, B, 1);
+    char buf[160];
+    snprintf(buf, sizeof buf, "%s: dropout forward, same seed twice", k->name);
+    gc_check_equal_f(buf, r->out, o1, nout);
+    int differ = 0;
+    for (size_t i = 0; i < nout; i++) differ += o1[i] != plain[i];
+    const EeConfig *c = ee_model_config(k->m);
+    if (!(c->kind == EE_KIND_MLP && c->nhidden == 0)) /* a linear mlp has no dropout site */
+        CHECK(differ > 0, "%s: dropout %.2f changed no output", k->name, p);
+    ee_run_forward(r, B, 0);
+    snprintf(buf, sizeof buf, "%s: train = 0 ignores dropout", k->name);
+    gc_check_equal_f(buf, r->out, plain, nout);
+
+    gc_fill_normal_f(&rng, w, nout, 0, 1);
+    ee_run_forward(r, B, 1);
+    ee_run_backward(r, B, w, 1, 0);
+    memcpy(de, r->de, sizeof(float) * ne);
+    size_t cap = quick ? 30 : 120;
+    size_t *idx = gc_alloc(sizeof(size_t) * cap);
+    size_t m = gc_sample(&rng, ne, cap, idx), used = 0, kinks = 0;
+    float *got = gc_alloc(sizeof(float) * m);
+    double *fd = gc_alloc(sizeof(double) * m), *fwd = gc_alloc(sizeof(double) * m), *bwd = gc_alloc(sizeof(double) * m);
+    const double h = 3e-3;
+    /* hundreds of tiny forwards: one thread, so that a busy machine does not
+     * make OpenMP's spinning barriers dominate (the mask does not depend on
+     * the thread count; the backward above ran on the full team) */
+#ifdef _OPENMP
+    int team = omp_get_max_threads();
+    omp_set_num_threads(1);
+#endif
+    double L0 = run_loss(r, B, w, (int)nout), scale = 0;
+    for (size_t s = 0; s < m; s++) {
+        float *x = &r->e[idx[s]], v = *x;
+        *x = v + (float)h;
+        double hp = (double)*x - v;
+        double Lp = run_loss(r, B, w, (int)nout);
+        *x = v - (float)h;
+        double hm = v - (double)*x;
+        double Lm = run_loss(r, B, w, (int)nout);
+        *x = v;
+        fwd[s] = (Lp - L0) / hp;
+        bwd[s] = (L0 - Lm) / hm;
+        fd[s] = (Lp - Lm) / (hp + hm);
+        scale = fmax(scale, fabs(fd[s]));
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(team);
+#endif
+    for (size_t s = 0; s < m; s++) {
+        if (fabs(fwd[s] - bwd[s]) > 2e-2 * scale) { kinks++; continue; }
+        got[used] = de[idx[s]];
+        fd[used++] = fd[s];
+    }
+    CHECK(kinks * 10 <= m, "%s: %zu of %zu differences straddle a kink", k->name, kinks, m);
+    snprintf(buf, sizeof buf, "%s: dropout %.2f d(w.out)/de vs float differences (%zu)", k->name, p, used);
+    gc_check_close(buf, got, fd, used, 1e-2, 0);
+    r->dropout = 0;
+    ee_run_free(r);
+    free(plain); free(o1); free(w); free(de); free(idx); free(got); free(fd); free(fwd); free(bwd);
+}
+
+/* Draws inputs (and, for cnn/mlp, checks the kink margin at e and at the
+ * perturbed point ep that check_grad_e will use), then runs every check. */
+static void full_check(Case *k, int hole)
+{
+    const EeConfig *c = ee_model_config(k->m);
+    k->outs = ee_config_outputs(c);
+    k->width = token(k) ? c->T * c->d : c->D;
+    int B = k->B, W = k->width;
+    float *ep = gc_alloc(sizeof(float) * B * W);
+    Ref ref;
+    ref_load(&ref, k->m);
+    double margin = 0;
+    int tries = 0;
+    for (; tries < 60; tries++) {
+        if (tries && tries % 10 == 0 && c->head == EE_HEAD_CLASSIFIER) {
+            /* these weights leave too many kinks / dead units: new ones */
+            randomize(k->m, 0);
+            ref_free(&ref);
+            ref_load(&ref, k->m);
+        }
+        make_inputs(k, hole);
+        EeRun *r = run_forward(k, 0);
+        if (!r) break;
+        /* perturbed point: 0.8 e + 0.5 N(0, 1) at every position (as an IG
+         * node would be, but off the straight path) */
+        for (size_t i = 0; i < (size_t)B * W; i++)
+            ep[i] = (float)(0.8 * r->e[i] + 0.5 * ee_rng_normal(&rng));
+        ee_run_free(r);
+        margin = fmin(case_margin(&ref, k, NULL), case_margin(&ref, k, ep));
+        if (margin >= KINK_MARGIN) break;
+    }
+    CHECK(margin >= KINK_MARGIN, "%s: no input away from ReLU kinks / max ties (or with live units) after %d tries",
+          k->name, tries);
+    if (gc_verbose()) printf("  %s: kink margin %.3g after %d redraws\n", k->name, margin, tries);
+    ref_free(&ref);
+    check_outputs(k, "random weights");
+    check_grad_e(k, NULL, "e(x)");
+    check_grad_e(k, ep, "a perturbed e");
+    check_param_grads(k);
+    check_dropout(k, 0.3f);
+    free(ep);
+}
+
+static void case_free(Case *k)
+{
+    free(k->ids); free(k->mask); free(k->rmask); free(k->x);
+    ee_model_free(k->m);
+    memset(k, 0, sizeof *k);
+}
+
+static EeModel *new_model(const EeConfig *cfg, uint64_t seed)
+{
+    EeModel *m = NULL;
+    CHECK_OK(ee_model_new(cfg, &m));
+    if (m) ee_model_init(m, seed);
+    return m;
+}
+
+/* init weights first (the documented initialisation), then random ones */
+static void model_tests(const EeConfig *cfg, const char *name, int B)
+{
+    Case k = {.m = new_model(cfg, 11), .B = B, .name = name};
+    if (!k.m) return;
+    k.outs = ee_config_outputs(cfg);
+    k.width = cfg->kind != EE_KIND_MLP ? cfg->T * cfg->d : cfg->D;
+    make_inputs(&k, 1);
+    check_outputs(&k, "init weights");
+    randomize(k.m, 0);
+    full_check(&k, 1);
+    case_free(&k);
+}
+
+static void test_transformer(void)
+{
+    EeConfig cfg;
+    ee_config_defaults(&cfg, EE_KIND_TRANSFORMER);
+    /* T != d: a transposed layout of the flat head (T*d x T) would go unnoticed with T = d */
+    cfg.vocab = 20; cfg.T = 7; cfg.d = 8; cfg.heads = 2; cfg.layers = 2; cfg.ffn = 12; cfg.classes = 3;
+    model_tests(&cfg, "transformer", 4);
+
+    /* explainers built from a trained-like classifier */
+    EeModel *clf = new_model(&cfg, 5);
+    if (!clf) return;
+    randomize(clf, 0);
+    EeHead heads[2] = {EE_HEAD_FLAT, EE_HEAD_TOKEN};
+    const char *names[2] = {"transformer flat head", "transformer token head"};
+    for (int h = 0; h < 2; h++) {
+        EeModel *ex = NULL;
+        CHECK_OK(ee_model_make_explainer(clf, heads[h], 99, &ex));
+        if (!ex) continue;
+        const EeConfig *ec = ee_model_config(ex);
+        CHECK(ec->head == heads[h] && ee_config_outputs(ec) == cfg.T, "explainer config");
+        CHECK(ee_model_nparams(ex) == ee_model_nparams(clf) - 2, "explainer: %d tensors, classifier %d",
+              ee_model_nparams(ex), ee_model_nparams(clf));
+        /* embedding module and encoder copied, head fresh */
+        int copied = 1, heads_found = 0;
+        for (int i = 0; i < ee_model_nparams(ex); i++) {
+            EeParamInfo info;
+            ee_model_param_info(ex, i, &info);
+            int j = ee_model_find_param(clf, info.group, info.index, info.field);
+            if (!strncmp(info.field, "head_", 5)) { heads_found++; continue; }
+            CHECK(j >= 0, "explainer tensor %s not in the classifier", info.field);
+            if (j < 0) continue;
+            float *a = gc_alloc(info.count * 4), *b = gc_alloc(info.count * 4);
+            ee_param_get(ex, i, a, info.count);
+            ee_param_get(clf, j, b, info.count);
+            copied &= memcmp(a, b, info.count * 4) == 0;
+            free(a);
+            free(b);
+        }
+        CHECK(copied, "%s: embedding/encoder not copied from the classifier", names[h]);
+        CHECK(heads_found == 2, "%s: head_W/head_b missing", names[h]);
+        CHECK(ee_model_find_param(ex, NULL, 0, "Wp") < 0 && ee_model_find_param(ex, NULL, 0, "Wc") < 0,
+              "%s: pooler/classifier not dropped", names[h]);
+        Case k = {.m = ex, .B = 3, .name = names[h]};
+        k.outs = cfg.T;
+        k.width = cfg.T * cfg.d;
+        make_inputs(&k, 1); /* the hole must be ignored: explainers attend everywhere */
+        check_outputs(&k, "init head");
+        randomize(ex, 1);   /* nonzero head bias */
+        full_check(&k, 1);
+        case_free(&k);
+    }
+    ee_model_free(clf);
+
+    /* explainers are for the transformer only (cnn: not implemented; mlp: not
+     * a token model) */
+    EeConfig cc;
+    ee_config_defaults(&cc, EE_KIND_CNN);
+    cc.vocab = 20; cc.T = 8; cc.d = 4; cc.filters = 3; cc.nwidths = 1; cc.widths[0] = 2; cc.classes = 2;
+    EeModel *cm = new_model(&cc, 1), *ex = (EeModel *)1;
+    if (cm) {
+        CHECK(ee_model_make_explainer(cm, EE_HEAD_FLAT, 1, &ex) != EE_OK && ex == NULL,
+              "cnn explainer should be refused");
+        ee_model_free(cm);
+    }
+}
+
+static void test_cnn(void)
+{
+    EeConfig cfg;
+    ee_config_defaults(&cfg, EE_KIND_CNN);
+    cfg.vocab = 20; cfg.T = 9; cfg.d = 4; cfg.filters = 3; cfg.nwidths = 2;
+    cfg.widths[0] = 2; cfg.widths[1] = 3; cfg.classes = 3;
+    cfg.bias = 1;
+    model_tests(&cfg, "cnn bias", 5);
+    cfg.bias = 0;
+    model_tests(&cfg, "cnn nobias", 5);
+}
+
+static void test_mlp(void)
+{
+    EeConfig cfg;
+    ee_config_defaults(&cfg, EE_KIND_MLP);
+    cfg.D = 6; cfg.nhidden = 2; cfg.hidden[0] = 5; cfg.hidden[1] = 4; cfg.classes = 3;
+    cfg.bias = 1;
+    model_tests(&cfg, "mlp bias", 6);
+    cfg.bias = 0;
+    model_tests(&cfg, "mlp nobias", 6);
+    /* no hidden layer: a linear model */
+    cfg.nhidden = 0;
+    cfg.bias = 1;
+    model_tests(&cfg, "mlp linear", 4);
+}
+
+/* ===================================================================== */
+/* Training                                                                 */
+/* ===================================================================== */
+/* class = whether token 5 appears; balanced */
+static void make_token_data(int n, int T, int V, int32_t *ids, int32_t *labels)
+{
+    for (int i = 0; i < n; i++) {
+        int32_t *row = ids + (size_t)i * T;
+        int len = 2 + (int)ee_rng_below(&rng, (uint64_t)(T - 3));
+        int y = (int)ee_rng_below(&rng, 2);
+        row[0] = EE_CLS;
+        for (int t = 1; t <= len; t++) {
+            int id;
+            do id = 4 + (int)ee_rng_below(&rng, (uint64_t)(V - 4)); while (id == 5);
+            row[t] = id;
+        }
+        if (y) row[1 + (int)ee_rng_below(&rng, (uint64_t)len)] = 5;
+        row[len + 1] = EE_SEP;
+        for (int t = len + 2; t < T; t++) row[t] = EE_PAD;
+        labels[i] = y;
+    }
+}
+
+/* mean cross-entropy (double) and accuracy of a model on a dataset */
+static void evaluate(EeModel *m, const EeDataset *ds, double *loss, double *acc)
+{
+    int C = ee_model_config(m)->classes, n = ds->in.n;
+    float *out = gc_alloc(sizeof(float) * n * C);
+    CHECK_OK(ee_model_predict(m, &ds->in, out, 0, EE_DEVICE_CPU));
+    double tot = 0;
+    int correct = 0;
+    for (int i = 0; i < n; i++) {
+        const float *z = out + (size_t)i * C;
+        double mx = z[0], s = 0;
+        int best = 0;
+        for (int c = 1; c < C; c++) {
+            if (z[c] > z[best]) best = c;
+            mx = fmax(mx, z[c]);
+        }
+        for (int c = 0; c < C; c++) s += exp(z[c] - mx);
+        tot += mx + log(s) - z[ds->labels[i]];
+        correct += best == ds->labels[i];
+    }
+    *loss = tot / n;
+    *acc = (double)correct / n;
+    free(out);
+}
+
+/* best_epoch is the first minimum of valid_loss; the returned weights give
+ * that loss and accuracy; the epoch count matches the stopping rule. */
+static void check_history(const char *name, EeModel *m, const EeDataset *valid, const EeTrainOptions *o,
+                          const EeHistory *h)
+{
+    CHECK(h->epochs_run >= 1 && h->epochs_run <= o->epochs, "%s: epochs_run %d", name, h->epochs_run);
+    int arg = 0;
+    for (int e = 1; e < h->epochs_run; e++)
+        if (h->valid_loss[e] < h->valid_loss[arg]) arg = e;
+    CHECK(h->best_epoch == arg + 1, "%s: best_epoch %d but the valid_loss minimum is at epoch %d", name,
+          h->best_epoch, arg + 1);
+    if (h->stopped_early)
+        CHECK(h->epochs_run == h->best_epoch + o->patience + 1, "%s: stopped at epoch %d, best %d, patience %d",
+              name, h->epochs_run, h->best_epoch, o->patience);
+    else
+        CHECK(h->epochs_run == o->epochs, "%s: ran %d of %d epochs without stopping early", name,
+              h->epochs_run, o->epochs);
+    double loss, acc;
+    evaluate(m, valid, &loss, &acc);
+    double want = h->valid_loss[h->best_epoch - 1];
+    CHECK(fabs(loss - want) <= 1e-5 * fmax(1, fabs(want)),
+          "%s: returned weights give valid loss %.7g, history best %.7g (epoch %d)", name, loss, want,
+          h->best_epoch);
+    CHECK(fabs(acc - h->valid_metric[h->best_epoch - 1]) < 1e-6, "%s: valid accuracy %.4f vs history %.4f",
+          name, acc, (double)h->valid_metric[h->best_epoch - 1]);
+}
+
+static void train_case(const char *name, const EeConfig *cfg, EeTrainOptions *o, const EeDataset *tr,
+                       const EeDataset *va, double min_acc)
+{
+    double t0 = ee_now();
+    EeModel *m = new_model(cfg, 3);
+    if (!m) return;
+    EeHistory h;
+    EeStatus st = ee_train(m, tr, va, o, &h);
+    CHECK(st == EE_OK, "%s: ee_train: %s", name, ee_last_error());
+    if (st == EE_OK) {
+        double loss, acc;
+        evaluate(m, va, &loss, &acc);
+        CHECK(acc >= min_acc, "%s: validation accuracy %.3f < %.2f after %d epochs", name, acc, min_acc,
+              h.epochs_run);
+        check_history(name, m, va, o, &h);
+        printf("  %-22s valid acc %.3f  loss %.4f  epochs %d  best %d%s  %.2f s\n", name, acc, loss,
+               h.epochs_run, h.best_epoch, h.stopped_early ? " (early stop)" : "", ee_now() - t0);
+        ee_history_free(&h);
+    }
+    ee_model_free(m);
+}
+
+static void test_training(void)
+{
+    /* Training makes thousands of tiny OpenMP regions; on a machine busy
+     * with other work their barriers wait for descheduled threads (0.2 s
+     * idle became 20 s at load 5 on 2 cores). The result does not depend on
+     * the team size and the multi-threaded ops and backward passes are
+     * checked above, so this part runs on one thread. */
+#ifdef _OPENMP
+    int team = omp_get_max_threads();
+    omp_set_num_threads(1);
+#endif
+    int ntr = quick ? 192 : 600, nva = quick ? 96 : 200;
+    /* token data: V = 16, T = 10 */
+    int T = 10, V = 16;
+    int32_t *ids = gc_alloc(sizeof(int32_t) * (ntr + nva) * T), *lab = gc_alloc(sizeof(int32_t) * (ntr + nva));
+    make_token_data(ntr + nva, T, V, ids, lab);
+    EeDataset tr = {.in = {.n = ntr, .ids = ids}, .labels = lab};
+    EeDataset va = {.in = {.n = nva, .ids = ids + (size_t)ntr * T}, .labels = lab + ntr};
+
+    EeConfig cfg;
+    EeTrainOptions o;
+    ee_config_defaults(&cfg, EE_KIND_TRANSFORMER);
+    cfg.vocab = V; cfg.T = T; cfg.d = 16; cfg.heads = 2; cfg.layers = 1; cfg.ffn = 32; cfg.classes = 2;
+    ee_train_options_defaults(&o, EE_KIND_TRANSFORMER, EE_HEAD_CLASSIFIER);
+    o.verbose = 0; o.device = EE_DEVICE_CPU; o.epochs = quick ? 6 : 15; o.batch = 32; o.lr = 3e-3f;
+    o.patience = 4; o.seed = 7;
+    train_case("transformer", &cfg, &o, &tr, &va, quick ? 0.85 : 0.95);
+
+    ee_config_defaults(&cfg, EE_KIND_CNN);
+    cfg.vocab = V; cfg.T = T; cfg.d = 8; cfg.filters = 8; cfg.nwidths = 2; cfg.widths[0] = 1;
+    cfg.widths[1] = 2; cfg.classes = 2;
+    ee_train_options_defaults(&o, EE_KIND_CNN, EE_HEAD_CLASSIFIER);
+    o.verbose = 0; o.device = EE_DEVICE_CPU; o.epochs = quick ? 10 : 20; o.batch = 32; o.lr = 1e-2f;
+    o.dropout = 0.2f; o.patience = 4; o.seed = 8;
+    train_case("cnn", &cfg, &o, &tr, &va, quick ? 0.85 : 0.95);
+
+    /* dense data: label = [x . u > 0] */
+    int D = 10;
+    float *x = gc_alloc(sizeof(float) * (ntr + nva) * D), u[10];
+    int32_t *lx = gc_alloc(sizeof(int32_t) * (ntr + nva));
+    gc_fill_normal_f(&rng, u, D, 0, 1);
+    gc_fill_normal_f(&rng, x, (size_t)(ntr + nva) * D, 0, 1);
+    for (int i = 0; i < ntr + nva; i++) {
+        double s = 0;
+        for (int j = 0; j < D; j++) s += x[(size_t)i * D + j] * u[j];
+        lx[i] = s > 0;
+    }
+    EeDataset trx = {.in = {.n = ntr, .x = x}, .labels = lx};
+    EeDataset vax = {.in = {.n = nva, .x = x + (size_t)ntr * D}, .labels = lx + ntr};
+    ee_config_defaults(&cfg, EE_KIND_MLP);
+    cfg.D = D; cfg.nhidden = 1; cfg.hidden[0] = 16; cfg.classes = 2;
+    ee_train_options_defaults(&o, EE_KIND_MLP, EE_HEAD_CLASSIFIER);
+    o.verbose = 0; o.device = EE_DEVICE_CPU; o.epochs = quick ? 15 : 30; o.batch = 32; o.lr = 1e-2f;
+    o.patience = 5; o.seed = 9; o.dropout = 0.1f;
+    train_case("mlp", &cfg, &o, &trx, &vax, 0.9);
+
+    /* Early stopping: random labels, a large learning rate: the validation
+     * loss soon rises; the best epoch's weights must come back. */
+    int nn = 64;
+    int32_t *noise = gc_alloc(sizeof(int32_t) * 2 * nn);
+    for (int i = 0; i < 2 * nn; i++) noise[i] = (int32_t)ee_rng_below(&rng, 2);
+    EeDataset trn = {.in = {.n = nn, .x = x}, .labels = noise};
+    EeDataset van = {.in = {.n = nn, .x = x + (size_t)nn * D}, .labels = noise + nn};
+    cfg.hidden[0] = 32;
+    o.epochs = 60; o.lr = 3e-2f; o.patience = 2; o.dropout = 0; o.batch = 16;
+    EeModel *m = new_model(&cfg, 4);
+    if (m) {
+        EeHistory h;
+        EeStatus st = ee_train(m, &trn, &van, &o, &h);
+        CHECK(st == EE_OK, "early-stop case: %s", ee_last_error());
+        if (st == EE_OK) {
+            CHECK(h.stopped_early, "random labels: training did not stop early (%d epochs)", h.epochs_run);
+            check_history("mlp early stop", m, &van, &o, &h);
+            printf("  %-22s epochs %d  best %d  stopped early %d\n", "mlp early stop", h.epochs_run,
+                   h.best_epoch, h.stopped_early);
+            ee_history_free(&h);
+        }
+        /* without validation: every epoch runs, the last weights stay */
+        EeModel *m2 = new_model(&cfg, 4);
+        o.epochs = 3;
+        st = ee_train(m2, &trn, NULL, &o, &h);
+        CHECK(st == EE_OK && h.epochs_run == 3 && h.best_epoch == 3 && !h.stopped_early,
+              "no validation: epochs_run %d best %d", h.epochs_run, h.best_epoch);
+        if (st == EE_OK) ee_history_free(&h);
+        ee_model_free(m2);
+        ee_model_free(m);
+    }
+    free(noise);
+    free(ids); free(lab); free(x); free(lx);
+#ifdef _OPENMP
+    omp_set_num_threads(team);
+#endif
+}
+
+int main(void)
+{
+    ee_threads_enter();
+    quick = gc_quick();
+    be = ee_backend_cpu();
+    ee_rng_seed(&rng, 0x5EEDULL);
+    double t0 = ee_now();
+    struct { const char *name; void (*fn)(void); } tests[] = {
+        {"transformer", test_transformer}, {"cnn", test_cnn}, {"mlp", test_mlp}, {"training", test_training},
+    };
+    for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {
+        double t = ee_now();
+        int f0 = check_failed;
+        tests[i].fn();
+        printf("%-12s %s  %.2f s\n", tests[i].name, check_failed == f0 ? "ok  " : "FAIL", ee_now() - t);
+    }
+    printf("test_models: %.2f s%s\n", ee_now() - t0, quick ? " (quick)" : "");
+    ee_threads_leave();
+    return check_finish("test_models");
+}
