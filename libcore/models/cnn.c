@@ -91,8 +91,8 @@ static void cnn_forward(EeRun *r, int B, int train)
                      r->T, c->d, c->widths[k], F);
         be->maxpool_fwd(a->out[k], r->mask, a->pooled, a->arg[k], B, r->T, F, KF, k * F);
     }
-    if (train && r->keep && r->dropout > 0)
-        be->dropout_fwd(a->pooled, a->keep, (size_t)B * KF, r->dropout, ee_hash64(r->dropout_seed));
+    if (r->dropout_on > 0)
+        be->dropout_fwd(a->pooled, a->keep, (size_t)B * KF, r->dropout_on, ee_hash64(r->dropout_seed));
     int h = head0(c);
     ee_linear_fwd(be, a->pooled, ee_run_w(r, h), c->bias ? ee_run_w(r, h + 1) : NULL, r->out, B,
                   KF, c->classes);
@@ -108,7 +108,7 @@ static void cnn_backward(EeRun *r, int B, const float *dout, int need_de, int pa
     int h = head0(c);
     ee_linear_bwd(be, a->pooled, ee_run_w(r, h), dout, a->dpooled, 0, pg ? ee_run_g(r, h) : NULL,
                   pg && c->bias ? ee_run_g(r, h + 1) : NULL, B, KF, c->classes);
-    if (r->dropout > 0) be->dropout_bwd(a->dpooled, a->keep, (size_t)B * KF, r->dropout);
+    if (r->dropout_on > 0) be->dropout_bwd(a->dpooled, a->keep, (size_t)B * KF, r->dropout_on);
     if (need_de) be->zero(r->de, sizeof(float) * (size_t)B * T * d);
     for (int k = 0; k < c->nwidths; k++) {
         int b = conv_b(c, k);

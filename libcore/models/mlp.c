@@ -86,8 +86,8 @@ static void mlp_forward(EeRun *r, int B, int train)
                       y, B, n0, n1);
         if (i == c->nhidden) break;
         be->relu_fwd(y, a->h[i + 1], (size_t)B * n1);
-        if (train && r->keep && r->dropout > 0)
-            be->dropout_fwd(a->h[i + 1], a->keep[i + 1], (size_t)B * n1, r->dropout,
+        if (r->dropout_on > 0)
+            be->dropout_fwd(a->h[i + 1], a->keep[i + 1], (size_t)B * n1, r->dropout_on,
                             ee_hash64(r->dropout_seed ^ (uint64_t)i));
         x = a->h[i + 1];
     }
@@ -107,7 +107,7 @@ static void mlp_backward(EeRun *r, int B, const float *dout, int need_de, int pa
         ee_linear_bwd(be, x, ee_run_w(r, fc_w(c, i)), g, gx, 0, pg ? ee_run_g(r, fc_w(c, i)) : NULL,
                       pg && c->bias ? ee_run_g(r, fc_w(c, i) + 1) : NULL, B, n0, n1);
         if (i == 0) break;
-        if (r->dropout > 0) be->dropout_bwd(gx, a->keep[i], (size_t)B * n0, r->dropout);
+        if (r->dropout_on > 0) be->dropout_bwd(gx, a->keep[i], (size_t)B * n0, r->dropout_on);
         be->relu_bwd(a->z[i], gx, gx, (size_t)B * n0);
         g = gx;
     }

@@ -73,6 +73,8 @@ struct EeRun {
     int Bmax;
     int keep;            /* activations kept for backward */
     float dropout;       /* training only */
+    float dropout_on;    /* the rate the last forward pass applied (0 unless
+                            it trained): its backward pass must match it */
     uint64_t dropout_seed;
     float *w, *g;        /* device weights and gradients (g may be NULL) */
     int32_t *ids;        /* device [Bmax][T] */

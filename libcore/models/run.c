@@ -130,6 +130,7 @@ void ee_run_embed(EeRun *r, int B) { ee_kind_ops(r->m->cfg.kind)->embed(r, B); }
 
 void ee_run_forward(EeRun *r, int B, int train)
 {
+    r->dropout_on = train && r->keep ? r->dropout : 0.0f;
     ee_kind_ops(r->m->cfg.kind)->forward(r, B, train);
 }
 

@@ -237,7 +237,7 @@ static void last_layer_cls_bwd(EeRun *r, TfLayer *L, int l, const float *g, int 
     TfAct *a = r->kind;
     int T = r->T, d = c->d, f = c->ffn, R = B * T;
     size_t Bd = (size_t)B * d, Rd = (size_t)R * d;
-    float pdrop = r->dropout;
+    float pdrop = r->dropout_on;
 #define G(i) (pg ? ee_run_g(r, (i)) : NULL)
     be->layernorm_bwd(g, L->y2, ee_run_w(r, LP(l, L_LN2_G)), L->mean2, L->rstd2, a->gy,
                       G(LP(l, L_LN2_G)), G(LP(l, L_LN2_B)), B, d, 0);
@@ -275,7 +275,7 @@ static void tf_forward(EeRun *r, int B, int train)
     TfAct *a = r->kind;
     int T = r->T, d = c->d, f = c->ffn, R = B * T;
     size_t Rd = (size_t)R * d;
-    float pdrop = train && r->keep ? r->dropout : 0.0f;
+    float pdrop = r->dropout_on;
 
     be->copy(a->x0, r->e, Rd * sizeof(float));
     if (pdrop > 0) be->dropout_fwd(a->x0, a->keep_e, Rd, pdrop, site_seed(r, 255, 0));
@@ -357,7 +357,7 @@ static void tf_backward(EeRun *r, int B, const float *dout, int need_de, int par
         ee_linear_bwd(be, H, ee_run_w(r, h0), dout, a->gx, 0, G(h0), G(h0 + 1), R, d, 1);
         break;
     }
-    float pdrop = r->dropout;
+    float pdrop = r->dropout_on;
     int first = c->head == EE_HEAD_CLASSIFIER ? c->layers - 2 : c->layers - 1;
     for (int l = first; l >= 0; l--) {
         TfLayer *L = &a->L[l];

@@ -136,7 +136,7 @@ static void cpu_layernorm_bwd(const float *dY, const float *X, const float *g,
                               const float *mean, const float *rstd, float *dX,
                               float *dg, float *db, int rows, int cols, int accumulate)
 {
-    int nt = nthreads();
+    int nt = (size_t)rows * cols > 32768 ? nthreads() : 1;
     double *part = calloc((size_t)nt * 2 * cols, sizeof(double));
     if (!part) abort();
     #pragma omp parallel num_threads(nt)
@@ -332,7 +332,8 @@ static void cpu_attention_fwd(const float *q, const float *k, const float *v,
 {
     int dh = d / H;
     float scale = 1.0f / sqrtf((float)dh);
-    #pragma omp parallel for schedule(dynamic, 1)
+    /* small problems run serially: a parallel region costs more than it saves */
+    #pragma omp parallel for schedule(dynamic, 1) if ((size_t)B * T * T * d > 200000)
     for (int bh = 0; bh < B * H; bh++) {
         int b = bh / H, h = bh % H;
         const uint8_t *mk = mask + (size_t)b * T;
@@ -374,7 +375,7 @@ static void cpu_attention_bwd(const float *q, const float *k, const float *v,
 {
     int dh = d / H;
     float scale = 1.0f / sqrtf((float)dh);
-    #pragma omp parallel
+    #pragma omp parallel if ((size_t)B * T * T * d > 200000)
     {
         float *dS = malloc(sizeof(float) * (size_t)T * T);
         if (!dS) abort();
@@ -420,7 +421,7 @@ static void cpu_attention_cls_fwd(const float *q, const float *k, const float *v
 {
     int dh = d / H;
     float scale = 1.0f / sqrtf((float)dh);
-    #pragma omp parallel for schedule(static) if (B * H > 8)
+    #pragma omp parallel for schedule(static) if ((size_t)B * T * d > 65536)
     for (int bh = 0; bh < B * H; bh++) {
         int b = bh / H, h = bh % H;
         const uint8_t *mk = mask + (size_t)b * T;
@@ -461,7 +462,7 @@ static void cpu_attention_cls_bwd(const float *q, const float *k, const float *v
     float scale = 1.0f / sqrtf((float)dh);
     memset(dk, 0, sizeof(float) * (size_t)B * T * d);
     memset(dv, 0, sizeof(float) * (size_t)B * T * d);
-    #pragma omp parallel for schedule(static) if (B * H > 8)
+    #pragma omp parallel for schedule(static) if ((size_t)B * T * d > 65536)
     for (int bh = 0; bh < B * H; bh++) {
         int b = bh / H, h = bh % H;
         int S = attended_span(mask + (size_t)b * T, T);
@@ -533,7 +534,7 @@ static void cpu_embed_bwd(const int32_t *ids, const float *dOut, float *dE_tok,
 static void cpu_conv_fwd(const float *E, const float *W, const float *b, float *out,
                          int B, int T, int d, int w, int F)
 {
-    #pragma omp parallel for schedule(static)
+    #pragma omp parallel for schedule(static) if ((size_t)B * T * d * F * w > 200000)
     for (int s = 0; s < B; s++) {
         const float *e = E + (size_t)s * T * d;
         float *o = out + (size_t)s * T * F;
@@ -550,7 +551,7 @@ static void cpu_conv_fwd(const float *E, const float *W, const float *b, float *
 static void cpu_conv_bwd(const float *E, const float *W, const float *dOut, float *dE,
                          float *dW, float *db, int B, int T, int d, int w, int F)
 {
-    int nt = nthreads();
+    int nt = (size_t)B * T * d * F * w > 200000 ? nthreads() : 1;
     size_t wsz = (size_t)w * d * F;
     float *part = (dW || db) ? calloc((size_t)nt * (wsz + F), sizeof(float)) : NULL;
     if ((dW || db) && !part) abort();
