@@ -86,9 +86,10 @@
 %! assert (sum (double (A), 2), gap, 1e-3 * (abs (gap) + 0.01));
 
 %!test
-%! ## |delta| shrinks with s on the smooth transformer; at s = 300 it is tiny
+%! ## |delta| shrinks with s on the smooth transformer until float rounding
+%! ## (about 1e-6 here, reached near s = 10); at s = 300 it is tiny
 %! d = [];
-%! for s = [2 5 20 300]
+%! for s = [1 2 3 5]
 %!   [~, info] = ee_ig (v.model, v.X, 'steps', s, 'verbose', false);
 %!   d(end+1) = max (abs (info.delta));
 %! end

@@ -28,8 +28,10 @@
 ## 'pad' (default) or an int32 N x T id matrix.
 ## @item 'incremental'
 ## true (default): on the CPU, the cnn recomputes only the convolution
-## windows that a newly added token touches (the same values up to float
-## rounding); false evaluates every perturbed copy with a full pass.
+## windows that a newly added token touches, and the transformer reuses the
+## embedding outputs and first-layer projections of the positions a
+## coalition takes from the input or the baseline (the same values up to
+## float rounding); false evaluates every perturbed copy with a full pass.
 ## @item 'target', 'rows', 'batch', 'device', 'verbose'
 ## as for @code{ee_ig}.
 ## @end table

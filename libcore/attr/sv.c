@@ -11,6 +11,7 @@
  * results do not depend on batch size, thread count or how the rows are
  * split across calls. */
 #include "attr_common.h"
+#include "../models/layers.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -24,6 +25,9 @@ typedef struct {
     float *vals;      /* steps x n values f(after adding the j-th feature) */
     float fbase;
     long pending;     /* rows not yet evaluated */
+    /* transformer on the CPU: embedding outputs and layer-0 q, k, v of the
+     * input (x) and of the baseline (b) at every position, [T][d] each */
+    float *cache;
 } SeqState;
 
 static void seq_free(SeqState *q)
@@ -32,6 +36,7 @@ static void seq_free(SeqState *q)
     free(q->pos);
     free(q->perm);
     free(q->vals);
+    free(q->cache);
     free(q);
 }
 
@@ -231,6 +236,70 @@ static EeStatus sv_cnn_incremental(EeModel *m, const EeInput *in, const EeAttrOp
     return st;
 }
 
+/* ---- the transformer on the CPU: layer-0 projections reused ---------------------
+ * A coalition takes each position's token from the input or the baseline,
+ * so the embedding output and the first layer's q, k, v of every position
+ * are one of two rows computed once per sequence; a pass copies them in and
+ * starts at the first attention. */
+enum { C_EX, C_EB, C_QX, C_QB, C_KX, C_KB, C_VX, C_VB, C_N };
+
+static EeStatus sv_tf_cache(EeRun *r, const EeInput *in, const EeAttrOptions *o, int i, SeqState *q)
+{
+    EeModel *m = r->m;
+    const EeConfig *c = &m->cfg;
+    int T = c->T, d = c->d;
+    size_t Td = (size_t)T * d;
+    q->cache = malloc(sizeof(float) * Td * C_N);
+    int32_t *ids = malloc(sizeof(int32_t) * 2 * T);
+    uint8_t *mask = malloc((size_t)2 * T);
+    if (!q->cache || !ids || !mask) { free(ids); free(mask); return ee_fail(EE_ERR_NOMEM, "out of memory"); }
+    memcpy(ids, in->ids + (size_t)i * T, sizeof(int32_t) * T);
+    ee_attr_row_baseline(m, in, o, i, ids + T);
+    memset(mask, 1, (size_t)2 * T); /* the embedding module ignores the mask */
+    EeStatus st = ee_run_set_input_len(r, ids, mask, NULL, 2, T);
+    free(ids);
+    free(mask);
+    if (st) return st;
+    ee_run_embed(r, 2);
+    memcpy(q->cache + C_EX * Td, r->e, sizeof(float) * 2 * Td); /* C_EX, C_EB */
+    static const char *wn[3] = {"Wq", "Wk", "Wv"}, *bn[3] = {"bq", "bk", "bv"};
+    for (int k = 0; k < 3; k++) {
+        const float *W = r->w + m->p[ee_model_find_param(m, "encoder", 0, wn[k])].offset;
+        const float *b = r->w + m->p[ee_model_find_param(m, "encoder", 0, bn[k])].offset;
+        ee_linear_fwd(r->be, r->e, W, b, q->cache + (C_QX + 2 * k) * Td, 2 * T, d, d);
+    }
+    return EE_OK;
+}
+
+/* Target logits of nb coalition rows (rows of sequences seq[row_i[j]]). */
+static EeStatus sv_tf_logits(EeRun *r, const EeInput *in, SeqState **seq, const int *row_i,
+                             const int32_t *ids, const uint8_t *mask, int nb, float *out)
+{
+    const EeConfig *c = &r->m->cfg;
+    int T = c->T, d = c->d;
+    size_t Td = (size_t)T * d;
+    int L = ee_run_needed_len(r, ids, mask, nb);
+    EeStatus st = ee_run_set_input_len(r, ids, mask, NULL, nb, L);
+    if (st) return st;
+    float *dq, *dk, *dv;
+    ee_tf_layer0_qkv(r, &dq, &dk, &dv);
+    float *dst[4] = {r->e, dq, dk, dv};
+    for (int j = 0; j < nb; j++) {
+        const SeqState *q = seq[row_i[j]];
+        const int32_t *x = in->ids + (size_t)row_i[j] * T, *row = ids + (size_t)j * T;
+        for (int t = 0; t < L; t++) {
+            int from_x = row[t] == x[t];
+            for (int k = 0; k < 4; k++)
+                memcpy(dst[k] + ((size_t)j * L + t) * d, q->cache + (2 * k + !from_x) * Td + (size_t)t * d,
+                       sizeof(float) * d);
+        }
+    }
+    r->qkv0_given = 1;
+    ee_run_forward(r, nb, 0);
+    r->be->download(out, r->out, sizeof(float) * (size_t)nb * c->classes);
+    return EE_OK;
+}
+
 EeStatus ee_sv_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o, float *A,
                          EeAttrInfo *info)
 {
@@ -243,7 +312,8 @@ EeStatus ee_sv_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o, 
     int T = c->T, C = c->classes, N = in->n, s = o->steps;
     int B = o->batch > 0 ? o->batch : ee_attr_default_batch(c);
     EeRun *r = NULL;
-    if ((st = ee_run_new(m, ee_backend_for(dev), B, 0, 0, &r))) return st;
+    /* the transformer's per-sequence cache embeds two rows at once */
+    if ((st = ee_run_new(m, ee_backend_for(dev), B > 2 ? B : 2, 0, 0, &r))) return st;
     double t0 = ee_now();
     SeqState **seq = calloc((size_t)(N ? N : 1), sizeof *seq);
     int32_t *target = malloc(sizeof(int32_t) * (N ? N : 1));
@@ -284,11 +354,14 @@ EeStatus ee_sv_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o, 
 
     /* generator position */
     int gi = 0, gk = 0, gj = -1, nb = 0;
+    int tf_fast = c->kind == EE_KIND_TRANSFORMER && dev == EE_DEVICE_CPU && !o->full_passes &&
+                  c->layers > 1;
     while (finished < N && !st) {
         /* fill a batch */
         while (nb < B && gi < N) {
             if (!seq[gi]) {
                 if ((st = seq_new(m, in, o, gi, &seq[gi]))) break;
+                if (tf_fast && seq[gi]->n > 0 && (st = sv_tf_cache(r, in, o, gi, seq[gi]))) break;
                 ee_attr_row_baseline(m, in, o, gi, state);
                 ee_attr_row_mask(m, in, gi, mask);
                 gk = 0;
@@ -319,7 +392,9 @@ EeStatus ee_sv_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o, 
         }
         if (st) break;
         if (nb > 0) {
-            if ((st = ee_attr_logits(r, h_ids, h_mask, nb, h_out))) break;
+            st = tf_fast ? sv_tf_logits(r, in, seq, row_i, h_ids, h_mask, nb, h_out)
+                         : ee_attr_logits(r, h_ids, h_mask, nb, h_out);
+            if (st) break;
             passes += nb;
             for (int j = 0; j < nb; j++) {
                 SeqState *q = seq[row_i[j]];

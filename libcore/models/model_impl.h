@@ -83,6 +83,8 @@ struct EeRun {
     float *de;           /* device gradient to e */
     float *out;          /* device [Bmax][outputs] */
     int in_width;        /* T*d or D: floats per row of e, at the full T */
+    int qkv0_given;      /* transformer: the next forward finds layer 0's
+                            q, k, v already in place (ee_tf_layer0_qkv) */
     int T;               /* active sequence length of the current input (<= cfg.T):
                             positions past it are never read by a classifier, so
                             the pass runs on [B][T] rows (set by ee_run_set_input) */
@@ -119,6 +121,12 @@ void ee_run_pull_weights(EeRun *r);
 /* Device pointer of parameter i's weights / gradients in the run. */
 static inline float *ee_run_w(EeRun *r, int i) { return r->w + r->m->p[i].offset; }
 static inline float *ee_run_g(EeRun *r, int i) { return r->g ? r->g + r->m->p[i].offset : NULL; }
+
+/* Transformer: the run's buffers for layer 0's q, k, v ([Bmax*T][d] each,
+ * laid out at the active length). A caller that fills them (and r->e) and
+ * sets r->qkv0_given skips those projections in the next forward (SV reuses
+ * the projections of unchanged positions). */
+void ee_tf_layer0_qkv(EeRun *r, float **q, float **k, float **v);
 
 /* Zero row 0 (PAD) of every token-embedding gradient. */
 void ee_run_drop_pad_grads(EeRun *r);

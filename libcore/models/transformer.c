@@ -278,6 +278,7 @@ static void tf_forward(EeRun *r, int B, int train)
     float pdrop = r->dropout_on;
 
     be->copy(a->x0, r->e, Rd * sizeof(float));
+    if (r->qkv0_given && (pdrop > 0 || cls_only(r, 0))) r->qkv0_given = 0; /* not applicable: recompute */
     if (pdrop > 0) be->dropout_fwd(a->x0, a->keep_e, Rd, pdrop, site_seed(r, 255, 0));
     float *x = a->x0;
     for (int l = 0; l < c->layers; l++) {
@@ -290,9 +291,11 @@ static void tf_forward(EeRun *r, int B, int train)
         /* without backward, alternate the output between two buffers */
         float *x_out = r->keep ? L->x2 : (x == a->L[0].x2 ? a->L[0].x_in : a->L[0].x2);
         if (r->keep) L->x_in = x;
-        ee_linear_fwd(be, x, ee_run_w(r, LP(l, L_WQ)), ee_run_w(r, LP(l, L_BQ)), L->q, R, d, d);
-        ee_linear_fwd(be, x, ee_run_w(r, LP(l, L_WK)), ee_run_w(r, LP(l, L_BK)), L->k, R, d, d);
-        ee_linear_fwd(be, x, ee_run_w(r, LP(l, L_WV)), ee_run_w(r, LP(l, L_BV)), L->v, R, d, d);
+        if (!(l == 0 && r->qkv0_given)) {
+            ee_linear_fwd(be, x, ee_run_w(r, LP(l, L_WQ)), ee_run_w(r, LP(l, L_BQ)), L->q, R, d, d);
+            ee_linear_fwd(be, x, ee_run_w(r, LP(l, L_WK)), ee_run_w(r, LP(l, L_BK)), L->k, R, d, d);
+            ee_linear_fwd(be, x, ee_run_w(r, LP(l, L_WV)), ee_run_w(r, LP(l, L_BV)), L->v, R, d, d);
+        }
         be->attention_fwd(L->q, L->k, L->v, r->mask, L->P, L->ctx, B, T, d, c->heads);
         ee_linear_fwd(be, L->ctx, ee_run_w(r, LP(l, L_WO)), ee_run_w(r, LP(l, L_BO)), L->y1, R, d, d);
         if (pdrop > 0) be->dropout_fwd(L->y1, L->keep_a, Rd, pdrop, site_seed(r, l, 1));
@@ -408,6 +411,14 @@ static void tf_embed_backward(EeRun *r, int B)
     r->be->layernorm_bwd(r->de, a->pre, ee_run_w(r, P_LNE_G), a->mean_e, a->rstd_e, a->gy,
                          ee_run_g(r, P_LNE_G), ee_run_g(r, P_LNE_B), R, c->d, 0);
     r->be->embed_bwd(r->ids, a->gy, ee_run_g(r, P_ETOK), ee_run_g(r, P_EPOS), B, r->T, c->d);
+}
+
+void ee_tf_layer0_qkv(EeRun *r, float **q, float **k, float **v)
+{
+    TfAct *a = r->kind;
+    *q = a->L[0].q;
+    *k = a->L[0].k;
+    *v = a->L[0].v;
 }
 
 const EeKindOps ee_transformer_ops = {

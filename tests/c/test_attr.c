@@ -333,7 +333,7 @@ static void check_determinism(EeKind kind)
     EeInput in = {.n = N, .ids = ids};
     float ref_sv[5 * 16], ref_ig[5 * 16], A[5 * 16];
     int threads[2] = {1, 2}, batches[3] = {1, 7, 64};
-    for (int full = 0; full <= (kind == EE_KIND_CNN); full++)
+    for (int full = 0; full <= 1; full++) /* incremental paths vs full passes */
         for (int ti = 0; ti < 2; ti++)
             for (int bi = 0; bi < 3; bi++) {
 #ifdef _OPENMP
