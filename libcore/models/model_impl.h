@@ -110,7 +110,10 @@ EeStatus ee_run_set_input_len(EeRun *r, const int32_t *ids, const uint8_t *mask,
  * last non-PAD token see zeros. Explainers use the full T. */
 int ee_run_needed_len(const EeRun *r, const int32_t *ids, const uint8_t *mask, int B);
 /* Floats per row of e and de in the current layout. */
-static inline int ee_run_width(const EeRun *r) { return r->in_width / r->m->cfg.T * r->T; }
+static inline int ee_run_width(const EeRun *r)
+{
+    return ee_is_token_model(&r->m->cfg) ? r->T * r->m->cfg.d : r->in_width;
+}
 void ee_run_embed(EeRun *r, int B);
 void ee_run_forward(EeRun *r, int B, int train);
 void ee_run_backward(EeRun *r, int B, const float *dout, int need_de, int param_grads);

@@ -81,6 +81,13 @@ void eecu_attn_softmax(float *P, const uint8_t *mask, int B, int H, int T);
 /* dS holds dP; turned into the score gradient (times scale) in place. */
 void eecu_attn_softmax_bwd(const float *P, float *dS, const uint8_t *mask, int B, int H, int T,
                            float scale);
+/* The [CLS] query only: q, ctx, dq [B][d]; k, v, dk, dv [B*T][d]; P [B][H][T];
+ * ds: workspace [B][H][T]; dk, dv must be zeroed before the backward. */
+void eecu_attn_cls_fwd(const float *q, const float *k, const float *v, const uint8_t *mask,
+                       float *P, float *ctx, int B, int T, int d, int H, float scale);
+void eecu_attn_cls_bwd(const float *q, const float *k, const float *v, const uint8_t *mask,
+                       const float *P, const float *dctx, float *dq, float *dk, float *dv,
+                       float *ds, int B, int T, int d, int H, float scale);
 void eecu_embed_fwd(const int32_t *ids, const float *E_tok, const float *E_pos, float *out,
                     int B, int T, int d);
 void eecu_embed_bwd(const int32_t *ids, const float *dOut, float *dE_tok, float *dE_pos, int B,

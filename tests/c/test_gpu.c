@@ -1,0 +1,1309 @@
+/* test_gpu.c: the CUDA backend against the CPU reference.
+ *
+ * 1. Every op of the table on random inputs (edge cases included: masks
+ *    with holes, empty and one-position spans, PAD ids, ties, padded
+ *    leading dimensions), run on both backends and compared: relative
+ *    error max|gpu - cpu| / max|cpu| <= 1e-4 for float outputs, exact for
+ *    integer outputs, argmax, dropout masks and pure copies. Outputs start
+ *    as garbage on both sides, so an element the GPU fails to write shows.
+ * 2. Whole models (transformer with each head, cnn with and without bias,
+ *    mlp): forward + backward through the internal run API, comparing the
+ *    outputs, the gradient to the embedding output and every parameter
+ *    gradient; ee_model_predict on both devices; a short ee_train on a
+ *    synthetic task on both devices, which must land in the same accuracy
+ *    band.
+ * 3. Timing (printed, not checked): the benchmark transformer's forward and
+ *    forward+backward on GPU and CPU, and the cuBLAS SGEMM rate.
+ *
+ * Exits 77 (skipped) when no CUDA device is visible. EE_TEST_GPU_FAKE=1
+ * lets the CPU backend stand in for the GPU, which checks this program
+ * itself on a machine without one. EE_TEST_GPU_NO_TIMING=1 skips part 3. */
+#include "check.h"
+#include "ee.h"
+#include "backend/backend.h"
+#include "backend/cuda/cuda_backend.h"
+#include "models/model_impl.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define TOL_OP 1e-4         /* single ops */
+#define TOL_MODEL_OUT 1e-4  /* model outputs */
+#define TOL_MODEL_GRAD 5e-4 /* model gradients (many ops deep) */
+#define GARBAGE 777.0f
+
+static const EeBackend *CPU, *GPU;
+static EeDevice GPU_DEV;
+static int fake;
+static EeRng rng;
+static double worst_err;
+static char worst_name[160];
+
+/* ---- helpers ------------------------------------------------------------------------ */
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "test_gpu: out of host memory\n");
+        exit(2);
+    }
+    return p;
+}
+
+static float frand(float lo, float hi) { return lo + (hi - lo) * (float)ee_rng_uniform(&rng); }
+static int irand(int n) { return (int)ee_rng_below(&rng, (uint64_t)n); }
+
+/* A device copy of host bytes (GPU->alloc + upload). */
+static void *dev_copy(const void *h, size_t bytes)
+{
+    void *d = GPU->alloc(bytes);
+    if (!d) {
+        fprintf(stderr, "test_gpu: GPU allocation of %zu bytes failed\n", bytes);
+        exit(2);
+    }
+    if (h && bytes) GPU->upload(d, h, bytes);
+    return d;
+}
+
+/* A host copy of device bytes. */
+static void *dev_get(const void *d, size_t bytes)
+{
+    void *h = xmalloc(bytes);
+    if (bytes) GPU->download(h, d, bytes);
+    return h;
+}
+
+/* The same floats on the CPU (h) and the GPU (d). */
+typedef struct {
+    float *h, *d;
+    size_t n;
+} Buf;
+
+static Buf buf_from(const float *src, size_t n)
+{
+    Buf b = {xmalloc(sizeof(float) * n), NULL, n};
+    memcpy(b.h, src, sizeof(float) * n);
+    b.d = dev_copy(b.h, sizeof(float) * n);
+    return b;
+}
+
+static Buf buf_rand(size_t n, float lo, float hi)
+{
+    float *t = xmalloc(sizeof(float) * (n ? n : 1));
+    for (size_t i = 0; i < n; i++) t[i] = frand(lo, hi);
+    Buf b = buf_from(t, n);
+    free(t);
+    return b;
+}
+
+static Buf buf_const(size_t n, float v)
+{
+    float *t = xmalloc(sizeof(float) * (n ? n : 1));
+    for (size_t i = 0; i < n; i++) t[i] = v;
+    Buf b = buf_from(t, n);
+    free(t);
+    return b;
+}
+
+static void buf_free(Buf *b)
+{
+    free(b->h);
+    GPU->release(b->d);
+    b->h = b->d = NULL;
+}
+
+/* max |a - ref| / max |ref| (0 when equal; inf on NaN/Inf mismatches or
+ * when ref is all zero and a is not). */
+static double relerr_floor(const float *a, const float *ref, size_t n, double floor)
+{
+    double num = 0, den = floor;
+    for (size_t i = 0; i < n; i++) {
+        double x = a[i], y = ref[i];
+        if (!isfinite(x) || !isfinite(y)) {
+            if (!(x == y || (isnan(x) && isnan(y)))) return INFINITY;
+            continue;
+        }
+        double e = fabs(x - y);
+        if (e > num) num = e;
+        if (fabs(y) > den) den = fabs(y);
+    }
+    if (num == 0) return 0;
+    return den > 0 ? num / den : INFINITY;
+}
+
+static double relerr(const float *a, const float *ref, size_t n) { return relerr_floor(a, ref, n, 0); }
+
+static double maxabs(const float *a, size_t n)
+{
+    double m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (fabs(a[i]) > m) m = fabs(a[i]);
+    return m;
+}
+
+static void note_err(const char *what, double e)
+{
+    if (e > worst_err || worst_name[0] == 0) {
+        worst_err = e;
+        snprintf(worst_name, sizeof worst_name, "%s", what);
+    }
+}
+
+static void cmp(const char *what, const float *gpu, const float *cpu, size_t n, double tol)
+{
+    double e = relerr(gpu, cpu, n);
+    note_err(what, e);
+    printf("  %-58s rel err %9.2e%s\n", what, e, e <= tol ? "" : "   <-- FAIL");
+    CHECK(e <= tol, "%s: relative error %.3g exceeds %.1g", what, e, tol);
+}
+
+static void cmp_buf(const char *what, const Buf *b, double tol)
+{
+    float *g = dev_get(b->d, sizeof(float) * b->n);
+    cmp(what, g, b->h, b->n, tol);
+    free(g);
+}
+
+static void cmp_exact(const char *what, const void *gpu, const void *cpu, size_t bytes)
+{
+    const unsigned char *a = gpu, *b = cpu;
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < bytes; i++)
+        if (a[i] != b[i] && !bad++) first = i;
+    printf("  %-58s %s", what, bad ? "MISMATCH" : "exact");
+    if (bad) printf(" (%zu bytes differ, first at byte %zu)   <-- FAIL", bad, first);
+    printf("\n");
+    CHECK(!bad, "%s: %zu bytes differ (first at byte %zu)", what, bad, first);
+}
+
+/* Device bytes against host bytes. */
+static void cmp_exact_dev(const char *what, const void *d, const void *h, size_t bytes)
+{
+    void *g = dev_get(d, bytes);
+    cmp_exact(what, g, h, bytes);
+    free(g);
+}
+
+/* ---- 1. ops ------------------------------------------------------------------------------ */
+static void test_gemm(void)
+{
+    printf("gemm (row-major, padded leading dimensions)\n");
+    static const int sz[][3] = {{37, 53, 29}, {1, 1, 1},    {64, 200, 128},
+                                {300, 1, 77}, {1, 300, 77}, {513, 257, 1031}};
+    char name[128];
+    for (size_t s = 0; s < sizeof sz / sizeof *sz; s++)
+        for (int ta = 0; ta < 2; ta++)
+            for (int tb = 0; tb < 2; tb++) {
+                int M = sz[s][0], N = sz[s][1], K = sz[s][2];
+                int lda = (ta ? M : K) + 3, ldb = (tb ? K : N) + 2, ldc = N + 5;
+                Buf A = buf_rand((size_t)(ta ? K : M) * lda, -1, 1);
+                Buf B = buf_rand((size_t)(tb ? N : K) * ldb, -1, 1);
+                Buf C = buf_rand((size_t)M * ldc, -1, 1);
+                float alpha = 0.75f, beta = (s % 2) ? 0.0f : -0.5f;
+                CPU->gemm(ta, tb, M, N, K, alpha, A.h, lda, B.h, ldb, beta, C.h, ldc);
+                GPU->gemm(ta, tb, M, N, K, alpha, A.d, lda, B.d, ldb, beta, C.d, ldc);
+                snprintf(name, sizeof name, "gemm %dx%dx%d ta=%d tb=%d beta=%g", M, N, K, ta, tb,
+                         (double)beta);
+                cmp_buf(name, &C, TOL_OP);
+                buf_free(&A);
+                buf_free(&B);
+                buf_free(&C);
+            }
+    /* K = 0: C *= beta */
+    Buf A = buf_rand(4, -1, 1), B = buf_rand(16, -1, 1), C = buf_rand(5 * 9, -1, 1);
+    CPU->gemm(0, 0, 5, 7, 0, 1.0f, A.h, 1, B.h, 7, 0.5f, C.h, 9);
+    GPU->gemm(0, 0, 5, 7, 0, 1.0f, A.d, 1, B.d, 7, 0.5f, C.d, 9);
+    cmp_buf("gemm 5x7x0 (C *= beta)", &C, TOL_OP);
+    buf_free(&A);
+    buf_free(&B);
+    buf_free(&C);
+}
+
+static void test_vector_ops(void)
+{
+    printf("axpy, scale, add_bias, bias_grad, adam\n");
+    size_t n = 100003;
+    Buf x = buf_rand(n, -1, 1), y = buf_rand(n, -1, 1);
+    CPU->axpy(n, 0.37f, x.h, y.h);
+    GPU->axpy(n, 0.37f, x.d, y.d);
+    cmp_buf("axpy", &y, TOL_OP);
+    CPU->scale(n, -1.3f, x.h);
+    GPU->scale(n, -1.3f, x.d);
+    cmp_buf("scale", &x, TOL_OP);
+    buf_free(&x);
+    buf_free(&y);
+
+    static const int rc[][2] = {{333, 77}, {1, 5}, {8192, 64}, {1000, 2}, {3, 1000}};
+    char name[128];
+    for (size_t k = 0; k < sizeof rc / sizeof *rc; k++) {
+        int rows = rc[k][0], cols = rc[k][1];
+        Buf Y = buf_rand((size_t)rows * cols, -1, 1), b = buf_rand(cols, -1, 1);
+        CPU->add_bias(Y.h, b.h, rows, cols);
+        GPU->add_bias(Y.d, b.d, rows, cols);
+        snprintf(name, sizeof name, "add_bias %dx%d", rows, cols);
+        cmp_buf(name, &Y, TOL_OP);
+        /* bias_grad accumulates into a nonzero db */
+        Buf db = buf_rand(cols, -1, 1);
+        float *db0 = dev_get(db.d, sizeof(float) * cols);
+        CPU->bias_grad(Y.h, db.h, rows, cols);
+        GPU->bias_grad(Y.d, db.d, rows, cols);
+        snprintf(name, sizeof name, "bias_grad %dx%d", rows, cols);
+        cmp_buf(name, &db, TOL_OP);
+        /* deterministic: the same sum again, bit for bit */
+        float *dbg = dev_get(db.d, sizeof(float) * cols);
+        GPU->upload(db.d, db0, sizeof(float) * cols);
+        GPU->bias_grad(Y.d, db.d, rows, cols);
+        snprintf(name, sizeof name, "bias_grad %dx%d repeated (deterministic)", rows, cols);
+        cmp_exact_dev(name, db.d, dbg, sizeof(float) * cols);
+        free(db0);
+        free(dbg);
+        buf_free(&Y);
+        buf_free(&b);
+        buf_free(&db);
+    }
+
+    /* Adam: a few steps with fresh gradients */
+    Buf w = buf_rand(n, -1, 1), m = buf_const(n, 0), v = buf_const(n, 0);
+    for (int t = 1; t <= 4; t++) {
+        Buf g = buf_rand(n, -0.1f, 0.1f);
+        if (t == 3)
+            for (size_t i = 0; i < n; i += 11) g.h[i] = 0; /* zero gradients too */
+        if (t == 3) GPU->upload(g.d, g.h, sizeof(float) * n);
+        CPU->adam(w.h, g.h, m.h, v.h, n, 1e-3f, 0.9f, 0.999f, 1e-8f, t);
+        GPU->adam(w.d, g.d, m.d, v.d, n, 1e-3f, 0.9f, 0.999f, 1e-8f, t);
+        buf_free(&g);
+    }
+    cmp_buf("adam w (4 steps)", &w, TOL_OP);
+    cmp_buf("adam m", &m, TOL_OP);
+    cmp_buf("adam v", &v, TOL_OP);
+    buf_free(&w);
+    buf_free(&m);
+    buf_free(&v);
+}
+
+static void test_layernorm(void)
+{
+    printf("layernorm\n");
+    static const int rc[][2] = {{517, 64}, {517, 100}, {33, 7}, {19, 1000}, {1, 1}, {8192, 64}};
+    char name[128];
+    for (size_t k = 0; k < sizeof rc / sizeof *rc; k++) {
+        int rows = rc[k][0], cols = rc[k][1];
+        size_t n = (size_t)rows * cols;
+        Buf X = buf_rand(n, 1.0f, 5.0f); /* nonzero mean */
+        Buf g = buf_rand(cols, 0.8f, 1.2f), b = buf_rand(cols, -0.1f, 0.1f);
+        Buf Y = buf_const(n, GARBAGE), mean = buf_const(rows, GARBAGE), rstd = buf_const(rows, GARBAGE);
+        CPU->layernorm_fwd(X.h, g.h, b.h, Y.h, mean.h, rstd.h, rows, cols, 1e-5f);
+        GPU->layernorm_fwd(X.d, g.d, b.d, Y.d, mean.d, rstd.d, rows, cols, 1e-5f);
+        snprintf(name, sizeof name, "layernorm_fwd %dx%d Y", rows, cols);
+        cmp_buf(name, &Y, TOL_OP);
+        snprintf(name, sizeof name, "layernorm_fwd %dx%d mean", rows, cols);
+        cmp_buf(name, &mean, TOL_OP);
+        snprintf(name, sizeof name, "layernorm_fwd %dx%d rstd", rows, cols);
+        cmp_buf(name, &rstd, TOL_OP);
+        Buf dY = buf_rand(n, -1, 1);
+        for (int acc = 0; acc < 2; acc++) {
+            Buf dX = acc ? buf_rand(n, -1, 1) : buf_const(n, GARBAGE);
+            Buf dg = buf_rand(cols, -1, 1), db = buf_rand(cols, -1, 1);
+            float *dg0 = dev_get(dg.d, sizeof(float) * cols);
+            CPU->layernorm_bwd(dY.h, X.h, g.h, mean.h, rstd.h, dX.h, dg.h, db.h, rows, cols, acc);
+            GPU->layernorm_bwd(dY.d, X.d, g.d, mean.d, rstd.d, dX.d, dg.d, db.d, rows, cols, acc);
+            snprintf(name, sizeof name, "layernorm_bwd %dx%d acc=%d dX", rows, cols, acc);
+            cmp_buf(name, &dX, TOL_OP);
+            snprintf(name, sizeof name, "layernorm_bwd %dx%d acc=%d dgamma", rows, cols, acc);
+            cmp_buf(name, &dg, TOL_OP);
+            snprintf(name, sizeof name, "layernorm_bwd %dx%d acc=%d dbeta", rows, cols, acc);
+            cmp_buf(name, &db, TOL_OP);
+            if (!acc) { /* deterministic dgamma */
+                float *first = dev_get(dg.d, sizeof(float) * cols);
+                GPU->upload(dg.d, dg0, sizeof(float) * cols);
+                GPU->layernorm_bwd(dY.d, X.d, g.d, mean.d, rstd.d, dX.d, dg.d, NULL, rows, cols, 0);
+                snprintf(name, sizeof name, "layernorm_bwd %dx%d repeated dgamma (deterministic)",
+                         rows, cols);
+                cmp_exact_dev(name, dg.d, first, sizeof(float) * cols);
+                free(first);
+            }
+            free(dg0);
+            buf_free(&dX);
+            buf_free(&dg);
+            buf_free(&db);
+        }
+        buf_free(&dY);
+        buf_free(&X);
+        buf_free(&g);
+        buf_free(&b);
+        buf_free(&Y);
+        buf_free(&mean);
+        buf_free(&rstd);
+    }
+}
+
+static void test_activations(void)
+{
+    printf("gelu, relu, tanh\n");
+    size_t n = 100003;
+    float *t = xmalloc(sizeof(float) * n);
+    for (size_t i = 0; i < n; i++) t[i] = i % 7 == 0 ? 0.0f : frand(-5, 5);
+    Buf X = buf_from(t, n), dY = buf_rand(n, -1, 1);
+    Buf Y = buf_const(n, GARBAGE), dX = buf_const(n, GARBAGE);
+    CPU->gelu_fwd(X.h, Y.h, n);
+    GPU->gelu_fwd(X.d, Y.d, n);
+    cmp_buf("gelu_fwd", &Y, TOL_OP);
+    CPU->gelu_bwd(X.h, dY.h, dX.h, n);
+    GPU->gelu_bwd(X.d, dY.d, dX.d, n);
+    cmp_buf("gelu_bwd", &dX, TOL_OP);
+    Buf G = buf_from(dY.h, n); /* in place: dX == dY, as the transformer calls it */
+    CPU->gelu_bwd(X.h, G.h, G.h, n);
+    GPU->gelu_bwd(X.d, G.d, G.d, n);
+    cmp_buf("gelu_bwd in place", &G, TOL_OP);
+    buf_free(&G);
+    CPU->relu_fwd(X.h, Y.h, n);
+    GPU->relu_fwd(X.d, Y.d, n);
+    cmp_buf("relu_fwd", &Y, TOL_OP);
+    CPU->relu_bwd(X.h, dY.h, dX.h, n);
+    GPU->relu_bwd(X.d, dY.d, dX.d, n);
+    cmp_buf("relu_bwd (X = 0 gives 0)", &dX, TOL_OP);
+    G = buf_from(dY.h, n);
+    CPU->relu_bwd(X.h, G.h, G.h, n);
+    GPU->relu_bwd(X.d, G.d, G.d, n);
+    cmp_buf("relu_bwd in place", &G, TOL_OP);
+    buf_free(&G);
+    CPU->tanh_fwd(X.h, Y.h, n);
+    GPU->tanh_fwd(X.d, Y.d, n);
+    cmp_buf("tanh_fwd", &Y, TOL_OP);
+    Buf TY = buf_from(Y.h, n); /* the CPU's tanh output as input to both */
+    CPU->tanh_bwd(TY.h, dY.h, dX.h, n);
+    GPU->tanh_bwd(TY.d, dY.d, dX.d, n);
+    cmp_buf("tanh_bwd", &dX, TOL_OP);
+    G = buf_from(dY.h, n);
+    CPU->tanh_bwd(TY.h, G.h, G.h, n);
+    GPU->tanh_bwd(TY.d, G.d, G.d, n);
+    cmp_buf("tanh_bwd in place", &G, TOL_OP);
+    buf_free(&G);
+    buf_free(&TY);
+    Buf Z = buf_from(t, n); /* in place forward */
+    CPU->gelu_fwd(Z.h, Z.h, n);
+    GPU->gelu_fwd(Z.d, Z.d, n);
+    cmp_buf("gelu_fwd in place", &Z, TOL_OP);
+    buf_free(&Z);
+    free(t);
+    buf_free(&X);
+    buf_free(&dY);
+    buf_free(&Y);
+    buf_free(&dX);
+}
+
+static void test_dropout(void)
+{
+    printf("dropout (the same mask on both backends)\n");
+    static const float ps[] = {0.1f, 0.5f, 0.9f};
+    static const size_t ns[] = {100003, 1000, 1u << 21};
+    char name[128];
+    for (int k = 0; k < 3; k++) {
+        size_t n = ns[k];
+        float p = ps[k];
+        uint64_t seed = ee_hash64(0xd0d0ULL + (uint64_t)k);
+        Buf X = buf_rand(n, -1, 1), dX = buf_rand(n, -1, 1);
+        uint8_t *kc = xmalloc(n), *kg;
+        memset(kc, 7, n);
+        uint8_t *kd = dev_copy(kc, n);
+        CPU->dropout_fwd(X.h, kc, n, p, seed);
+        GPU->dropout_fwd(X.d, kd, n, p, seed);
+        size_t kept = 0;
+        for (size_t i = 0; i < n; i++) kept += kc[i];
+        snprintf(name, sizeof name, "dropout_fwd n=%zu p=%.1f mask (kept %.3f)", n, (double)p,
+                 (double)kept / n);
+        cmp_exact_dev(name, kd, kc, n);
+        snprintf(name, sizeof name, "dropout_fwd n=%zu p=%.1f values", n, (double)p);
+        cmp_buf(name, &X, 1e-6);
+        kg = kd;
+        CPU->dropout_bwd(dX.h, kc, n, p);
+        GPU->dropout_bwd(dX.d, kg, n, p);
+        snprintf(name, sizeof name, "dropout_bwd n=%zu p=%.1f", n, (double)p);
+        cmp_buf(name, &dX, 1e-6);
+        free(kc);
+        GPU->release(kd);
+        buf_free(&X);
+        buf_free(&dX);
+    }
+    /* p = 0: no-op, keep may be NULL */
+    Buf X = buf_rand(1000, -1, 1);
+    GPU->dropout_fwd(X.d, NULL, 1000, 0.0f, 1);
+    GPU->dropout_bwd(X.d, NULL, 1000, 0.0f);
+    cmp_exact_dev("dropout p=0 leaves X alone", X.d, X.h, sizeof(float) * 1000);
+    buf_free(&X);
+}
+
+/* Masks that exercise the span rule. */
+static void make_mask(uint8_t *mk, int T, int pattern)
+{
+    switch (pattern % 6) {
+    case 0: /* all attended */
+        for (int t = 0; t < T; t++) mk[t] = 1;
+        break;
+    case 1: /* padded tail */
+        for (int t = 0; t < T; t++) mk[t] = t < (2 * T) / 3 + 1;
+        break;
+    case 2: /* holes inside the span, zeros after 3T/4 */
+        for (int t = 0; t < T; t++) mk[t] = t < (3 * T) / 4 && (t == 0 || ee_rng_uniform(&rng) < 0.7);
+        break;
+    case 3: /* nothing attended: span 0 */
+        memset(mk, 0, (size_t)T);
+        break;
+    case 4: /* only position 0 */
+        memset(mk, 0, (size_t)T);
+        mk[0] = 1;
+        break;
+    default: /* holes everywhere, last position attended, position 0 masked */
+        for (int t = 0; t < T; t++) mk[t] = ee_rng_uniform(&rng) < 0.6;
+        mk[0] = 0;
+        mk[T - 1] = 1;
+        break;
+    }
+}
+
+static void test_attention(void)
+{
+    printf("attention (masks with holes, padded tails, empty spans)\n");
+    static const int cs[][4] = {{6, 37, 24, 3}, {3, 128, 64, 4}, {2, 8, 8, 8}, {7, 33, 16, 1}};
+    char name[128];
+    for (size_t c = 0; c < sizeof cs / sizeof *cs; c++) {
+        int B = cs[c][0], T = cs[c][1], d = cs[c][2], H = cs[c][3];
+        size_t Rd = (size_t)B * T * d, PT = (size_t)B * H * T * T;
+        uint8_t *mk = xmalloc((size_t)B * T);
+        for (int b = 0; b < B; b++) make_mask(mk + (size_t)b * T, T, b + (int)c);
+        uint8_t *mkd = dev_copy(mk, (size_t)B * T);
+        Buf q = buf_rand(Rd, -2, 2), k = buf_rand(Rd, -2, 2), v = buf_rand(Rd, -1, 1);
+        Buf P = buf_const(PT, GARBAGE), ctx = buf_const(Rd, GARBAGE);
+        CPU->attention_fwd(q.h, k.h, v.h, mk, P.h, ctx.h, B, T, d, H);
+        GPU->attention_fwd(q.d, k.d, v.d, mkd, P.d, ctx.d, B, T, d, H);
+        snprintf(name, sizeof name, "attention_fwd B=%d T=%d d=%d H=%d P", B, T, d, H);
+        cmp_buf(name, &P, TOL_OP);
+        snprintf(name, sizeof name, "attention_fwd B=%d T=%d d=%d H=%d ctx", B, T, d, H);
+        cmp_buf(name, &ctx, TOL_OP);
+        Buf dctx = buf_rand(Rd, -1, 1);
+        Buf dq = buf_const(Rd, GARBAGE), dk = buf_const(Rd, GARBAGE), dv = buf_const(Rd, GARBAGE);
+        CPU->attention_bwd(q.h, k.h, v.h, mk, P.h, dctx.h, dq.h, dk.h, dv.h, B, T, d, H);
+        GPU->attention_bwd(q.d, k.d, v.d, mkd, P.d, dctx.d, dq.d, dk.d, dv.d, B, T, d, H);
+        snprintf(name, sizeof name, "attention_bwd B=%d T=%d d=%d H=%d dq", B, T, d, H);
+        cmp_buf(name, &dq, TOL_OP);
+        snprintf(name, sizeof name, "attention_bwd B=%d T=%d d=%d H=%d dk", B, T, d, H);
+        cmp_buf(name, &dk, TOL_OP);
+        snprintf(name, sizeof name, "attention_bwd B=%d T=%d d=%d H=%d dv", B, T, d, H);
+        cmp_buf(name, &dv, TOL_OP);
+        free(mk);
+        GPU->release(mkd);
+        Buf *all[] = {&q, &k, &v, &P, &ctx, &dctx, &dq, &dk, &dv};
+        for (size_t i = 0; i < sizeof all / sizeof *all; i++) buf_free(all[i]);
+    }
+}
+
+static void test_attention_cls(void)
+{
+    printf("attention_cls (one [CLS] query per sequence)\n");
+    static const int cs[][4] = {{6, 37, 24, 3}, {3, 128, 64, 4}, {2, 8, 8, 8}, {7, 33, 96, 2}};
+    char name[128];
+    for (size_t c = 0; c < sizeof cs / sizeof *cs; c++) {
+        int B = cs[c][0], T = cs[c][1], d = cs[c][2], H = cs[c][3];
+        size_t Bd = (size_t)B * d, Rd = (size_t)B * T * d, PT = (size_t)B * H * T;
+        uint8_t *mk = xmalloc((size_t)B * T);
+        for (int b = 0; b < B; b++) make_mask(mk + (size_t)b * T, T, b + (int)c);
+        uint8_t *mkd = dev_copy(mk, (size_t)B * T);
+        Buf q = buf_rand(Bd, -2, 2), k = buf_rand(Rd, -2, 2), v = buf_rand(Rd, -1, 1);
+        Buf P = buf_const(PT, GARBAGE), ctx = buf_const(Bd, GARBAGE);
+        CPU->attention_cls_fwd(q.h, k.h, v.h, mk, P.h, ctx.h, B, T, d, H);
+        GPU->attention_cls_fwd(q.d, k.d, v.d, mkd, P.d, ctx.d, B, T, d, H);
+        snprintf(name, sizeof name, "attention_cls_fwd B=%d T=%d d=%d H=%d P", B, T, d, H);
+        cmp_buf(name, &P, TOL_OP);
+        snprintf(name, sizeof name, "attention_cls_fwd B=%d T=%d d=%d H=%d ctx", B, T, d, H);
+        cmp_buf(name, &ctx, TOL_OP);
+        Buf dctx = buf_rand(Bd, -1, 1);
+        Buf dq = buf_const(Bd, GARBAGE), dk = buf_const(Rd, GARBAGE), dv = buf_const(Rd, GARBAGE);
+        CPU->attention_cls_bwd(q.h, k.h, v.h, mk, P.h, dctx.h, dq.h, dk.h, dv.h, B, T, d, H);
+        GPU->attention_cls_bwd(q.d, k.d, v.d, mkd, P.d, dctx.d, dq.d, dk.d, dv.d, B, T, d, H);
+        snprintf(name, sizeof name, "attention_cls_bwd B=%d T=%d d=%d H=%d dq", B, T, d, H);
+        cmp_buf(name, &dq, TOL_OP);
+        snprintf(name, sizeof name, "attention_cls_bwd B=%d T=%d d=%d H=%d dk", B, T, d, H);
+        cmp_buf(name, &dk, TOL_OP);
+        snprintf(name, sizeof name, "attention_cls_bwd B=%d T=%d d=%d H=%d dv", B, T, d, H);
+        cmp_buf(name, &dv, TOL_OP);
+        free(mk);
+        GPU->release(mkd);
+        Buf *all[] = {&q, &k, &v, &P, &ctx, &dctx, &dq, &dk, &dv};
+        for (size_t i = 0; i < sizeof all / sizeof *all; i++) buf_free(all[i]);
+    }
+}
+
+static void test_embed(void)
+{
+    printf("embedding gather / scatter-add\n");
+    static const int cs[][5] = {{4, 9, 13, 20, 0}, {64, 128, 64, 20000, 50}};
+    char name[128];
+    for (size_t c = 0; c < sizeof cs / sizeof *cs; c++) {
+        int B = cs[c][0], T = cs[c][1], d = cs[c][2], V = cs[c][3], few = cs[c][4];
+        size_t R = (size_t)B * T;
+        int32_t *ids = xmalloc(sizeof(int32_t) * R);
+        for (size_t r = 0; r < R; r++) {
+            if (ee_rng_uniform(&rng) < 0.3) ids[r] = EE_PAD;
+            else ids[r] = few ? 1 + irand(few) : irand(V); /* `few`: heavy collisions */
+        }
+        int32_t *idsd = dev_copy(ids, sizeof(int32_t) * R);
+        Buf Et = buf_rand((size_t)V * d, -1, 1), Ep = buf_rand((size_t)T * d, -1, 1);
+        Buf out = buf_const(R * d, GARBAGE);
+        CPU->embed_fwd(ids, Et.h, Ep.h, out.h, B, T, d);
+        GPU->embed_fwd(idsd, Et.d, Ep.d, out.d, B, T, d);
+        snprintf(name, sizeof name, "embed_fwd B=%d T=%d d=%d with E_pos", B, T, d);
+        cmp_buf(name, &out, TOL_OP);
+        CPU->embed_fwd(ids, Et.h, NULL, out.h, B, T, d);
+        GPU->embed_fwd(idsd, Et.d, NULL, out.d, B, T, d);
+        snprintf(name, sizeof name, "embed_fwd B=%d T=%d d=%d no E_pos", B, T, d);
+        cmp_buf(name, &out, TOL_OP);
+        Buf g = buf_rand(R * d, -1, 1);
+        for (int variant = 0; variant < 3; variant++) { /* both, tok only, pos only */
+            Buf dEt = buf_rand((size_t)V * d, -1, 1), dEp = buf_rand((size_t)T * d, -1, 1);
+            int tok = variant != 2, pos = variant != 1;
+            CPU->embed_bwd(ids, g.h, tok ? dEt.h : NULL, pos ? dEp.h : NULL, B, T, d);
+            GPU->embed_bwd(idsd, g.d, tok ? dEt.d : NULL, pos ? dEp.d : NULL, B, T, d);
+            snprintf(name, sizeof name, "embed_bwd B=%d T=%d d=%d %s dE_tok", B, T, d,
+                     variant == 0 ? "both" : variant == 1 ? "tok only" : "pos only");
+            cmp_buf(name, &dEt, TOL_OP);
+            snprintf(name, sizeof name, "embed_bwd B=%d T=%d d=%d %s dE_pos", B, T, d,
+                     variant == 0 ? "both" : variant == 1 ? "tok only" : "pos only");
+            cmp_buf(name, &dEp, TOL_OP);
+            buf_free(&dEt);
+            buf_free(&dEp);
+        }
+        free(ids);
+        GPU->release(idsd);
+        buf_free(&Et);
+        buf_free(&Ep);
+        buf_free(&out);
+        buf_free(&g);
+    }
+}
+
+static void test_conv(void)
+{
+    printf("text-CNN convolution (zero padding at the end)\n");
+    static const int cs[][5] = {{3, 11, 7, 1, 5}, {3, 11, 7, 4, 5}, {2, 5, 3, 5, 4},
+                                {16, 64, 64, 5, 100}, {1, 2, 1, 2, 1}};
+    char name[160];
+    for (size_t c = 0; c < sizeof cs / sizeof *cs; c++) {
+        int B = cs[c][0], T = cs[c][1], d = cs[c][2], w = cs[c][3], F = cs[c][4];
+        size_t nE = (size_t)B * T * d, nW = (size_t)w * d * F, nO = (size_t)B * T * F;
+        for (int bias = 0; bias < 2; bias++) {
+            Buf E = buf_rand(nE, -1, 1), W = buf_rand(nW, -1, 1), b = buf_rand(F, -1, 1);
+            Buf out = buf_const(nO, GARBAGE);
+            CPU->conv_fwd(E.h, W.h, bias ? b.h : NULL, out.h, B, T, d, w, F);
+            GPU->conv_fwd(E.d, W.d, bias ? b.d : NULL, out.d, B, T, d, w, F);
+            snprintf(name, sizeof name, "conv_fwd B=%d T=%d d=%d w=%d F=%d bias=%d", B, T, d, w, F,
+                     bias);
+            cmp_buf(name, &out, TOL_OP);
+            Buf dO = buf_rand(nO, -1, 1);
+            for (int variant = 0; variant < 3; variant++) { /* all, dE only, no dE */
+                Buf dE = buf_rand(nE, -1, 1), dW = buf_rand(nW, -1, 1), db = buf_rand(F, -1, 1);
+                int wantE = variant != 2, wantW = variant != 1, wantb = bias && variant != 1;
+                CPU->conv_bwd(E.h, W.h, dO.h, wantE ? dE.h : NULL, wantW ? dW.h : NULL,
+                              wantb ? db.h : NULL, B, T, d, w, F);
+                GPU->conv_bwd(E.d, W.d, dO.d, wantE ? dE.d : NULL, wantW ? dW.d : NULL,
+                              wantb ? db.d : NULL, B, T, d, w, F);
+                const char *vn = variant == 0 ? "all" : variant == 1 ? "dE only" : "no dE";
+                snprintf(name, sizeof name, "conv_bwd B=%d T=%d d=%d w=%d F=%d bias=%d %s dE", B, T,
+                         d, w, F, bias, vn);
+                cmp_buf(name, &dE, TOL_OP);
+                snprintf(name, sizeof name, "conv_bwd B=%d T=%d d=%d w=%d F=%d bias=%d %s dW", B, T,
+                         d, w, F, bias, vn);
+                cmp_buf(name, &dW, TOL_OP);
+                snprintf(name, sizeof name, "conv_bwd B=%d T=%d d=%d w=%d F=%d bias=%d %s db", B, T,
+                         d, w, F, bias, vn);
+                cmp_buf(name, &db, TOL_OP);
+                buf_free(&dE);
+                buf_free(&dW);
+                buf_free(&db);
+            }
+            buf_free(&dO);
+            buf_free(&E);
+            buf_free(&W);
+            buf_free(&b);
+            buf_free(&out);
+        }
+    }
+}
+
+static void test_maxpool(void)
+{
+    printf("max over time (ties, masks, all-negative columns)\n");
+    int B = 7, T = 13, F = 37, ld = 3 * F, off = F;
+    size_t nA = (size_t)B * T * F;
+    float *a = xmalloc(sizeof(float) * nA);
+    for (size_t i = 0; i < nA; i++) a[i] = frand(-1, 1);
+#define ACT(b, t, f) a[((size_t)(b) * T + (t)) * F + (f)]
+    for (int t = 0; t < T; t++)
+        for (int f = 0; f < 5; f++) ACT(1, t, f) = -fabsf(ACT(1, t, f)) - 0.1f; /* no positive */
+    for (int f = 0; f < 10; f++) ACT(2, 3, f) = ACT(2, 8, f) = 5.0f;         /* tie: t = 3 */
+    ACT(2, 2, 10) = ACT(2, 6, 10) = 5.0f;                                      /* masked t = 2 */
+    for (int t = 0; t < T; t++)
+        for (int f = 0; f < 3; f++) ACT(5, t, f) = 0.0f; /* max exactly 0: argmax -1 */
+#undef ACT
+    uint8_t *mk = xmalloc((size_t)B * T);
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < T; t++) mk[(size_t)b * T + t] = 1;
+    mk[2 * T + 2] = 0;
+    memset(mk + 3 * T, 0, (size_t)T); /* nothing attended */
+    for (int t = 0; t < T; t += 2) mk[4 * T + t] = 0;
+    for (int t = T / 2; t < T; t++) mk[6 * T + t] = 0;
+    Buf act = buf_from(a, nA);
+    uint8_t *mkd = dev_copy(mk, (size_t)B * T);
+    Buf pooled = buf_const((size_t)B * ld, GARBAGE);
+    int32_t *argc = xmalloc(sizeof(int32_t) * B * F);
+    for (int i = 0; i < B * F; i++) argc[i] = -7;
+    int32_t *argd = dev_copy(argc, sizeof(int32_t) * B * F);
+    CPU->maxpool_fwd(act.h, mk, pooled.h, argc, B, T, F, ld, off);
+    GPU->maxpool_fwd(act.d, mkd, pooled.d, argd, B, T, F, ld, off);
+    cmp_exact_dev("maxpool_fwd argmax", argd, argc, sizeof(int32_t) * B * F);
+    cmp_exact_dev("maxpool_fwd pooled (block at offset F of width 3F)", pooled.d, pooled.h,
+                  sizeof(float) * B * ld);
+    Buf dP = buf_rand((size_t)B * ld, -1, 1), dA = buf_const(nA, GARBAGE);
+    CPU->maxpool_bwd(dP.h, argc, dA.h, B, T, F, ld, off);
+    GPU->maxpool_bwd(dP.d, argd, dA.d, B, T, F, ld, off);
+    cmp_exact_dev("maxpool_bwd", dA.d, dA.h, sizeof(float) * nA);
+    free(a);
+    free(mk);
+    free(argc);
+    GPU->release(mkd);
+    GPU->release(argd);
+    buf_free(&act);
+    buf_free(&pooled);
+    buf_free(&dP);
+    buf_free(&dA);
+}
+
+static void test_rows(void)
+{
+    printf("gather / scatter rows\n");
+    int n = 5, cols = 24, stride = 7 * 24;
+    Buf src = buf_rand((size_t)n * stride, -1, 1), dst = buf_const((size_t)n * cols, GARBAGE);
+    CPU->gather_rows(src.h, stride, dst.h, n, cols);
+    GPU->gather_rows(src.d, stride, dst.d, n, cols);
+    cmp_exact_dev("gather_rows", dst.d, dst.h, sizeof(float) * n * cols);
+    Buf s2 = buf_rand((size_t)n * cols, -1, 1), d2 = buf_const((size_t)n * stride, GARBAGE);
+    CPU->scatter_rows(s2.h, d2.h, stride, n, cols);
+    GPU->scatter_rows(s2.d, d2.d, stride, n, cols);
+    cmp_exact_dev("scatter_rows", d2.d, d2.h, sizeof(float) * n * stride);
+    buf_free(&src);
+    buf_free(&dst);
+    buf_free(&s2);
+    buf_free(&d2);
+}
+
+static void test_losses(void)
+{
+    printf("losses\n");
+    static const int xs[][2] = {{37, 5}, {64, 2}, {10, 300}, {1, 3}, {2000, 7}};
+    char name[128];
+    for (size_t c = 0; c < sizeof xs / sizeof *xs; c++) {
+        int n = xs[c][0], C = xs[c][1];
+        Buf z = buf_rand((size_t)n * C, -4, 4), g = buf_const((size_t)n * C, GARBAGE);
+        int32_t *lab = xmalloc(sizeof(int32_t) * n);
+        for (int i = 0; i < n; i++) lab[i] = irand(C);
+        int32_t *labd = dev_copy(lab, sizeof(int32_t) * n);
+        float lc = -1, lg = -1;
+        CPU->softmax_xent(z.h, lab, g.h, &lc, n, C);
+        GPU->softmax_xent(z.d, labd, g.d, &lg, n, C);
+        snprintf(name, sizeof name, "softmax_xent n=%d C=%d loss", n, C);
+        cmp(name, &lg, &lc, 1, TOL_OP);
+        snprintf(name, sizeof name, "softmax_xent n=%d C=%d dlogits", n, C);
+        cmp_buf(name, &g, TOL_OP);
+        free(lab);
+        GPU->release(labd);
+        buf_free(&z);
+        buf_free(&g);
+    }
+    static const int ms[][2] = {{37, 16}, {1, 1}, {64, 128}, {3000, 100}};
+    for (size_t c = 0; c < sizeof ms / sizeof *ms; c++) {
+        int n = ms[c][0], cols = ms[c][1];
+        size_t k = (size_t)n * cols;
+        Buf p = buf_rand(k, -1, 1), t = buf_rand(k, -1, 1), dp = buf_const(k, GARBAGE);
+        float lc = -1, lg = -1;
+        CPU->mse(p.h, t.h, dp.h, &lc, n, cols);
+        GPU->mse(p.d, t.d, dp.d, &lg, n, cols);
+        snprintf(name, sizeof name, "mse n=%d cols=%d loss", n, cols);
+        cmp(name, &lg, &lc, 1, TOL_OP);
+        snprintf(name, sizeof name, "mse n=%d cols=%d dpred", n, cols);
+        cmp_buf(name, &dp, TOL_OP);
+        lc = lg = -1;
+        CPU->mse(p.h, t.h, NULL, &lc, n, cols);
+        GPU->mse(p.d, t.d, NULL, &lg, n, cols);
+        snprintf(name, sizeof name, "mse n=%d cols=%d loss (dpred NULL)", n, cols);
+        cmp(name, &lg, &lc, 1, TOL_OP);
+        buf_free(&p);
+        buf_free(&t);
+        buf_free(&dp);
+    }
+}
+
+static void test_memory(void)
+{
+    printf("memory (alloc is zero-filled; copy, zero)\n");
+    size_t n = 12345;
+    float *z = xmalloc(sizeof(float) * n);
+    memset(z, 0, sizeof(float) * n);
+    float *d = GPU->alloc(sizeof(float) * n);
+    CHECK(d != NULL, "alloc failed");
+    if (!d) return;
+    cmp_exact_dev("alloc zero-filled", d, z, sizeof(float) * n);
+    Buf a = buf_rand(n, -1, 1);
+    GPU->copy(d, a.d, sizeof(float) * n);
+    cmp_exact_dev("copy", d, a.h, sizeof(float) * n);
+    GPU->zero(d + 100, sizeof(float) * 1000);
+    memset(a.h + 100, 0, sizeof(float) * 1000);
+    cmp_exact_dev("zero (a range)", d, a.h, sizeof(float) * n);
+    GPU->sync();
+    GPU->release(d);
+    GPU->release(NULL);
+    buf_free(&a);
+    free(z);
+}
+
+/* ---- 2. models ------------------------------------------------------------------------------ */
+/* Token rows: the transformer classifier gets [CLS] first; lengths vary,
+ * PAD after. */
+static void make_ids(const EeConfig *c, int n, int32_t *ids)
+{
+    int T = c->T;
+    for (int i = 0; i < n; i++) {
+        int32_t *row = ids + (size_t)i * T;
+        int len = T / 2 + irand(T - T / 2 + 1);
+        if (len < 1) len = 1;
+        for (int t = 0; t < T; t++) row[t] = t < len ? 4 + irand(c->vocab - 4) : EE_PAD;
+        if (c->kind == EE_KIND_TRANSFORMER) row[0] = EE_CLS;
+    }
+}
+
+static void param_name(const EeModel *m, int i, char *buf, size_t n)
+{
+    const EeParam *p = &m->p[i];
+    if (p->group[0]) snprintf(buf, n, "%s(%d).%s", p->group, p->index + 1, p->field);
+    else snprintf(buf, n, "%s", p->field);
+}
+
+static void model_parity(const char *label, const EeConfig *cfg, int B, float dropout)
+{
+    printf("model %s: forward + backward (B=%d, dropout %.2g)\n", label, B, (double)dropout);
+    EeModel *m = NULL;
+    CHECK_OK(ee_model_new(cfg, &m));
+    if (!m) return;
+    ee_model_init(m, 1234);
+    EeRun *rc = NULL, *rg = NULL;
+    CHECK_OK(ee_run_new(m, CPU, B, 1, 1, &rc));
+    CHECK_OK(ee_run_new(m, GPU, B, 1, 1, &rg));
+    if (!rc || !rg) {
+        ee_run_free(rc);
+        ee_run_free(rg);
+        ee_model_free(m);
+        return;
+    }
+    int token = ee_is_token_model(cfg), outs = ee_config_outputs(cfg);
+    int32_t *ids = NULL;
+    float *x = NULL;
+    if (token) {
+        ids = xmalloc(sizeof(int32_t) * B * cfg->T);
+        make_ids(cfg, B, ids);
+    } else {
+        x = xmalloc(sizeof(float) * B * cfg->D);
+        for (size_t i = 0; i < (size_t)B * cfg->D; i++) x[i] = frand(-1, 1);
+    }
+    EeRun *runs[2] = {rc, rg};
+    for (int k = 0; k < 2; k++) {
+        EeRun *r = runs[k];
+        r->dropout = dropout;
+        r->dropout_seed = 0xfeedbeefULL;
+        CHECK_OK(ee_run_set_input(r, ids, NULL, x, B));
+        ee_run_embed(r, B);
+        ee_run_forward(r, B, 1);
+    }
+    char name[160];
+    size_t nout = (size_t)B * outs;
+    float *og = dev_get(rg->out, sizeof(float) * nout);
+    snprintf(name, sizeof name, "%s: outputs", label);
+    cmp(name, og, rc->out, nout, TOL_MODEL_OUT);
+    float *dout = xmalloc(sizeof(float) * nout);
+    for (size_t i = 0; i < nout; i++) dout[i] = frand(-1, 1);
+    float *doutd = dev_copy(dout, sizeof(float) * nout);
+    ee_run_backward(rc, B, dout, 1, 1);
+    ee_run_embed_backward(rc, B);
+    ee_run_drop_pad_grads(rc);
+    ee_run_backward(rg, B, doutd, 1, 1);
+    ee_run_embed_backward(rg, B);
+    ee_run_drop_pad_grads(rg);
+    /* floats per row of de: the active length may be < T (ee_run_width
+     * divides by cfg.T, which is 0 for the mlp) */
+    size_t nde = (size_t)B * (token ? ee_run_width(rc) : rc->in_width);
+    CHECK(rc->T == rg->T, "%s: active lengths differ (%d, %d)", label, rc->T, rg->T);
+    float *deg = dev_get(rg->de, sizeof(float) * nde);
+    snprintf(name, sizeof name, "%s: de (gradient at the embedding output)", label);
+    cmp(name, deg, rc->de, nde, TOL_MODEL_GRAD);
+    float *gg = dev_get(rg->g, sizeof(float) * m->total);
+    /* Per tensor, relative to its own largest gradient, but never to less
+     * than 1e-3 of the largest gradient of any tensor: some gradients are
+     * zero in exact arithmetic (the key bias: softmax ignores a shift that
+     * is the same for every key) and hold only rounding noise. */
+    double floor = 1e-3 * maxabs(rc->g, m->total);
+    double gw = 0;
+    int wi = 0, bad = 0;
+    for (int i = 0; i < m->np; i++) {
+        const EeParam *p = &m->p[i];
+        double e = relerr_floor(gg + p->offset, rc->g + p->offset, p->count, floor);
+        char pn[64];
+        param_name(m, i, pn, sizeof pn);
+        snprintf(name, sizeof name, "%s: d%s", label, pn);
+        note_err(name, e);
+        if (e > gw || i == 0) {
+            gw = e;
+            wi = i;
+        }
+        if (!(e <= TOL_MODEL_GRAD)) {
+            bad++;
+            printf("  %-58s rel err %9.2e   <-- FAIL\n", name, e);
+        }
+        CHECK(e <= TOL_MODEL_GRAD, "%s: relative error %.3g exceeds %.1g", name, e, TOL_MODEL_GRAD);
+    }
+    char pn[64];
+    param_name(m, wi, pn, sizeof pn);
+    snprintf(name, sizeof name, "%s: %d parameter gradients, worst d%s", label, m->np, pn);
+    printf("  %-58s rel err %9.2e%s\n", name, gw, bad ? "   <-- FAIL" : "");
+    free(og);
+    free(dout);
+    GPU->release(doutd);
+    free(deg);
+    free(gg);
+    free(ids);
+    free(x);
+    ee_run_free(rc);
+    ee_run_free(rg);
+    ee_model_free(m);
+}
+
+static void predict_parity(const char *label, const EeConfig *cfg, int n)
+{
+    EeModel *m = NULL;
+    CHECK_OK(ee_model_new(cfg, &m));
+    if (!m) return;
+    ee_model_init(m, 99);
+    int outs = ee_config_outputs(cfg);
+    EeInput in = {0};
+    in.n = n;
+    int32_t *ids = NULL;
+    float *x = NULL;
+    if (ee_is_token_model(cfg)) {
+        ids = xmalloc(sizeof(int32_t) * n * cfg->T);
+        make_ids(cfg, n, ids);
+        in.ids = ids;
+    } else {
+        x = xmalloc(sizeof(float) * n * cfg->D);
+        for (size_t i = 0; i < (size_t)n * cfg->D; i++) x[i] = frand(-1, 1);
+        in.x = x;
+    }
+    float *oc = xmalloc(sizeof(float) * n * outs), *og = xmalloc(sizeof(float) * n * outs);
+    CHECK_OK(ee_model_predict(m, &in, oc, 0, EE_DEVICE_CPU));
+    CHECK_OK(ee_model_predict(m, &in, og, 0, GPU_DEV));
+    char name[128];
+    snprintf(name, sizeof name, "ee_model_predict %s (%d rows, auto batch)", label, n);
+    cmp(name, og, oc, (size_t)n * outs, TOL_MODEL_OUT);
+    free(oc);
+    free(og);
+    free(ids);
+    free(x);
+    ee_model_free(m);
+}
+
+/* Synthetic tasks: token models predict whether token 5 occurs among the
+ * attended tokens; the mlp whether x0 + x1 > 0. */
+static void make_task(const EeConfig *c, int n, int32_t *ids, float *x, int32_t *labels)
+{
+    for (int i = 0; i < n; i++) {
+        if (ee_is_token_model(c)) {
+            int32_t *row = ids + (size_t)i * c->T;
+            make_ids(c, 1, row);
+            if (ee_rng_uniform(&rng) < 0.5) { /* plant a 5 half of the time */
+                int len = 0;
+                while (len < c->T && row[len] != EE_PAD) len++;
+                int lo = c->kind == EE_KIND_TRANSFORMER ? 1 : 0;
+                if (len > lo) row[lo + irand(len - lo)] = 5;
+            }
+            int has = 0;
+            for (int t = 0; t < c->T; t++) has |= row[t] == 5;
+            labels[i] = has;
+        } else {
+            float *r = x + (size_t)i * c->D;
+            for (int k = 0; k < c->D; k++) r[k] = frand(-1, 1);
+            labels[i] = r[0] + r[1] > 0;
+        }
+    }
+}
+
+static void train_parity(const char *label, const EeConfig *cfg, int epochs, float lr, double min_acc)
+{
+    int ntr = 640, nva = 256, token = ee_is_token_model(cfg);
+    int32_t *ids = token ? xmalloc(sizeof(int32_t) * (ntr + nva) * cfg->T) : NULL;
+    float *x = token ? NULL : xmalloc(sizeof(float) * (ntr + nva) * cfg->D);
+    int32_t *lab = xmalloc(sizeof(int32_t) * (ntr + nva));
+    make_task(cfg, ntr + nva, ids, x, lab);
+    EeDataset tr = {{0}, NULL, NULL}, va = {{0}, NULL, NULL};
+    tr.in.n = ntr;
+    va.in.n = nva;
+    if (token) {
+        tr.in.ids = ids;
+        va.in.ids = ids + (size_t)ntr * cfg->T;
+    } else {
+        tr.in.x = x;
+        va.in.x = x + (size_t)ntr * cfg->D;
+    }
+    tr.labels = lab;
+    va.labels = lab + ntr;
+    double acc[2] = {0, 0}, secs[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        EeModel *m = NULL;
+        CHECK_OK(ee_model_new(cfg, &m));
+        if (!m) break;
+        ee_model_init(m, 7);
+        EeTrainOptions o;
+        ee_train_options_defaults(&o, cfg->kind, cfg->head);
+        o.epochs = epochs;
+        o.lr = lr;
+        o.batch = 32;
+        o.patience = epochs;
+        o.verbose = 0;
+        o.seed = 3;
+        o.device = k ? GPU_DEV : EE_DEVICE_CPU;
+        EeHistory h;
+        double t0 = ee_now();
+        EeStatus st = ee_train(m, &tr, &va, &o, &h);
+        secs[k] = ee_now() - t0;
+        CHECK_OK(st);
+        if (st == EE_OK && h.best_epoch > 0) acc[k] = h.valid_metric[h.best_epoch - 1];
+        ee_history_free(&h);
+        ee_model_free(m);
+    }
+    printf("  ee_train %-12s %2d epochs, lr %g: valid acc CPU %.3f (%.1f s), GPU %.3f (%.1f s)\n",
+           label, epochs, (double)lr, acc[0], secs[0], acc[1], secs[1]);
+    CHECK(fabs(acc[1] - acc[0]) <= 0.05, "ee_train %s: GPU accuracy %.3f vs CPU %.3f", label,
+          acc[1], acc[0]);
+    CHECK(acc[0] >= min_acc && acc[1] >= min_acc, "ee_train %s: accuracy below %.2f (CPU %.3f, GPU %.3f)",
+          label, min_acc, acc[0], acc[1]);
+    free(ids);
+    free(x);
+    free(lab);
+}
+
+static EeConfig tf_config(EeHead head, int T)
+{
+    EeConfig c;
+    ee_config_defaults(&c, EE_KIND_TRANSFORMER);
+    c.head = head;
+    c.vocab = 50;
+    c.T = T;
+    c.d = 32;
+    c.heads = 4;
+    c.layers = 2;
+    c.ffn = 48;
+    c.classes = 3;
+    return c;
+}
+
+static EeConfig cnn_config(int bias)
+{
+    EeConfig c;
+    ee_config_defaults(&c, EE_KIND_CNN);
+    c.bias = bias;
+    c.vocab = 60;
+    c.T = 20;
+    c.d = 16;
+    c.filters = 12;
+    c.nwidths = 3;
+    c.widths[0] = 2;
+    c.widths[1] = 3;
+    c.widths[2] = 5;
+    c.classes = 4;
+    return c;
+}
+
+static EeConfig mlp_config(int bias)
+{
+    EeConfig c;
+    ee_config_defaults(&c, EE_KIND_MLP);
+    c.bias = bias;
+    c.D = 40;
+    c.classes = 5;
+    if (bias) {
+        c.nhidden = 2;
+        c.hidden[0] = 32;
+        c.hidden[1] = 24;
+    } else {
+        c.nhidden = 1;
+        c.hidden[0] = 16;
+    }
+    return c;
+}
+
+static void test_models(void)
+{
+    EeConfig c;
+    c = tf_config(EE_HEAD_CLASSIFIER, 24);
+    model_parity("transformer classifier", &c, 6, 0.1f);
+    c = tf_config(EE_HEAD_TOKEN, 24);
+    model_parity("transformer token head", &c, 5, 0.0f);
+    c = tf_config(EE_HEAD_FLAT, 16);
+    model_parity("transformer flat head", &c, 4, 0.0f);
+    c = cnn_config(1);
+    model_parity("cnn bias=true", &c, 7, 0.5f);
+    c = cnn_config(0);
+    model_parity("cnn bias=false", &c, 7, 0.0f);
+    c = mlp_config(1);
+    model_parity("mlp bias=true", &c, 9, 0.2f);
+    c = mlp_config(0);
+    model_parity("mlp bias=false", &c, 9, 0.0f);
+
+    printf("ee_model_predict, device GPU vs CPU\n");
+    c = tf_config(EE_HEAD_CLASSIFIER, 24);
+    predict_parity("transformer", &c, 150);
+    c = tf_config(EE_HEAD_TOKEN, 24);
+    predict_parity("transformer token head", &c, 70);
+    c = cnn_config(1);
+    predict_parity("cnn bias=true", &c, 300);
+    c = cnn_config(0);
+    predict_parity("cnn bias=false", &c, 300);
+    c = mlp_config(1);
+    predict_parity("mlp", &c, 1500);
+
+    printf("ee_train on a synthetic task, device GPU vs CPU\n");
+    c = cnn_config(1);
+    c.classes = 2;
+    c.T = 16;
+    c.vocab = 30;
+    train_parity("cnn", &c, 10, 5e-3f, 0.8);
+    c = mlp_config(1);
+    c.classes = 2;
+    c.D = 10;
+    train_parity("mlp", &c, 10, 1e-3f, 0.8);
+    c = tf_config(EE_HEAD_CLASSIFIER, 16);
+    c.classes = 2;
+    c.vocab = 30;
+    c.layers = 1;
+    c.heads = 2;
+    train_parity("transformer", &c, 8, 5e-4f, 0.0);
+}
+
+/* ---- 3. timing ---------------------------------------------------------------------------------- */
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_dbl);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+typedef struct {
+    EeRun *r;
+    const EeBackend *be;
+    int B, C;
+    int32_t *labels;
+    float *dout;
+} Bench;
+
+static void bench_fwd(Bench *b)
+{
+    ee_run_embed(b->r, b->B);
+    ee_run_forward(b->r, b->B, 0);
+}
+
+static void bench_step(Bench *b)
+{
+    float loss;
+    b->be->zero(b->r->g, sizeof(float) * b->r->m->total);
+    ee_run_embed(b->r, b->B);
+    ee_run_forward(b->r, b->B, 1);
+    b->be->softmax_xent(b->r->out, b->labels, b->dout, &loss, b->B, b->C);
+    ee_run_backward(b->r, b->B, b->dout, 1, 1);
+    ee_run_embed_backward(b->r, b->B);
+}
+
+/* Median milliseconds of fn over reps after warm runs: CUDA events on the
+ * GPU, the host clock (the CPU backend is synchronous) otherwise. */
+static double time_ms(Bench *b, void (*fn)(Bench *), int warm, int reps)
+{
+    int gpu = b->be->device == EE_DEVICE_GPU;
+    double v[32];
+    if (reps > 32) reps = 32;
+    for (int i = 0; i < warm; i++) fn(b);
+    b->be->sync();
+    for (int i = 0; i < reps; i++) {
+        if (gpu) {
+            ee_cuda_timer_start();
+            fn(b);
+            v[i] = ee_cuda_timer_stop();
+        } else {
+            double t0 = ee_now();
+            fn(b);
+            b->be->sync();
+            v[i] = 1e3 * (ee_now() - t0);
+        }
+    }
+    return median(v, reps);
+}
+
+static void timing(void)
+{
+    printf("\ntiming (printed, not checked)\n");
+    EeConfig c;
+    ee_config_defaults(&c, EE_KIND_TRANSFORMER);
+    c.vocab = 20000;
+    c.T = 128;
+    c.d = 64;
+    c.heads = 4;
+    c.layers = 2;
+    c.ffn = 256;
+    c.classes = 2;
+    int B = 64;
+    EeModel *m = NULL;
+    CHECK_OK(ee_model_new(&c, &m));
+    if (!m) return;
+    ee_model_init(m, 5);
+    int32_t *ids = xmalloc(sizeof(int32_t) * B * c.T), *lab = xmalloc(sizeof(int32_t) * B);
+    make_ids(&c, B, ids);
+    for (int i = 0; i < B; i++) lab[i] = irand(2);
+    double fwd[3] = {0, 0, 0}, step[3] = {0, 0, 0};
+    int threads[3] = {0, 0, 0};
+    /* 0: GPU, 1: CPU all threads, 2: CPU 2 threads */
+    for (int k = 0; k < 3; k++) {
+        const EeBackend *be = k == 0 ? GPU : CPU;
+        if (k == 0 && fake) continue;
+#ifdef _OPENMP
+        int saved = omp_get_max_threads();
+        if (k == 2) omp_set_num_threads(2);
+        threads[k] = omp_get_max_threads();
+#else
+        threads[k] = 1;
+#endif
+        Bench b = {NULL, be, B, c.classes, NULL, NULL};
+        EeStatus st = ee_run_new(m, be, B, 1, 1, &b.r);
+        CHECK_OK(st);
+        if (st == EE_OK) {
+            b.r->dropout = 0.1f;
+            b.r->dropout_seed = 11;
+            b.labels = be->alloc(sizeof(int32_t) * B);
+            b.dout = be->alloc(sizeof(float) * B * c.classes);
+            be->upload(b.labels, lab, sizeof(int32_t) * B);
+            CHECK_OK(ee_run_set_input(b.r, ids, NULL, NULL, B));
+            int gpu = k == 0;
+            fwd[k] = time_ms(&b, bench_fwd, gpu ? 3 : 1, gpu ? 20 : 5);
+            step[k] = time_ms(&b, bench_step, gpu ? 3 : 1, gpu ? 20 : 5);
+            be->release(b.labels);
+            be->release(b.dout);
+            ee_run_free(b.r);
+        }
+#ifdef _OPENMP
+        omp_set_num_threads(saved);
+#endif
+    }
+    printf("  benchmark transformer: batch %d, T %d, d %d, %d heads, %d layers, ffn %d, vocab %d\n",
+           B, c.T, c.d, c.heads, c.layers, c.ffn, c.vocab);
+    printf("    %-18s %12s %18s %18s\n", "", "GPU", "CPU", "CPU");
+    printf("    %-18s %12s %14d thr %14d thr\n", "", "", threads[1], threads[2]);
+    printf("    %-18s %9.3f ms %15.2f ms %15.2f ms   speedup x%.0f (all threads), x%.0f (2 threads)\n",
+           "forward", fwd[0], fwd[1], fwd[2], fwd[0] > 0 ? fwd[1] / fwd[0] : 0,
+           fwd[0] > 0 ? fwd[2] / fwd[0] : 0);
+    printf("    %-18s %9.3f ms %15.2f ms %15.2f ms   speedup x%.0f (all threads), x%.0f (2 threads)\n",
+           "forward+backward", step[0], step[1], step[2], step[0] > 0 ? step[1] / step[0] : 0,
+           step[0] > 0 ? step[2] / step[0] : 0);
+    printf("    (forward+backward: zero grads, embed, forward with dropout 0.1, softmax loss to\n"
+           "     the host, backward, embedding backward; GPU times by CUDA events, median of 20)\n");
+    free(ids);
+    free(lab);
+    ee_model_free(m);
+
+    if (!fake) {
+        int n = 4096;
+        size_t nn = (size_t)n * n;
+        float *h = xmalloc(sizeof(float) * nn);
+        for (size_t i = 0; i < nn; i++) h[i] = frand(-1, 1);
+        float *A = dev_copy(h, sizeof(float) * nn), *Bm = dev_copy(h, sizeof(float) * nn);
+        float *C = dev_copy(NULL, sizeof(float) * nn);
+        free(h);
+        for (int i = 0; i < 2; i++) GPU->gemm(0, 0, n, n, n, 1.0f, A, n, Bm, n, 0.0f, C, n);
+        GPU->sync();
+        double v[10];
+        for (int i = 0; i < 10; i++) {
+            ee_cuda_timer_start();
+            GPU->gemm(0, 0, n, n, n, 1.0f, A, n, Bm, n, 0.0f, C, n);
+            v[i] = ee_cuda_timer_stop();
+        }
+        double ms = median(v, 10);
+        printf("  cuBLAS SGEMM %dx%dx%d (FP32, default math): %.3f ms, %.1f TFLOP/s\n", n, n, n, ms,
+               ms > 0 ? 2.0 * n * n * (double)n / (ms * 1e-3) / 1e12 : 0.0);
+        GPU->release(A);
+        GPU->release(Bm);
+        GPU->release(C);
+    }
+}
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    ee_threads_enter();
+    CPU = ee_backend_cpu();
+    const char *f = getenv("EE_TEST_GPU_FAKE");
+    fake = f && *f && strcmp(f, "0") != 0;
+    if (fake) {
+        GPU = CPU;
+        GPU_DEV = EE_DEVICE_CPU;
+        printf("test_gpu: EE_TEST_GPU_FAKE: the CPU backend stands in for the GPU "
+               "(checks this program, not CUDA)\n");
+    } else {
+        GPU = ee_backend_cuda();
+        if (!GPU) {
+            printf("test_gpu: skipped: %s\n", ee_cuda_describe());
+            return 77;
+        }
+        GPU_DEV = EE_DEVICE_GPU;
+        printf("test_gpu: device: %s\n", ee_cuda_describe());
+    }
+    printf("CPU threads: %d\n", ee_threads_count());
+    ee_rng_seed(&rng, 20240611);
+    double t0 = ee_now();
+
+    test_memory();
+    test_gemm();
+    test_vector_ops();
+    test_layernorm();
+    test_activations();
+    test_dropout();
+    test_attention();
+    test_attention_cls();
+    test_embed();
+    test_conv();
+    test_maxpool();
+    test_rows();
+    test_losses();
+    CHECK(ee_cuda_check_error() == 0, "a CUDA error was reported during the op tests (see stderr)");
+    test_models();
+    CHECK(ee_cuda_check_error() == 0, "a CUDA error was reported during the model tests (see stderr)");
+    printf("\ncorrectness: %d passed, %d failed in %.1f s; largest relative error %.2e (%s)\n",
+           check_passed, check_failed, ee_now() - t0, worst_err, worst_name);
+
+    const char *nt = getenv("EE_TEST_GPU_NO_TIMING");
+    if (!(nt && *nt && strcmp(nt, "0") != 0)) timing();
+    CHECK(ee_cuda_check_error() == 0, "a CUDA error was reported during timing (see stderr)");
+    if (!fake) ee_cuda_shutdown();
+    ee_threads_leave();
+    return check_finish("test_gpu");
+}

@@ -1,0 +1,189 @@
+#!/bin/bash
+# tests/gpu/check.sh: build libcore with its CUDA backend and run
+# tests/c/test_gpu on a machine with an NVIDIA GPU, printing everything.
+#
+#   tests/gpu/check.sh            (from anywhere; works on a fresh copy)
+#
+# Path A (all prerequisites present): autoreconf -fi && ./configure
+#   --with-cuda=yes && make -j16 && make tests/c/test_gpu && run it.
+# Path B (autotools, matio or cuDNN missing; configure needs all three,
+#   the CUDA backend needs none of them): nvcc + gcc directly on the
+#   sources test_gpu needs, with OpenBLAS if present, else with the plain
+#   SGEMM of tests/gpu/mini_cblas (its CPU timings are then not OpenBLAS's).
+# Nothing is installed (no network). The test runs under a time limit.
+# Environment: CUDA_HOME (default /usr/local/cuda), EE_CUDA_ARCH (nvcc
+# -gencode flags; default: the GPU's own compute capability), EE_CHECK_PATH
+# (A or B to force a path), EE_MINI_CBLAS=1 (path B with mini_cblas even
+# where OpenBLAS exists), EE_TEST_TIMEOUT (seconds, default 420).
+# Exit status: test_gpu's (0 pass, 1 fail, 77 no GPU seen), or 2 when the
+# build could not be made.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+ROOT=$(pwd)
+T0=$(date +%s)
+JOBS=${JOBS:-16}
+section() { echo; echo "=== $* [$(($(date +%s) - T0)) s]"; }
+
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+export PATH="$CUDA_HOME/bin:$PATH"
+
+section "environment"
+uname -srm
+grep -E '^(PRETTY_NAME)=' /etc/os-release 2>/dev/null
+echo "cores: $(nproc)"
+if command -v nvidia-smi >/dev/null 2>&1; then
+    nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv 2>&1
+else
+    echo "nvidia-smi: not found"
+fi
+command -v nvcc >/dev/null 2>&1 && nvcc --version | tail -2
+gcc --version 2>/dev/null | head -1
+
+# nvcc target: the GPU's compute capability (e.g. 9.0 -> sm_90), unless given
+if [ -z "${EE_CUDA_ARCH:-}" ]; then
+    cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
+    case "$cc" in
+    [0-9][0-9]|[0-9][0-9][0-9]) EE_CUDA_ARCH="-gencode arch=compute_$cc,code=sm_$cc" ;;
+    *) EE_CUDA_ARCH="-gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90" ;;
+    esac
+fi
+echo "nvcc targets: $EE_CUDA_ARCH"
+
+section "prerequisites"
+missing_cfg=() # what configure needs beyond the CUDA backend itself
+fatal=()
+probe_c() { # probe_c 'code' flags...: compiles and links a C snippet
+    local code=$1
+    shift
+    printf '%s\n' "$code" | gcc -x c - -o /tmp/ee_probe.$$ "$@" >/dev/null 2>&1
+    local rc=$?
+    rm -f /tmp/ee_probe.$$
+    return $rc
+}
+say() { printf '  %-46s %s\n' "$1" "$2"; }
+
+if command -v nvcc >/dev/null 2>&1; then say "nvcc" "ok"; else say "nvcc" "MISSING"; fatal+=("nvcc (CUDA toolkit under $CUDA_HOME)"); fi
+for h in cuda_runtime.h cublas_v2.h; do
+    if [ -f "$CUDA_HOME/include/$h" ]; then say "$h" "ok"; else say "$h" "MISSING"; fatal+=("$h"); fi
+done
+for l in cudart cublas; do
+    if ls "$CUDA_HOME"/lib64/lib$l.so* >/dev/null 2>&1; then say "lib$l" "ok"; else say "lib$l" "MISSING"; fatal+=("lib$l in $CUDA_HOME/lib64"); fi
+done
+if probe_c 'int main(void){return 0;}' -fopenmp; then say "gcc -fopenmp" "ok"; else say "gcc -fopenmp" "MISSING"; fatal+=("gcc with OpenMP"); fi
+
+have_openblas=0
+if probe_c '#include <cblas.h>
+int main(void){float a=1,b=1,c=0;cblas_sgemm(CblasRowMajor,CblasNoTrans,CblasNoTrans,1,1,1,1.0f,&a,1,&b,1,0.0f,&c,1);openblas_set_num_threads(1);return (int)c-1;}' -lopenblas; then
+    have_openblas=1
+    say "OpenBLAS (libopenblas-dev)" "ok"
+else
+    say "OpenBLAS (libopenblas-dev)" "MISSING"
+    missing_cfg+=("libopenblas-dev")
+fi
+if command -v pkg-config >/dev/null 2>&1 && pkg-config --exists 'matio >= 1.5'; then
+    say "matio (libmatio-dev)" "ok"
+else
+    say "matio (libmatio-dev)" "MISSING"
+    missing_cfg+=("libmatio-dev")
+fi
+if [ -f "$CUDA_HOME/include/cudnn.h" ] && ls "$CUDA_HOME"/lib64/libcudnn.so* >/dev/null 2>&1; then
+    say "cuDNN under $CUDA_HOME (configure checks it)" "ok"
+else
+    say "cuDNN under $CUDA_HOME (configure checks it)" "MISSING"
+    missing_cfg+=("cuDNN (cudnn.h, libcudnn under $CUDA_HOME)")
+fi
+for t in autoreconf aclocal automake pkg-config; do
+    if command -v $t >/dev/null 2>&1; then say "$t" "ok"; else say "$t" "MISSING"; missing_cfg+=("$t (autotools)"); fi
+done
+if command -v aclocal >/dev/null 2>&1 && ! ls "$(aclocal --print-ac-dir 2>/dev/null)"/pkg.m4 >/dev/null 2>&1; then
+    say "pkg.m4 (pkg-config's autoconf macros)" "MISSING"
+    missing_cfg+=("pkg.m4 (pkg-config)")
+fi
+
+if [ ${#fatal[@]} -gt 0 ]; then
+    echo
+    echo "CANNOT BUILD the CUDA backend here; missing: ${fatal[*]}"
+    exit 2
+fi
+
+path=${EE_CHECK_PATH:-}
+if [ -z "$path" ]; then
+    if [ ${#missing_cfg[@]} -eq 0 ]; then path=A; else path=B; fi
+fi
+if [ ${#missing_cfg[@]} -gt 0 ]; then
+    echo
+    echo "NOTE: missing for ./configure: ${missing_cfg[*]}"
+    echo "      -> building test_gpu directly with nvcc and gcc (path B)."
+fi
+
+TEST=""
+if [ "$path" = A ]; then
+    section "path A: autoreconf -fi && ./configure --with-cuda=yes && make -j$JOBS"
+    if autoreconf -fi && ./configure --with-cuda=yes CUDA_ARCH="$EE_CUDA_ARCH" &&
+        make -j"$JOBS" && make tests/c/test_gpu; then
+        TEST=./tests/c/test_gpu
+    else
+        echo "path A failed; trying path B"
+        path=B
+    fi
+fi
+
+if [ "$path" = B ]; then
+    B=${TMPDIR:-/tmp}/ee-gpucheck-build
+    section "path B: direct build in $B"
+    rm -rf "$B"
+    mkdir -p "$B/obj"
+    if [ $have_openblas = 1 ] && [ -z "${EE_MINI_CBLAS:-}" ]; then
+        BLAS_INC=""
+        BLAS_SRC=""
+        BLAS_LIB="-lopenblas"
+        echo "BLAS: system OpenBLAS"
+    else
+        BLAS_INC="-I$ROOT/tests/gpu/mini_cblas"
+        BLAS_SRC="$ROOT/tests/gpu/mini_cblas/mini_cblas.c"
+        BLAS_LIB=""
+        echo "BLAS: tests/gpu/mini_cblas (no OpenBLAS here: CPU timings are NOT OpenBLAS timings)"
+    fi
+    CFLAGS="-std=gnu11 -O2 -fPIC -Wall -Wno-unused-parameter -fopenmp -I$ROOT/libcore $BLAS_INC -DEE_HAVE_CUDA=1"
+    NVFLAGS="-O2 -std=c++17 $EE_CUDA_ARCH -Xcompiler -fPIC,-Wall -Werror all-warnings -I$ROOT/libcore -DEE_HAVE_CUDA=1"
+    ok=1
+    for cu in libcore/backend/cuda/*.cu; do
+        echo "  NVCC $cu"
+        nvcc $NVFLAGS -c "$cu" -o "$B/obj/$(basename "$cu" .cu)_cu.o" &
+    done
+    # every libcore C source but the .mat I/O (matio); a source that does
+    # not compile is reported, and the link shows whether it was needed
+    srcs=$(find libcore -name '*.c' ! -path 'libcore/io/*' | sort)
+    for c in $srcs $BLAS_SRC; do
+        o="$B/obj/$(echo "${c#$ROOT/}" | tr '/' '_' | sed 's/\.c$/.o/')"
+        (gcc $CFLAGS -c "$c" -o "$o" || echo "  (compile failed: $c)") &
+        while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 0.1; done
+    done
+    wait
+    for cu in libcore/backend/cuda/*.cu; do
+        [ -f "$B/obj/$(basename "$cu" .cu)_cu.o" ] || { echo "  nvcc failed: $cu"; ok=0; }
+    done
+    if [ $ok = 1 ]; then
+        ar rcs "$B/libeecore.a" "$B"/obj/*.o &&
+            gcc $CFLAGS -I"$ROOT/tests/c" tests/c/test_gpu.c "$B/libeecore.a" \
+                -L"$CUDA_HOME/lib64" -Wl,-rpath,"$CUDA_HOME/lib64" -lcublas -lcudart \
+                $BLAS_LIB -lstdc++ -lm -o "$B/test_gpu" && TEST="$B/test_gpu"
+    fi
+fi
+
+if [ -z "$TEST" ]; then
+    section "BUILD FAILED"
+    exit 2
+fi
+
+section "run $TEST"
+timeout "${EE_TEST_TIMEOUT:-420}" "$TEST"
+rc=$?
+section "done"
+case $rc in
+0) echo "test_gpu: PASSED" ;;
+77) echo "test_gpu: SKIPPED (no usable CUDA device; see the line above)" ;;
+124) echo "test_gpu: TIMED OUT after ${EE_TEST_TIMEOUT:-420} s" ;;
+*) echo "test_gpu: FAILED (exit $rc)" ;;
+esac
+exit $rc

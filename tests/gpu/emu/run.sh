@@ -1,0 +1,42 @@
+#!/bin/bash
+# tests/gpu/emu/run.sh: runs tests/c/test_gpu against a CPU emulation of
+# the CUDA backend (no GPU needed). The backend's .cu files are compiled by
+# g++ after turning `kernel<<<grid, block, smem, stream>>>(args)` into a
+# call of the emulator (emu.cpp, inc/); the rest of libcore and the test
+# are compiled as usual (no .mat I/O). It checks the backend's logic
+# (indexing, warp-level reductions, span and mask rules, cuBLAS argument
+# mapping, out-of-bounds accesses, host/device pointer mix-ups) against the
+# CPU backend; it cannot check speed, races or the real cuBLAS/CUDA.
+# Takes a few minutes (every warp shuffle is a fiber switch).
+set -eu
+cd "$(dirname "$0")/../../.."
+ROOT=$(pwd)
+E=$ROOT/tests/gpu/emu
+B=${TMPDIR:-/tmp}/ee-cuda-emu
+rm -rf "$B"
+mkdir -p "$B"
+for f in libcore/backend/cuda/*.cu; do
+    sed 's/\([A-Za-z_][A-Za-z0-9_]*\)<<<\(.*\)>>>(/emu_launch(\1, emu_cfg(\2), /' "$f" \
+        > "$B/$(basename "$f" .cu)_emu.cpp"
+done
+if printf '#include <cblas.h>\nint main(void){return 0;}\n' | gcc -x c - -o /dev/null -lopenblas 2>/dev/null; then
+    BLAS_INC= BLAS_SRC= BLAS_LIB=-lopenblas
+else
+    BLAS_INC=-I$ROOT/tests/gpu/mini_cblas BLAS_SRC=$ROOT/tests/gpu/mini_cblas/mini_cblas.c BLAS_LIB=
+fi
+CXXF="-std=c++17 -O1 -g -Wall -I$E/inc -I$ROOT/libcore/backend/cuda -I$ROOT/libcore -DEE_HAVE_CUDA=1"
+for f in "$B"/*_emu.cpp; do
+    g++ $CXXF -c "$f" -o "${f%.cpp}.o" &
+done
+g++ $CXXF -c "$E/emu.cpp" -o "$B/emu_runtime.o" &
+OBJ=""
+for c in $(find libcore -name '*.c' ! -path 'libcore/io/*' | sort) tests/c/test_gpu.c $BLAS_SRC; do
+    o=$B/$(echo "${c#$ROOT/}" | tr '/' '_' | sed 's/\.c$/.o/')
+    gcc -std=gnu11 -O2 -g -fopenmp -Wall -Wno-unused-parameter -I$ROOT/libcore -I$ROOT/tests/c \
+        $BLAS_INC -DEE_HAVE_CUDA=1 -c "$c" -o "$o" &
+    OBJ="$OBJ $o"
+done
+wait
+g++ -fopenmp -o "$B/test_gpu_emu" $OBJ "$B"/*_emu.o "$B/emu_runtime.o" $BLAS_LIB -lm
+echo "built $B/test_gpu_emu"
+EE_TEST_GPU_NO_TIMING=1 "$B/test_gpu_emu"
