@@ -3,6 +3,7 @@
  * every error goes through ee_mx_error, which releases the call's libcore
  * objects and restores the caller's BLAS threads before raising. */
 #include "ee_mx.h"
+#include "backend/cuda/cuda_backend.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -16,8 +17,13 @@ static struct { void (*fn)(void *); void *p; } deferred[MAX_DEFER];
 static int ndeferred;
 static int in_core;
 
+/* Releases the GPU handles when Octave unloads the gateway. */
+static void at_exit(void) { ee_cuda_shutdown(); }
+
 void ee_mx_begin(void)
 {
+    static int registered;
+    if (!registered) { mexAtExit(at_exit); registered = 1; }
     ndeferred = 0;
     if (!in_core) { ee_threads_enter(); in_core = 1; }
 }

@@ -26,12 +26,14 @@ int ee_count_real(const int32_t *ids, int T)
     return n;
 }
 
-int ee_attr_default_batch(const EeConfig *c)
+int ee_attr_default_batch(const EeConfig *c, EeDevice dev)
 {
+    /* a GPU needs large passes to be busy; the CPU gains nothing past these */
+    int gpu = dev == EE_DEVICE_GPU;
     switch (c->kind) {
-    case EE_KIND_TRANSFORMER: return 64;
-    case EE_KIND_CNN: return 256;
-    default: return 1024;
+    case EE_KIND_TRANSFORMER: return gpu ? 1024 : 64;
+    case EE_KIND_CNN: return gpu ? 4096 : 256;
+    default: return gpu ? 8192 : 1024;
     }
 }
 

@@ -26,7 +26,7 @@ void ee_progress_tick(EeProgress *p, long done);
 void ee_progress_end(EeProgress *p, long done, long passes);
 
 /* Default rows per model pass for a model. */
-int ee_attr_default_batch(const EeConfig *c);
+int ee_attr_default_batch(const EeConfig *c, EeDevice dev);
 
 /* Forward logits of B token rows (row-major ids and masks, host) into
  * out (host, B x classes). */

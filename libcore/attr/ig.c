@@ -102,7 +102,7 @@ static EeStatus ig_sorted(EeModel *m, const EeInput *in, const EeAttrOptions *o,
     const EeBackend *be = ee_backend_for(dev);
 
     int token = ee_is_token_model(c), T = token ? c->T : 1, C = c->classes, N = in->n;
-    int R = opt.batch > 0 ? opt.batch : ee_attr_default_batch(c);
+    int R = opt.batch > 0 ? opt.batch : ee_attr_default_batch(c, dev);
     int G = R / s > 0 ? R / s : 1;            /* sequences per group */
     if (G > N) G = N > 0 ? N : 1;
     int Bmax = R > 2 * G ? R : 2 * G;
@@ -115,6 +115,12 @@ static EeStatus ig_sorted(EeModel *m, const EeInput *in, const EeAttrOptions *o,
     float *diff = ee_run_alloc(r, sizeof(float) * G * W, &fail);
     float *acc = ee_run_alloc(r, sizeof(float) * G * W, &fail);
     float *d_dout = ee_run_alloc(r, sizeof(float) * Bmax * C, &fail);
+    /* per interpolation row: its node, its weight and its sequence in the group */
+    float *d_alpha = ee_run_alloc(r, sizeof(float) * Bmax, &fail);
+    float *d_w = ee_run_alloc(r, sizeof(float) * Bmax, &fail);
+    int32_t *d_group = ee_run_alloc(r, sizeof(int32_t) * Bmax, &fail);
+    float *h_alpha = malloc(sizeof(float) * Bmax), *h_w = malloc(sizeof(float) * Bmax);
+    int32_t *h_group = malloc(sizeof(int32_t) * Bmax);
     int32_t *h_ids = malloc(sizeof(int32_t) * Bmax * T);
     uint8_t *h_mask = malloc((size_t)Bmax * T);
     float *h_dout = malloc(sizeof(float) * Bmax * C);
@@ -123,7 +129,7 @@ static EeStatus ig_sorted(EeModel *m, const EeInput *in, const EeAttrOptions *o,
     int32_t *target = malloc(sizeof(int32_t) * (N ? N : 1));
     float *fx = malloc(sizeof(float) * (N ? N : 1));
     float *fb = malloc(sizeof(float) * (N ? N : 1));
-    if (fail || !fb || !h_ids || !h_mask || !h_dout || !h_out || !h_diff || !h_acc || !target || !fx) {
+    if (fail || !fb || !h_alpha || !h_w || !h_group || !h_ids || !h_mask || !h_dout || !h_out || !h_diff || !h_acc || !target || !fx) {
         st = ee_fail(EE_ERR_NOMEM, "out of memory for IG buffers (batch %d)", Bmax);
         goto done;
     }
@@ -196,20 +202,21 @@ static EeStatus ig_sorted(EeModel *m, const EeInput *in, const EeAttrOptions *o,
             }
             if (token && (st = ee_run_set_input_len(r, h_ids, h_mask, NULL, nb, L))) break;
             for (int j = 0; j < nb; j++) {
-                int g = (int)((q0 + j) / s), k = (int)((q0 + j) % s);
-                float *row = r->e + (size_t)j * Wg;
-                be->copy(row, eb + (size_t)g * Wg, sizeof(float) * Wg);
-                be->axpy(Wg, (float)alpha[k], diff + (size_t)g * Wg, row);
+                int k = (int)((q0 + j) % s);
+                h_group[j] = (int32_t)((q0 + j) / s);
+                h_alpha[j] = (float)alpha[k];
+                h_w[j] = (float)wts[k];
             }
+            be->upload(d_group, h_group, sizeof(int32_t) * nb);
+            be->upload(d_alpha, h_alpha, sizeof(float) * nb);
+            be->upload(d_w, h_w, sizeof(float) * nb);
+            be->lerp_rows(r->e, eb, diff, d_alpha, d_group, nb, (int)Wg);
             ee_run_forward(r, nb, 0);
             be->upload(d_dout, h_dout, sizeof(float) * (size_t)nb * C);
             ee_run_backward(r, nb, d_dout, 1, 0);
             fwd += nb;
             bwd += nb;
-            for (int j = 0; j < nb; j++) {
-                int g = (int)((q0 + j) / s), k = (int)((q0 + j) % s);
-                be->axpy(Wg, (float)wts[k], r->de + (size_t)j * Wg, acc + (size_t)g * Wg);
-            }
+            be->accum_rows(acc, r->de, d_w, d_group, nb, (int)Wg);
         }
         if (st) break;
         /* phi = (e_x - e_b) .* acc, summed over d */
@@ -233,6 +240,7 @@ static EeStatus ig_sorted(EeModel *m, const EeInput *in, const EeAttrOptions *o,
         ee_progress_tick(&prog, i0 + g_n);
     }
     ee_progress_end(&prog, N, fwd + bwd);
+    if (!st) st = ee_backend_check(be);
     if (!st && info) {
         if (info->target) memcpy(info->target, target, sizeof(int32_t) * N);
         if (info->fx) memcpy(info->fx, fx, sizeof(float) * N);
@@ -247,6 +255,10 @@ done:
     be->release(diff);
     be->release(acc);
     be->release(d_dout);
+    be->release(d_alpha);
+    be->release(d_w);
+    be->release(d_group);
+    free(h_alpha); free(h_w); free(h_group);
     ee_run_free(r);
     free(h_ids); free(h_mask); free(h_dout); free(h_out); free(h_diff); free(h_acc);
     free(target); free(fx); free(fb); free(alpha); free(wts);

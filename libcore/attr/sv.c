@@ -310,7 +310,7 @@ EeStatus ee_sv_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o, 
     EeDevice dev;
     if ((st = ee_device_resolve(o->device, &dev))) return st;
     int T = c->T, C = c->classes, N = in->n, s = o->steps;
-    int B = o->batch > 0 ? o->batch : ee_attr_default_batch(c);
+    int B = o->batch > 0 ? o->batch : ee_attr_default_batch(c, dev);
     EeRun *r = NULL;
     /* the transformer's per-sequence cache embeds two rows at once */
     if ((st = ee_run_new(m, ee_backend_for(dev), B > 2 ? B : 2, 0, 0, &r))) return st;
@@ -418,6 +418,7 @@ EeStatus ee_sv_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o, 
         ee_progress_tick(&prog, done_seqs);
     }
     ee_progress_end(&prog, done_seqs, passes);
+    if (!st) st = ee_backend_check(r->be);
     if (!st && info) {
         if (info->target) memcpy(info->target, target, sizeof(int32_t) * N);
         if (info->fx) memcpy(info->fx, fx, sizeof(float) * N);
@@ -456,7 +457,7 @@ EeStatus ee_shapley_exact(EeModel *m, const EeInput *in, const EeAttrOptions *o,
                            i + 1, ee_count_real(in->ids + (size_t)i * T, T));
     EeDevice dev;
     if ((st = ee_device_resolve(o->device, &dev))) return st;
-    int B = o->batch > 0 ? o->batch : ee_attr_default_batch(c);
+    int B = o->batch > 0 ? o->batch : ee_attr_default_batch(c, dev);
     EeRun *r = NULL;
     if ((st = ee_run_new(m, ee_backend_for(dev), B, 0, 0, &r))) return st;
     double t0 = ee_now();

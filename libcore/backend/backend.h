@@ -115,6 +115,15 @@ struct EeBackend {
     void (*gather_rows)(const float *src, int stride, float *dst, int n, int cols);
     void (*scatter_rows)(const float *src, float *dst, int stride, int n, int cols);
 
+    /* Integrated-gradients rows. lerp_rows: out[j] = base[g] + alpha[j] diff[g]
+     * with g = group[j]; accum_rows: acc[group[j]] += w[j] x[j] for each row j,
+     * rows of a group consecutive (a fixed order: deterministic). alpha, w and
+     * group are backend arrays of length rows; rows are `width` floats. */
+    void (*lerp_rows)(float *out, const float *base, const float *diff, const float *alpha,
+                      const int32_t *group, int rows, int width);
+    void (*accum_rows)(float *acc, const float *x, const float *w, const int32_t *group,
+                       int rows, int width);
+
     /* Losses: mean over rows. Writes the loss (host float) and dLogits. */
     void (*softmax_xent)(const float *logits, const int32_t *labels, float *dlogits,
                          float *loss, int n, int C);
@@ -132,6 +141,9 @@ const EeBackend *ee_backend_cpu(void);
 const EeBackend *ee_backend_cuda(void);
 /* Backend for a resolved device. */
 const EeBackend *ee_backend_for(EeDevice dev);
+/* EE_OK, or the failure a GPU op recorded since the last check (ops cannot
+ * return a status themselves). */
+EeStatus ee_backend_check(const EeBackend *be);
 
 /* Counter-based hash shared by the dropout ops of every backend. */
 static inline uint64_t ee_hash64(uint64_t x)

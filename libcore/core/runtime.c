@@ -2,6 +2,7 @@
  * clocks and device selection. */
 #include "../ee.h"
 #include "../backend/backend.h"
+#include "../backend/cuda/cuda_backend.h"
 
 #include <cblas.h>
 #include <time.h>
@@ -77,3 +78,11 @@ const EeBackend *ee_backend_for(EeDevice dev)
 #ifndef EE_HAVE_CUDA
 const EeBackend *ee_backend_cuda(void) { return NULL; }
 #endif
+
+EeStatus ee_backend_check(const EeBackend *be)
+{
+    if (be && be->device == EE_DEVICE_GPU && ee_cuda_check_error())
+        return ee_fail(EE_ERR_NODEVICE, "a CUDA operation failed (details on stderr); "
+                                        "the GPU may be out of memory: try a smaller 'batch'");
+    return EE_OK;
+}

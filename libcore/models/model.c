@@ -341,10 +341,11 @@ EeStatus ee_input_check(const EeModel *m, const EeInput *in)
     return EE_OK;
 }
 
-static int auto_batch(const EeConfig *c)
+static int auto_batch(const EeConfig *c, EeDevice dev)
 {
-    if (!ee_is_token_model(c)) return 1024;
-    return c->kind == EE_KIND_TRANSFORMER ? 64 : 256;
+    int gpu = dev == EE_DEVICE_GPU;
+    if (!ee_is_token_model(c)) return gpu ? 8192 : 1024;
+    return c->kind == EE_KIND_TRANSFORMER ? (gpu ? 1024 : 64) : (gpu ? 4096 : 256);
 }
 
 EeStatus ee_model_predict(EeModel *m, const EeInput *in, float *out, int batch, EeDevice dev)
@@ -355,7 +356,7 @@ EeStatus ee_model_predict(EeModel *m, const EeInput *in, float *out, int batch, 
     EeDevice got;
     if ((st = ee_device_resolve(dev, &got))) return st;
     const EeConfig *c = &m->cfg;
-    int B = batch > 0 ? batch : auto_batch(c);
+    int B = batch > 0 ? batch : auto_batch(c, got);
     if (B > in->n) B = in->n;
     EeRun *r;
     if ((st = ee_run_new(m, ee_backend_for(got), B, 0, 0, &r))) return st;
@@ -372,6 +373,7 @@ EeStatus ee_model_predict(EeModel *m, const EeInput *in, float *out, int batch, 
         ee_run_forward(r, nb, 0);
         r->be->download(out + (size_t)i0 * outs, r->out, sizeof(float) * (size_t)nb * outs);
     }
+    if (!st) st = ee_backend_check(r->be);
     ee_run_free(r);
     return st;
 }

@@ -291,6 +291,7 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
         else ee_run_pull_weights(t.r);
     }
     hist->seconds = ee_now() - t0;
+    if (!st) st = ee_backend_check(t.be);
 done:
     t.be->release(adam_m);
     t.be->release(adam_v);

@@ -1256,6 +1256,123 @@ static void timing(void)
     }
 }
 
+/* ---- 4. attribution samplers: parity and timing ------------------------------------------------ */
+/* [CLS] tokens [SEP] PAD..., non-PAD length uniform over lo..T */
+static int32_t *attr_ids(const EeConfig *c, int n, int lo)
+{
+    int32_t *ids = xmalloc(sizeof(int32_t) * (size_t)n * c->T);
+    for (int i = 0; i < n; i++) {
+        int L = lo + irand(c->T - lo + 1);
+        for (int t = 0; t < c->T; t++)
+            ids[(size_t)i * c->T + t] = t == 0 ? EE_CLS : t == L - 1 ? EE_SEP : t < L ? 4 + irand(c->vocab - 4) : EE_PAD;
+    }
+    return ids;
+}
+
+static EeAttrOptions attr_opts(EeDevice dev)
+{
+    EeAttrOptions o;
+    ee_attr_options_defaults(&o);
+    o.verbose = 0;
+    o.device = dev;
+    o.seed = 9;
+    return o;
+}
+
+/* IG and SV on both devices give the same maps (same seed, same permutations). */
+static void attr_parity(const char *label, const EeConfig *cfg)
+{
+    EeModel *m = NULL;
+    CHECK_OK(ee_model_new(cfg, &m));
+    if (!m) return;
+    ee_model_init(m, 3);
+    int N = 6, T = cfg->T;
+    int32_t *ids = attr_ids(cfg, N, 4);
+    EeInput in = {.n = N, .ids = ids};
+    float *a = xmalloc(sizeof(float) * N * T), *b = xmalloc(sizeof(float) * N * T);
+    for (int sv = 0; sv <= 1; sv++) {
+        EeAttrOptions oc = attr_opts(EE_DEVICE_CPU), og = attr_opts(GPU_DEV);
+        oc.steps = og.steps = sv ? 3 : 20;
+        og.batch = 16; /* several passes per sequence on the GPU too */
+        CHECK_OK(sv ? ee_sv_attribute(m, &in, &oc, a, NULL) : ee_ig_attribute(m, &in, &oc, a, NULL));
+        CHECK_OK(sv ? ee_sv_attribute(m, &in, &og, b, NULL) : ee_ig_attribute(m, &in, &og, b, NULL));
+        char what[96];
+        snprintf(what, sizeof what, "%s %s", label, sv ? "SV s=3" : "IG s=20");
+        cmp(what, b, a, (size_t)N * T, 1e-4);
+    }
+    free(a); free(b); free(ids);
+    ee_model_free(m);
+}
+
+static double attr_rate(EeModel *m, const EeConfig *c, int sv, EeDevice dev, int N)
+{
+    int32_t *ids = attr_ids(c, N, 32);
+    EeInput in = {.n = N, .ids = ids};
+    EeAttrOptions o = attr_opts(dev);
+    float *A = xmalloc(sizeof(float) * N * c->T);
+    double t0 = ee_now();
+    EeStatus st = sv ? ee_sv_attribute(m, &in, &o, A, NULL) : ee_ig_attribute(m, &in, &o, A, NULL);
+    double sec = ee_now() - t0;
+    CHECK_OK(st);
+    free(A); free(ids);
+    return N / sec;
+}
+
+static void attr_timing(void)
+{
+    printf("\nattribution throughput (sequences/s; random non-PAD lengths 32..128; GPU vs 2 CPU threads)\n");
+    EeConfig cfgs[2];
+    ee_config_defaults(&cfgs[0], EE_KIND_TRANSFORMER);
+    ee_config_defaults(&cfgs[1], EE_KIND_CNN);
+    for (int k = 0; k < 2; k++) {
+        EeConfig *c = &cfgs[k];
+        c->vocab = 20000; c->T = 128; c->classes = 2;
+        EeModel *m = NULL;
+        CHECK_OK(ee_model_new(c, &m));
+        if (!m) continue;
+        ee_model_init(m, 5);
+        for (int sv = 0; sv <= 1; sv++) {
+#ifdef _OPENMP
+            int saved = omp_get_max_threads();
+            omp_set_num_threads(2);
+#endif
+            int ncpu = sv ? (k ? 8 : 2) : (k ? 128 : 32);
+            double cpu = attr_rate(m, c, sv, EE_DEVICE_CPU, ncpu);
+#ifdef _OPENMP
+            omp_set_num_threads(saved);
+#endif
+            double gpu = fake ? 0 : attr_rate(m, c, sv, GPU_DEV, sv ? (k ? 128 : 32) : (k ? 4096 : 1024));
+            if (!fake) attr_rate(m, c, sv, GPU_DEV, sv ? 8 : 64); /* (warm-up already done above) */
+            printf("  %-12s %-8s  GPU %10.1f   CPU(2 thr) %9.2f   x%.1f\n", ee_kind_name(c->kind),
+                   sv ? "SV s=20" : "IG s=20", gpu, cpu, cpu > 0 ? gpu / cpu : 0);
+        }
+        if (k == 0) { /* explainer inference: one pass per sequence */
+            EeModel *ex = NULL;
+            CHECK_OK(ee_model_make_explainer(m, EE_HEAD_FLAT, 1, &ex));
+            int N = 4096;
+            int32_t *ids = attr_ids(c, N, 32);
+            EeInput in = {.n = N, .ids = ids};
+            float *out = xmalloc(sizeof(float) * (size_t)N * c->T);
+            double rate[2];
+            for (int d = 0; d < 2; d++) {
+                EeDevice dev = d ? GPU_DEV : EE_DEVICE_CPU;
+                if (d && fake) { rate[1] = 0; break; }
+                int n = d ? N : 256;
+                in.n = n;
+                ee_model_predict(ex, &in, out, 0, dev); /* warm-up */
+                double t0 = ee_now();
+                CHECK_OK(ee_model_predict(ex, &in, out, 0, dev));
+                rate[d] = n / (ee_now() - t0);
+            }
+            printf("  %-12s %-8s  GPU %10.1f   CPU(all)   %9.1f   x%.1f\n", "explainer", "flat", rate[1],
+                   rate[0], rate[0] > 0 ? rate[1] / rate[0] : 0);
+            free(out); free(ids);
+            ee_model_free(ex);
+        }
+        ee_model_free(m);
+    }
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1297,11 +1414,24 @@ int main(void)
     CHECK(ee_cuda_check_error() == 0, "a CUDA error was reported during the op tests (see stderr)");
     test_models();
     CHECK(ee_cuda_check_error() == 0, "a CUDA error was reported during the model tests (see stderr)");
+    {
+        EeConfig c;
+        ee_config_defaults(&c, EE_KIND_TRANSFORMER);
+        c.vocab = 50; c.T = 16; c.d = 16; c.heads = 2; c.layers = 2; c.ffn = 32; c.classes = 3;
+        attr_parity("transformer", &c);
+        ee_config_defaults(&c, EE_KIND_CNN);
+        c.vocab = 50; c.T = 16; c.d = 8; c.filters = 6; c.classes = 3;
+        attr_parity("cnn", &c);
+    }
+    CHECK(ee_cuda_check_error() == 0, "a CUDA error was reported during the sampler tests (see stderr)");
     printf("\ncorrectness: %d passed, %d failed in %.1f s; largest relative error %.2e (%s)\n",
            check_passed, check_failed, ee_now() - t0, worst_err, worst_name);
 
     const char *nt = getenv("EE_TEST_GPU_NO_TIMING");
-    if (!(nt && *nt && strcmp(nt, "0") != 0)) timing();
+    if (!(nt && *nt && strcmp(nt, "0") != 0)) {
+        timing();
+        attr_timing();
+    }
     CHECK(ee_cuda_check_error() == 0, "a CUDA error was reported during timing (see stderr)");
     if (!fake) ee_cuda_shutdown();
     ee_threads_leave();

@@ -634,6 +634,27 @@ static void cpu_scatter_rows(const float *src, float *dst, int stride, int n, in
         memcpy(dst + (size_t)i * stride, src + (size_t)i * cols, sizeof(float) * cols);
 }
 
+/* ---- integrated-gradients rows ------------------------------------------------- */
+static void cpu_lerp_rows(float *out, const float *base, const float *diff, const float *alpha,
+                          const int32_t *group, int rows, int width)
+{
+    #pragma omp parallel for if ((size_t)rows * width > 65536) schedule(static)
+    for (int j = 0; j < rows; j++) {
+        const float *b = base + (size_t)group[j] * width, *df = diff + (size_t)group[j] * width;
+        float *o = out + (size_t)j * width, a = alpha[j];
+        for (int c = 0; c < width; c++) o[c] = b[c] + a * df[c];
+    }
+}
+
+static void cpu_accum_rows(float *acc, const float *x, const float *w, const int32_t *group,
+                           int rows, int width)
+{
+    /* columns split over threads; rows in order within each column */
+    #pragma omp parallel for if ((size_t)rows * width > 65536) schedule(static)
+    for (int c = 0; c < width; c++)
+        for (int j = 0; j < rows; j++) acc[(size_t)group[j] * width + c] += w[j] * x[(size_t)j * width + c];
+}
+
 /* ---- losses ---------------------------------------------------------------- */
 static void cpu_softmax_xent(const float *logits, const int32_t *labels, float *dlogits,
                              float *loss, int n, int C)
@@ -716,6 +737,8 @@ static const EeBackend cpu_backend = {
     .maxpool_bwd = cpu_maxpool_bwd,
     .gather_rows = cpu_gather_rows,
     .scatter_rows = cpu_scatter_rows,
+    .lerp_rows = cpu_lerp_rows,
+    .accum_rows = cpu_accum_rows,
     .softmax_xent = cpu_softmax_xent,
     .mse = cpu_mse,
     .adam = cpu_adam,

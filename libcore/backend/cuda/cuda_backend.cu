@@ -542,6 +542,8 @@ static void fill_table(EeBackend *be)
     be->maxpool_bwd = cu_maxpool_bwd;
     be->gather_rows = cu_gather_rows;
     be->scatter_rows = cu_scatter_rows;
+    be->lerp_rows = eecu_lerp_rows;
+    be->accum_rows = eecu_accum_rows;
     be->softmax_xent = cu_softmax_xent;
     be->mse = cu_mse;
     be->adam = cu_adam;

@@ -887,3 +887,40 @@ void eecu_adam(float *w, const float *g, float *m, float *v, size_t n, float ste
 {
     ELEMENTWISE_LAUNCH(k_adam, n, w, g, m, v, n, step, rc2, beta1, beta2, eps);
 }
+
+/* ---- integrated-gradients rows ------------------------------------------------- */
+__global__ void k_lerp_rows(float *out, const float *__restrict__ base, const float *__restrict__ diff,
+                            const float *__restrict__ alpha, const int32_t *__restrict__ group,
+                            int rows, int width)
+{
+    size_t n = (size_t)rows * width;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        int j = (int)(i / width), c = (int)(i % width);
+        size_t g = (size_t)group[j] * width + c;
+        out[i] = base[g] + alpha[j] * diff[g];
+    }
+}
+
+/* One thread per column: rows added in order (deterministic). */
+__global__ void k_accum_rows(float *acc, const float *__restrict__ x, const float *__restrict__ w,
+                             const int32_t *__restrict__ group, int rows, int width)
+{
+    for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < width; c += gridDim.x * blockDim.x)
+        for (int j = 0; j < rows; j++) acc[(size_t)group[j] * width + c] += w[j] * x[(size_t)j * width + c];
+}
+
+void eecu_lerp_rows(float *out, const float *base, const float *diff, const float *alpha,
+                    const int32_t *group, int rows, int width)
+{
+    size_t n = (size_t)rows * width;
+    if (!n) return;
+    k_lerp_rows<<<eecu_blocks(n, THREADS), THREADS, 0, EECU_STREAM>>>(out, base, diff, alpha, group, rows, width);
+    EECU_LAUNCHED("lerp_rows");
+}
+
+void eecu_accum_rows(float *acc, const float *x, const float *w, const int32_t *group, int rows, int width)
+{
+    if (rows <= 0 || width <= 0) return;
+    k_accum_rows<<<eecu_blocks((size_t)width, 128), 128, 0, EECU_STREAM>>>(acc, x, w, group, rows, width);
+    EECU_LAUNCHED("accum_rows");
+}
