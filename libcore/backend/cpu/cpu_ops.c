@@ -6,6 +6,7 @@
  * the OpenMP team instead, and BLAS is called from inside those regions on
  * disjoint blocks. One pool, no oversubscription. */
 #include "../backend.h"
+#include "cpu_math.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -181,73 +182,31 @@ static void cpu_layernorm_bwd(const float *dY, const float *X, const float *g,
     free(part);
 }
 
-/* ---- vectorisable exp and Gaussian CDF -------------------------------------------
- * libm's expf/erff are scalar calls; these inline versions vectorise under
- * `omp simd`. exp: Cody-Waite range reduction and a degree-6 polynomial
- * (Cephes' coefficients), within 2 ulp. Phi(x) = erfc(-x/sqrt 2)/2 with
- * the Chebyshev fit of Numerical Recipes (erfcc, relative error < 1.2e-7
- * everywhere), so GELU keeps float32 accuracy for negative x as well. */
-static inline __attribute__((always_inline)) float fast_expf(float x)
-{
-    x = fminf(fmaxf(x, -87.0f), 88.0f);
-    float n = floorf(x * 1.44269504088896341f + 0.5f);
-    float r = x - n * 0.693359375f + n * 2.12194440e-4f;
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = p * r * r + r + 1.0f;
-    union { float f; int32_t i; } u;
-    u.i = ((int32_t)n + 127) << 23;
-    return p * u.f;
-}
+/* GELU: the loops of cpu_math.h, for the baseline here and for AVX2+FMA in
+ * cpu_avx2.c, picked at run time. */
+EE_GELU_LOOPS(_base)
+EE_SOFTMAX_ROWS(_base)
 
-static inline __attribute__((always_inline)) float gauss_cdf(float x)
-{
-    float u = -x * 0.70710678118654752f; /* Phi(x) = erfc(u) / 2 */
-    float z = fabsf(u);
-    float t = 1.0f / (1.0f + 0.5f * z);
-    float q = 0.17087277f;
-    q = q * t - 0.82215223f;
-    q = q * t + 1.48851587f;
-    q = q * t - 1.13520398f;
-    q = q * t + 0.27886807f;
-    q = q * t - 0.18628806f;
-    q = q * t + 0.09678418f;
-    q = q * t + 0.37409196f;
-    q = q * t + 1.00002368f;
-    q = q * t - 1.26551223f;
-    float erfc_z = t * fast_expf(-z * z + q);
-    float neg = (float)(u < 0); /* erfc(-z) = 2 - erfc(z) */
-    return 0.5f * (erfc_z + neg * (2.0f - 2.0f * erfc_z));
-}
-
-/* Blocks are compiled for AVX2+FMA and for the baseline, chosen at load
- * time (GCC target clones), so the same binary runs everywhere. */
 #define GELU_BLOCK 4096
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define EE_CLONES __attribute__((target_clones("arch=haswell", "default")))
+static int use_avx2(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__) && defined(EE_HAVE_AVX2_OBJECT)
+    static int v = -1;
+    if (v < 0) v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return v;
 #else
-#define EE_CLONES
+    return 0;
 #endif
-
-EE_CLONES static void gelu_fwd_block(const float *X, float *Y, size_t n)
-{
-    #pragma omp simd
-    for (size_t i = 0; i < n; i++) Y[i] = X[i] * gauss_cdf(X[i]);
 }
-
-EE_CLONES static void gelu_bwd_block(const float *X, const float *dY, float *dX, size_t n)
-{
-    #pragma omp simd
-    for (size_t i = 0; i < n; i++) {
-        float x = X[i];
-        float pdf = 0.39894228040143268f * fast_expf(-0.5f * x * x);
-        dX[i] = dY[i] * (gauss_cdf(x) + x * pdf);
-    }
-}
+#if defined(EE_HAVE_AVX2_OBJECT)
+#define GELU_FWD(X, Y, n) (use_avx2() ? ee_gelu_fwd_block_avx2(X, Y, n) : ee_gelu_fwd_block_base(X, Y, n))
+#define GELU_BWD(X, dY, dX, n) (use_avx2() ? ee_gelu_bwd_block_avx2(X, dY, dX, n) : ee_gelu_bwd_block_base(X, dY, dX, n))
+#define SOFTMAX_ROWS(P, ld, mk, rows, S) (use_avx2() ? ee_softmax_rows_avx2(P, ld, mk, rows, S) : ee_softmax_rows_base(P, ld, mk, rows, S))
+#else
+#define SOFTMAX_ROWS(P, ld, mk, rows, S) ee_softmax_rows_base(P, ld, mk, rows, S)
+#define GELU_FWD(X, Y, n) ((void)use_avx2, ee_gelu_fwd_block_base(X, Y, n))
+#define GELU_BWD(X, dY, dX, n) ((void)use_avx2, ee_gelu_bwd_block_base(X, dY, dX, n))
+#endif
 
 static void cpu_gelu_fwd(const float *X, float *Y, size_t n)
 {
@@ -255,7 +214,7 @@ static void cpu_gelu_fwd(const float *X, float *Y, size_t n)
     #pragma omp parallel for if (blocks > 4) schedule(static)
     for (long b = 0; b < blocks; b++) {
         size_t i0 = (size_t)b * GELU_BLOCK, m = n - i0 < GELU_BLOCK ? n - i0 : GELU_BLOCK;
-        gelu_fwd_block(X + i0, Y + i0, m);
+        GELU_FWD(X + i0, Y + i0, m);
     }
 }
 
@@ -265,7 +224,7 @@ static void cpu_gelu_bwd(const float *X, const float *dY, float *dX, size_t n)
     #pragma omp parallel for if (blocks > 4) schedule(static)
     for (long b = 0; b < blocks; b++) {
         size_t i0 = (size_t)b * GELU_BLOCK, m = n - i0 < GELU_BLOCK ? n - i0 : GELU_BLOCK;
-        gelu_bwd_block(X + i0, dY + i0, dX + i0, m);
+        GELU_BWD(X + i0, dY + i0, dX + i0, m);
     }
 }
 
@@ -343,27 +302,15 @@ static void cpu_attention_fwd(const float *q, const float *k, const float *v,
         const float *vb = v + (size_t)b * T * d + h * dh;
         float *Pb = P + (size_t)bh * T * T;
         float *cb = ctx + (size_t)b * T * d + h * dh;
-        memset(Pb, 0, sizeof(float) * (size_t)T * T);
+        /* P outside the S x S block is 0 (written here, not computed) */
+        for (int t = 0; t < S; t++) memset(Pb + (size_t)t * T + S, 0, sizeof(float) * (T - S));
+        if (S < T) memset(Pb + (size_t)S * T, 0, sizeof(float) * (size_t)(T - S) * T);
         for (int t = S; t < T; t++) memset(cb + (size_t)t * d, 0, sizeof(float) * dh);
         if (S == 0) continue;
         /* scores for the first S queries and keys, row stride T */
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, S, S, dh, scale, qb, d, kb, d,
                     0.0f, Pb, T);
-        for (int i = 0; i < S; i++) {
-            float *row = Pb + (size_t)i * T;
-            float mx = -INFINITY;
-            for (int j = 0; j < S; j++)
-                if (mk[j] && row[j] > mx) mx = row[j];
-            float sum = 0;
-            #pragma omp simd reduction(+ : sum)
-            for (int j = 0; j < S; j++) {
-                float e = mk[j] ? fast_expf(row[j] - mx) : 0.0f;
-                row[j] = e;
-                sum += e;
-            }
-            float inv = 1.0f / sum;
-            for (int j = 0; j < S; j++) row[j] *= inv;
-        }
+        SOFTMAX_ROWS(Pb, T, mk, S, S);
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, S, dh, S, 1.0f, Pb, T, vb, d,
                     0.0f, cb, d);
     }
@@ -385,7 +332,7 @@ static void cpu_attention_bwd(const float *q, const float *k, const float *v,
             int S = attended_span(mask + (size_t)b * T, T);
             size_t off = (size_t)b * T * d + h * dh;
             const float *Pb = P + (size_t)bh * T * T;
-            for (int t = 0; t < T; t++) {
+            for (int t = S; t < T; t++) { /* rows < S are written by the products below */
                 memset(dq + off + (size_t)t * d, 0, sizeof(float) * dh);
                 memset(dk + off + (size_t)t * d, 0, sizeof(float) * dh);
                 memset(dv + off + (size_t)t * d, 0, sizeof(float) * dh);
