@@ -97,6 +97,59 @@ static inline float gauss_cdf(float x)
         }                                                                               \
     }
 
+/* LayerNorm of rows [r0, r1): two-pass mean and biased variance in float
+ * (cols is a model width, a few hundred at most). */
+#define EE_LN_ROWS(SUFFIX)                                                                  \
+    void ee_ln_fwd_rows##SUFFIX(const float *X, const float *g, const float *b, float *Y,  \
+                                float *mean, float *rstd, int r0, int r1, int cols, float eps) \
+    {                                                                                       \
+        for (int r = r0; r < r1; r++) {                                                     \
+            const float *x = X + (size_t)r * cols;                                          \
+            float *y = Y + (size_t)r * cols;                                                \
+            float s = 0, v = 0;                                                             \
+            _Pragma("omp simd reduction(+ : s)")                                            \
+            for (int c = 0; c < cols; c++) s += x[c];                                       \
+            float mu = s / cols;                                                            \
+            _Pragma("omp simd reduction(+ : v)")                                            \
+            for (int c = 0; c < cols; c++) v += (x[c] - mu) * (x[c] - mu);                  \
+            float rs = 1.0f / sqrtf(v / cols + eps);                                        \
+            _Pragma("omp simd")                                                             \
+            for (int c = 0; c < cols; c++) y[c] = (x[c] - mu) * rs * g[c] + b[c];           \
+            mean[r] = mu;                                                                   \
+            rstd[r] = rs;                                                                   \
+        }                                                                                   \
+    }                                                                                       \
+    /* no fused multiply-add: dy g - mean(dy g) must cancel exactly */                   \
+    __attribute__((optimize("fp-contract=off")))                                            \
+    void ee_ln_bwd_rows##SUFFIX(const float *dY, const float *X, const float *g,           \
+                                const float *mean, const float *rstd, float *dX, int r0,   \
+                                int r1, int cols, int accumulate)                           \
+    {                                                                                       \
+        for (int r = r0; r < r1; r++) {                                                     \
+            const float *x = X + (size_t)r * cols, *dy = dY + (size_t)r * cols;             \
+            float *dx = dX + (size_t)r * cols;                                              \
+            float m = mean[r], rs = rstd[r], s1 = 0, s2 = 0;                                \
+            _Pragma("omp simd reduction(+ : s1, s2)")                                       \
+            for (int c = 0; c < cols; c++) {                                                \
+                float dxh = dy[c] * g[c];                                                   \
+                s1 += dxh;                                                                  \
+                s2 += dxh * (x[c] - m) * rs;                                                \
+            }                                                                               \
+            float a1 = s1 / cols, a2 = s2 / cols, keep = accumulate ? 1.0f : 0.0f;         \
+            _Pragma("omp simd")                                                             \
+            for (int c = 0; c < cols; c++)                                                  \
+                dx[c] = keep * dx[c] + rs * (dy[c] * g[c] - a1 - (x[c] - m) * rs * a2);    \
+        }                                                                                   \
+    }
+
+void ee_ln_fwd_rows_base(const float *X, const float *g, const float *b, float *Y, float *mean,
+                         float *rstd, int r0, int r1, int cols, float eps);
+void ee_ln_fwd_rows_avx2(const float *X, const float *g, const float *b, float *Y, float *mean,
+                         float *rstd, int r0, int r1, int cols, float eps);
+void ee_ln_bwd_rows_base(const float *dY, const float *X, const float *g, const float *mean,
+                         const float *rstd, float *dX, int r0, int r1, int cols, int accumulate);
+void ee_ln_bwd_rows_avx2(const float *dY, const float *X, const float *g, const float *mean,
+                         const float *rstd, float *dX, int r0, int r1, int cols, int accumulate);
 void ee_softmax_rows_base(float *P, int ld, const uint8_t *mk, int rows, int S);
 void ee_softmax_rows_avx2(float *P, int ld, const uint8_t *mk, int rows, int S);
 void ee_gelu_fwd_block_base(const float *X, float *Y, size_t n);

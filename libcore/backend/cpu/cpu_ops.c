@@ -16,6 +16,37 @@
 #include <omp.h>
 #endif
 
+/* The loops of cpu_math.h (GELU, softmax, LayerNorm rows), for the
+ * baseline here and for AVX2+FMA in cpu_avx2.c, picked at run time. */
+EE_GELU_LOOPS(_base)
+EE_SOFTMAX_ROWS(_base)
+EE_LN_ROWS(_base)
+
+#define GELU_BLOCK 4096
+static int use_avx2(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__) && defined(EE_HAVE_AVX2_OBJECT)
+    static int v = -1;
+    if (v < 0) v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return v;
+#else
+    return 0;
+#endif
+}
+#if defined(EE_HAVE_AVX2_OBJECT)
+#define GELU_FWD(X, Y, n) (use_avx2() ? ee_gelu_fwd_block_avx2(X, Y, n) : ee_gelu_fwd_block_base(X, Y, n))
+#define GELU_BWD(X, dY, dX, n) (use_avx2() ? ee_gelu_bwd_block_avx2(X, dY, dX, n) : ee_gelu_bwd_block_base(X, dY, dX, n))
+#define SOFTMAX_ROWS(P, ld, mk, rows, S) (use_avx2() ? ee_softmax_rows_avx2(P, ld, mk, rows, S) : ee_softmax_rows_base(P, ld, mk, rows, S))
+#define LN_FWD(...) (use_avx2() ? ee_ln_fwd_rows_avx2(__VA_ARGS__) : ee_ln_fwd_rows_base(__VA_ARGS__))
+#define LN_BWD(...) (use_avx2() ? ee_ln_bwd_rows_avx2(__VA_ARGS__) : ee_ln_bwd_rows_base(__VA_ARGS__))
+#else
+#define LN_FWD(...) ee_ln_fwd_rows_base(__VA_ARGS__)
+#define LN_BWD(...) ee_ln_bwd_rows_base(__VA_ARGS__)
+#define SOFTMAX_ROWS(P, ld, mk, rows, S) ee_softmax_rows_base(P, ld, mk, rows, S)
+#define GELU_FWD(X, Y, n) ((void)use_avx2, ee_gelu_fwd_block_base(X, Y, n))
+#define GELU_BWD(X, dY, dX, n) ((void)use_avx2, ee_gelu_bwd_block_base(X, dY, dX, n))
+#endif
+
 /* ---- memory ------------------------------------------------------------- */
 static void *cpu_alloc(size_t bytes) { return calloc(1, bytes ? bytes : 1); }
 static void cpu_release(void *p) { free(p); }
@@ -113,30 +144,32 @@ static void cpu_bias_grad(const float *dY, float *db, int rows, int cols)
     free(acc);
 }
 
+/* Row blocks over the OpenMP team; the per-row work is in cpu_math.h. */
+#define LN_ROWS_PER_TASK 64
 static void cpu_layernorm_fwd(const float *X, const float *g, const float *b, float *Y,
                               float *mean, float *rstd, int rows, int cols, float eps)
 {
+    int tasks = (rows + LN_ROWS_PER_TASK - 1) / LN_ROWS_PER_TASK;
     #pragma omp parallel for if ((size_t)rows * cols > 32768) schedule(static)
-    for (int r = 0; r < rows; r++) {
-        const float *x = X + (size_t)r * cols;
-        float *y = Y + (size_t)r * cols;
-        double s = 0;
-        for (int c = 0; c < cols; c++) s += x[c];
-        double mu = s / cols, v = 0;
-        for (int c = 0; c < cols; c++) { double t = x[c] - mu; v += t * t; }
-        v /= cols;
-        float rs = (float)(1.0 / sqrt(v + eps));
-        float m = (float)mu;
-        for (int c = 0; c < cols; c++) y[c] = (x[c] - m) * rs * g[c] + b[c];
-        mean[r] = m;
-        rstd[r] = rs;
+    for (int k = 0; k < tasks; k++) {
+        int r0 = k * LN_ROWS_PER_TASK, r1 = r0 + LN_ROWS_PER_TASK < rows ? r0 + LN_ROWS_PER_TASK : rows;
+        LN_FWD(X, g, b, Y, mean, rstd, r0, r1, cols, eps);
     }
 }
 
+/* dX from the rows; dgamma and dbeta (when asked for) are sums over all
+ * rows, kept in double per thread and added in thread order. */
 static void cpu_layernorm_bwd(const float *dY, const float *X, const float *g,
                               const float *mean, const float *rstd, float *dX,
                               float *dg, float *db, int rows, int cols, int accumulate)
 {
+    int tasks = (rows + LN_ROWS_PER_TASK - 1) / LN_ROWS_PER_TASK;
+    #pragma omp parallel for if ((size_t)rows * cols > 32768) schedule(static)
+    for (int k = 0; k < tasks; k++) {
+        int r0 = k * LN_ROWS_PER_TASK, r1 = r0 + LN_ROWS_PER_TASK < rows ? r0 + LN_ROWS_PER_TASK : rows;
+        LN_BWD(dY, X, g, mean, rstd, dX, r0, r1, cols, accumulate);
+    }
+    if (!dg && !db) return;
     int nt = (size_t)rows * cols > 32768 ? nthreads() : 1;
     double *part = calloc((size_t)nt * 2 * cols, sizeof(double));
     if (!part) abort();
@@ -150,63 +183,24 @@ static void cpu_layernorm_bwd(const float *dY, const float *X, const float *g,
         #pragma omp for schedule(static)
         for (int r = 0; r < rows; r++) {
             const float *x = X + (size_t)r * cols, *dy = dY + (size_t)r * cols;
-            float *dx = dX + (size_t)r * cols;
             float m = mean[r], rs = rstd[r];
-            double s1 = 0, s2 = 0; /* sums of dxhat and dxhat*xhat */
             for (int c = 0; c < cols; c++) {
-                float xh = (x[c] - m) * rs;
-                float dxh = dy[c] * g[c];
-                s1 += dxh;
-                s2 += (double)dxh * xh;
-                pg[c] += (double)dy[c] * xh;
+                pg[c] += (double)dy[c] * ((x[c] - m) * rs);
                 pb[c] += dy[c];
-            }
-            float a1 = (float)(s1 / cols), a2 = (float)(s2 / cols);
-            for (int c = 0; c < cols; c++) {
-                float xh = (x[c] - m) * rs;
-                float v = rs * (dy[c] * g[c] - a1 - xh * a2);
-                dx[c] = accumulate ? dx[c] + v : v;
             }
         }
     }
-    if (dg || db)
-        for (int c = 0; c < cols; c++) {
-            double sg = 0, sb = 0;
-            for (int t = 0; t < nt; t++) {
-                sg += part[(size_t)t * 2 * cols + c];
-                sb += part[(size_t)t * 2 * cols + cols + c];
-            }
-            if (dg) dg[c] += (float)sg;
-            if (db) db[c] += (float)sb;
+    for (int c = 0; c < cols; c++) {
+        double sg = 0, sb = 0;
+        for (int t = 0; t < nt; t++) {
+            sg += part[(size_t)t * 2 * cols + c];
+            sb += part[(size_t)t * 2 * cols + cols + c];
         }
+        if (dg) dg[c] += (float)sg;
+        if (db) db[c] += (float)sb;
+    }
     free(part);
 }
-
-/* GELU: the loops of cpu_math.h, for the baseline here and for AVX2+FMA in
- * cpu_avx2.c, picked at run time. */
-EE_GELU_LOOPS(_base)
-EE_SOFTMAX_ROWS(_base)
-
-#define GELU_BLOCK 4096
-static int use_avx2(void)
-{
-#if defined(__x86_64__) && defined(__GNUC__) && defined(EE_HAVE_AVX2_OBJECT)
-    static int v = -1;
-    if (v < 0) v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return v;
-#else
-    return 0;
-#endif
-}
-#if defined(EE_HAVE_AVX2_OBJECT)
-#define GELU_FWD(X, Y, n) (use_avx2() ? ee_gelu_fwd_block_avx2(X, Y, n) : ee_gelu_fwd_block_base(X, Y, n))
-#define GELU_BWD(X, dY, dX, n) (use_avx2() ? ee_gelu_bwd_block_avx2(X, dY, dX, n) : ee_gelu_bwd_block_base(X, dY, dX, n))
-#define SOFTMAX_ROWS(P, ld, mk, rows, S) (use_avx2() ? ee_softmax_rows_avx2(P, ld, mk, rows, S) : ee_softmax_rows_base(P, ld, mk, rows, S))
-#else
-#define SOFTMAX_ROWS(P, ld, mk, rows, S) ee_softmax_rows_base(P, ld, mk, rows, S)
-#define GELU_FWD(X, Y, n) ((void)use_avx2, ee_gelu_fwd_block_base(X, Y, n))
-#define GELU_BWD(X, dY, dX, n) ((void)use_avx2, ee_gelu_bwd_block_base(X, dY, dX, n))
-#endif
 
 static void cpu_gelu_fwd(const float *X, float *Y, size_t n)
 {
