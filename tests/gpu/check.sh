@@ -117,11 +117,13 @@ if [ ${#missing_cfg[@]} -gt 0 ]; then
 fi
 
 TEST=""
+BENCH=""
 if [ "$path" = A ]; then
     section "path A: autoreconf -fi && ./configure --with-cuda=yes && make -j$JOBS"
     if autoreconf -fi && ./configure --with-cuda=yes CUDA_ARCH="$EE_CUDA_ARCH" &&
         make -j"$JOBS" && make tests/c/test_gpu; then
         TEST=./tests/c/test_gpu
+        BENCH=./bench/bench_models
     else
         echo "path A failed; trying path B"
         path=B
@@ -144,7 +146,9 @@ if [ "$path" = B ]; then
         BLAS_LIB=""
         echo "BLAS: tests/gpu/mini_cblas (no OpenBLAS here: CPU timings are NOT OpenBLAS timings)"
     fi
-    CFLAGS="-std=gnu11 -O2 -fPIC -Wall -Wno-unused-parameter -fopenmp -I$ROOT/libcore $BLAS_INC -DEE_HAVE_CUDA=1"
+    CFLAGS="-std=gnu11 -O2 -fPIC -fno-trapping-math -Wall -Wno-unused-parameter -fopenmp -I$ROOT/libcore $BLAS_INC -DEE_HAVE_CUDA=1"
+    # the AVX2 build of the CPU math loops, as configure does on x86-64
+    if [ "$(uname -m)" = x86_64 ]; then CFLAGS="$CFLAGS -DEE_HAVE_AVX2_OBJECT=1"; fi
     NVFLAGS="-O2 -std=c++17 $EE_CUDA_ARCH -Xcompiler -fPIC,-Wall -Werror all-warnings -I$ROOT/libcore -DEE_HAVE_CUDA=1"
     ok=1
     for cu in libcore/backend/cuda/*.cu; do
@@ -156,7 +160,9 @@ if [ "$path" = B ]; then
     srcs=$(find libcore -name '*.c' ! -path 'libcore/io/*' | sort)
     for c in $srcs $BLAS_SRC; do
         o="$B/obj/$(echo "${c#$ROOT/}" | tr '/' '_' | sed 's/\.c$/.o/')"
-        (gcc $CFLAGS -c "$c" -o "$o" || echo "  (compile failed: $c)") &
+        extra=""
+        case "$c" in *cpu_avx2.c) extra="-mavx2 -mfma" ;; esac
+        (gcc $CFLAGS $extra -c "$c" -o "$o" || echo "  (compile failed: $c)") &
         while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 0.1; done
     done
     wait
@@ -168,6 +174,8 @@ if [ "$path" = B ]; then
             gcc $CFLAGS -I"$ROOT/tests/c" tests/c/test_gpu.c "$B/libeecore.a" \
                 -L"$CUDA_HOME/lib64" -Wl,-rpath,"$CUDA_HOME/lib64" -lcublas -lcudart \
                 $BLAS_LIB -lstdc++ -lm -o "$B/test_gpu" && TEST="$B/test_gpu"
+        gcc $CFLAGS bench/bench_models.c "$B/libeecore.a" -L"$CUDA_HOME/lib64" -Wl,-rpath,"$CUDA_HOME/lib64" \
+            -lcublas -lcudart $BLAS_LIB -lstdc++ -lm -o "$B/bench_models" && BENCH="$B/bench_models"
     fi
 fi
 
@@ -179,6 +187,10 @@ fi
 section "run $TEST"
 timeout "${EE_TEST_TIMEOUT:-420}" "$TEST"
 rc=$?
+if [ -n "${BENCH:-}" ] && [ -z "${EE_NO_BENCH:-}" ]; then
+    section "CPU benchmark, 2 threads ($BENCH)"
+    OMP_NUM_THREADS=2 timeout 300 "$BENCH"
+fi
 section "done"
 case $rc in
 0) echo "test_gpu: PASSED" ;;
