@@ -275,8 +275,25 @@ static int cmp_len(const void *a, const void *b, void *lengths)
     return x != y ? (x > y) - (x < y) : (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
 }
 
+static EeStatus ig_ordered(EeModel *m, const EeInput *in, const EeAttrOptions *o, float *A,
+                           EeAttrInfo *info);
+
 EeStatus ee_ig_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o, float *A,
                          EeAttrInfo *info)
+{
+    EeDevice dev;
+    EeStatus st = ee_device_resolve(o->device, &dev);
+    if (st) return st;
+    EeAttrOptions opt = *o;
+    opt.batch = o->batch > 0 ? o->batch : ee_attr_default_batch(&m->cfg, dev);
+    /* a batch that does not fit in GPU memory is split, not refused */
+    while ((st = ig_ordered(m, in, &opt, A, info)) == EE_ERR_NOMEM && dev == EE_DEVICE_GPU && opt.batch > 1)
+        opt.batch /= 2;
+    return st;
+}
+
+static EeStatus ig_ordered(EeModel *m, const EeInput *in, const EeAttrOptions *o, float *A,
+                           EeAttrInfo *info)
 {
     const EeConfig *c = &m->cfg;
     int N = in->n, T = c->T;

@@ -300,8 +300,25 @@ static EeStatus sv_tf_logits(EeRun *r, const EeInput *in, SeqState **seq, const 
     return EE_OK;
 }
 
+static EeStatus sv_run(EeModel *m, const EeInput *in, const EeAttrOptions *o, float *A,
+                       EeAttrInfo *info);
+
 EeStatus ee_sv_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o, float *A,
                          EeAttrInfo *info)
+{
+    EeDevice dev;
+    EeStatus st = ee_device_resolve(o->device, &dev);
+    if (st) return st;
+    EeAttrOptions opt = *o;
+    opt.batch = o->batch > 0 ? o->batch : ee_attr_default_batch(&m->cfg, dev);
+    /* a batch that does not fit in GPU memory is split, not refused */
+    while ((st = sv_run(m, in, &opt, A, info)) == EE_ERR_NOMEM && dev == EE_DEVICE_GPU && opt.batch > 1)
+        opt.batch /= 2;
+    return st;
+}
+
+static EeStatus sv_run(EeModel *m, const EeInput *in, const EeAttrOptions *o, float *A,
+                       EeAttrInfo *info)
 {
     EeStatus st = ee_attr_check(m, in, o, 1);
     if (st) return st;

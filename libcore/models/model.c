@@ -348,15 +348,10 @@ static int auto_batch(const EeConfig *c, EeDevice dev)
     return c->kind == EE_KIND_TRANSFORMER ? (gpu ? 1024 : 64) : (gpu ? 4096 : 256);
 }
 
-EeStatus ee_model_predict(EeModel *m, const EeInput *in, float *out, int batch, EeDevice dev)
+static EeStatus predict_batches(EeModel *m, const EeInput *in, float *out, int B, EeDevice got)
 {
-    EeStatus st = ee_input_check(m, in);
-    if (st) return st;
-    if (in->n == 0) return EE_OK;
-    EeDevice got;
-    if ((st = ee_device_resolve(dev, &got))) return st;
     const EeConfig *c = &m->cfg;
-    int B = batch > 0 ? batch : auto_batch(c, got);
+    EeStatus st;
     if (B > in->n) B = in->n;
     EeRun *r;
     if ((st = ee_run_new(m, ee_backend_for(got), B, 0, 0, &r))) return st;
@@ -375,5 +370,19 @@ EeStatus ee_model_predict(EeModel *m, const EeInput *in, float *out, int batch, 
     }
     if (!st) st = ee_backend_check(r->be);
     ee_run_free(r);
+    return st;
+}
+
+EeStatus ee_model_predict(EeModel *m, const EeInput *in, float *out, int batch, EeDevice dev)
+{
+    EeStatus st = ee_input_check(m, in);
+    if (st) return st;
+    if (in->n == 0) return EE_OK;
+    EeDevice got;
+    if ((st = ee_device_resolve(dev, &got))) return st;
+    int B = batch > 0 ? batch : auto_batch(&m->cfg, got);
+    /* a batch that does not fit in GPU memory is split, not refused */
+    while ((st = predict_batches(m, in, out, B, got)) == EE_ERR_NOMEM && got == EE_DEVICE_GPU && B > 1)
+        B /= 2;
     return st;
 }

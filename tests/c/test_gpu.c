@@ -1392,6 +1392,42 @@ static void attr_timing(void)
     }
 }
 
+/* Run with EE_GPU_MEMORY_MB small (tests/gpu/check.sh does): batches that
+ * do not fit are split, and the results still match the CPU. */
+static int split_check(void)
+{
+    const char *cap = getenv("EE_GPU_MEMORY_MB");
+    printf("test_gpu: split check under EE_GPU_MEMORY_MB=%s\n", cap ? cap : "(unset)");
+    EeConfig c;
+    ee_config_defaults(&c, EE_KIND_TRANSFORMER);
+    c.vocab = 20000; c.T = 128; c.classes = 2;
+    EeModel *m = NULL;
+    CHECK_OK(ee_model_new(&c, &m));
+    if (!m) return check_finish("test_gpu split");
+    ee_model_init(m, 4);
+    int N = 96;
+    int32_t *ids = attr_ids(&c, N, 32);
+    EeInput in = {.n = N, .ids = ids};
+    float *a = xmalloc(sizeof(float) * N * c.T), *b = xmalloc(sizeof(float) * N * c.T);
+    CHECK_OK(ee_model_predict(m, &in, a, 0, EE_DEVICE_CPU));
+    CHECK_OK(ee_model_predict(m, &in, b, 100000, GPU_DEV)); /* far too big: must be split */
+    cmp("predict, batch split to fit", b, a, (size_t)N * c.classes, 1e-4);
+    EeAttrOptions oc = attr_opts(EE_DEVICE_CPU), og = attr_opts(GPU_DEV);
+    in.n = 8;
+    og.batch = 100000;
+    float fx[8];
+    int32_t tg[8];
+    EeAttrInfo info = {tg, fx, NULL, NULL, 0, 0, 0};
+    CHECK_OK(ee_ig_attribute(m, &in, &oc, a, &info));
+    CHECK_OK(ee_ig_attribute(m, &in, &og, b, NULL));
+    double e = relerr_floor(b, a, (size_t)in.n * c.T, maxabs(fx, in.n));
+    printf("  %-58s rel err %9.2e\n", "IG s=20, batch split to fit", e);
+    CHECK(e <= 1e-4, "IG with a split batch: %.3g", e);
+    free(a); free(b); free(ids);
+    ee_model_free(m);
+    return check_finish("test_gpu split");
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1412,6 +1448,8 @@ int main(void)
         }
         GPU_DEV = EE_DEVICE_GPU;
         printf("test_gpu: device: %s\n", ee_cuda_describe());
+        const char *sp = getenv("EE_TEST_GPU_SPLIT");
+        if (sp && *sp && strcmp(sp, "0") != 0) return split_check();
     }
     printf("CPU threads: %d\n", ee_threads_count());
     ee_rng_seed(&rng, 20240611);

@@ -187,6 +187,10 @@ fi
 section "run $TEST"
 timeout "${EE_TEST_TIMEOUT:-420}" "$TEST"
 rc=$?
+if [ $rc -eq 0 ]; then
+    section "batches split under a GPU memory cap (EE_GPU_MEMORY_MB=64)"
+    EE_GPU_MEMORY_MB=64 EE_TEST_GPU_SPLIT=1 timeout 120 "$TEST" || rc=$?
+fi
 if [ -n "${BENCH:-}" ] && [ -z "${EE_NO_BENCH:-}" ]; then
     section "CPU benchmark, 2 threads ($BENCH)"
     OMP_NUM_THREADS=2 timeout 300 "$BENCH"

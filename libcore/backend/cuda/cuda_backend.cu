@@ -156,10 +156,50 @@ extern "C" double ee_cuda_timer_stop(void)
 }
 
 /* ---- memory ------------------------------------------------------------------------- */
+/* An optional cap on the device memory libcore allocates:
+ * EE_GPU_MEMORY_MB in the environment (read once). Allocations past it
+ * fail like an out-of-memory, and the callers split their batches. Sizes
+ * are kept in a small host table keyed by pointer. */
+#define ALLOC_SLOTS 4096
+static struct { void *p; size_t n; } g_allocs[ALLOC_SLOTS];
+static size_t g_allocated, g_cap;
+static int g_cap_read;
+
+static size_t mem_cap(void)
+{
+    if (!g_cap_read) {
+        const char *e = getenv("EE_GPU_MEMORY_MB");
+        double mb = e ? atof(e) : 0;
+        g_cap = mb > 0 ? (size_t)(mb * 1048576.0) : 0;
+        g_cap_read = 1;
+    }
+    return g_cap;
+}
+
+static void track(void *p, size_t n)
+{
+    size_t h = ((uintptr_t)p >> 8) % ALLOC_SLOTS;
+    for (size_t k = 0; k < ALLOC_SLOTS; k++) {
+        size_t i = (h + k) % ALLOC_SLOTS;
+        if (!g_allocs[i].p) { g_allocs[i].p = p; g_allocs[i].n = n; g_allocated += n; return; }
+    }
+    g_allocated += n; /* table full: counted, not tracked */
+}
+
+static void untrack(void *p)
+{
+    size_t h = ((uintptr_t)p >> 8) % ALLOC_SLOTS;
+    for (size_t k = 0; k < ALLOC_SLOTS; k++) {
+        size_t i = (h + k) % ALLOC_SLOTS;
+        if (g_allocs[i].p == p) { g_allocated -= g_allocs[i].n; g_allocs[i].p = NULL; return; }
+    }
+}
+
 static void *cu_alloc(size_t bytes)
 {
     void *p = NULL;
     if (bytes == 0) bytes = 1;
+    if (mem_cap() && g_allocated + bytes > mem_cap()) return NULL;
     if (cudaMalloc(&p, bytes) != cudaSuccess) {
         cudaGetLastError(); /* out of memory is reported by the caller */
         return NULL;
@@ -169,12 +209,15 @@ static void *cu_alloc(size_t bytes)
         cudaFree(p);
         return NULL;
     }
+    track(p, bytes);
     return p;
 }
 
 static void cu_release(void *p)
 {
-    if (p) EECU_CK(cudaFree(p));
+    if (!p) return;
+    untrack(p);
+    EECU_CK(cudaFree(p));
 }
 
 static void cu_upload(void *dst, const void *host, size_t bytes)
