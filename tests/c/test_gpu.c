@@ -1396,6 +1396,7 @@ static void attr_timing(void)
  * do not fit are split, and the results still match the CPU. */
 static int split_check(void)
 {
+    ee_rng_seed(&rng, 20240611);
     const char *cap = getenv("EE_GPU_MEMORY_MB");
     printf("test_gpu: split check under EE_GPU_MEMORY_MB=%s\n", cap ? cap : "(unset)");
     EeConfig c;
@@ -1440,6 +1441,8 @@ int main(void)
         GPU_DEV = EE_DEVICE_CPU;
         printf("test_gpu: EE_TEST_GPU_FAKE: the CPU backend stands in for the GPU "
                "(checks this program, not CUDA)\n");
+        const char *sp = getenv("EE_TEST_GPU_SPLIT");
+        if (sp && *sp && strcmp(sp, "0") != 0) return split_check();
     } else {
         GPU = ee_backend_cuda();
         if (!GPU) {
