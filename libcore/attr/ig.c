@@ -105,6 +105,7 @@ static EeStatus ig_sorted(EeModel *m, const EeInput *in, const EeAttrOptions *o,
     int R = opt.batch > 0 ? opt.batch : ee_attr_default_batch(c, dev);
     int G = R / s > 0 ? R / s : 1;            /* sequences per group */
     if (G > N) G = N > 0 ? N : 1;
+    if (R > G * s) R = G * s; /* no larger than one group's interpolation rows */
     int Bmax = R > 2 * G ? R : 2 * G;
     EeRun *r = NULL;
     if ((st = ee_run_new(m, be, Bmax, 1, 0, &r))) { free(alpha); free(wts); return st; }

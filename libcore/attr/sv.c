@@ -328,6 +328,9 @@ static EeStatus sv_run(EeModel *m, const EeInput *in, const EeAttrOptions *o, fl
     if ((st = ee_device_resolve(o->device, &dev))) return st;
     int T = c->T, C = c->classes, N = in->n, s = o->steps;
     int B = o->batch > 0 ? o->batch : ee_attr_default_batch(c, dev);
+    long rows_needed = N; /* no larger than all the perturbed copies together */
+    for (int i = 0; i < N; i++) rows_needed += 1 + (long)s * ee_count_real(in->ids + (size_t)i * T, T);
+    if (B > rows_needed) B = (int)rows_needed;
     EeRun *r = NULL;
     /* the transformer's per-sequence cache embeds two rows at once */
     if ((st = ee_run_new(m, ee_backend_for(dev), B > 2 ? B : 2, 0, 0, &r))) return st;
