@@ -111,6 +111,15 @@ struct EeBackend {
     void (*maxpool_bwd)(const float *dPooled, const int32_t *argmax, float *dAct,
                         int B, int T, int F, int ld, int off);
 
+    /* The convolution backward through the max over time in one step: only
+     * the winning window of each (sequence, filter) passes a gradient, so
+     * each filter touches w token rows. dPooled [B][ld] at column off,
+     * argmax [B][F] (-1: none). dE, dW, db accumulate; each may be NULL.
+     * Equals maxpool_bwd followed by conv_bwd. */
+    void (*conv_pool_bwd)(const float *E, const float *W, const float *dPooled,
+                          const int32_t *argmax, float *dE, float *dW, float *db, int B, int T,
+                          int d, int w, int F, int ld, int off);
+
     /* Rows gather/scatter with strides (e.g. [CLS] rows): dst[i][:] = src[i*stride][:] */
     void (*gather_rows)(const float *src, int stride, float *dst, int n, int cols);
     void (*scatter_rows)(const float *src, float *dst, int stride, int n, int cols);

@@ -34,7 +34,7 @@ typedef struct {
     int32_t *arg[EE_MAX_WIDTHS];   /* max-over-time winners [B][F] */
     float *pooled;                 /* [B][K*F] */
     uint8_t *keep;                 /* dropout on pooled */
-    float *dpooled, *dact;
+    float *dpooled;
 } CnnAct;
 
 static EeStatus cnn_alloc(EeRun *r)
@@ -53,7 +53,6 @@ static EeStatus cnn_alloc(EeRun *r)
     if (r->keep) {
         a->keep = ee_run_alloc(r, B * KF, &fail);
         a->dpooled = ee_run_alloc(r, B * KF * sizeof(float), &fail);
-        a->dact = ee_run_alloc(r, B * T * F * sizeof(float), &fail);
     }
     return fail ? EE_ERR_NOMEM : EE_OK;
 }
@@ -68,7 +67,6 @@ static void cnn_release(EeRun *r)
     r->be->release(a->pooled);
     r->be->release(a->keep);
     r->be->release(a->dpooled);
-    r->be->release(a->dact);
     free(a);
     r->kind = NULL;
 }
@@ -112,10 +110,10 @@ static void cnn_backward(EeRun *r, int B, const float *dout, int need_de, int pa
     if (need_de) be->zero(r->de, sizeof(float) * (size_t)B * T * d);
     for (int k = 0; k < c->nwidths; k++) {
         int b = conv_b(c, k);
-        be->maxpool_bwd(a->dpooled, a->arg[k], a->dact, B, T, F, KF, k * F);
-        be->conv_bwd(r->e, ee_run_w(r, conv_w(c, k)), a->dact, need_de ? r->de : NULL,
-                     pg ? ee_run_g(r, conv_w(c, k)) : NULL, pg && b >= 0 ? ee_run_g(r, b) : NULL, B,
-                     T, d, c->widths[k], F);
+        /* only each filter's winning window passes a gradient */
+        be->conv_pool_bwd(r->e, ee_run_w(r, conv_w(c, k)), a->dpooled, a->arg[k],
+                          need_de ? r->de : NULL, pg ? ee_run_g(r, conv_w(c, k)) : NULL,
+                          pg && b >= 0 ? ee_run_g(r, b) : NULL, B, T, d, c->widths[k], F, KF, k * F);
     }
 }
 

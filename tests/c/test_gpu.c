@@ -683,6 +683,23 @@ static void test_maxpool(void)
     CPU->maxpool_bwd(dP.h, argc, dA.h, B, T, F, ld, off);
     GPU->maxpool_bwd(dP.d, argd, dA.d, B, T, F, ld, off);
     cmp_exact_dev("maxpool_bwd", dA.d, dA.h, sizeof(float) * nA);
+    /* the fused convolution backward through the max (argmax from above) */
+    for (int w = 1; w <= 4; w += 3) {
+        int d = 6;
+        size_t nE = (size_t)B * T * d, nW = (size_t)w * d * F;
+        Buf E = buf_rand(nE, -1, 1), W = buf_rand(nW, -1, 1);
+        Buf dE = buf_rand(nE, -1, 1), dW = buf_rand(nW, -1, 1), db = buf_rand((size_t)F, -1, 1);
+        CPU->conv_pool_bwd(E.h, W.h, dP.h, argc, dE.h, dW.h, db.h, B, T, d, w, F, ld, off);
+        GPU->conv_pool_bwd(E.d, W.d, dP.d, argd, dE.d, dW.d, db.d, B, T, d, w, F, ld, off);
+        char name[80];
+        snprintf(name, sizeof name, "conv_pool_bwd w=%d dE", w);
+        cmp_buf(name, &dE, TOL_OP);
+        snprintf(name, sizeof name, "conv_pool_bwd w=%d dW", w);
+        cmp_buf(name, &dW, TOL_OP);
+        snprintf(name, sizeof name, "conv_pool_bwd w=%d db", w);
+        cmp_buf(name, &db, TOL_OP);
+        buf_free(&E); buf_free(&W); buf_free(&dE); buf_free(&dW); buf_free(&db);
+    }
     free(a);
     free(mk);
     free(argc);

@@ -1102,6 +1102,49 @@ static void test_dropout(void)
     free(X); free(X1); free(X2); free(X3); free(k1); free(k2); free(k3); free(ks); free(dX);
 }
 
+/* conv_pool_bwd equals maxpool_bwd followed by conv_bwd (the dense path,
+ * itself checked against double precision above), including ties, masked
+ * positions, all-negative filters (argmax -1) and windows at the end. */
+static void test_conv_pool(void)
+{
+    int B = 3, T = 9, d = 5, F = 7, K = 2, widths[2] = {2, 4}, ld = K * F;
+    float *E = gc_alloc(sizeof(float) * B * T * d), *pooled = gc_alloc(sizeof(float) * B * ld);
+    float *dP = gc_alloc(sizeof(float) * B * ld);
+    uint8_t mask[27];
+    for (int i = 0; i < B * T; i++) mask[i] = (i % T) < T - (i / T) * 2; /* padding at the end */
+    gc_fill_f(&rng, E, (size_t)B * T * d, -1, 1);
+    gc_fill_f(&rng, dP, (size_t)B * ld, -1, 1);
+    for (int k = 0; k < K; k++) {
+        int w = widths[k];
+        size_t wsz = (size_t)w * d * F;
+        float *W = gc_alloc(sizeof(float) * wsz), *bias = gc_alloc(sizeof(float) * F);
+        float *out = gc_alloc(sizeof(float) * B * T * F), *dact = gc_alloc(sizeof(float) * B * T * F);
+        int32_t *arg = gc_alloc(sizeof(int32_t) * B * F);
+        gc_fill_f(&rng, W, wsz, -1, 1);
+        gc_fill_f(&rng, bias, F, -1, 1);
+        bias[0] = -50; /* all-negative filter: no gradient */
+        be->conv_fwd(E, W, bias, out, B, T, d, w, F);
+        out[2 * F + 1] = out[5 * F + 1] = 9; /* a tie: the lowest position wins */
+        be->maxpool_fwd(out, mask, pooled, arg, B, T, F, ld, k * F);
+        float *dE1 = gc_alloc(sizeof(float) * B * T * d), *dE2 = gc_alloc(sizeof(float) * B * T * d);
+        float *dW1 = gc_alloc(sizeof(float) * wsz), *dW2 = gc_alloc(sizeof(float) * wsz);
+        float *db1 = gc_alloc(sizeof(float) * F), *db2 = gc_alloc(sizeof(float) * F);
+        be->maxpool_bwd(dP, arg, dact, B, T, F, ld, k * F);
+        be->conv_bwd(E, W, dact, dE1, dW1, db1, B, T, d, w, F);
+        be->conv_pool_bwd(E, W, dP, arg, dE2, dW2, db2, B, T, d, w, F, ld, k * F);
+        double e1 = 0, e2 = 0, e3 = 0, s1 = gc_maxabs_f(dE1, (size_t)B * T * d), s2 = gc_maxabs_f(dW1, wsz);
+        for (size_t i = 0; i < (size_t)B * T * d; i++) e1 = fmax(e1, fabs(dE1[i] - dE2[i]));
+        for (size_t i = 0; i < wsz; i++) e2 = fmax(e2, fabs(dW1[i] - dW2[i]));
+        for (int f = 0; f < F; f++) e3 = fmax(e3, fabs(db1[f] - db2[f]));
+        CHECK(e1 <= 1e-6 * fmax(s1, 1) && e2 <= 1e-6 * fmax(s2, 1) && e3 <= 1e-6,
+              "conv_pool_bwd width %d vs dense: dE %.3g dW %.3g db %.3g", w, e1, e2, e3);
+        CHECK(db2[0] == 0 && arg[0] == -1, "an all-negative filter passes no gradient");
+        free(W); free(bias); free(out); free(dact); free(arg);
+        free(dE1); free(dE2); free(dW1); free(dW2); free(db1); free(db2);
+    }
+    free(E); free(pooled); free(dP);
+}
+
 int main(void)
 {
     ee_threads_enter();
@@ -1113,7 +1156,8 @@ int main(void)
     struct { const char *name; void (*fn)(void); } tests[] = {
         {"memory", test_memory}, {"gemm", test_gemm}, {"vector ops", test_vector_ops},
         {"layernorm", test_layernorm}, {"activations", test_activations}, {"attention", test_attention},
-        {"embed", test_embed}, {"conv", test_conv}, {"maxpool", test_maxpool}, {"losses", test_losses},
+        {"embed", test_embed}, {"conv", test_conv}, {"maxpool", test_maxpool},
+        {"conv+pool bwd", test_conv_pool}, {"losses", test_losses},
         {"adam", test_adam}, {"dropout", test_dropout},
     };
     for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {

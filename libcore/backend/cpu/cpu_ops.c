@@ -563,6 +563,43 @@ static void cpu_maxpool_bwd(const float *dPooled, const int32_t *argmax, float *
         }
 }
 
+static void cpu_conv_pool_bwd(const float *E, const float *W, const float *dPooled,
+                              const int32_t *argmax, float *dE, float *dW, float *db, int B, int T,
+                              int d, int w, int F, int ld, int off)
+{
+    if (dE) {
+        #pragma omp parallel for if ((size_t)B * F * w * d > 100000) schedule(static)
+        for (int b = 0; b < B; b++)
+            for (int f = 0; f < F; f++) {
+                int t = argmax[(size_t)b * F + f];
+                if (t < 0) continue;
+                float g = dPooled[(size_t)b * ld + off + f];
+                for (int j = 0; j < w && t + j < T; j++) {
+                    float *e = dE + ((size_t)b * T + t + j) * d;
+                    const float *wj = W + (size_t)j * d * F + f;
+                    for (int c = 0; c < d; c++) e[c] += g * wj[(size_t)c * F];
+                }
+            }
+    }
+    if (dW || db) {
+        /* each thread owns filters: sums over sequences in order */
+        #pragma omp parallel for if ((size_t)B * F * w * d > 100000) schedule(static)
+        for (int f = 0; f < F; f++)
+            for (int b = 0; b < B; b++) {
+                int t = argmax[(size_t)b * F + f];
+                if (t < 0) continue;
+                float g = dPooled[(size_t)b * ld + off + f];
+                if (db) db[f] += g;
+                if (!dW) continue;
+                for (int j = 0; j < w && t + j < T; j++) {
+                    const float *e = E + ((size_t)b * T + t + j) * d;
+                    float *wj = dW + (size_t)j * d * F + f;
+                    for (int c = 0; c < d; c++) wj[(size_t)c * F] += g * e[c];
+                }
+            }
+    }
+}
+
 static void cpu_gather_rows(const float *src, int stride, float *dst, int n, int cols)
 {
     for (int i = 0; i < n; i++)
@@ -676,6 +713,7 @@ static const EeBackend cpu_backend = {
     .conv_bwd = cpu_conv_bwd,
     .maxpool_fwd = cpu_maxpool_fwd,
     .maxpool_bwd = cpu_maxpool_bwd,
+    .conv_pool_bwd = cpu_conv_pool_bwd,
     .gather_rows = cpu_gather_rows,
     .scatter_rows = cpu_scatter_rows,
     .lerp_rows = cpu_lerp_rows,

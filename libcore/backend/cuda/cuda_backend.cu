@@ -583,6 +583,7 @@ static void fill_table(EeBackend *be)
     be->conv_bwd = cu_conv_bwd;
     be->maxpool_fwd = cu_maxpool_fwd;
     be->maxpool_bwd = cu_maxpool_bwd;
+    be->conv_pool_bwd = eecu_conv_pool_bwd;
     be->gather_rows = cu_gather_rows;
     be->scatter_rows = cu_scatter_rows;
     be->lerp_rows = eecu_lerp_rows;

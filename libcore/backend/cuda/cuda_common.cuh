@@ -55,6 +55,9 @@ static inline unsigned eecu_blocks(size_t n, unsigned threads)
 int eecu_kernels_usable(void); /* 1 if this build has code for the device */
 void eecu_scale_matrix(float *C, int M, int N, int ldc, float beta);
 void eecu_axpy(size_t n, float a, const float *x, float *y);
+void eecu_conv_pool_bwd(const float *E, const float *W, const float *dP, const int32_t *argmax,
+                        float *dE, float *dW, float *db, int B, int T, int d, int w, int F, int ld,
+                        int off);
 void eecu_lerp_rows(float *out, const float *base, const float *diff, const float *alpha,
                     const int32_t *group, int rows, int width);
 void eecu_accum_rows(float *acc, const float *x, const float *w, const int32_t *group, int rows,

@@ -924,3 +924,73 @@ void eecu_accum_rows(float *acc, const float *x, const float *w, const int32_t *
     k_accum_rows<<<eecu_blocks((size_t)width, 128), 128, 0, EECU_STREAM>>>(acc, x, w, group, rows, width);
     EECU_LAUNCHED("accum_rows");
 }
+
+/* ---- convolution backward through the max over time ---------------------------- */
+/* dE: one thread per (sequence, position, channel), gathering the filters
+ * whose winning window covers the position (fixed order: deterministic). */
+__global__ void k_conv_pool_bwd_dE(const float *__restrict__ W, const float *__restrict__ dP,
+                                   const int32_t *__restrict__ argmax, float *dE, int B, int T, int d,
+                                   int w, int F, int ld, int off)
+{
+    size_t n = (size_t)B * T * d;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        int c = (int)(i % d), pos = (int)((i / d) % T), b = (int)(i / ((size_t)d * T));
+        float acc = 0;
+        for (int f = 0; f < F; f++) {
+            int t = argmax[(size_t)b * F + f], j = pos - t;
+            if (t < 0 || j < 0 || j >= w) continue;
+            acc += dP[(size_t)b * ld + off + f] * W[((size_t)j * d + c) * F + f];
+        }
+        dE[i] += acc;
+    }
+}
+
+/* dW: one thread per (tap, channel, filter), summing over sequences. */
+__global__ void k_conv_pool_bwd_dW(const float *__restrict__ E, const float *__restrict__ dP,
+                                   const int32_t *__restrict__ argmax, float *dW, int B, int T, int d,
+                                   int w, int F, int ld, int off)
+{
+    size_t n = (size_t)w * d * F;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        int f = (int)(i % F), c = (int)((i / F) % d), j = (int)(i / ((size_t)F * d));
+        float acc = 0;
+        for (int b = 0; b < B; b++) {
+            int t = argmax[(size_t)b * F + f];
+            if (t < 0 || t + j >= T) continue;
+            acc += dP[(size_t)b * ld + off + f] * E[((size_t)b * T + t + j) * d + c];
+        }
+        dW[i] += acc;
+    }
+}
+
+__global__ void k_conv_pool_bwd_db(const float *__restrict__ dP, const int32_t *__restrict__ argmax,
+                                   float *db, int B, int F, int ld, int off)
+{
+    for (int f = blockIdx.x * blockDim.x + threadIdx.x; f < F; f += gridDim.x * blockDim.x) {
+        float acc = 0;
+        for (int b = 0; b < B; b++)
+            if (argmax[(size_t)b * F + f] >= 0) acc += dP[(size_t)b * ld + off + f];
+        db[f] += acc;
+    }
+}
+
+void eecu_conv_pool_bwd(const float *E, const float *W, const float *dP, const int32_t *argmax,
+                        float *dE, float *dW, float *db, int B, int T, int d, int w, int F, int ld,
+                        int off)
+{
+    if (B <= 0 || T <= 0) return;
+    if (dE) {
+        size_t n = (size_t)B * T * d;
+        k_conv_pool_bwd_dE<<<eecu_blocks(n, THREADS), THREADS, 0, EECU_STREAM>>>(W, dP, argmax, dE, B, T, d, w, F, ld, off);
+        EECU_LAUNCHED("conv_pool_bwd_dE");
+    }
+    if (dW) {
+        size_t n = (size_t)w * d * F;
+        k_conv_pool_bwd_dW<<<eecu_blocks(n, THREADS), THREADS, 0, EECU_STREAM>>>(E, dP, argmax, dW, B, T, d, w, F, ld, off);
+        EECU_LAUNCHED("conv_pool_bwd_dW");
+    }
+    if (db) {
+        k_conv_pool_bwd_db<<<eecu_blocks((size_t)F, THREADS), THREADS, 0, EECU_STREAM>>>(dP, argmax, db, B, F, ld, off);
+        EECU_LAUNCHED("conv_pool_bwd_db");
+    }
+}
