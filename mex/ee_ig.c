@@ -3,9 +3,10 @@
 
 #include <string.h>
 
-enum { O_STEPS, O_METHOD, O_BASELINE, O_TARGET, O_BATCH, O_DEVICE, O_VERBOSE, O_ROWS, NOPT };
+enum { O_STEPS, O_METHOD, O_BASELINE, O_TARGET, O_BATCH, O_DEVICE, O_VERBOSE, O_ROWS, O_INCREMENTAL,
+       NOPT };
 static const char *const opt_names[NOPT] = {"steps", "method", "baseline", "target", "batch",
-                                            "device", "verbose", "rows"};
+                                            "device", "verbose", "rows", "incremental"};
 static const char *const methods[] = {"gausslegendre", "riemann_right", "riemann_left",
                                       "riemann_middle", "riemann_trapezoid", "xgrad"};
 
@@ -39,6 +40,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     if (o[O_BATCH].value) a.batch = ee_mx_int(o[O_BATCH].value, "'batch'", 1, 1 << 20);
     a.device = ee_mx_device(o[O_DEVICE].value);
     if (o[O_VERBOSE].value) a.verbose = ee_mx_bool(o[O_VERBOSE].value, "'verbose'");
+    if (o[O_INCREMENTAL].value) a.full_passes = !ee_mx_bool(o[O_INCREMENTAL].value, "'incremental'");
     int nrows;
     int *rows = ee_mx_attr_rows(o[O_ROWS].value, all.n, &nrows);
 

@@ -25,6 +25,11 @@
 ## 'argmax' (default) or class indices (N x 1, or one for all rows).
 ## @item 'rows'
 ## compute only these rows of X (to split long runs and checkpoint).
+## @item 'incremental'
+## true (default): on the CPU, the cnn's interpolation points come from two
+## convolutions per sequence (convolutions are linear in e) and gradients
+## flow through each filter's winning window only (the same numbers up to
+## float rounding); false runs s full forward and backward passes.
 ## @item 'batch', 'device', 'verbose'
 ## rows per model pass, 'auto'|'cpu'|'gpu', progress with rate and ETA.
 ## @end table
@@ -125,6 +130,20 @@
 %! assert (A, B, 1e-6 * max (abs (A(:))));
 %! [A2, info] = ee_ig (v.model, v.X, 'target', 2, 'verbose', false);
 %! assert (info.target, 2 * ones (5, 1));
+
+%!test
+%! ## the cnn's incremental path equals full passes within float32 rounding
+%! for f = {'cnn_tiny', 'cnn_tiny_nobias'}
+%!   w = load (fullfile (vdir, [f{1} '.mat']));
+%!   for bl = {'pad', 'zero'}
+%!     [a, ia] = ee_ig (w.model, w.X, 'baseline', bl{1}, 'method', 'riemann_middle', 'steps', 7, 'verbose', false);
+%!     [b, ib] = ee_ig (w.model, w.X, 'baseline', bl{1}, 'method', 'riemann_middle', 'steps', 7, ...
+%!                      'incremental', false, 'verbose', false);
+%!     assert (double (a), double (b), tol (w, b));
+%!     assert (ia.delta, ib.delta, tol (w, w.fx));
+%!     assert (ia.passes, ib.passes);
+%!   end
+%! end
 
 %!error id=ee:notSupported ee_ig (v.model, v.X, 'method', 'xgrad')
 %!error id=ee:notSupported

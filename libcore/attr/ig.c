@@ -77,6 +77,118 @@ EeStatus ee_ig_nodes(EeIgMethod method, int s, double *a, double *w)
     return EE_OK;
 }
 
+/* ---- the cnn on the CPU: convolutions are linear in e -------------------------------
+ * conv(e_b + a (e_x - e_b)) = conv(e_b) + a conv(e_x - e_b), so the
+ * pre-activations at every node come from two convolutions per sequence;
+ * each node then needs only the max over time, and its gradient flows
+ * through each filter's winning window alone (conv_pool_bwd). The same
+ * numbers as s full passes up to float rounding. */
+static EeStatus ig_cnn_linear(EeModel *m, const EeInput *in, const EeAttrOptions *o, const double *alpha,
+                              const double *wts, float *A, EeAttrInfo *info)
+{
+    const EeConfig *c = &m->cfg;
+    const EeBackend *be = ee_backend_cpu();
+    int N = in->n, T = c->T, d = c->d, F = c->filters, K = c->nwidths, KF = K * F, C = c->classes;
+    int s = o->steps;
+    const float *E = m->w + m->p[ee_model_find_param(m, NULL, 0, "E_tok")].offset;
+    const float *Wc = m->w + m->p[ee_model_find_param(m, NULL, 0, "Wc")].offset;
+    int bci = ee_model_find_param(m, NULL, 0, "bc");
+    const float *bc = bci >= 0 ? m->w + m->p[bci].offset : NULL;
+    const float *W[EE_MAX_WIDTHS], *bias[EE_MAX_WIDTHS];
+    for (int k = 0; k < K; k++) {
+        W[k] = m->w + m->p[ee_model_find_param(m, "conv", k, "W")].offset;
+        int bi = ee_model_find_param(m, "conv", k, "b");
+        bias[k] = bi >= 0 ? m->w + m->p[bi].offset : NULL;
+    }
+    double t0 = ee_now();
+    int fail = 0;
+    #pragma omp parallel reduction(|| : fail)
+    {
+        size_t TF = (size_t)T * F;
+        float *ex = malloc(sizeof(float) * T * d), *eb = malloc(sizeof(float) * T * d);
+        float *diff = malloc(sizeof(float) * T * d), *acc = malloc(sizeof(float) * T * d);
+        float *base = malloc(sizeof(float) * TF * K), *dlt = malloc(sizeof(float) * TF * K);
+        float *pre = malloc(sizeof(float) * TF), *pooled = malloc(sizeof(float) * KF);
+        float *dP = malloc(sizeof(float) * KF);
+        int32_t *arg = malloc(sizeof(int32_t) * KF), *bids = malloc(sizeof(int32_t) * T);
+        uint8_t *mask = malloc((size_t)T);
+        if (!ex || !eb || !diff || !acc || !base || !dlt || !pre || !pooled || !dP || !arg || !bids || !mask)
+            fail = 1;
+        #pragma omp for schedule(dynamic, 1)
+        for (int i = 0; i < N; i++) {
+            if (fail) continue;
+            const int32_t *ids = in->ids + (size_t)i * T;
+            ee_attr_row_mask(m, in, i, mask);
+            ee_attr_row_baseline(m, in, o, i, bids);
+            int L = 1; /* positions past the last token, baseline token or attended one see zeros */
+            for (int t = 0; t < T; t++)
+                if (mask[t] || ids[t] != EE_PAD || (o->baseline != EE_BASELINE_ZERO && bids[t] != EE_PAD)) L = t + 1;
+            size_t Ld = (size_t)L * d, LF = (size_t)L * F;
+            for (int t = 0; t < L; t++) {
+                memcpy(ex + (size_t)t * d, E + (size_t)ids[t] * d, sizeof(float) * d);
+                if (o->baseline == EE_BASELINE_ZERO) memset(eb + (size_t)t * d, 0, sizeof(float) * d);
+                else memcpy(eb + (size_t)t * d, E + (size_t)bids[t] * d, sizeof(float) * d);
+            }
+            for (size_t q = 0; q < Ld; q++) diff[q] = ex[q] - eb[q];
+            for (int k = 0; k < K; k++) {
+                be->conv_fwd(eb, W[k], bias[k], base + TF * k, 1, L, d, c->widths[k], F);
+                be->conv_fwd(diff, W[k], NULL, dlt + TF * k, 1, L, d, c->widths[k], F);
+            }
+            /* logits at a = 1 (x) and a = 0 (baseline) */
+            double z[2][64];
+            for (int end = 0; end < 2; end++) {
+                for (int k = 0; k < K; k++) {
+                    for (size_t q = 0; q < LF; q++) pre[q] = base[TF * k + q] + (end ? 0.0f : dlt[TF * k + q]);
+                    be->maxpool_fwd(pre, mask, pooled, arg, 1, L, F, KF, k * F);
+                }
+                for (int cl = 0; cl < C && cl < 64; cl++) {
+                    double v = bc ? bc[cl] : 0;
+                    for (int q = 0; q < KF; q++) v += (double)pooled[q] * Wc[(size_t)q * C + cl];
+                    z[end][cl] = v;
+                }
+            }
+            int tg = 0;
+            if (o->target) tg = o->target[i];
+            else for (int cl = 1; cl < C; cl++) if (z[0][cl] > z[0][tg]) tg = cl;
+            memset(acc, 0, sizeof(float) * Ld);
+            for (int n = 0; n < s; n++) {
+                float a = (float)alpha[n];
+                for (int k = 0; k < K; k++) {
+                    for (size_t q = 0; q < LF; q++) pre[q] = base[TF * k + q] + a * dlt[TF * k + q];
+                    be->maxpool_fwd(pre, mask, pooled, arg + k * F, 1, L, F, F, 0);
+                }
+                for (int q = 0; q < KF; q++) dP[q] = (float)wts[n] * Wc[(size_t)q * C + tg];
+                for (int k = 0; k < K; k++)
+                    be->conv_pool_bwd(NULL, W[k], dP, arg + k * F, acc, NULL, NULL, 1, L, d, c->widths[k], F,
+                                      KF, k * F);
+            }
+            double total = 0;
+            for (int t = 0; t < T; t++) {
+                double sum = 0;
+                if (t < L)
+                    for (int q = 0; q < d; q++) sum += (double)diff[(size_t)t * d + q] * acc[(size_t)t * d + q];
+                A[(size_t)i * T + t] = (float)sum;
+                total += sum;
+            }
+            if (info) {
+                if (info->target) info->target[i] = tg;
+                if (info->fx) info->fx[i] = (float)z[0][tg];
+                if (info->fbaseline) info->fbaseline[i] = (float)z[1][tg];
+                if (info->delta) info->delta[i] = (float)(total - (z[0][tg] - z[1][tg]));
+            }
+        }
+        free(ex); free(eb); free(diff); free(acc); free(base); free(dlt); free(pre); free(pooled);
+        free(dP); free(arg); free(bids); free(mask);
+    }
+    if (fail) return ee_fail(EE_ERR_NOMEM, "out of memory");
+    if (info) {
+        info->forward = (long)N * (s + 2);
+        info->backward = (long)N * s;
+        info->seconds = ee_now() - t0;
+    }
+    return EE_OK;
+}
+
 static EeStatus ig_sorted(EeModel *m, const EeInput *in, const EeAttrOptions *o, float *A,
                           EeAttrInfo *info)
 {
@@ -100,6 +212,12 @@ static EeStatus ig_sorted(EeModel *m, const EeInput *in, const EeAttrOptions *o,
     EeDevice dev;
     if ((st = ee_device_resolve(opt.device, &dev))) { free(alpha); free(wts); return st; }
     const EeBackend *be = ee_backend_for(dev);
+    if (c->kind == EE_KIND_CNN && dev == EE_DEVICE_CPU && c->classes <= 64 && !opt.full_passes) {
+        st = ig_cnn_linear(m, in, &opt, alpha, wts, A, info);
+        free(alpha);
+        free(wts);
+        return st;
+    }
 
     int token = ee_is_token_model(c), T = token ? c->T : 1, C = c->classes, N = in->n;
     int R = opt.batch > 0 ? opt.batch : ee_attr_default_batch(c, dev);
