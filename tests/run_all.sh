@@ -47,7 +47,8 @@ count "$log/vg.last"
 
 echo "== Octave tests"
 octave-cli --no-gui --no-history -q --eval "addpath('$root/tests/octave'); run_octave_tests()" > "$log/oct.out" 2>&1
-grep -E '^\S+ +[0-9]+ passed|^test_datasets:|^octave:|^!!!!!|^\*\*\*\*\*' "$log/oct.out"
+grep -E '^\S+ +[0-9]+ passed|^test_datasets:|^octave:' "$log/oct.out"
+grep -B6 -A3 '^!!!!!' "$log/oct.out" | head -60   # the failing blocks, if any
 grep '^octave: ' "$log/oct.out" > "$log/oct.last" || { tail -30 "$log/oct.out"; failed=$((failed + 1)); }
 count "$log/oct.last"
 
