@@ -37,6 +37,19 @@ int ee_attr_default_batch(const EeConfig *c, EeDevice dev)
     }
 }
 
+EeStatus ee_attr_fit_batch(EeAttrFn fn, EeModel *m, const EeInput *in, const EeAttrOptions *o,
+                           float *A, EeAttrInfo *info)
+{
+    EeDevice dev;
+    EeStatus st = ee_device_resolve(o->device, &dev);
+    if (st) return st;
+    EeAttrOptions opt = *o;
+    opt.batch = o->batch > 0 ? o->batch : ee_attr_default_batch(&m->cfg, dev);
+    while ((st = fn(m, in, &opt, A, info)) == EE_ERR_NOMEM && dev == EE_DEVICE_GPU && opt.batch > 1)
+        opt.batch /= 2;
+    return st;
+}
+
 EeStatus ee_attr_check(const EeModel *m, const EeInput *in, const EeAttrOptions *o, int for_sv)
 {
     const EeConfig *c = &m->cfg;
@@ -89,17 +102,7 @@ void ee_attr_row_baseline(const EeModel *m, const EeInput *in, const EeAttrOptio
     }
 }
 
-static void say(const EeAttrOptions *o, const char *fmt, ...)
-{
-    if (!o->verbose) return;
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (o->print) o->print(o->print_ctx, line);
-    else fprintf(stderr, "%s\n", line);
-}
+#define say(o, ...) ee_say((o)->verbose, (o)->print, (o)->print_ctx, __VA_ARGS__)
 
 void ee_progress_start(EeProgress *p, const EeAttrOptions *o, const char *what, long total)
 {

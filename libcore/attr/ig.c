@@ -400,15 +400,7 @@ static EeStatus ig_ordered(EeModel *m, const EeInput *in, const EeAttrOptions *o
 EeStatus ee_ig_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o, float *A,
                          EeAttrInfo *info)
 {
-    EeDevice dev;
-    EeStatus st = ee_device_resolve(o->device, &dev);
-    if (st) return st;
-    EeAttrOptions opt = *o;
-    opt.batch = o->batch > 0 ? o->batch : ee_attr_default_batch(&m->cfg, dev);
-    /* a batch that does not fit in GPU memory is split, not refused */
-    while ((st = ig_ordered(m, in, &opt, A, info)) == EE_ERR_NOMEM && dev == EE_DEVICE_GPU && opt.batch > 1)
-        opt.batch /= 2;
-    return st;
+    return ee_attr_fit_batch(ig_ordered, m, in, o, A, info);
 }
 
 static EeStatus ig_ordered(EeModel *m, const EeInput *in, const EeAttrOptions *o, float *A,

@@ -306,15 +306,7 @@ static EeStatus sv_run(EeModel *m, const EeInput *in, const EeAttrOptions *o, fl
 EeStatus ee_sv_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o, float *A,
                          EeAttrInfo *info)
 {
-    EeDevice dev;
-    EeStatus st = ee_device_resolve(o->device, &dev);
-    if (st) return st;
-    EeAttrOptions opt = *o;
-    opt.batch = o->batch > 0 ? o->batch : ee_attr_default_batch(&m->cfg, dev);
-    /* a batch that does not fit in GPU memory is split, not refused */
-    while ((st = sv_run(m, in, &opt, A, info)) == EE_ERR_NOMEM && dev == EE_DEVICE_GPU && opt.batch > 1)
-        opt.batch /= 2;
-    return st;
+    return ee_attr_fit_batch(sv_run, m, in, o, A, info);
 }
 
 static EeStatus sv_run(EeModel *m, const EeInput *in, const EeAttrOptions *o, float *A,

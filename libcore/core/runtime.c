@@ -4,7 +4,11 @@
 #include "../backend/backend.h"
 #include "../backend/cuda/cuda_backend.h"
 
+#include "../models/model_impl.h"
+
 #include <cblas.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <time.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -85,4 +89,16 @@ EeStatus ee_backend_check(const EeBackend *be)
         return ee_fail(EE_ERR_NODEVICE, "a CUDA operation failed (details on stderr); "
                                         "the GPU may be out of memory: try a smaller 'batch'");
     return EE_OK;
+}
+
+void ee_say(int verbose, void (*print)(void *, const char *), void *ctx, const char *fmt, ...)
+{
+    if (!verbose) return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (print) print(ctx, line);
+    else fprintf(stderr, "%s\n", line);
 }

@@ -134,6 +134,14 @@ void ee_tf_layer0_qkv(EeRun *r, float **q, float **k, float **v);
 /* Zero row 0 (PAD) of every token-embedding gradient. */
 void ee_run_drop_pad_grads(EeRun *r);
 
+/* A progress or report line through the caller's printer (stderr when
+ * print is NULL); nothing when verbose is 0. */
+void ee_say(int verbose, void (*print)(void *, const char *), void *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
 /* Shared allocation helper for kinds: NULL-safe, zero-filled. */
 void *ee_run_alloc(EeRun *r, size_t bytes, int *fail);
 

@@ -41,17 +41,7 @@ void ee_history_free(EeHistory *h)
     memset(h, 0, sizeof *h);
 }
 
-static void say(const EeTrainOptions *o, const char *fmt, ...)
-{
-    if (!o->verbose) return;
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (o->print) o->print(o->print_ctx, line);
-    else fprintf(stderr, "%s\n", line);
-}
+#define say(o, ...) ee_say((o)->verbose, (o)->print, (o)->print_ctx, __VA_ARGS__)
 
 static void fmt_time(double s, char *buf, size_t n)
 {
