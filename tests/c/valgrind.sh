@@ -26,7 +26,8 @@ fi
 export EE_TEST_QUICK EE_VECTORS
 VALGRIND=${VALGRIND:-valgrind}
 VG_EXCLUDE=${VG_EXCLUDE:-}
-opts=(--leak-check=full --error-exitcode=1 --errors-for-leak-kinds=definite,indirect)
+opts=(--leak-check=full --error-exitcode=1 --errors-for-leak-kinds=definite,indirect
+      --suppressions="$(cd "$(dirname "$0")" && pwd)/valgrind.supp")
 
 if ! command -v "$VALGRIND" >/dev/null 2>&1; then
     echo "valgrind.sh: '$VALGRIND' not found" >&2
