@@ -1,0 +1,272 @@
+## -*- texinfo -*-
+## @deftypefn  {} {@var{C} =} ee_convergence (@var{model}, @var{X}, @var{method}, @var{S}, @dots{})
+## Convergence curve of an expensive explainer (Figure 5 of the paper).
+##
+## @var{method} is @qcode{'ig'} (Integrated Gradients, @code{ee_ig}) or
+## @qcode{'sv'} (Shapley Value Sampling, @code{ee_sv}).  The target maps are
+## the expensive explainer at s = @var{S} (default 20).  For every s = 1..S a
+## fresh, independent run with s samples is compared with the target: the
+## mean squared error over all T positions of each sequence (pads
+## included), as in doc/MODELS.md, section "Convergence curve (Figure 5)".
+##
+## @itemize
+## @item IG: @code{ee_ig (model, X, 'steps', s, 'method', M)}; IG is
+## deterministic, so the run at s = S reproduces the target exactly (MSE 0).
+## @item SV: @code{ee_sv (model, X, 'samples', s, 'seed', seed0 + s)} for
+## s < S: new permutations for every s; the target and the run at s = S use
+## @code{seed0}, so the last value is exactly 0 as well.
+## @end itemize
+##
+## Options (name/value):
+## @table @asis
+## @item 'method'
+## IG integration rule (default @qcode{'gausslegendre'}); the Riemann rules
+## need s >= 2, so their curve starts at s = 2 (s = 1 gives NaN).
+## @item 'seed'
+## seed0 of SV (default 1).
+## @item 'explainer'
+## an Empirical Explainer (from @code{ee_train}); adds
+## @code{explainer_mse} (N x 1), @code{explainer_curve} (their mean),
+## @code{explainer_passes} (1) and @code{crossing}.
+## @item 'target', 'target_info'
+## the target maps (N x T) and their info struct, when the caller has them
+## already (they must come from the same call: same X, method, S, seed and
+## batch, or the value at s = S is not exactly 0).
+## @item 'batch', 'device'
+## passed on to the gateways.
+## @item 'checkpoint'
+## a .mat file: after each s the partial result is saved there
+## (atomically) and a later call with the same arguments resumes from it.
+## @item 'verbose'
+## true (default) prints one progress line per s.
+## @end table
+##
+## @var{C} has fields @code{method}, @code{S}, @code{s} (1..S), @code{mse}
+## (N x S, per sequence), @code{curve} (1 x S, mean over sequences),
+## @code{quartiles} (3 x S: 25th, 50th, 75th percentile over sequences),
+## @code{passes} (1 x S: model passes per explanation, the gateways'
+## @code{info.passes} / N, extra forwards included), @code{seconds} (1 x S),
+## @code{target}, @code{target_passes}, @code{target_seconds},
+## @code{crossing} (the smallest s whose curve value is below the
+## explainer's, NaN if none or no explainer).
+## @seealso{ee_ig, ee_sv, ee_explain, figure5}
+## @end deftypefn
+
+function C = ee_convergence (model, X, method, S, varargin)
+  if (nargin < 3)
+    print_usage ();
+  end
+  if (nargin < 4 || isempty (S))
+    S = 20;
+  end
+  method = lower (method);
+  if (! any (strcmp (method, {'ig', 'sv'})))
+    error ('ee:badInput', 'ee_convergence: METHOD must be ''ig'' or ''sv'', got ''%s''', method);
+  end
+  if (! (isscalar (S) && S == fix (S) && S >= 1))
+    error ('ee:badInput', 'ee_convergence: S must be a positive integer');
+  end
+  o = struct ('method', 'gausslegendre', 'seed', 1, 'explainer', [], 'target', [], ...
+              'target_info', [], 'batch', [], 'device', [], 'checkpoint', '', 'verbose', true);
+  o = parse_options (o, varargin);
+  N = rows (X);
+  T = columns (X);
+
+  gw = {};                          # options passed to every gateway call
+  if (! isempty (o.batch))  gw(end+1:end+2) = {'batch', o.batch};  end
+  if (! isempty (o.device)) gw(end+1:end+2) = {'device', o.device}; end
+
+  if (strcmp (method, 'ig'))
+    run = @(s) ee_ig (model, X, 'steps', s, 'method', o.method, 'verbose', false, gw{:});
+    min_s = 1 + ! strcmp (o.method, 'gausslegendre');
+    label = sprintf ('IG (%s)', o.method);
+  else
+    ## s < S: seed0 + s (independent permutations); s = S: seed0 (the target)
+    run = @(s) ee_sv (model, X, 'samples', s, 'seed', o.seed + s * (s < S), ...
+                      'verbose', false, gw{:});
+    min_s = 1;
+    label = 'SV';
+  end
+
+  C = struct ();
+  C.method = method;
+  C.ig_method = o.method;
+  C.seed = o.seed;
+  C.S = S;
+  C.N = N;
+  C.T = T;
+  C.s = 1:S;
+  C.mse = NaN (N, S);
+  C.passes = NaN (1, S);
+  C.seconds = NaN (1, S);
+  done = false (1, S);
+
+  ## resume from a checkpoint written for the same arguments
+  ckey = '';
+  if (! isempty (o.checkpoint))
+    ckey = hash ('md5', [method o.method sprintf('|%d', S, o.seed, N, T) ...
+                         sprintf('%d,', X(:)) ee_model_digest(model)]);
+    if (exist (o.checkpoint, 'file'))
+      try
+        P = load (o.checkpoint);
+        if (isfield (P, 'ckey') && strcmp (P.ckey, ckey))
+          C.mse = P.mse; C.passes = P.passes; C.seconds = P.seconds; done = P.done;
+          if (isempty (o.target) && isfield (P, 'target'))
+            o.target = P.target; o.target_info = P.target_info;
+          end
+          if (o.verbose)
+            printf ('ee_convergence: resuming %s from %s (%d of %d values done)\n', ...
+                    label, o.checkpoint, sum (done), S);
+          end
+        end
+      catch
+      end
+    end
+  end
+
+  ## the target maps: the expensive explainer at s = S
+  if (isempty (o.target))
+    t0 = tic ();
+    [o.target, o.target_info] = run (S);
+    if (! isfield (o.target_info, 'seconds'))
+      o.target_info.seconds = toc (t0);
+    end
+    if (o.verbose)
+      printf ('ee_convergence: %s target at s = %d for %d sequences: %.1f s, %.0f passes each\n', ...
+              label, S, N, o.target_info.seconds, o.target_info.passes / N);
+      fflush (stdout);
+    end
+  end
+  if (! isequal (size (o.target), [N, T]))
+    error ('ee:badInput', 'ee_convergence: ''target'' must be %d x %d', N, T);
+  end
+  C.target = o.target;
+  if (isstruct (o.target_info) && isfield (o.target_info, 'passes'))
+    C.target_passes = o.target_info.passes / N;
+    C.target_seconds = o.target_info.seconds;
+  else
+    C.target_passes = NaN;
+    C.target_seconds = NaN;
+  end
+  target = double (o.target);
+
+  t_all = tic ();
+  for s = 1:S
+    if (done(s))
+      continue;
+    end
+    if (s < min_s)
+      done(s) = true;
+      continue;
+    end
+    t0 = tic ();
+    [A, info] = run (s);
+    C.seconds(s) = toc (t0);
+    C.mse(:, s) = mean ((double (A) - target) .^ 2, 2);
+    C.passes(s) = info.passes / N;
+    done(s) = true;
+    if (o.verbose)
+      printf ('ee_convergence: %s s = %2d/%d: MSE %.4g (median %.4g), %.0f passes/explanation, %.1f s\n', ...
+              label, s, S, mean (C.mse(:, s)), median (C.mse(:, s)), C.passes(s), C.seconds(s));
+      fflush (stdout);
+    end
+    if (! isempty (o.checkpoint))
+      P = struct ('ckey', ckey, 'mse', C.mse, 'passes', C.passes, 'seconds', C.seconds, ...
+                  'done', done, 'target', o.target, 'target_info', o.target_info);
+      atomic_save (o.checkpoint, P);
+    end
+  end
+  C.curve = mean (C.mse, 1);
+  C.quartiles = quartiles (C.mse);
+  if (any (C.mse(:, S) != 0))
+    warning ('ee:convergence', ['ee_convergence: the run at s = S differs from the target ' ...
+             '(max MSE %g): was the target computed with other options?'], max (C.mse(:, S)));
+  end
+
+  C.explainer_mse = [];
+  C.explainer_curve = NaN;
+  C.explainer_passes = NaN;
+  C.explainer_seconds = NaN;
+  C.crossing = NaN;
+  if (! isempty (o.explainer))
+    t0 = tic ();
+    [E, info] = ee_explain (o.explainer, X, gw{:});
+    C.explainer_seconds = toc (t0);
+    C.explainer_mse = mean ((double (E) - target) .^ 2, 2);
+    C.explainer_curve = mean (C.explainer_mse);
+    C.explainer_quartiles = quartiles (C.explainer_mse);
+    C.explainer_passes = info.passes / N;
+    C.crossing = find (C.curve < C.explainer_curve, 1);
+    if (isempty (C.crossing))
+      C.crossing = NaN;
+    end
+    if (o.verbose)
+      printf ('ee_convergence: Empirical Explainer: MSE %.4g (median %.4g), %g pass/explanation; ', ...
+              C.explainer_curve, median (C.explainer_mse), C.explainer_passes);
+      printf ('the expensive explainer is closer from s = %d on\n', C.crossing);
+    end
+  end
+  C.total_seconds = toc (t_all);
+end
+
+## per-column 25th, 50th, 75th percentiles (linear interpolation)
+function q = quartiles (M)
+  q = NaN (3, columns (M));
+  for j = 1:columns (M)
+    v = sort (M(! isnan (M(:, j)), j));
+    n = numel (v);
+    if (n == 0)
+      continue;
+    end
+    for k = 1:3
+      p = 1 + (n - 1) * k / 4;
+      lo = floor (p); hi = ceil (p);
+      q(k, j) = v(lo) + (p - lo) * (v(hi) - v(lo));
+    end
+  end
+end
+
+function o = parse_options (o, args)
+  if (mod (numel (args), 2))
+    error ('ee:badInput', 'ee_convergence: options come in name/value pairs');
+  end
+  for k = 1:2:numel (args)
+    name = args{k};
+    if (! ischar (name) || ! isfield (o, lower (name)))
+      error ('ee:badInput', 'ee_convergence: unknown option ''%s''', num2str (name));
+    end
+    o.(lower (name)) = args{k+1};
+  end
+end
+
+## a short digest of a model struct's weights (for the checkpoint key)
+function h = ee_model_digest (m)
+  h = hash ('md5', digest_text (m));
+end
+
+function t = digest_text (x)
+  if (isstruct (x))
+    t = '';
+    for i = 1:numel (x)
+      for f = fieldnames (x)'
+        t = [t f{1} '{' digest_text(x(i).(f{1})) '}'];
+      end
+    end
+  elseif (isnumeric (x) || islogical (x))
+    v = double (x(:));
+    t = sprintf ('%d:%.9g:%.9g;', numel (v), sum (v), sum (v .* (1:numel (v))'));
+  elseif (ischar (x))
+    t = x(:)';
+  else
+    t = class (x);
+  end
+end
+
+function atomic_save (file, P)
+  tmp = sprintf ('%s.tmp%d', file, getpid ());
+  save ('-binary', tmp, '-struct', 'P');
+  [ok, msg] = rename (tmp, file);
+  if (ok != 0)
+    error ('ee:ioError', 'ee_convergence: cannot write %s: %s', file, msg);
+  end
+end
