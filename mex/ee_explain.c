@@ -1,6 +1,6 @@
 /* ee_explain.c: MEX gateway. Attribution maps predicted by an Empirical
  * Explainer in one forward pass (see ee_explain.m). */
-#include "ee_mx.h"
+#include "mexutils.h"
 
 enum { O_BATCH, O_DEVICE, NOPT };
 static const char *const opt_names[NOPT] = {"batch", "device"};

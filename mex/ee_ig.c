@@ -1,5 +1,5 @@
 /* ee_ig.c: MEX gateway. Integrated Gradients and X-Gradient (see ee_ig.m). */
-#include "ee_attr_mx.h"
+#include "mexattr.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* ee_predict.c: MEX gateway. Class labels and logits of a classifier
  * (see ee_predict.m). */
-#include "ee_mx.h"
+#include "mexutils.h"
 
 enum { O_MASK, O_BATCH, O_DEVICE, NOPT };
 static const char *const opt_names[NOPT] = {"mask", "batch", "device"};

@@ -1,6 +1,6 @@
 /* ee_sv.c: MEX gateway. Shapley Value Sampling and exact Shapley values
  * (see ee_sv.m). */
-#include "ee_attr_mx.h"
+#include "mexattr.h"
 
 #include <string.h>
 

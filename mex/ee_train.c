@@ -1,6 +1,6 @@
 /* ee_train.c: MEX gateway. Trains a classifier from class labels, or an
  * Empirical Explainer from attribution maps (see ee_train.m). */
-#include "ee_mx.h"
+#include "mexutils.h"
 
 #include <math.h>
 #include <stdio.h>

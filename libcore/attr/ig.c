@@ -9,34 +9,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* P_s(z) by the three-term recurrence, and its derivative. */
+static void legendre(int s, double z, double *p, double *dp)
+{
+    double p1 = 1, p2 = 0;
+    for (int j = 1; j <= s; j++) {
+        double p3 = p2;
+        p2 = p1;
+        p1 = ((2.0 * j - 1) * z * p2 - (j - 1.0) * p3) / j;
+    }
+    *p = p1;
+    *dp = s * (z * p1 - p2) / (z * z - 1);
+}
+
 /* Gauss-Legendre nodes on [-1, 1] by Newton's method on P_s, in ascending
  * order (as numpy's leggauss, which Captum uses). */
 static void gauss_legendre(int s, double *x, double *g)
 {
     for (int i = 0; i < (s + 1) / 2; i++) {
-        double z = cos(M_PI * (i + 0.75) / (s + 0.5)), pp = 0;
+        double z = cos(M_PI * (i + 0.75) / (s + 0.5)), p, dp;
         for (int it = 0; it < 100; it++) {
-            double p1 = 1, p2 = 0;
-            for (int j = 1; j <= s; j++) {
-                double p3 = p2;
-                p2 = p1;
-                p1 = ((2.0 * j - 1) * z * p2 - (j - 1.0) * p3) / j;
-            }
-            pp = s * (z * p1 - p2) / (z * z - 1);
-            double dz = p1 / pp;
+            legendre(s, z, &p, &dp);
+            double dz = p / dp;
             z -= dz;
             if (fabs(dz) < 1e-16) break;
         }
-        /* recompute the derivative at the converged root */
-        double p1 = 1, p2 = 0;
-        for (int j = 1; j <= s; j++) {
-            double p3 = p2;
-            p2 = p1;
-            p1 = ((2.0 * j - 1) * z * p2 - (j - 1.0) * p3) / j;
-        }
-        pp = s * (z * p1 - p2) / (z * z - 1);
-        double wt = 2.0 / ((1 - z * z) * pp * pp);
-        x[i] = -z;            /* ascending: negative roots first */
+        legendre(s, z, &p, &dp); /* the derivative at the converged root */
+        double wt = 2.0 / ((1 - z * z) * dp * dp);
+        x[i] = -z; /* ascending: negative roots first */
         x[s - 1 - i] = z;
         g[i] = g[s - 1 - i] = wt;
     }

@@ -1,9 +1,9 @@
-/* ee_attr_mx.h: what ee_ig and ee_sv share: baseline and target options,
+/* mexattr.h: what ee_ig and ee_sv share: baseline and target options,
  * row ranges, and the info struct. */
-#ifndef EE_ATTR_MX_H
-#define EE_ATTR_MX_H
+#ifndef EE_MEXATTR_H
+#define EE_MEXATTR_H
 
-#include "ee_mx.h"
+#include "mexutils.h"
 
 /* 'baseline': 'pad' | 'zero' | int32 N x T ids; 'target': 'argmax' | N-vector. */
 void ee_mx_attr_baseline(const mxArray *v, const EeModel *m, int N, int allow_zero,

@@ -1,8 +1,8 @@
-/* ee_mx.h: what every MEX gateway shares: errors with ee:* ids that free
+/* mexutils.h: what every MEX gateway shares: errors with ee:* ids that free
  * the call's resources first, name/value options, validated conversion of
  * Octave arrays to libcore views, and model structs in both directions. */
-#ifndef EE_MX_H
-#define EE_MX_H
+#ifndef EE_MEXUTILS_H
+#define EE_MEXUTILS_H
 
 #include "mex.h"
 #include "ee.h"

@@ -1,8 +1,8 @@
-/* ee_mx.c: shared gateway helpers (see ee_mx.h). Every conversion checks
+/* mexutils.c: shared gateway helpers (see mexutils.h). Every conversion checks
  * class, realness, size, range and finiteness before reading an element;
  * every error goes through ee_mx_error, which releases the call's libcore
  * objects and restores the caller's BLAS threads before raising. */
-#include "ee_mx.h"
+#include "mexutils.h"
 #include "backend/cuda/cuda_backend.h"
 
 #include <ctype.h>

@@ -1,5 +1,5 @@
-/* ee_attr_mx.c: shared option handling of the attribution gateways. */
-#include "ee_attr_mx.h"
+/* mexattr.c: shared option handling of the attribution gateways. */
+#include "mexattr.h"
 
 #include <string.h>
 
