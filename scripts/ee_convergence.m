@@ -270,3 +270,8 @@ function atomic_save (file, P)
     error ('ee:ioError', 'ee_convergence: cannot write %s: %s', file, msg);
   end
 end
+
+## the curves themselves are tested in tests/octave/test_convergence.m
+%!error <METHOD must be> ee_convergence (struct (), int32 ([3 4]), 'lime', 5)
+%!error <S must be> ee_convergence (struct (), int32 ([3 4]), 'ig', 1.5)
+%!error <name/value> ee_convergence (struct (), int32 ([3 4]), 'ig', 5, 'verbose')

@@ -72,7 +72,7 @@ function ee_heatmap (file, x, vocab, top, bottom, varargin)
     y = 12;
     for h = 1:numel (header)
       text (ax, 20, y + lh / 2, header{h}, 'fontname', o.font, 'fontsize', 10, ...
-            'fontweight', ifelse (h == 1, 'bold', 'normal'), 'verticalalignment', 'middle');
+            'fontweight', choose (h == 1, 'bold', 'normal'), 'verticalalignment', 'middle');
       y += lh;
     end
     for m = 1:numel (maps)
@@ -125,7 +125,7 @@ function c = attr_colors (v)
   c(! pos, 1) = 1 - s(! pos); c(! pos, 2) = 1 - s(! pos);
 end
 
-function r = ifelse (c, a, b)
+function r = choose (c, a, b)
   if (c) r = a; else r = b; end
 end
 
