@@ -59,8 +59,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     if (nlhs > 2) ee_mx_error("ee:badInput", "ee_sv returns at most two outputs");
     ee_mx_begin();
     EeMxOpt o[NOPT];
-    for (int k = 0; k < NOPT; k++) { o[k].name = opt_names[k]; o[k].value = NULL; }
-    ee_mx_parse_options("ee_sv", nrhs, prhs, 2, o, NOPT);
+    ee_mx_parse_options(opt_names, nrhs, prhs, 2, o, NOPT);
     EeModel *m = ee_mx_model(prhs[0], "model");
     const EeConfig *c = ee_model_config(m);
     if (c->kind == EE_KIND_MLP)

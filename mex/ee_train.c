@@ -145,8 +145,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     if (nlhs > 1) ee_mx_error("ee:badInput", "ee_train returns one output");
     ee_mx_begin();
     EeMxOpt o[NOPT];
-    for (int k = 0; k < NOPT; k++) { o[k].name = opt_names[k]; o[k].value = NULL; }
-    ee_mx_parse_options("ee_train", nrhs, prhs, 3, o, NOPT);
+    ee_mx_parse_options(opt_names, nrhs, prhs, 3, o, NOPT);
 
     int explainer = ee_mx_is_model(prhs[0]);
     EeModel *m = NULL;

@@ -77,9 +77,10 @@ static int iequal(const char *a, const char *b)
     return *a == *b;
 }
 
-void ee_mx_parse_options(const char *fn __attribute__((unused)), int nrhs, const mxArray *prhs[], int first, EeMxOpt *opts,
-                         int nopts)
+void ee_mx_parse_options(const char *const *names, int nrhs, const mxArray *prhs[], int first,
+                         EeMxOpt *opts, int nopts)
 {
+    for (int k = 0; k < nopts; k++) { opts[k].name = names[k]; opts[k].value = NULL; }
     if ((nrhs - first) % 2)
         ee_mx_error("ee:badInput", "options must come in name/value pairs (got an odd count)");
     for (int i = first; i < nrhs; i += 2) {

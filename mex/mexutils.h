@@ -31,10 +31,11 @@ typedef struct {
     const mxArray *value;  /* NULL when not given */
 } EeMxOpt;
 
-/* Parses prhs[first..nrhs) as name/value pairs into opts (unknown names,
- * a missing value or a non-char name are ee:badInput). */
-void ee_mx_parse_options(const char *fn, int nrhs, const mxArray *prhs[], int first, EeMxOpt *opts,
-                         int nopts);
+/* Sets up opts from the option names, then parses prhs[first..nrhs) as
+ * name/value pairs into it (unknown names, a missing value or a non-char
+ * name are ee:badInput). */
+void ee_mx_parse_options(const char *const *names, int nrhs, const mxArray *prhs[], int first,
+                         EeMxOpt *opts, int nopts);
 const mxArray *ee_mx_opt(const EeMxOpt *opts, int nopts, const char *name);
 
 /* Typed readers: `what` names the argument in messages. */
