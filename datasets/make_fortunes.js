@@ -7,7 +7,7 @@
 //        [--min_count 2] [--vocab_cap 20000] [--seed 20240601]
 //        [--split 0.7,0.1,0.2] [--dir /usr/share/games/fortunes]
 //        [--categories computers,politics,law,food,sports,startrek] [--max_per_class 300]
-//        [--min_words 3]
+//        [--min_words 3] [--unlabelled_exclude ascii-art,translate-me]
 //
 // Writes <out>.json and <out>.tokens.i32; datasets/write_mat.m turns them
 // into the .mat file. See datasets/README.md.
@@ -29,6 +29,7 @@ const opts = common.parseArgs(process.argv.slice(2), {
   categories: DEFAULT_CATEGORIES,
   max_per_class: 300,
   min_words: 3,
+  unlabelled_exclude: ['ascii-art', 'translate-me'],
 });
 common.checkCommonOpts(opts);
 if (opts.categories.length < 2) throw new Error('need at least two categories');
@@ -113,6 +114,24 @@ for (let c = 0; c < classes.length; c++) {
   for (const i of idx) kept.push(perClass[c][i]);
 }
 
+// Unlabelled rows: every other entry of the package's fortune files (the
+// files outside the categories, and the entries of the categories that the
+// balance left out), for explainer training; duplicates of labelled rows
+// are dropped in common.finish.
+const keptIds = new Set(kept.map(x => x.id));
+const unlabelledList = [];
+const otherFiles = fs.readdirSync(opts.dir).filter(f => !f.includes('.') &&
+  !opts.unlabelled_exclude.includes(f) && fs.statSync(path.join(opts.dir, f)).isFile())
+  .sort(common.cmpStr);
+for (const f of otherFiles) {
+  readFortunes(path.join(opts.dir, f)).forEach((e, i) => {
+    const id = `${f}:${i + 1}`;
+    if (keptIds.has(id)) return;
+    const toks = common.tokenize(e);
+    if (toks.length >= opts.min_words) unlabelledList.push({ id, toks });
+  });
+}
+
 const version = debianVersion('fortunes');
 common.finish({
   name: 'fortunes',
@@ -122,7 +141,10 @@ common.finish({
   classes,
   docIds: kept.map(x => x.id),
   opts,
+  unlabelled: () => unlabelledList,
   info: {
+    unlabelled_rule: 'every entry (>= min_words tokens) of the plain fortune files in the directory except unlabelled_exclude, that is not a labelled row (files outside the categories, and entries of the categories left out by the balance); files in code-point order, entries in file order; truncated to T-2 words; duplicates of labelled rows and of earlier unlabelled rows dropped',
+    unlabelled_exclude: opts.unlabelled_exclude,
     source: `Debian package fortunes ${version} (${opts.dir})`,
     source_package: 'fortunes',
     source_version: version,

@@ -5,6 +5,7 @@
 //
 //   node datasets/make_spam.js [--out build/spam] [--T 256] [--min_count 2]
 //        [--vocab_cap 20000] [--seed 20240601] [--split 0.7,0.1,0.2]
+//        [--min_window 16]
 //
 // Writes <out>.json and <out>.tokens.i32; datasets/write_mat.m turns them
 // into the .mat file. See datasets/README.md for the full description.
@@ -28,6 +29,7 @@ const opts = common.parseArgs(process.argv.slice(2), {
   vocab_cap: 20000,
   seed: 20240601,
   split: [0.7, 0.1, 0.2],
+  min_window: 16,
 });
 common.checkCommonOpts(opts);
 
@@ -299,7 +301,21 @@ common.finish({
   classes: CLASSES,
   docIds: kept.map(c => c.id),
   opts,
+  // Unlabelled rows: the continuation of long training mails, in windows
+  // of T-2 words (at least opts.min_window words), so that the explainer
+  // sees more in-domain text; valid and test mails contribute nothing.
+  unlabelled: (split, docs) => {
+    const W = opts.T - 2, out = [];
+    for (const r of split.train) {
+      const d = docs[r];
+      for (let k = 1; k * W + opts.min_window <= d.length; k++)
+        out.push({ id: `${kept[r].id}#${k + 1}`, toks: d.slice(k * W, (k + 1) * W) });
+    }
+    return out;
+  },
   info: {
+    unlabelled_rule: 'windows k = 2, 3, ... of T-2 words of the train-split mails longer than T-2 words (a window needs at least min_window words); ids are <mail id>#k',
+    min_window: opts.min_window,
     source: `${PKG} ${version} (SpamAssassin public mail corpus)`,
     source_package: PKG,
     source_version: version,

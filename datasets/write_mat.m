@@ -3,7 +3,8 @@ function write_mat (base, outfile)
   %
   %   write_mat (BASE, OUTFILE) reads BASE.json (labels, vocab, classes,
   %   split, info) and BASE.tokens.i32 (int32 little-endian, row-major
-  %   N x T) and saves tokens, labels, vocab, classes, split, info to
+  %   N x T) and BASE.unlabelled.i32 (the same for M unlabelled rows) and
+  %   saves tokens, labels, vocab, classes, split, info, unlabelled to
   %   OUTFILE in MAT v7 format. The 116-byte MAT header text (which Octave
   %   fills with the current time) is overwritten with a fixed text so that
   %   the file is byte-for-byte reproducible.
@@ -22,6 +23,25 @@ function write_mat (base, outfile)
   end
   tokens = tokens.';
 
+  % unlabelled rows (explainer training inputs), M x T, possibly empty
+  M = 0;
+  if (isfield (meta, 'M'))
+    M = double (meta.M);
+  end
+  fid = -1;
+  if (M > 0)
+    fid = fopen ([base '.unlabelled.i32'], 'r', 'ieee-le');
+  end
+  if (fid < 0)
+    unlabelled = zeros (0, T, 'int32');
+  else
+    unlabelled = fread (fid, [T, M], 'int32=>int32').';
+    fclose (fid);
+  end
+  if (! isequal (size (unlabelled), [M, T]))
+    error ('write_mat: %s.unlabelled.i32 has the wrong size', base);
+  end
+
   labels = int32 (meta.labels(:));
   vocab = reshape (meta.vocab, 1, []);
   classes = reshape (meta.classes, 1, []);
@@ -36,7 +56,7 @@ function write_mat (base, outfile)
   end
 
   tmp = [outfile '.tmp'];
-  save ('-v7', tmp, 'tokens', 'labels', 'vocab', 'classes', 'split', 'info');
+  save ('-v7', tmp, 'tokens', 'labels', 'vocab', 'classes', 'split', 'info', 'unlabelled');
 
   % Fixed header text (no timestamp) -> reproducible bytes.
   txt = sprintf ('MATLAB 5.0 MAT-file, Platform: GLNXA64, written by datasets/write_mat.m (%s)', meta.info.name);

@@ -163,14 +163,16 @@ function oovRates(docs, unkPerRow, split) {
 
 /**
  * Write the intermediate files read by write_mat.m:
- *   <base>.tokens.i32  int32 little-endian, row-major N x T
- *   <base>.json        {N, T, labels(1-based), vocab, classes, split(1-based), info}
+ *   <base>.tokens.i32      int32 little-endian, row-major N x T
+ *   <base>.unlabelled.i32  the same for the M unlabelled rows (may be empty)
+ *   <base>.json            {N, M, T, labels(1-based), vocab, classes, split(1-based), info}
  */
-function writeIntermediate(base, obj, tokens) {
+function writeIntermediate(base, obj, tokens, unlTokens) {
   fs.mkdirSync(path.dirname(base), { recursive: true });
-  const buf = Buffer.from(tokens.buffer, tokens.byteOffset, tokens.byteLength);
   if (require('os').endianness() !== 'LE') throw new Error('big-endian host not supported');
-  fs.writeFileSync(base + '.tokens.i32', buf);
+  const bytes = a => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+  fs.writeFileSync(base + '.tokens.i32', bytes(tokens));
+  fs.writeFileSync(base + '.unlabelled.i32', bytes(unlTokens || new Int32Array(0)));
   fs.writeFileSync(base + '.json', JSON.stringify(obj));
 }
 
@@ -207,8 +209,38 @@ function checkCommonOpts(o) {
   }
 }
 
-/** Shared tail of both builders: split, vocab, encode, write. */
-function finish({ name, outBase, docs, labels, classes, docIds, opts, info }) {
+/**
+ * Unlabelled rows: token lists that are not part of the labelled split
+ * (explainer training data needs no labels), truncated to T-2 words and
+ * encoded with the vocabulary. A row whose ids equal a labelled row's or an
+ * earlier unlabelled row's is dropped (compared after encoding, since
+ * different words can become the same [UNK] ids), so that no test sequence
+ * can be seen in training through them.
+ */
+function encodeUnlabelled(list, labelledTokens, vocab, T) {
+  const rowKey = (a, r) => Buffer.from(a.buffer, a.byteOffset + r * T * 4, T * 4).toString('base64');
+  const seen = new Set();
+  for (let r = 0; r < labelledTokens.length / T; r++) seen.add(rowKey(labelledTokens, r));
+  const all = encode(list.map(u => u.toks.slice(0, T - 2)), vocab, T).tokens;
+  const keep = [];
+  for (let r = 0; r < list.length; r++) {
+    const k = rowKey(all, r);
+    if (seen.has(k)) continue;
+    seen.add(k);
+    keep.push(r);
+  }
+  const tokens = new Int32Array(keep.length * T);
+  keep.forEach((r, i) => tokens.set(all.subarray(r * T, (r + 1) * T), i * T));
+  return { tokens, ids: keep.map(r => list[r].id), nDup: list.length - keep.length };
+}
+
+/**
+ * Shared tail of the builders: split, vocab, encode, write. `unlabelled`
+ * (optional) is a function (split) -> [{id, toks}] of extra in-domain
+ * texts without labels; they are encoded with the vocabulary of the train
+ * split and written as a separate matrix.
+ */
+function finish({ name, outBase, docs, labels, classes, docIds, opts, info, unlabelled }) {
   const C = classes.length;
   const { split, counts } = stratifiedSplit(labels, C, opts.split, opts.seed);
   const lengths = docs.map(d => d.length);
@@ -248,8 +280,13 @@ function finish({ name, outBase, docs, labels, classes, docIds, opts, info }) {
     doc_ids: docIds,
     doc_lengths: lengths,
   });
+  const unl = encodeUnlabelled(unlabelled ? unlabelled(split, docs) : [], tokens, voc.vocab, opts.T);
+  fullInfo.n_unlabelled = unl.ids.length;
+  fullInfo.n_unlabelled_duplicates_removed = unl.nDup;
+  fullInfo.unlabelled_ids = unl.ids;
   const obj = {
     N: docs.length,
+    M: unl.ids.length,
     T: opts.T,
     labels: labels.map(l => l + 1),
     vocab: voc.vocab,
@@ -261,7 +298,7 @@ function finish({ name, outBase, docs, labels, classes, docIds, opts, info }) {
     },
     info: fullInfo,
   };
-  writeIntermediate(outBase, obj, tokens);
+  writeIntermediate(outBase, obj, tokens, unl.tokens);
   const line = classes.map((c, i) => `${c}=${counts[i].join('/')}`).join(' ');
   process.stderr.write(`${name}: N=${docs.length} V=${voc.vocab.length} T=${opts.T} ` +
     `truncated=${fullInfo.n_truncated} [train/valid/test] ${line}\n`);
@@ -271,5 +308,5 @@ function finish({ name, outBase, docs, labels, classes, docIds, opts, info }) {
 module.exports = {
   SPECIALS, PAD, UNK, CLS, SEP, TOKENIZER_DESC,
   tokenize, mulberry32, shuffle, subsample, stratifiedSplit, buildVocab,
-  truncateDocs, encode, writeIntermediate, parseArgs, checkCommonOpts, finish, cmpStr,
+  truncateDocs, encode, writeIntermediate, encodeUnlabelled, parseArgs, checkCommonOpts, finish, cmpStr,
 };

@@ -1,5 +1,5 @@
 function [passed, failed] = test_datasets (datadir, names)
-  % TEST_DATASETS  Check spam.mat and fortunes.mat against the dataset
+  % TEST_DATASETS  Check spam.mat, fortunes.mat and wordnet.mat against the dataset
   % layout contract and check that they are learnable.
   %
   %   [passed, failed] = test_datasets (DATADIR)
@@ -26,7 +26,8 @@ function [passed, failed] = test_datasets (datadir, names)
   % vocabulary built by datasets/lib/common.js (words counted after
   % truncation on the train rows, so each occurs >= min_count times there)
   specs = { 'spam',     {'ham', 'spam'}, 2, 0.90, true;
-            'fortunes', {},              4, 0.45, true };
+            'fortunes', {},              4, 0.45, true;
+            'wordnet',  {},             45, 0.40, true };
   if (nargin >= 2)
     if (ischar (names))
       names = {names};
@@ -77,8 +78,9 @@ function [passed, failed] = check_dataset (datadir, name, want_classes, min_clas
   end
 
   want = {'classes', 'info', 'labels', 'split', 'tokens', 'vocab'};
-  if (! check (isequal (sort (fieldnames (S)).', want), ...
-               'variables are exactly tokens, labels, vocab, classes, split, info'))
+  vars = setdiff (fieldnames (S).', {'unlabelled'});
+  if (! check (isequal (sort (vars), want), ...
+               'variables are tokens, labels, vocab, classes, split, info (and optional unlabelled)'))
     return;
   end
   tokens = S.tokens; labels = S.labels; vocab = S.vocab;
@@ -122,6 +124,22 @@ function [passed, failed] = check_dataset (datadir, name, want_classes, min_clas
   check (all (sep_at_L), '[SEP] is the last non-PAD token of every row');
   check (all (sum (tokens == 4, 2) == 1) && all (sum (tokens == 3, 2) == 1), ...
          'exactly one [CLS] and one [SEP] per row');
+
+  % ---- unlabelled rows (optional): same row layout, never a labelled row
+  if (isfield (S, 'unlabelled'))
+    U = S.unlabelled;
+    ok_u = isa (U, 'int32') && ismatrix (U) && columns (U) == T;
+    check (ok_u, 'unlabelled is int32 M x T (%s %s)', class (U), mat2str (size (U)));
+    if (ok_u && rows (U) > 0)
+      Lu = sum (U != 1, 2);
+      check (all (U(:) >= 1 & U(:) <= V) && all (U(:, 1) == 3) ...
+             && all (all (diff (U != 1, 1, 2) <= 0)) && all (Lu >= 3) ...
+             && all (U(sub2ind (size (U), (1:rows (U)).', Lu)) == 4), ...
+             'unlabelled rows: ids in 1..V, [CLS] words [SEP] then PAD (M = %d)', rows (U));
+      check (! any (ismember (U, tokens, 'rows')), 'no unlabelled row equals a labelled row');
+      check (numel (unique (U, 'rows')) / T == rows (U), 'unlabelled rows are distinct');
+    end
+  end
 
   % ---- labels
   ok_lab = isa (labels, 'int32') && isequal (size (labels), [N, 1]);
