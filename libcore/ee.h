@@ -54,6 +54,11 @@ typedef enum { EE_KIND_TRANSFORMER = 0, EE_KIND_CNN, EE_KIND_MLP } EeKind;
 /* What sits on top of the encoder: a classifier (pooler for the transformer,
  * max-over-time for the cnn) or an Empirical Explainer head. */
 typedef enum { EE_HEAD_CLASSIFIER = 0, EE_HEAD_FLAT, EE_HEAD_TOKEN } EeHead;
+/* What an Empirical Explainer reads besides the token ids: nothing (the
+ * paper's design), or per-token features from one gradient of the
+ * classifier it explains (ee_explainer_features): the gradient x input
+ * score of each token (1 feature), or that score and its d terms (1 + d). */
+typedef enum { EE_INPUTS_TOKENS = 0, EE_INPUTS_GRADIENT, EE_INPUTS_GRADIENT_VECTOR } EeInputs;
 
 #define EE_MAX_WIDTHS 8
 #define EE_MAX_HIDDEN 16
@@ -72,6 +77,13 @@ typedef struct {
     int filters, nwidths, widths[EE_MAX_WIDTHS];
     /* mlp */
     int D, nhidden, hidden[EE_MAX_HIDDEN];
+    /* Empirical Explainers (head != EE_HEAD_CLASSIFIER) */
+    EeInputs inputs;          /* extra per-token features (see EeInputs) */
+    int attend_tokens;        /* 1: attend to non-PAD positions only and run at the
+                                 active length, like the classifier; 0: every
+                                 position (the paper) */
+    int zero_special;         /* 1: the output is 0 at [CLS], [SEP] and PAD (where
+                                 pad-baseline attributions are 0 by definition) */
 } EeConfig;
 
 /* Fills the documented defaults for a kind (sizes that are 0 stay to be set
@@ -87,6 +99,10 @@ int ee_is_token_model(const EeConfig *cfg);
 int ee_config_outputs(const EeConfig *cfg);
 /* Nonnegatively homogeneous in e (bias-free ReLU cnn/mlp classifier). */
 int ee_config_homogeneous(const EeConfig *cfg);
+/* Per-token input features of an explainer (0 for EE_INPUTS_TOKENS). */
+int ee_config_features(const EeConfig *cfg);
+const char *ee_inputs_name(EeInputs i);
+int ee_inputs_from_name(const char *name, EeInputs *i);
 
 /* ---- models --------------------------------------------------------------- */
 typedef struct EeModel EeModel;
@@ -121,8 +137,22 @@ EeStatus ee_param_get(const EeModel *m, int i, float *colmajor, size_t count);
 void ee_model_init(EeModel *m, uint64_t seed);
 /* Total number of trainable scalars. */
 size_t ee_model_size(const EeModel *m);
+/* An Empirical Explainer's design (see EeConfig). */
+typedef struct {
+    EeHead head;
+    EeInputs inputs;
+    int attend_tokens, zero_special;
+} EeExplainerSpec;
+/* The paper's design: flat head, tokens only, every position. */
+void ee_explainer_spec_paper(EeExplainerSpec *s);
+/* This project's default (doc/FIGURE5.md has the measurements behind it). */
+void ee_explainer_spec_default(EeExplainerSpec *s);
 /* Explainer built from a classifier: copies the embedding module and the
- * encoder, adds a fresh head (initialised from seed). */
+ * encoder, adds a fresh head (and the feature weights, zero) initialised
+ * from seed. */
+EeStatus ee_explainer_new(const EeModel *clf, const EeExplainerSpec *spec, uint64_t seed,
+                          EeModel **out);
+/* The same with the paper's design and the given head. */
 EeStatus ee_model_make_explainer(const EeModel *clf, EeHead head, uint64_t seed, EeModel **out);
 
 /* ---- inputs ---------------------------------------------------------------- */
@@ -134,6 +164,9 @@ typedef struct {
     const int32_t *ids;
     const uint8_t *mask;
     const float *x;
+    /* Explainers that read features: N x T x k (row-major, k =
+     * ee_config_features), e.g. from ee_explainer_features. */
+    const float *feats;
 } EeInput;
 
 /* Validates ids range, mask rows (at least one attended position, and
@@ -145,9 +178,18 @@ EeStatus ee_input_check(const EeModel *m, const EeInput *in);
 EeStatus ee_model_predict(EeModel *m, const EeInput *in, float *out, int batch, EeDevice dev);
 
 /* ---- training ---------------------------------------------------------- */
+typedef enum { EE_SCHEDULE_CONSTANT = 0, EE_SCHEDULE_COSINE } EeSchedule;
+
 typedef struct {
     int epochs, batch, patience;
     float lr, dropout, weight_decay;
+    /* learning rate over the run: constant, or a linear warm-up over the
+     * first 5 % of the steps and a cosine decay to lr/20 at the last */
+    EeSchedule schedule;
+    /* explainers: train on the maps divided by their RMS over the predicted
+     * positions and fold the factor back into the head at the end, so the
+     * optimiser sees unit-scale targets whatever the attribution scale */
+    int standardize;
     uint64_t seed;
     int verbose;
     EeDevice device;
@@ -236,6 +278,24 @@ EeStatus ee_sv_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o, 
  * tokens (n <= 12), same features, baseline and mask as ee_sv. */
 EeStatus ee_shapley_exact(EeModel *m, const EeInput *in, const EeAttrOptions *o, float *A,
                           EeAttrInfo *info);
+/* Features of an explainer with inputs != EE_INPUTS_TOKENS, from one
+ * forward and one backward pass of the classifier per row: at each
+ * position t, with e_x the embedding-layer output, e_b that of the pad
+ * baseline and g the gradient of the target logit at e_x,
+ *   F[t][0] = sum_d (e_x - e_b)[t][d] g[t][d]   (gradient x input)
+ *   F[t][1 + d] = (e_x - e_b)[t][d] g[t][d]     (EE_INPUTS_GRADIENT_VECTOR)
+ * F is N x T x k (k = ee_config_features of the explainer). Targets: o->target
+ * or the argmax; o->batch and o->device apply; info gets target, fx and the
+ * passes. */
+EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
+                               const EeAttrOptions *o, float *F, EeAttrInfo *info);
+/* Attribution maps of an explainer, or the mean of an ensemble of K
+ * explainers that share T, vocab and inputs (N x T): computes the features
+ * with the classifier once when the explainers read them (clf may be NULL
+ * otherwise), then one pass of each explainer. info (optional) counts
+ * every pass; o gives batch, device and the features' target. */
+EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in,
+                    const EeAttrOptions *o, float *A, EeAttrInfo *info);
 /* Number of real (non-special) tokens of a row. */
 int ee_count_real(const int32_t *ids, int T);
 /* Gauss-Legendre / Riemann nodes and weights (alpha, w of length s). */

@@ -38,7 +38,10 @@
 %! assert (info.passes, 50);
 %! mse = mean ((P(:) - reshape (A(251:end,:), [], 1)) .^ 2);
 %! assert (mse < 0.05 * var (A(:)));
-%! assert (ex.head, 'flat');
+%! assert (ex.head, 'token');        # the default design (ee_train)
+%! assert (ex.attend, 'tokens');
+%! assert (ex.zero_special, true);
+%! assert (all (P(X(251:end,:) == 1 | X(251:end,:) == 3 | X(251:end,:) == 4) == 0));
 %! assert (ex.explains.method, 'synthetic');
 %! assert (ischar (ex.explains.classifier));
 %! ## the encoder was copied from the classifier, then trained

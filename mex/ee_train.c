@@ -7,14 +7,16 @@
 #include <string.h>
 
 enum {
-    O_VALIDATION, O_EPOCHS, O_LR, O_BATCH, O_PATIENCE, O_SEED, O_DROPOUT, O_HEAD, O_DEVICE,
+    O_VALIDATION, O_EPOCHS, O_LR, O_BATCH, O_PATIENCE, O_SEED, O_DROPOUT, O_SCHEDULE, O_DEVICE,
     O_VERBOSE, O_D, O_HEADS, O_LAYERS, O_FFN, O_FILTERS, O_WIDTHS, O_HIDDEN, O_BIAS, O_CLASSES,
-    O_VOCAB, O_KIND, O_EXPLAINS, NOPT
+    O_VOCAB, O_KIND,
+    /* explainers only */
+    O_HEAD, O_EXPLAINS, O_DESIGN, O_INPUTS, O_ATTEND, O_OUTPUTS, O_STANDARDIZE, NOPT
 };
 static const char *const opt_names[NOPT] = {
-    "validation", "epochs", "lr", "batch", "patience", "seed", "dropout", "head", "device",
+    "validation", "epochs", "lr", "batch", "patience", "seed", "dropout", "schedule", "device",
     "verbose", "d", "heads", "layers", "ffn", "filters", "widths", "hidden", "bias", "classes",
-    "vocab", "kind", "explains"};
+    "vocab", "kind", "head", "explains", "design", "inputs", "attend", "outputs", "standardize"};
 
 /* A size may come from the spec struct or from a name/value option. */
 static const mxArray *size_field(const mxArray *spec, const EeMxOpt *o, int k)
@@ -36,7 +38,7 @@ static void read_spec(const mxArray *spec, const EeMxOpt *o, EeConfig *c)
         for (int f = 0; f < mxGetNumberOfFields(spec); f++) {
             const char *name = mxGetFieldNameByNumber(spec, f);
             int known = 0;
-            for (int k = O_D; k < NOPT; k++) known |= !strcmp(name, opt_names[k]);
+            for (int k = O_D; k <= O_KIND; k++) known |= !strcmp(name, opt_names[k]);
             if (!known)
                 ee_mx_error("ee:badInput", "unknown spec field '%s' (sizes: d, heads, layers, ffn, "
                             "filters, widths, hidden, bias, classes, vocab)", name);
@@ -76,8 +78,45 @@ static void read_train_options(const EeMxOpt *o, EeTrainOptions *t)
         t->dropout = (float)p;
     }
     if ((v = o[O_VERBOSE].value)) t->verbose = ee_mx_bool(v, "'verbose'");
+    if ((v = o[O_SCHEDULE].value)) {
+        static const char *const sched[] = {"constant", "cosine"};
+        t->schedule = (EeSchedule)ee_mx_choice(v, "'schedule'", sched, 2);
+    }
+    if ((v = o[O_STANDARDIZE].value)) t->standardize = ee_mx_bool(v, "'standardize'");
     t->device = ee_mx_device(o[O_DEVICE].value);
     t->print = ee_mx_print;
+}
+
+/* The explainer's design: the project's default, or the paper's with
+ * 'design', 'paper'; then each of 'head', 'inputs', 'attend'. 'outputs'
+ * ('auto' | 'tokens' | 'all') is decided from the training maps. */
+static void read_design(const EeMxOpt *o, EeExplainerSpec *s)
+{
+    static const char *const designs[] = {"default", "paper"};
+    static const char *const heads[] = {"flat", "token"};
+    static const char *const inputs[] = {"tokens", "gradient", "gradient_vector"};
+    static const char *const attend[] = {"all", "tokens"};
+    const mxArray *v;
+    if ((v = o[O_DESIGN].value) && ee_mx_choice(v, "'design'", designs, 2) == 1) ee_explainer_spec_paper(s);
+    else ee_explainer_spec_default(s);
+    if ((v = o[O_HEAD].value)) s->head = (EeHead)(1 + ee_mx_choice(v, "'head'", heads, 2));
+    if (s->head == EE_HEAD_FLAT) s->attend_tokens = 0; /* it reads every position */
+    if ((v = o[O_INPUTS].value)) s->inputs = (EeInputs)ee_mx_choice(v, "'inputs'", inputs, 3);
+    if ((v = o[O_ATTEND].value)) s->attend_tokens = ee_mx_choice(v, "'attend'", attend, 2);
+}
+
+/* 'outputs': 'tokens' fixes the output at 0 on [CLS], [SEP] and PAD (the
+ * pad baseline gives them 0); 'all' predicts every position; 'auto'
+ * (default) picks 'tokens' when the training maps are 0 there, else 'all'
+ * (e.g. IG with the zero baseline credits [CLS] and [SEP]). */
+static int read_zero_special(const mxArray *v, int dflt, const EeDataset *train, int T)
+{
+    static const char *const outputs[] = {"auto", "tokens", "all"};
+    int which = v ? ee_mx_choice(v, "'outputs'", outputs, 3) : dflt ? 0 : 2;
+    if (which != 0) return which == 1;
+    for (size_t q = 0; q < (size_t)train->in.n * T; q++)
+        if (EE_IS_SPECIAL(train->in.ids[q]) && train->maps[q] != 0.0f) return 0;
+    return 1;
 }
 
 /* Reads X for a model config (token ids or dense rows). */
@@ -106,11 +145,13 @@ static mxArray *history_struct(const EeHistory *h, int classifier)
     return s;
 }
 
-static mxArray *settings_struct(const EeTrainOptions *t, EeDevice dev)
+static mxArray *settings_struct(const EeTrainOptions *t, EeDevice dev, int explainer)
 {
     mxArray *s = mxCreateStructMatrix(1, 1, 0, NULL);
     ee_mx_set(s, "epochs", mxCreateDoubleScalar(t->epochs));
     ee_mx_set(s, "lr", mxCreateDoubleScalar(t->lr));
+    ee_mx_set(s, "schedule", mxCreateString(t->schedule == EE_SCHEDULE_COSINE ? "cosine" : "constant"));
+    if (explainer) ee_mx_set(s, "standardize", mxCreateLogicalScalar(t->standardize != 0));
     ee_mx_set(s, "batch", mxCreateDoubleScalar(t->batch));
     ee_mx_set(s, "patience", mxCreateDoubleScalar(t->patience));
     ee_mx_set(s, "seed", mxCreateDoubleScalar((double)t->seed));
@@ -120,23 +161,6 @@ static mxArray *settings_struct(const EeTrainOptions *t, EeDevice dev)
 }
 
 static void history_free(void *p) { ee_history_free(p); }
-
-/* FNV-1a over every weight of a model: identifies the classifier an
- * explainer was trained to explain. */
-static void model_fingerprint(const EeModel *m, char *out, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (int i = 0; i < ee_model_nparams(m); i++) {
-        EeParamInfo pi;
-        ee_model_param_info(m, i, &pi);
-        float *buf = mxMalloc(sizeof(float) * (pi.count + 1));
-        ee_param_get(m, i, buf, pi.count);
-        const unsigned char *b = (const unsigned char *)buf;
-        for (size_t k = 0; k < pi.count * sizeof(float); k++) h = (h ^ b[k]) * 0x100000001b3ULL;
-        mxFree(buf);
-    }
-    snprintf(out, n, "%016llx", (unsigned long long)h);
-}
 
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
@@ -153,26 +177,33 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     EeConfig cfg;
     EeDataset train = {0}, valid = {0};
     EeStatus st;
+    EeModel *clf = NULL;
+    EeExplainerSpec spec;
     if (explainer) {
         /* expl = ee_train(classifier, X, A, ...) */
-        EeModel *clf = ee_mx_model(prhs[0], "classifier");
-        static const char *const heads[] = {"flat", "token"};
-        EeHead head = o[O_HEAD].value ? (EeHead)(1 + ee_mx_choice(o[O_HEAD].value, "'head'", heads, 2))
-                                      : EE_HEAD_FLAT;
+        clf = ee_mx_model(prhs[0], "classifier");
         if (ee_model_config(clf)->head != EE_HEAD_CLASSIFIER)
             ee_mx_error("ee:badModel", "the first argument is an explainer; pass the classifier it should explain");
+        read_design(o, &spec);
         int seed = o[O_SEED].value ? ee_mx_int(o[O_SEED].value, "'seed'", 0, 0x7fffffff) : 1;
-        for (int k = O_D; k <= O_VOCAB; k++)
+        for (int k = O_D; k <= O_KIND; k++)
             if (o[k].value)
                 ee_mx_error("ee:badInput", "'%s' does not apply to an explainer: its sizes are the classifier's", opt_names[k]);
-        model_fingerprint(clf, fingerprint, sizeof fingerprint);
-        if ((st = ee_model_make_explainer(clf, head, (uint64_t)seed, &m))) ee_mx_fail(st);
-        ee_mx_defer((void (*)(void *))ee_model_free, m);
-        cfg = *ee_model_config(m);
+        ee_mx_fingerprint(clf, fingerprint, sizeof fingerprint);
+        /* the classifier's config decides what the inputs look like; the
+         * explainer is made once the outputs are decided from the maps */
+        cfg = *ee_model_config(clf);
         read_inputs(prhs[1], "X", &cfg, &train.in);
         train.maps = ee_mx_maps(prhs[2], "A", train.in.n, cfg.T);
+        spec.zero_special = read_zero_special(o[O_OUTPUTS].value, spec.zero_special, &train, cfg.T);
+        if ((st = ee_explainer_new(clf, &spec, (uint64_t)seed, &m))) ee_mx_fail(st);
+        ee_mx_defer((void (*)(void *))ee_model_free, m);
+        cfg = *ee_model_config(m);
     } else {
-        if (o[O_HEAD].value) ee_mx_error("ee:badInput", "'head' applies to explainers (first argument a trained classifier)");
+        for (int k = O_HEAD; k < NOPT; k++)
+            if (o[k].value)
+                ee_mx_error("ee:badInput", "'%s' applies to explainers (first argument a trained classifier)",
+                            opt_names[k]);
         read_spec(prhs[0], o, &cfg);
         /* sizes from the data where the spec leaves them open */
         if (cfg.kind == EE_KIND_MLP) {
@@ -219,6 +250,24 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 
     EeDevice dev;
     if ((st = ee_device_resolve(topt.device, &dev))) ee_mx_fail(st);
+    /* an explainer that reads the classifier's gradient: its features for
+     * every training and validation row (one forward and backward each) */
+    int nfeat = ee_config_features(&cfg);
+    EeAttrInfo finfo = {0};
+    if (nfeat) {
+        EeAttrOptions fo;
+        ee_attr_options_defaults(&fo);
+        fo.device = topt.device;
+        fo.verbose = topt.verbose;
+        fo.print = ee_mx_print;
+        EeDataset *sets[2] = {&train, &valid};
+        for (int k = 0; k < 2; k++) {
+            if (!sets[k]->in.n) continue;
+            float *F = mxMalloc(sizeof(float) * (size_t)sets[k]->in.n * cfg.T * nfeat);
+            if ((st = ee_explainer_features(clf, cfg.inputs, &sets[k]->in, &fo, F, &finfo))) ee_mx_fail(st);
+            sets[k]->in.feats = F;
+        }
+    }
     EeHistory hist;
     st = ee_train(m, &train, valid.in.n ? &valid : NULL, &topt, &hist);
     if (st) ee_mx_fail(st);
@@ -226,8 +275,15 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 
     mxArray *out = ee_mx_model_struct(m);
     ee_mx_set(out, "format", mxCreateString("ee-model-1"));
-    ee_mx_set(out, "settings", settings_struct(&topt, dev));
-    ee_mx_set(out, "history", history_struct(&hist, !explainer));
+    ee_mx_set(out, "settings", settings_struct(&topt, dev, explainer));
+    mxArray *hs = history_struct(&hist, !explainer);
+    if (nfeat) { /* what the features cost (part of the explainer's training) */
+        ee_mx_set(hs, "feature_passes", mxCreateDoubleScalar((double)(finfo.forward + finfo.backward)));
+        ee_mx_set(hs, "feature_seconds", mxCreateDoubleScalar(finfo.seconds));
+    }
+    ee_mx_set(out, "history", hs);
+    if (nfeat) /* the classifier it reads its features from */
+        ee_mx_set(out, "classifier", mxDuplicateArray(prhs[0]));
     if (explainer) {
         /* what the explainer imitates: the caller's description (method,
          * steps, ...) plus the fingerprint of the classifier's weights */

@@ -417,6 +417,21 @@ int ee_mx_is_model(const mxArray *a)
            (mxGetField(a, 0, "E_tok") || mxGetField(a, 0, "fc"));
 }
 
+void ee_mx_fingerprint(const EeModel *m, char *out, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (int i = 0; i < ee_model_nparams(m); i++) {
+        EeParamInfo pi;
+        ee_model_param_info(m, i, &pi);
+        float *buf = mxMalloc(sizeof(float) * (pi.count + 1));
+        ee_param_get(m, i, buf, pi.count);
+        const unsigned char *b = (const unsigned char *)buf;
+        for (size_t k = 0; k < pi.count * sizeof(float); k++) h = (h ^ b[k]) * 0x100000001b3ULL;
+        mxFree(buf);
+    }
+    snprintf(out, n, "%016llx", (unsigned long long)h);
+}
+
 /* Sink that builds an Octave struct. */
 static void put_char(void *ctx, const char *f, const char *v) { ee_mx_set(ctx, f, mxCreateString(v)); }
 static void put_scalar(void *ctx, const char *f, double v) { ee_mx_set(ctx, f, mxCreateDoubleScalar(v)); }

@@ -75,6 +75,9 @@ mxArray *ee_mx_row(const double *v, int n);            /* 1 x n */
 EeModel *ee_mx_model(const mxArray *a, const char *what);
 /* True when a looks like a trained model struct (has kind and weights). */
 int ee_mx_is_model(const mxArray *a);
+/* FNV-1a over every weight of a model (16 hex digits): identifies the
+ * classifier an explainer was trained to explain. */
+void ee_mx_fingerprint(const EeModel *m, char *out, size_t n);
 /* A model struct with kind, sizes and weights (plus fields added later). */
 mxArray *ee_mx_model_struct(const EeModel *m);
 /* Sets (adding if needed) field `name` of a scalar struct. */

@@ -60,6 +60,9 @@ struct EeBackend {
     /* dX = dY (1 - Y^2), Y = tanh output */
     void (*tanh_bwd)(const float *Y, const float *dY, float *dX, size_t n);
 
+    /* X[i] = 0 where mask[i] == 0 (masked outputs and their gradients). */
+    void (*mul_mask)(float *X, const uint8_t *mask, size_t n);
+
     /* Inverted dropout with a counter-based hash of (seed, index): the same
      * mask on every backend. keep (bytes) may be NULL at p = 0. */
     void (*dropout_fwd)(float *X, uint8_t *keep, size_t n, float p, uint64_t seed);

@@ -136,6 +136,20 @@ static EeStatus read_config(const Loader *L, EeConfig *c)
         else if (!strcmp(head, "token")) c->head = EE_HEAD_TOKEN;
         else return ee_fail(EE_ERR_MODEL, "%s.head must be 'classifier', 'flat' or 'token', got '%s'", L->what, head);
     }
+    if (c->head != EE_HEAD_CLASSIFIER) { /* the explainer's design; absent: the paper's */
+        char buf[32];
+        if ((st = get_str(L, "inputs", buf, sizeof buf, &found))) return st;
+        if (found && !ee_inputs_from_name(buf, &c->inputs))
+            return ee_fail(EE_ERR_MODEL, "%s.inputs must be 'tokens', 'gradient' or 'gradient_vector', got '%s'",
+                           L->what, buf);
+        if ((st = get_str(L, "attend", buf, sizeof buf, &found))) return st;
+        if (found) {
+            if (!strcmp(buf, "all")) c->attend_tokens = 0;
+            else if (!strcmp(buf, "tokens")) c->attend_tokens = 1;
+            else return ee_fail(EE_ERR_MODEL, "%s.attend must be 'all' or 'tokens', got '%s'", L->what, buf);
+        }
+        if ((st = get_bool(L, "zero_special", 0, &c->zero_special))) return st;
+    }
     const int BIG = 1 << 24;
     if ((st = get_int(L, "classes", 2, 100000, &c->classes))) return st;
     if ((st = get_bool(L, "bias", 1, &c->bias))) return st;
@@ -251,6 +265,11 @@ EeStatus ee_model_save(const EeModel *m, const EeFieldSink *s)
     }
     s->put_scalar(s->ctx, "classes", c->classes);
     s->put_logical(s->ctx, "bias", c->bias);
+    if (c->head != EE_HEAD_CLASSIFIER) {
+        s->put_char(s->ctx, "inputs", ee_inputs_name(c->inputs));
+        s->put_char(s->ctx, "attend", c->attend_tokens ? "tokens" : "all");
+        s->put_logical(s->ctx, "zero_special", c->zero_special);
+    }
     /* groups first, with their lengths */
     for (int i = 0; i < m->np; i++) {
         const EeParam *p = &m->p[i];

@@ -25,6 +25,25 @@ int ee_kind_from_name(const char *name, EeKind *k)
 
 int ee_is_token_model(const EeConfig *cfg) { return cfg->kind != EE_KIND_MLP; }
 
+static const char *inputs_names[] = {"tokens", "gradient", "gradient_vector"};
+const char *ee_inputs_name(EeInputs i) { return (unsigned)i < 3 ? inputs_names[i] : "?"; }
+int ee_inputs_from_name(const char *name, EeInputs *i)
+{
+    for (int k = 0; k < 3; k++)
+        if (name && strcmp(name, inputs_names[k]) == 0) { *i = (EeInputs)k; return 1; }
+    return 0;
+}
+
+int ee_config_features(const EeConfig *cfg)
+{
+    if (cfg->head == EE_HEAD_CLASSIFIER) return 0;
+    switch (cfg->inputs) {
+    case EE_INPUTS_GRADIENT: return 1;
+    case EE_INPUTS_GRADIENT_VECTOR: return 1 + cfg->d;
+    default: return 0;
+    }
+}
+
 int ee_config_outputs(const EeConfig *cfg)
 {
     return cfg->head == EE_HEAD_CLASSIFIER ? cfg->classes : cfg->T;
@@ -70,6 +89,16 @@ EeStatus ee_config_check(const EeConfig *c)
     if (c->head != EE_HEAD_CLASSIFIER && c->kind != EE_KIND_TRANSFORMER)
         return ee_fail(EE_ERR_UNSUPPORTED, "explainer heads are implemented for the transformer only, not %s",
                        ee_kind_name(c->kind));
+    if ((unsigned)c->inputs > EE_INPUTS_GRADIENT_VECTOR)
+        return ee_fail(EE_ERR_MODEL, "unknown explainer inputs %d", (int)c->inputs);
+    if (c->head == EE_HEAD_CLASSIFIER && (c->inputs || c->attend_tokens || c->zero_special))
+        return ee_fail(EE_ERR_MODEL, "inputs, attend and zero_special apply to explainers only");
+    if ((c->attend_tokens != 0 && c->attend_tokens != 1) || (c->zero_special != 0 && c->zero_special != 1))
+        return ee_fail(EE_ERR_MODEL, "attend_tokens and zero_special must be 0 or 1");
+    /* the flat head reads the state of every position, and an encoder that
+     * attends to the tokens only leaves the PAD positions' states undefined */
+    if (c->head == EE_HEAD_FLAT && c->attend_tokens)
+        return ee_fail(EE_ERR_MODEL, "the flat head reads every position: it needs attend 'all'");
     CHECK_RANGE(c->classes, 2, 100000, "classes");
     if (c->kind == EE_KIND_MLP) {
         CHECK_RANGE(c->D, 1, 1 << 24, "D");
@@ -279,17 +308,45 @@ void ee_model_init(EeModel *m, uint64_t seed)
 }
 
 /* ---- explainers ------------------------------------------------------------- */
+void ee_explainer_spec_paper(EeExplainerSpec *s)
+{
+    memset(s, 0, sizeof *s);
+    s->head = EE_HEAD_FLAT;
+    s->inputs = EE_INPUTS_TOKENS;
+}
+
+void ee_explainer_spec_default(EeExplainerSpec *s)
+{
+    memset(s, 0, sizeof *s);
+    s->head = EE_HEAD_TOKEN;
+    s->inputs = EE_INPUTS_TOKENS;
+    s->attend_tokens = 1;
+    s->zero_special = 1;
+}
+
 EeStatus ee_model_make_explainer(const EeModel *clf, EeHead head, uint64_t seed, EeModel **out)
+{
+    EeExplainerSpec s;
+    ee_explainer_spec_paper(&s);
+    s.head = head;
+    return ee_explainer_new(clf, &s, seed, out);
+}
+
+EeStatus ee_explainer_new(const EeModel *clf, const EeExplainerSpec *spec, uint64_t seed,
+                          EeModel **out)
 {
     *out = NULL;
     if (clf->cfg.head != EE_HEAD_CLASSIFIER)
         return ee_fail(EE_ERR_MODEL, "an explainer is built from a classifier, not from an explainer");
     if (clf->cfg.kind == EE_KIND_MLP)
         return ee_fail(EE_ERR_UNSUPPORTED, "explainers are defined for token models (transformer, cnn), not mlp");
-    if (head != EE_HEAD_FLAT && head != EE_HEAD_TOKEN)
+    if (spec->head != EE_HEAD_FLAT && spec->head != EE_HEAD_TOKEN)
         return ee_fail(EE_ERR_INPUT, "explainer head must be 'flat' or 'token'");
     EeConfig cfg = clf->cfg;
-    cfg.head = head;
+    cfg.head = spec->head;
+    cfg.inputs = spec->inputs;
+    cfg.attend_tokens = spec->attend_tokens != 0;
+    cfg.zero_special = spec->zero_special != 0;
     EeModel *m;
     EeStatus st = ee_model_new(&cfg, &m);
     if (st) return st;
@@ -299,7 +356,8 @@ EeStatus ee_model_make_explainer(const EeModel *clf, EeHead head, uint64_t seed,
     for (int i = 0; i < m->np; i++) {
         const EeParam *p = &m->p[i];
         int j = ee_model_find_param(clf, p->group, p->index, p->field);
-        if (j >= 0 && clf->p[j].count == p->count && strncmp(p->field, "head_", 5) != 0)
+        if (j >= 0 && clf->p[j].count == p->count && strncmp(p->field, "head_", 5) != 0 &&
+            strncmp(p->field, "feat_", 5) != 0)
             memcpy(m->w + p->offset, clf->w + clf->p[j].offset, sizeof(float) * p->count);
     }
     *out = m;
@@ -330,13 +388,30 @@ EeStatus ee_input_check(const EeModel *m, const EeInput *in)
             int att = in->mask ? in->mask[(size_t)i * c->T + t] != 0 : row[t] != EE_PAD;
             any |= att;
         }
-        if (c->head != EE_HEAD_CLASSIFIER) continue; /* explainers attend everywhere */
+        if (c->head != EE_HEAD_CLASSIFIER) { /* explainers set their own masks */
+            int tokens = 0;
+            for (int t = 0; t < c->T; t++) tokens |= row[t] != EE_PAD;
+            if (c->attend_tokens && !tokens)
+                return ee_fail(EE_ERR_INPUT, "row %d is all PAD: this explainer attends to tokens only", i + 1);
+            continue;
+        }
         if (!any) return ee_fail(EE_ERR_INPUT, "row %d attends to no position (all PAD or mask all false)", i + 1);
         if (c->kind == EE_KIND_TRANSFORMER) {
             int att0 = in->mask ? in->mask[(size_t)i * c->T] != 0 : row[0] != EE_PAD;
             if (!att0)
                 return ee_fail(EE_ERR_INPUT, "row %d: position 1 ([CLS], pooled) must be attended", i + 1);
         }
+    }
+    int k = ee_config_features(c);
+    if (k && in->n) {
+        if (!in->feats)
+            return ee_fail(EE_ERR_INPUT, "this explainer reads %s features of the classifier: "
+                           "compute them with ee_explainer_features (ee_explain does)",
+                           ee_inputs_name(c->inputs));
+        for (size_t q = 0; q < (size_t)in->n * c->T * k; q++)
+            if (!isfinite(in->feats[q]))
+                return ee_fail(EE_ERR_INPUT, "explainer features contain NaN or Inf at row %zu",
+                               q / ((size_t)c->T * k) + 1);
     }
     return EE_OK;
 }
@@ -358,10 +433,12 @@ static EeStatus predict_batches(EeModel *m, const EeInput *in, float *out, int B
     int outs = ee_config_outputs(c), T = c->T;
     for (int i0 = 0; i0 < in->n; i0 += B) {
         int nb = in->n - i0 < B ? in->n - i0 : B;
-        if (ee_is_token_model(c))
+        if (ee_is_token_model(c)) {
             st = ee_run_set_input(r, in->ids + (size_t)i0 * T, in->mask ? in->mask + (size_t)i0 * T : NULL,
                                   NULL, nb);
-        else
+            if (!st && ee_config_features(c))
+                st = ee_run_set_features(r, in->feats + (size_t)i0 * T * ee_config_features(c), nb);
+        } else
             st = ee_run_set_input(r, NULL, NULL, in->x + (size_t)i0 * c->D, nb);
         if (st) break;
         ee_run_embed(r, nb);

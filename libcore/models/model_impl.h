@@ -26,6 +26,7 @@ typedef struct {
     int pad_row;             /* token embedding: row 0 (PAD) is fixed at 0 */
     int fan_in;              /* for initialisation; 0 = bias / LayerNorm */
     int init;                /* EE_INIT_* */
+    int frozen;              /* not trained (its gradient is dropped) */
 } EeParam;
 
 enum { EE_INIT_NORMAL = 0, EE_INIT_ZERO, EE_INIT_ONE, EE_INIT_UNIFORM_FANIN };
@@ -82,6 +83,10 @@ struct EeRun {
     float *e;            /* device embedding output [Bmax][T][d] or [Bmax][D] */
     float *de;           /* device gradient to e */
     float *out;          /* device [Bmax][outputs] */
+    float *feats;        /* explainers with features: device [Bmax][T][k], scaled
+                            by feat_scale, at the active length */
+    uint8_t *omask;      /* explainers: device [Bmax][T], 1 where the output is
+                            predicted (NULL when it is everywhere) */
     int in_width;        /* T*d or D: floats per row of e, at the full T */
     int qkv0_given;      /* transformer: the next forward finds layer 0's
                             q, k, v already in place (ee_tf_layer0_qkv) */
@@ -131,8 +136,13 @@ static inline float *ee_run_g(EeRun *r, int i) { return r->g ? r->g + r->m->p[i]
  * the projections of unchanged positions). */
 void ee_tf_layer0_qkv(EeRun *r, float **q, float **k, float **v);
 
-/* Zero row 0 (PAD) of every token-embedding gradient. */
-void ee_run_drop_pad_grads(EeRun *r);
+/* Explainer features of B rows (host [B][cfg.T][k], the layout of
+ * EeInput.feats) for the input set last; divided by the model's feat_scale. */
+EeStatus ee_run_set_features(EeRun *r, const float *feats, int B);
+
+/* Zero the gradients that training must not apply: row 0 (PAD) of every
+ * token embedding and every frozen tensor. */
+void ee_run_drop_fixed_grads(EeRun *r);
 
 /* A progress or report line through the caller's printer (stderr when
  * print is NULL); nothing when verbose is 0. */

@@ -45,6 +45,10 @@ EeStatus ee_run_new(EeModel *m, const EeBackend *be, int Bmax, int keep, int wit
     r->e = ee_run_alloc(r, rows * r->in_width * sizeof(float), &fail);
     r->de = ee_run_alloc(r, rows * r->in_width * sizeof(float), &fail);
     r->out = ee_run_alloc(r, rows * ee_config_outputs(c) * sizeof(float), &fail);
+    int k = ee_config_features(c);
+    if (k) r->feats = ee_run_alloc(r, rows * c->T * k * sizeof(float), &fail);
+    if (c->head != EE_HEAD_CLASSIFIER && (c->attend_tokens || c->zero_special))
+        r->omask = ee_run_alloc(r, rows * c->T, &fail);
     if (!fail && ee_kind_ops(c->kind)->alloc(r)) fail = 1;
     if (fail) {
         ee_run_free(r);
@@ -67,6 +71,8 @@ void ee_run_free(EeRun *r)
     be->release(r->e);
     be->release(r->de);
     be->release(r->out);
+    be->release(r->feats);
+    be->release(r->omask);
     free(r);
 }
 
@@ -74,13 +80,15 @@ int ee_run_needed_len(const EeRun *r, const int32_t *ids, const uint8_t *mask, i
 {
     const EeConfig *c = &r->m->cfg;
     if (!ee_is_token_model(c)) return 1;
-    if (c->head != EE_HEAD_CLASSIFIER) return c->T;
+    /* the flat head reads every position's state; an explainer that
+     * attends everywhere computes them all */
+    if (c->head != EE_HEAD_CLASSIFIER && (c->head == EE_HEAD_FLAT || !c->attend_tokens)) return c->T;
     int L = 1;
     for (int i = 0; i < B; i++) {
         const int32_t *row = ids + (size_t)i * c->T;
         const uint8_t *mk = mask ? mask + (size_t)i * c->T : NULL;
         for (int t = c->T - 1; t >= L; t--) {
-            int attended = mk ? mk[t] != 0 : row[t] != EE_PAD;
+            int attended = mk && c->head == EE_HEAD_CLASSIFIER ? mk[t] != 0 : row[t] != EE_PAD;
             int needed = attended || (c->kind == EE_KIND_CNN && row[t] != EE_PAD);
             if (needed) { L = t + 1; break; }
         }
@@ -99,24 +107,57 @@ EeStatus ee_run_set_input_len(EeRun *r, const int32_t *ids, const uint8_t *mask,
     }
     if (L < 1 || L > c->T) return ee_fail(EE_ERR_INPUT, "active length %d outside 1..%d", L, c->T);
     r->T = L;
-    size_t n = (size_t)B * L;
+    size_t n = (size_t)B * L, nT = (size_t)B * c->T;
     int32_t *hi = malloc(sizeof(int32_t) * n);
-    uint8_t *hm = malloc(n);
-    if (!hi || !hm) {
+    uint8_t *hm = malloc(n), *ho = r->omask ? malloc(nT) : NULL;
+    if (!hi || !hm || (r->omask && !ho)) {
         free(hi);
         free(hm);
+        free(ho);
         return ee_fail(EE_ERR_NOMEM, "out of memory");
     }
+    /* Attention masks: the classifier's from the caller (id != PAD by
+     * default); an explainer's from its design alone (every position, or
+     * the non-PAD ones). Explainer outputs: predicted at the non-PAD (or
+     * the real, non-special) positions, 0 elsewhere. */
+    int expl = c->head != EE_HEAD_CLASSIFIER;
     for (int i = 0; i < B; i++)
         for (int t = 0; t < L; t++) {
             size_t k = (size_t)i * c->T + t, o = (size_t)i * L + t;
             hi[o] = ids[k];
-            hm[o] = c->head != EE_HEAD_CLASSIFIER ? 1 : mask ? mask[k] != 0 : ids[k] != EE_PAD;
+            if (expl) hm[o] = c->attend_tokens ? ids[k] != EE_PAD : 1;
+            else hm[o] = mask ? mask[k] != 0 : ids[k] != EE_PAD;
         }
+    if (ho)
+        for (size_t k = 0; k < nT; k++)
+            ho[k] = c->zero_special ? !EE_IS_SPECIAL(ids[k]) : ids[k] != EE_PAD;
     r->be->upload(r->ids, hi, sizeof(int32_t) * n);
     r->be->upload(r->mask, hm, n);
+    if (ho) r->be->upload(r->omask, ho, nT);
     free(hi);
     free(hm);
+    free(ho);
+    return EE_OK;
+}
+
+EeStatus ee_run_set_features(EeRun *r, const float *feats, int B)
+{
+    const EeConfig *c = &r->m->cfg;
+    int k = ee_config_features(c), L = r->T;
+    if (!k) return EE_OK;
+    if (B > r->Bmax) return ee_fail(EE_ERR_INPUT, "batch of %d rows exceeds the run's %d", B, r->Bmax);
+    int si = ee_model_find_param(r->m, NULL, 0, "feat_scale");
+    if (si < 0) return ee_fail(EE_ERR_MODEL, "explainer without feat_scale");
+    const float *scale = r->m->w + r->m->p[si].offset; /* frozen: the host copy is current */
+    size_t n = (size_t)B * L * k;
+    float *h = malloc(sizeof(float) * (n ? n : 1));
+    if (!h) return ee_fail(EE_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < B; i++)
+        for (int t = 0; t < L; t++)
+            for (int j = 0; j < k; j++)
+                h[((size_t)i * L + t) * k + j] = feats[((size_t)i * c->T + t) * k + j] / scale[j];
+    r->be->upload(r->feats, h, sizeof(float) * n);
+    free(h);
     return EE_OK;
 }
 
@@ -152,11 +193,12 @@ void ee_run_pull_weights(EeRun *r)
     if (r->w != r->m->w) r->be->download(r->m->w, r->w, r->m->total * sizeof(float));
 }
 
-void ee_run_drop_pad_grads(EeRun *r)
+void ee_run_drop_fixed_grads(EeRun *r)
 {
     if (!r->g) return;
     for (int i = 0; i < r->m->np; i++) {
         const EeParam *p = &r->m->p[i];
-        if (p->pad_row) r->be->zero(r->g + p->offset, sizeof(float) * p->dims[1]);
+        if (p->frozen) r->be->zero(r->g + p->offset, sizeof(float) * p->count);
+        else if (p->pad_row) r->be->zero(r->g + p->offset, sizeof(float) * p->dims[1]);
     }
 }

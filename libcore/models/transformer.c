@@ -60,7 +60,27 @@ static void tf_register(EeModel *m)
         ee_param_add(m, NULL, 0, "head_b", EE_INIT_ZERO, 0, 2, 1, 1, 1);
         break;
     }
+    /* Explainer features F (k per position, divided by feat_scale, which
+     * training sets from the data and then keeps) enter twice: added to the
+     * encoder input (F feat_W) and to the output (F feat_v). Both start at
+     * zero: the untrained explainer is the tokens-only one. */
+    int k = ee_config_features(c);
+    if (k) {
+        int sc = ee_param_add(m, NULL, 0, "feat_scale", EE_INIT_ONE, 0, 2, 1, k, 1);
+        m->p[sc].frozen = 1;
+        ee_param_add(m, NULL, 0, "feat_W", EE_INIT_ZERO, 0, 2, k, d, 1);
+        ee_param_add(m, NULL, 0, "feat_v", EE_INIT_ZERO, 0, 2, k, 1, 1);
+    }
 }
+
+/* Indices of the feature tensors (after the head), or -1. */
+static int feat_W(const EeRun *r)
+{
+    const EeConfig *c = &r->m->cfg;
+    if (!ee_config_features(c)) return -1;
+    return HEAD0(c) + (c->head == EE_HEAD_CLASSIFIER ? 4 : 2) + 1;
+}
+static int feat_v(const EeRun *r) { return feat_W(r) < 0 ? -1 : feat_W(r) + 1; }
 
 typedef struct {
     float *x_in;                     /* layer input (x0 for layer 0) */
@@ -77,6 +97,7 @@ typedef struct {
     uint8_t *keep_e;
     TfLayer *L;
     float *cls, *ppre, *p;           /* pooler */
+    float *y, *gyh;                  /* token head at the active length: [B*L] */
     float *xcls;                     /* [CLS] rows entering the last layer */
     /* backward scratch */
     float *gx, *gy, *gx1, *gm, *gf, *gctx, *gq, *gk, *gv, *gx_in, *gp;
@@ -125,6 +146,10 @@ static EeStatus tf_alloc(EeRun *r)
     if (!r->keep && c->layers > 1) { /* ping-pong output buffer */
         a->L[0].x_in = ee_run_alloc(r, R * d * F, &fail);
     }
+    if (c->head == EE_HEAD_TOKEN) {
+        a->y = ee_run_alloc(r, R * F, &fail);
+        if (r->keep) a->gyh = ee_run_alloc(r, R * F, &fail);
+    }
     a->cls = ee_run_alloc(r, (size_t)r->Bmax * d * F, &fail);
     a->xcls = ee_run_alloc(r, (size_t)r->Bmax * d * F, &fail);
     a->ppre = ee_run_alloc(r, (size_t)r->Bmax * d * F, &fail);
@@ -164,7 +189,8 @@ static void tf_release(EeRun *r)
         free(a->L);
     }
     float *bufs[] = {a->pre, a->mean_e, a->rstd_e, a->x0, a->cls, a->xcls, a->ppre, a->p, a->gx,
-                     a->gy, a->gx1, a->gm, a->gf, a->gctx, a->gq, a->gk, a->gv, a->gx_in, a->gp};
+                     a->gy, a->gx1, a->gm, a->gf, a->gctx, a->gq, a->gk, a->gv, a->gx_in, a->gp,
+                     a->y, a->gyh};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) be->release(bufs[i]);
     be->release(a->keep_e);
     free(a);
@@ -278,6 +304,9 @@ static void tf_forward(EeRun *r, int B, int train)
     float pdrop = r->dropout_on;
 
     be->copy(a->x0, r->e, Rd * sizeof(float));
+    int kf = ee_config_features(c);
+    if (kf) /* x0 += F feat_W */
+        be->gemm(0, 0, R, d, kf, 1.0f, r->feats, kf, ee_run_w(r, feat_W(r)), d, 1.0f, a->x0, d);
     if (r->qkv0_given && (pdrop > 0 || cls_only(r, 0))) r->qkv0_given = 0; /* not applicable: recompute */
     if (pdrop > 0) be->dropout_fwd(a->x0, a->keep_e, Rd, pdrop, site_seed(r, 255, 0));
     float *x = a->x0;
@@ -320,13 +349,23 @@ static void tf_forward(EeRun *r, int B, int train)
         be->tanh_fwd(a->ppre, a->p, (size_t)B * d);
         ee_linear_fwd(be, a->p, ee_run_w(r, h0 + 2), ee_run_w(r, h0 + 3), r->out, B, d, c->classes);
         break;
-    case EE_HEAD_FLAT:
+    case EE_HEAD_FLAT: /* always at the full T (ee_run_needed_len) */
         ee_linear_fwd(be, x, ee_run_w(r, h0), ee_run_w(r, h0 + 1), r->out, B, T * d, T);
+        if (kf) /* out[b][t] += F[b][t] feat_v */
+            be->gemm(0, 0, R, 1, kf, 1.0f, r->feats, kf, ee_run_w(r, feat_v(r)), 1, 1.0f, r->out, 1);
         break;
-    case EE_HEAD_TOKEN:
-        ee_linear_fwd(be, x, ee_run_w(r, h0), ee_run_w(r, h0 + 1), r->out, R, d, 1);
+    case EE_HEAD_TOKEN: /* y at the active length, then out[b][0..L) = y[b], 0 past it */
+        ee_linear_fwd(be, x, ee_run_w(r, h0), ee_run_w(r, h0 + 1), a->y, R, d, 1);
+        if (kf) be->gemm(0, 0, R, 1, kf, 1.0f, r->feats, kf, ee_run_w(r, feat_v(r)), 1, 1.0f, a->y, 1);
+        if (T == c->T) {
+            be->copy(r->out, a->y, sizeof(float) * R);
+        } else {
+            be->zero(r->out, sizeof(float) * (size_t)B * c->T);
+            be->scatter_rows(a->y, r->out, c->T, B, T);
+        }
         break;
     }
+    if (r->omask) be->mul_mask(r->out, r->omask, (size_t)B * c->T);
 }
 
 static void tf_backward(EeRun *r, int B, const float *dout, int need_de, int param_grads)
@@ -339,7 +378,14 @@ static void tf_backward(EeRun *r, int B, const float *dout, int need_de, int par
     int pg = param_grads && r->g;
 #define G(i) (pg ? ee_run_g(r, (i)) : NULL)
     const float *H = c->layers ? a->L[c->layers - 1].x2 : a->x0;
-    int h0 = HEAD0(c);
+    int h0 = HEAD0(c), kf = ee_config_features(c);
+    if (r->omask) { /* masked outputs are constants: no gradient flows from them */
+        float *gm = c->head == EE_HEAD_TOKEN ? a->gyh : a->gx1; /* scratch of >= B*T floats */
+        if (c->head == EE_HEAD_TOKEN && T < c->T) gm = a->gx1;
+        be->copy(gm, dout, sizeof(float) * (size_t)B * c->T);
+        be->mul_mask(gm, r->omask, (size_t)B * c->T);
+        dout = gm;
+    }
     switch (c->head) {
     case EE_HEAD_CLASSIFIER:
         ee_linear_bwd(be, a->p, ee_run_w(r, h0 + 2), dout, a->gp, 0, G(h0 + 2), G(h0 + 3), B, d,
@@ -355,10 +401,18 @@ static void tf_backward(EeRun *r, int B, const float *dout, int need_de, int par
         break;
     case EE_HEAD_FLAT:
         ee_linear_bwd(be, H, ee_run_w(r, h0), dout, a->gx, 0, G(h0), G(h0 + 1), B, T * d, T);
+        if (kf && pg) be->gemm(1, 0, kf, 1, R, 1.0f, r->feats, kf, dout, 1, 1.0f, G(feat_v(r)), 1);
         break;
-    case EE_HEAD_TOKEN:
-        ee_linear_bwd(be, H, ee_run_w(r, h0), dout, a->gx, 0, G(h0), G(h0 + 1), R, d, 1);
+    case EE_HEAD_TOKEN: {
+        const float *dy = dout;
+        if (T < c->T) { /* the outputs of the active positions */
+            be->gather_rows(dout, c->T, a->gyh, B, T);
+            dy = a->gyh;
+        }
+        ee_linear_bwd(be, H, ee_run_w(r, h0), dy, a->gx, 0, G(h0), G(h0 + 1), R, d, 1);
+        if (kf && pg) be->gemm(1, 0, kf, 1, R, 1.0f, r->feats, kf, dy, 1, 1.0f, G(feat_v(r)), 1);
         break;
+    }
     }
     float pdrop = r->dropout_on;
     int first = c->head == EE_HEAD_CLASSIFIER ? c->layers - 2 : c->layers - 1;
@@ -407,6 +461,9 @@ static void tf_embed_backward(EeRun *r, int B)
     TfAct *a = r->kind;
     int R = B * r->T;
     if (!r->g) return;
+    int kf = ee_config_features(c);
+    if (kf) /* r->de is the gradient at e + F feat_W: feat_W += F^T de */
+        r->be->gemm(1, 0, kf, c->d, R, 1.0f, r->feats, kf, r->de, c->d, 1.0f, ee_run_g(r, feat_W(r)), c->d);
     /* gradient at the embedding sum, into gy */
     r->be->layernorm_bwd(r->de, a->pre, ee_run_w(r, P_LNE_G), a->mean_e, a->rstd_e, a->gy,
                          ee_run_g(r, P_LNE_G), ee_run_g(r, P_LNE_B), R, c->d, 0);

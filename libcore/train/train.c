@@ -29,7 +29,10 @@ void ee_train_options_defaults(EeTrainOptions *o, EeKind kind, EeHead head)
         o->batch = 32; o->lr = 1e-3f; o->dropout = 0.0f; o->epochs = 50;
         break;
     }
-    if (head != EE_HEAD_CLASSIFIER) { o->lr = 1e-3f; o->dropout = 0.0f; o->epochs = 20; }
+    if (head != EE_HEAD_CLASSIFIER) {
+        o->lr = 1e-3f; o->dropout = 0.0f; o->epochs = 20;
+        o->standardize = 1;
+    }
 }
 
 void ee_history_free(EeHistory *h)
@@ -55,10 +58,11 @@ typedef struct {
     EeRun *r;
     const EeBackend *be;
     const EeConfig *c;
-    int classifier, outs;
+    int classifier, outs, feats;
+    double map_scale;             /* explainers: targets are divided by it */
     int32_t *h_ids, *d_labels, *h_labels;
     uint8_t *h_mask;
-    float *h_x, *h_maps, *d_maps, *d_dout;
+    float *h_x, *h_maps, *h_feats, *d_maps, *d_dout;
 } Trainer;
 
 /* Gathers rows idx[0..nb) of a dataset into the run (and the targets). */
@@ -75,10 +79,16 @@ static EeStatus load_batch(Trainer *t, const EeDataset *ds, const int *idx, int 
             memcpy(t->h_x + (size_t)i * c->D, ds->in.x + s * c->D, sizeof(float) * c->D);
         }
         if (t->classifier) t->h_labels[i] = ds->labels[s];
-        else memcpy(t->h_maps + (size_t)i * T, ds->maps + s * T, sizeof(float) * T);
+        else
+            for (int k = 0; k < T; k++)
+                t->h_maps[(size_t)i * T + k] = (float)(ds->maps[s * T + k] / t->map_scale);
+        if (t->feats)
+            memcpy(t->h_feats + (size_t)i * T * t->feats, ds->in.feats + s * T * t->feats,
+                   sizeof(float) * T * t->feats);
     }
     EeStatus st = ee_run_set_input(t->r, token ? t->h_ids : NULL,
                                    token && ds->in.mask ? t->h_mask : NULL, token ? NULL : t->h_x, nb);
+    if (!st && t->feats) st = ee_run_set_features(t->r, t->h_feats, nb);
     if (st) return st;
     if (t->classifier) t->be->upload(t->d_labels, t->h_labels, sizeof(int32_t) * nb);
     else t->be->upload(t->d_maps, t->h_maps, sizeof(float) * (size_t)nb * T);
@@ -111,7 +121,7 @@ static EeStatus evaluate(Trainer *t, const EeDataset *ds, double *loss, double *
         if ((st = load_batch(t, ds, idx, nb))) break;
         ee_run_embed(t->r, nb);
         ee_run_forward(t->r, nb, 0);
-        total += (double)batch_loss(t, nb, 0) * nb;
+        total += (double)batch_loss(t, nb, 0) * nb * t->map_scale * t->map_scale;
         if (t->classifier) {
             t->be->download(out, t->r->out, sizeof(float) * (size_t)nb * t->outs);
             for (int i = 0; i < nb; i++) {
@@ -148,6 +158,76 @@ static EeStatus check_dataset(const EeModel *m, const EeDataset *ds, const char 
     return EE_OK;
 }
 
+/* Whether position t of a row is predicted by an explainer (its output is
+ * not fixed at 0), as ee_run_set_input decides. */
+static int predicted(const EeConfig *c, int32_t id)
+{
+    if (c->zero_special) return !EE_IS_SPECIAL(id);
+    if (c->attend_tokens) return id != EE_PAD;
+    return 1;
+}
+
+/* The RMS of the training maps over the predicted positions: the unit the
+ * optimiser sees (1 when there is nothing to measure). */
+static double map_rms(const EeConfig *c, const EeDataset *ds)
+{
+    double ss = 0;
+    size_t n = 0;
+    for (size_t q = 0; q < (size_t)ds->in.n * c->T; q++)
+        if (predicted(c, ds->in.ids[q])) {
+            ss += (double)ds->maps[q] * ds->maps[q];
+            n++;
+        }
+    double rms = n ? sqrt(ss / n) : 0;
+    return rms > 0 && isfinite(rms) ? rms : 1.0;
+}
+
+/* feat_scale := the RMS of each feature over the attended positions of the
+ * training rows, so the features enter at unit scale. */
+static void fit_feature_scale(EeModel *m, const EeDataset *ds)
+{
+    const EeConfig *c = &m->cfg;
+    int k = ee_config_features(c), si = ee_model_find_param(m, NULL, 0, "feat_scale");
+    if (!k || si < 0) return;
+    float *scale = m->w + m->p[si].offset;
+    for (int j = 0; j < k; j++) {
+        double ss = 0;
+        size_t n = 0;
+        for (size_t q = 0; q < (size_t)ds->in.n * c->T; q++)
+            if (ds->in.ids[q] != EE_PAD) {
+                double f = ds->in.feats[q * k + j];
+                ss += f * f;
+                n++;
+            }
+        double rms = n ? sqrt(ss / n) : 0;
+        scale[j] = rms > 0 && isfinite(rms) ? (float)rms : 1.0f;
+    }
+}
+
+/* The explainer was trained on maps / s: its outputs scale by s when every
+ * term of the head does (the head's weights, its bias and the features'
+ * direct path). */
+static void fold_map_scale(EeModel *m, double s)
+{
+    for (int i = 0; i < m->np; i++) {
+        const EeParam *p = &m->p[i];
+        if (p->group[0] || (strncmp(p->field, "head_", 5) && strcmp(p->field, "feat_v"))) continue;
+        float *w = m->w + p->offset;
+        for (size_t k = 0; k < p->count; k++) w[k] = (float)(w[k] * s);
+    }
+}
+
+/* Learning rate of step (1-based) out of total. */
+static float step_lr(const EeTrainOptions *o, long step, long total)
+{
+    if (o->schedule != EE_SCHEDULE_COSINE || total < 2) return o->lr;
+    long warm = total / 20 > 0 ? total / 20 : 1;
+    if (step <= warm) return o->lr * (float)step / (float)warm;
+    double x = (double)(step - warm) / (double)(total - warm); /* 0..1 */
+    double lo = o->lr / 20.0;
+    return (float)(lo + 0.5 * (o->lr - lo) * (1.0 + cos(3.14159265358979323846 * x)));
+}
+
 EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
                   const EeTrainOptions *opt, EeHistory *hist)
 {
@@ -159,8 +239,9 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
     if ((st = check_dataset(m, valid, "validation", classifier))) return st;
     if (train->in.n < 1) return ee_fail(EE_ERR_INPUT, "no training rows");
     if (opt->epochs < 1 || opt->batch < 1 || !(opt->lr > 0) || !isfinite(opt->lr) ||
-        !(opt->dropout >= 0 && opt->dropout < 1) || opt->patience < 0)
-        return ee_fail(EE_ERR_INPUT, "bad training options (epochs >= 1, batch >= 1, lr > 0, 0 <= dropout < 1, patience >= 0)");
+        !(opt->dropout >= 0 && opt->dropout < 1) || opt->patience < 0 ||
+        (unsigned)opt->schedule > EE_SCHEDULE_COSINE)
+        return ee_fail(EE_ERR_INPUT, "bad training options (epochs >= 1, batch >= 1, lr > 0, 0 <= dropout < 1, patience >= 0, schedule constant or cosine)");
     EeDevice dev;
     if ((st = ee_device_resolve(opt->device, &dev))) return st;
 
@@ -170,6 +251,9 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
     t.c = c;
     t.classifier = classifier;
     t.outs = ee_config_outputs(c);
+    t.feats = ee_config_features(c);
+    t.map_scale = !classifier && opt->standardize ? map_rms(c, train) : 1.0;
+    if (t.feats) fit_feature_scale(m, train);
     t.be = ee_backend_for(dev);
     if ((st = ee_run_new(m, t.be, B, 1, 1, &t.r))) return st;
     t.r->dropout = opt->dropout;
@@ -180,6 +264,7 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
     t.h_x = malloc(sizeof(float) * B * (size_t)(c->kind == EE_KIND_MLP ? c->D : 1));
     t.h_labels = malloc(sizeof(int32_t) * B);
     t.h_maps = malloc(sizeof(float) * B * (T ? T : 1));
+    t.h_feats = t.feats ? malloc(sizeof(float) * B * T * t.feats) : NULL;
     t.d_labels = ee_run_alloc(t.r, sizeof(int32_t) * B, &fail);
     t.d_maps = ee_run_alloc(t.r, sizeof(float) * B * (T ? T : 1), &fail);
     t.d_dout = ee_run_alloc(t.r, sizeof(float) * B * t.outs, &fail);
@@ -192,6 +277,7 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
     hist->valid_loss = calloc((size_t)opt->epochs, sizeof(float));
     hist->valid_metric = calloc((size_t)opt->epochs, sizeof(float));
     if (fail || !t.h_ids || !t.h_mask || !t.h_x || !t.h_labels || !t.h_maps || (nv && !best) ||
+        (t.feats && !t.h_feats) ||
         !order || !hist->train_loss || !hist->valid_loss || !hist->valid_metric) {
         st = ee_fail(EE_ERR_NOMEM, "out of memory setting up training");
         goto done;
@@ -200,9 +286,11 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
     double t0 = ee_now(), last_print = t0, best_loss = INFINITY;
     int steps_per_epoch = (n + B - 1) / B, step = 0, since_best = 0;
     long total_steps = (long)steps_per_epoch * opt->epochs;
-    say(opt, "training %s%s%s: %d rows, %d validation, %zu weights, batch %d, lr %g, %d epochs, %s",
+    say(opt, "training %s%s%s%s%s: %d rows, %d validation, %zu weights, batch %d, lr %g%s, %d epochs, %s",
         ee_kind_name(c->kind), classifier ? "" : " explainer head ", classifier ? "" : ee_head_name(c->head),
-        n, nv, W, B, (double)opt->lr, opt->epochs, t.be->name);
+        t.feats ? ", inputs " : "", t.feats ? ee_inputs_name(c->inputs) : "",
+        n, nv, W, B, (double)opt->lr, opt->schedule == EE_SCHEDULE_COSINE ? " (cosine)" : "",
+        opt->epochs, t.be->name);
     for (int ep = 0; ep < opt->epochs && !st; ep++) {
         EeRng rng;
         ee_rng_stream(&rng, opt->seed, 0x7a17ULL, (uint64_t)ep + 1);
@@ -220,13 +308,14 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
                              (double)loss, ep + 1);
                 break;
             }
-            ep_loss += (double)loss * nb;
+            ep_loss += (double)loss * nb * t.map_scale * t.map_scale;
             t.be->zero(t.r->g, sizeof(float) * W);
             ee_run_backward(t.r, nb, t.d_dout, 1, 1);
             ee_run_embed_backward(t.r, nb);
-            ee_run_drop_pad_grads(t.r);
+            ee_run_drop_fixed_grads(t.r);
             step++;
-            t.be->adam(t.r->w, t.r->g, adam_m, adam_v, W, opt->lr, 0.9f, 0.999f, 1e-8f, step);
+            t.be->adam(t.r->w, t.r->g, adam_m, adam_v, W, step_lr(opt, step, total_steps), 0.9f,
+                       0.999f, 1e-8f, step);
             double now = ee_now();
             if (opt->verbose && now - last_print >= 2.0) {
                 double rate = (double)step * B / (now - t0);
@@ -263,7 +352,10 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
         }
         char el[32];
         fmt_time(ee_now() - t0, el, sizeof el);
-        if (classifier)
+        if (!nv)
+            say(opt, "epoch %d/%d  train %s %.4g  (%s)", ep + 1, opt->epochs,
+                classifier ? "loss" : "MSE", ep_loss / n, el);
+        else if (classifier)
             say(opt, "epoch %d/%d  train loss %.4f  valid loss %.4f  valid acc %.4f  (%s)", ep + 1,
                 opt->epochs, ep_loss / n, vloss, vmetric, el);
         else
@@ -279,6 +371,7 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
     if (!st) {
         if (nv) memcpy(m->w, best, sizeof(float) * W);
         else ee_run_pull_weights(t.r);
+        if (t.map_scale != 1.0) fold_map_scale(m, t.map_scale);
     }
     hist->seconds = ee_now() - t0;
     if (!st) st = ee_backend_check(t.be);
@@ -294,6 +387,7 @@ done:
     free(t.h_x);
     free(t.h_labels);
     free(t.h_maps);
+    free(t.h_feats);
     free(best);
     free(order);
     if (st) ee_history_free(hist);

@@ -28,6 +28,12 @@ typedef struct {
     int etok, epos, lng, lnb, enc[64][16], wp, bp, wc, bc, hw, hb;
     int cw[EE_MAX_WIDTHS], cb[EE_MAX_WIDTHS];
     int fw[EE_MAX_HIDDEN + 1], fb[EE_MAX_HIDDEN + 1];
+    /* explainers: feature tensors (-1 without features), and what the
+     * caller sets before each row: its features (T x k, row-major, NULL =
+     * zeros) and its ids (for the output mask; NULL = every output) */
+    int nfeat, fsc, fwt, fv;
+    const double *row_feats;
+    const int32_t *row_ids;
     /* scratch */
     double *s_x, *s_q, *s_k, *s_v, *s_ctx, *s_tmp, *s_z, *s_e;
     /* smallest distance to a ReLU kink or a max tie in the forwards since
@@ -107,6 +113,14 @@ static void ref_load(Ref *r, const EeModel *m)
         } else {
             r->hw = need_param(m, NULL, 0, "head_W", d, 1, 1);
             r->hb = need_param(m, NULL, 0, "head_b", 1, 1, 1);
+        }
+        r->fsc = r->fwt = r->fv = -1;
+        r->nfeat = c->head == EE_HEAD_CLASSIFIER ? 0 : c->inputs == EE_INPUTS_GRADIENT ? 1 :
+                   c->inputs == EE_INPUTS_GRADIENT_VECTOR ? 1 + d : 0;
+        if (r->nfeat) {
+            r->fsc = need_param(m, NULL, 0, "feat_scale", 1, r->nfeat, 1);
+            r->fwt = need_param(m, NULL, 0, "feat_W", r->nfeat, d, 1);
+            r->fv = need_param(m, NULL, 0, "feat_v", r->nfeat, 1, 1);
         }
         mx = T * (d > c->ffn ? d : c->ffn);
         break;
@@ -201,6 +215,13 @@ static void ref_transformer(Ref *r, const double *e, const uint8_t *mask, double
     int T = c->T, d = c->d, H = c->heads, dh = d / H, f = c->ffn;
     double *x = r->s_x, *q = r->s_q, *k = r->s_k, *v = r->s_v, *ctx = r->s_ctx, *tmp = r->s_tmp, *z = r->s_z;
     memcpy(x, e, sizeof(double) * T * d);
+    /* explainer features: x0 = e + (F / feat_scale) feat_W */
+    int K = r->nfeat;
+    if (K && r->row_feats)
+        for (int t = 0; t < T; t++)
+            for (int j = 0; j < d; j++)
+                for (int q2 = 0; q2 < K; q2++)
+                    x[t * d + j] += r->row_feats[t * K + q2] / r->p[r->fsc][q2] * r->p[r->fwt][q2 + (size_t)K * j];
     for (int l = 0; l < c->layers; l++) {
         double **P = r->p;
         const int *ix = r->enc[l];
@@ -259,6 +280,16 @@ static void ref_transformer(Ref *r, const double *e, const uint8_t *mask, double
             out[t] = s;
         }
         break;
+    }
+    if (c->head == EE_HEAD_CLASSIFIER) return;
+    /* explainer: out_t += (F_t / feat_scale) feat_v; 0 where not predicted
+     * (PAD when attending to tokens, every special token with zero_special) */
+    for (int t = 0; t < T; t++) {
+        if (K && r->row_feats)
+            for (int q2 = 0; q2 < K; q2++) out[t] += r->row_feats[t * K + q2] / r->p[r->fsc][q2] * r->p[r->fv][q2];
+        if (!r->row_ids) continue;
+        int32_t id = r->row_ids[t];
+        if ((c->zero_special && EE_IS_SPECIAL(id)) || (c->attend_tokens && id == EE_PAD)) out[t] = 0;
     }
 }
 

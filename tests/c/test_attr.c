@@ -217,6 +217,78 @@ static void check_ig(EeKind kind, int bias)
     ee_model_free(m);
 }
 
+/* ---- explainer features against the double reference ---------------------------- */
+/* F[t][0] = sum_d (e_x - e_b) g, F[t][1 + q] = (e_x - e_b)_q g_q with g the
+ * gradient of the target logit at e_x (central differences in double), for
+ * the pad and zero baselines, over several batches (rows in length order). */
+static void check_features(EeKind kind)
+{
+    const int N = 4, T = 9, lens[4] = {7, 2, 5, 3};
+    EeModel *m = make_model(kind, 1, T);
+    const EeConfig *c = ee_model_config(m);
+    Ref ref;
+    ref_load(&ref, m);
+    int d = c->d, k = 1 + d;
+    int32_t *ids = make_ids(N, T, lens);
+    EeInput in = {.n = N, .ids = ids};
+    float *F = malloc(sizeof(float) * N * T * k), *F1 = malloc(sizeof(float) * N * T);
+    double *ex = malloc(sizeof(double) * T * d), *eb = malloc(sizeof(double) * T * d);
+    double *g = malloc(sizeof(double) * T * d);
+    int32_t bids[16], tg[4];
+    uint8_t mask[16];
+    for (int zero = 0; zero <= 1; zero++) {
+        EeAttrOptions o;
+        ee_attr_options_defaults(&o);
+        o.verbose = 0;
+        o.device = EE_DEVICE_CPU;
+        o.batch = 3; /* two passes, rows regrouped by length */
+        o.baseline = zero ? EE_BASELINE_ZERO : EE_BASELINE_PAD;
+        EeAttrInfo info = {.target = tg};
+        CHECK_OK(ee_explainer_features(m, EE_INPUTS_GRADIENT_VECTOR, &in, &o, F, &info));
+        CHECK(info.forward == N && info.backward == N, "%s features: %ld forward, %ld backward passes for %d rows",
+              ee_kind_name(kind), info.forward, info.backward, N);
+        EeAttrInfo info1 = {0};
+        CHECK_OK(ee_explainer_features(m, EE_INPUTS_GRADIENT, &in, &o, F1, &info1));
+        double err = 0, scale = 0, err1 = 0;
+        for (int i = 0; i < N; i++) {
+            for (int t = 0; t < T; t++) mask[t] = ids[i * T + t] != EE_PAD;
+            for (int t = 0; t < T; t++) bids[t] = EE_IS_SPECIAL(ids[i * T + t]) ? ids[i * T + t] : EE_PAD;
+            ref_embed(&ref, ids + i * T, ex);
+            if (zero) memset(eb, 0, sizeof(double) * T * d);
+            else ref_embed(&ref, bids, eb);
+            double out[8];
+            ref_net(&ref, ex, mask, out);
+            int best = 0;
+            for (int q = 1; q < c->classes; q++) if (out[q] > out[best]) best = q;
+            CHECK(tg[i] == best, "%s features: target of row %d is %d, the reference's argmax %d",
+                  ee_kind_name(kind), i, tg[i], best);
+            double *e = malloc(sizeof(double) * T * d);
+            memcpy(e, ex, sizeof(double) * T * d);
+            Point pt = {&ref, mask, e, best};
+            for (int j = 0; j < T * d; j++) g[j] = gc_fd1(ref_target, &pt, &e[j], 1e-6);
+            free(e);
+            for (int t = 0; t < T; t++) {
+                double sum = 0;
+                for (int q = 0; q < d; q++) {
+                    double term = (ex[t * d + q] - eb[t * d + q]) * g[t * d + q];
+                    sum += term;
+                    err = fmax(err, fabs(F[((size_t)i * T + t) * k + 1 + q] - term));
+                }
+                err = fmax(err, fabs(F[((size_t)i * T + t) * k] - sum));
+                err1 = fmax(err1, fabs(F1[(size_t)i * T + t] - F[((size_t)i * T + t) * k]));
+                scale = fmax(scale, fabs(sum));
+            }
+        }
+        CHECK(err <= 1e-4 * fmax(scale, 1e-2), "%s gradient x input features, %s baseline: max err %.3g (scale %.3g)",
+              ee_kind_name(kind), zero ? "zero" : "pad", err, scale);
+        CHECK(err1 == 0, "%s: the 1-feature inputs equal the first of the vector inputs (err %.3g)",
+              ee_kind_name(kind), err1);
+    }
+    free(F); free(F1); free(ex); free(eb); free(g); free(ids);
+    ref_free(&ref);
+    ee_model_free(m);
+}
+
 /* ---- Shapley against all orders in double precision ------------------------------- */
 static double ref_value(Ref *r, const int32_t *ids, const uint8_t *mask, int target)
 {
@@ -405,6 +477,8 @@ int main(void)
     check_shapley(EE_KIND_CNN, 1);
     check_determinism(EE_KIND_TRANSFORMER);
     check_determinism(EE_KIND_CNN);
+    check_features(EE_KIND_TRANSFORMER);
+    check_features(EE_KIND_CNN);
     ee_threads_leave();
     return check_finish("test_attr");
 }

@@ -402,6 +402,17 @@ static void test_activations(void)
     GPU->gelu_fwd(Z.d, Z.d, n);
     cmp_buf("gelu_fwd in place", &Z, TOL_OP);
     buf_free(&Z);
+    /* explainer output masks */
+    uint8_t *mk = xmalloc(n);
+    for (size_t i = 0; i < n; i++) mk[i] = i % 3 != 0;
+    uint8_t *mkd = dev_copy(mk, n);
+    Z = buf_from(t, n);
+    CPU->mul_mask(Z.h, mk, n);
+    GPU->mul_mask(Z.d, mkd, n);
+    cmp_buf("mul_mask", &Z, 0);
+    buf_free(&Z);
+    GPU->release(mkd);
+    free(mk);
     free(t);
     buf_free(&X);
     buf_free(&dY);
@@ -865,10 +876,10 @@ static void model_parity(const char *label, const EeConfig *cfg, int B, float dr
     float *doutd = dev_copy(dout, sizeof(float) * nout);
     ee_run_backward(rc, B, dout, 1, 1);
     ee_run_embed_backward(rc, B);
-    ee_run_drop_pad_grads(rc);
+    ee_run_drop_fixed_grads(rc);
     ee_run_backward(rg, B, doutd, 1, 1);
     ee_run_embed_backward(rg, B);
-    ee_run_drop_pad_grads(rg);
+    ee_run_drop_fixed_grads(rg);
     /* floats per row of de: the active length may be < T (ee_run_width
      * divides by cfg.T, which is 0 for the mlp) */
     size_t nde = (size_t)B * (token ? ee_run_width(rc) : rc->in_width);

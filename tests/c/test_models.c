@@ -16,7 +16,7 @@
  *   perturbed e, for the target logit and a random combination of the
  *   outputs, vs central differences of the double reference (h = 1e-5);
  * - every parameter gradient (run->g after ee_run_backward with
- *   param_grads = 1, ee_run_embed_backward, ee_run_drop_pad_grads) of
+ *   param_grads = 1, ee_run_embed_backward, ee_run_drop_fixed_grads) of
  *   sum(w .* outputs) vs central differences of the reference (all
  *   entries, or a random subsample of large tensors); the PAD row of E_tok
  *   must be exactly zero;
@@ -71,6 +71,7 @@ typedef struct {
     uint8_t *mask;      /* the mask handed to libcore (NULL = id != PAD) */
     uint8_t *rmask;     /* the mask the reference uses */
     float *x;           /* mlp */
+    float *feats;       /* explainers that read features: B x T x k */
     const char *name;
 } Case;
 
@@ -110,7 +111,17 @@ static void make_inputs(Case *k, int hole)
         for (int t = 0; t < T; t++) k->mask[b * T + t] = row[t] != EE_PAD;
         if (hole && b == 0 && T > 4) k->mask[b * T + 2] = 0; /* a masked real token */
         for (int t = 0; t < T; t++)
-            k->rmask[b * T + t] = c->head == EE_HEAD_CLASSIFIER ? k->mask[b * T + t] : 1;
+            k->rmask[b * T + t] = c->head == EE_HEAD_CLASSIFIER ? k->mask[b * T + t]
+                                  : c->attend_tokens ? row[t] != EE_PAD : 1;
+    }
+    /* explainer features: arbitrary values at every position (PAD too: an
+     * explainer that attends everywhere reads them there) */
+    int nf = ee_config_features(c);
+    free(k->feats);
+    k->feats = NULL;
+    if (nf) {
+        k->feats = gc_alloc(sizeof(float) * B * T * nf);
+        gc_fill_normal_f(&rng, k->feats, (size_t)B * T * nf, 0, 1);
     }
 }
 
@@ -130,7 +141,18 @@ static void ref_row(Ref *r, const Case *k, int b, const double *e_over, double *
         ref_embed(r, k->ids + (size_t)b * c->T, r->s_e);
         e = r->s_e;
     }
+    double *f = NULL;
+    int nf = ee_config_features(c);
+    if (nf && k->feats) {
+        f = gc_alloc(sizeof(double) * c->T * nf);
+        gc_f2d(k->feats + (size_t)b * c->T * nf, f, (size_t)c->T * nf);
+    }
+    r->row_feats = f;
+    r->row_ids = k->ids + (size_t)b * c->T;
     ref_net(r, e, k->rmask + (size_t)b * c->T, out);
+    r->row_feats = NULL;
+    r->row_ids = NULL;
+    free(f);
 }
 
 /* Sets every tensor to random values with nontrivial scale (as in the
@@ -146,7 +168,8 @@ static void randomize(EeModel *m, int only_head)
         float *v = gc_alloc(sizeof(float) * info.count);
         double mean = 0, sd = 0.4;
         size_t n = strlen(f);
-        if (!strcmp(f, "E_tok") || !strcmp(f, "E_pos")) sd = 1.0;
+        if (!strcmp(f, "feat_scale")) { mean = 1; sd = 0.2; } /* a divisor: away from 0 */
+        else if (!strcmp(f, "E_tok") || !strcmp(f, "E_pos")) sd = 1.0;
         else if (!strncmp(f, "ln", 2) && f[n - 1] == 'g') { mean = 1; sd = 0.2; }
         else if (f[0] == 'b' || !strncmp(f, "ln", 2) || !strcmp(f, "head_b")) sd = 0.2;
         gc_fill_normal_f(&rng, v, info.count, mean, sd);
@@ -164,6 +187,7 @@ static EeRun *run_forward(Case *k, int grads)
     CHECK_OK(ee_run_new(k->m, be, k->B, 1, grads, &r));
     if (!r) return NULL;
     CHECK_OK(ee_run_set_input(r, k->ids, k->mask, k->x, k->B));
+    if (k->feats) CHECK_OK(ee_run_set_features(r, k->feats, k->B));
     ee_run_embed(r, k->B);
     ee_run_forward(r, k->B, 0);
     return r;
@@ -197,7 +221,7 @@ static void check_outputs(Case *k, const char *what)
     double *want = gc_alloc(sizeof(double) * B * O);
     for (int b = 0; b < B; b++) ref_row(&ref, k, b, NULL, want + (size_t)b * O);
     float *got = gc_alloc(sizeof(float) * B * O);
-    EeInput in = {.n = B, .ids = k->ids, .mask = k->mask, .x = k->x};
+    EeInput in = {.n = B, .ids = k->ids, .mask = k->mask, .x = k->x, .feats = k->feats};
     CHECK_OK(ee_model_predict(k->m, &in, got, 2, EE_DEVICE_CPU)); /* chunks of 2 rows */
     char buf[160];
     snprintf(buf, sizeof buf, "%s: %s ee_model_predict", k->name, what);
@@ -319,7 +343,7 @@ static void check_param_grads(Case *k)
     be->zero(r->g, sizeof(float) * ee_model_size(k->m));
     ee_run_backward(r, B, w, 1, 1);
     ee_run_embed_backward(r, B);
-    ee_run_drop_pad_grads(r);
+    ee_run_drop_fixed_grads(r);
     /* the gradient in exchange order: through a scratch model of the same
      * configuration (the layout map was checked by the forward) */
     EeModel *gm = NULL;
@@ -348,6 +372,12 @@ static void check_param_grads(Case *k)
             CHECK(nz == 0, "%s: %s has %d nonzero gradients in the PAD row", k->name, ref.name[i], nz);
         }
         size_t m = gc_sample(&rng, n, cap, idx), kept = 0;
+        if (!strcmp(ref.name[i], "feat_scale")) { /* frozen: never trained */
+            int nz = 0;
+            for (size_t j = 0; j < n; j++) nz += g[j] != 0.0f;
+            CHECK(nz == 0, "%s: frozen feat_scale has %d nonzero gradients", k->name, nz);
+            m = 0;
+        }
         for (size_t s = 0; s < m; s++) {
             size_t j = idx[s];
             if (ref.pad_row[i] && j % (size_t)ee_model_config(k->m)->vocab == 0) continue; /* PAD row */
@@ -511,7 +541,7 @@ static void full_check(Case *k, int hole)
 
 static void case_free(Case *k)
 {
-    free(k->ids); free(k->mask); free(k->rmask); free(k->x);
+    free(k->ids); free(k->mask); free(k->rmask); free(k->x); free(k->feats);
     ee_model_free(k->m);
     memset(k, 0, sizeof *k);
 }
@@ -550,23 +580,43 @@ static void test_transformer(void)
     EeModel *clf = new_model(&cfg, 5);
     if (!clf) return;
     randomize(clf, 0);
-    EeHead heads[2] = {EE_HEAD_FLAT, EE_HEAD_TOKEN};
-    const char *names[2] = {"transformer flat head", "transformer token head"};
-    for (int h = 0; h < 2; h++) {
+    /* the paper's design with either head, this project's default, and
+     * designs that read gradient features, attend to tokens only (active
+     * length) and fix the outputs at special tokens */
+    struct { EeExplainerSpec s; const char *name; } designs[] = {
+        {{EE_HEAD_FLAT, EE_INPUTS_TOKENS, 0, 0}, "transformer flat head"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 0, 0}, "transformer token head"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 1, 1}, "explainer default design"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_GRADIENT_VECTOR, 1, 1}, "token head, gradient vector"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_GRADIENT, 0, 1}, "token head, gradient, all"},
+        {{EE_HEAD_FLAT, EE_INPUTS_GRADIENT, 0, 1}, "flat head, gradient, zero special"},
+    };
+    EeModel *bad = (EeModel *)1;
+    EeExplainerSpec flat_tokens = {EE_HEAD_FLAT, EE_INPUTS_TOKENS, 1, 0};
+    CHECK(ee_explainer_new(clf, &flat_tokens, 1, &bad) == EE_ERR_MODEL && bad == NULL,
+          "a flat head that attends to tokens only is refused (it reads every position)");
+    for (size_t h = 0; h < sizeof designs / sizeof *designs; h++) {
+        const char *name = designs[h].name;
         EeModel *ex = NULL;
-        CHECK_OK(ee_model_make_explainer(clf, heads[h], 99, &ex));
+        CHECK_OK(ee_explainer_new(clf, &designs[h].s, 99, &ex));
         if (!ex) continue;
         const EeConfig *ec = ee_model_config(ex);
-        CHECK(ec->head == heads[h] && ee_config_outputs(ec) == cfg.T, "explainer config");
-        CHECK(ee_model_nparams(ex) == ee_model_nparams(clf) - 2, "explainer: %d tensors, classifier %d",
-              ee_model_nparams(ex), ee_model_nparams(clf));
-        /* embedding module and encoder copied, head fresh */
+        int nf = ee_config_features(ec);
+        CHECK(ec->head == designs[h].s.head && ee_config_outputs(ec) == cfg.T && ec->inputs == designs[h].s.inputs &&
+              ec->attend_tokens == designs[h].s.attend_tokens && ec->zero_special == designs[h].s.zero_special,
+              "%s: explainer config", name);
+        CHECK(nf == (designs[h].s.inputs == EE_INPUTS_GRADIENT ? 1 : designs[h].s.inputs ? 1 + cfg.d : 0),
+              "%s: %d features", name, nf);
+        CHECK(ee_model_nparams(ex) == ee_model_nparams(clf) - 2 + (nf ? 3 : 0), "%s: %d tensors, classifier %d",
+              name, ee_model_nparams(ex), ee_model_nparams(clf));
+        /* embedding module and encoder copied, head and feature weights fresh */
         int copied = 1, heads_found = 0;
         for (int i = 0; i < ee_model_nparams(ex); i++) {
             EeParamInfo info;
             ee_model_param_info(ex, i, &info);
             int j = ee_model_find_param(clf, info.group, info.index, info.field);
             if (!strncmp(info.field, "head_", 5)) { heads_found++; continue; }
+            if (!strncmp(info.field, "feat_", 5)) continue;
             CHECK(j >= 0, "explainer tensor %s not in the classifier", info.field);
             if (j < 0) continue;
             float *a = gc_alloc(info.count * 4), *b = gc_alloc(info.count * 4);
@@ -576,16 +626,16 @@ static void test_transformer(void)
             free(a);
             free(b);
         }
-        CHECK(copied, "%s: embedding/encoder not copied from the classifier", names[h]);
-        CHECK(heads_found == 2, "%s: head_W/head_b missing", names[h]);
+        CHECK(copied, "%s: embedding/encoder not copied from the classifier", name);
+        CHECK(heads_found == 2, "%s: head_W/head_b missing", name);
         CHECK(ee_model_find_param(ex, NULL, 0, "Wp") < 0 && ee_model_find_param(ex, NULL, 0, "Wc") < 0,
-              "%s: pooler/classifier not dropped", names[h]);
-        Case k = {.m = ex, .B = 3, .name = names[h]};
+              "%s: pooler/classifier not dropped", name);
+        Case k = {.m = ex, .B = 3, .name = name};
         k.outs = cfg.T;
         k.width = cfg.T * cfg.d;
-        make_inputs(&k, 1); /* the hole must be ignored: explainers attend everywhere */
+        make_inputs(&k, 1); /* the hole must be ignored: explainers set their own masks */
         check_outputs(&k, "init head");
-        randomize(ex, 1);   /* nonzero head bias */
+        randomize(ex, 0);   /* every tensor, the feature weights and head bias too */
         full_check(&k, 1);
         case_free(&k);
     }
@@ -620,7 +670,8 @@ static void test_mlp(void)
 {
     EeConfig cfg;
     ee_config_defaults(&cfg, EE_KIND_MLP);
-    cfg.D = 6; cfg.nhidden = 2; cfg.hidden[0] = 5; cfg.hidden[1] = 4; cfg.classes = 3;
+    /* wide enough that random rows keep two live units per layer (see full_check) */
+    cfg.D = 6; cfg.nhidden = 2; cfg.hidden[0] = 8; cfg.hidden[1] = 6; cfg.classes = 3;
     cfg.bias = 1;
     model_tests(&cfg, "mlp bias", 6);
     cfg.bias = 0;
@@ -835,6 +886,9 @@ int main(void)
     for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {
         double t = ee_now();
         int f0 = check_failed;
+        /* each group draws from its own stream: adding checks to one group
+         * does not change the random cases of the others */
+        ee_rng_stream(&rng, 0x5EEDULL, i, 0);
         tests[i].fn();
         printf("%-12s %s  %.2f s\n", tests[i].name, check_failed == f0 ? "ok  " : "FAIL", ee_now() - t);
     }

@@ -413,6 +413,16 @@ static void test_activations(void)
     be->relu_bwd(X, buf, buf, n);
     gc_check_equal_f("relu_bwd in place", buf, dX, n);
 
+    /* mul_mask: zero where the mask byte is 0, untouched elsewhere */
+    uint8_t *mk = malloc(n);
+    for (size_t i = 0; i < n; i++) mk[i] = (uint8_t)(i % 3 == 0 ? 0 : 1 + i % 5);
+    memcpy(buf, X, n * 4);
+    be->mul_mask(buf, mk, n);
+    ok = 1;
+    for (size_t i = 0; i < n; i++) ok &= mk[i] ? buf[i] == X[i] : buf[i] == 0.0f && !signbit(buf[i]);
+    CHECK(ok, "mul_mask");
+    free(mk);
+
     /* tanh; bwd takes the output Y */
     be->tanh_fwd(X, Y, n);
     for (size_t i = 0; i < n; i++) ref[i] = tanh((double)X[i]);

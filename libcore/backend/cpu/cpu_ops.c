@@ -234,6 +234,12 @@ static void cpu_relu_bwd(const float *X, const float *dY, float *dX, size_t n)
     for (size_t i = 0; i < n; i++) dX[i] = X[i] > 0 ? dY[i] : 0.0f;
 }
 
+static void cpu_mul_mask(float *X, const uint8_t *mask, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!mask[i]) X[i] = 0.0f;
+}
+
 static void cpu_tanh_fwd(const float *X, float *Y, size_t n)
 {
     for (size_t i = 0; i < n; i++) Y[i] = tanhf(X[i]);
@@ -699,6 +705,7 @@ static const EeBackend cpu_backend = {
     .gelu_bwd = cpu_gelu_bwd,
     .relu_fwd = cpu_relu_fwd,
     .relu_bwd = cpu_relu_bwd,
+    .mul_mask = cpu_mul_mask,
     .tanh_fwd = cpu_tanh_fwd,
     .tanh_bwd = cpu_tanh_bwd,
     .dropout_fwd = cpu_dropout_fwd,

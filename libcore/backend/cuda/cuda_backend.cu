@@ -306,6 +306,7 @@ static void cu_gelu_bwd(const float *X, const float *dY, float *dX, size_t n)
     eecu_gelu_bwd(X, dY, dX, n);
 }
 static void cu_relu_fwd(const float *X, float *Y, size_t n) { eecu_relu_fwd(X, Y, n); }
+static void cu_mul_mask(float *X, const uint8_t *mask, size_t n) { eecu_mul_mask(X, mask, n); }
 static void cu_relu_bwd(const float *X, const float *dY, float *dX, size_t n)
 {
     eecu_relu_bwd(X, dY, dX, n);
@@ -568,6 +569,7 @@ static void fill_table(EeBackend *be)
     be->gelu_fwd = cu_gelu_fwd;
     be->gelu_bwd = cu_gelu_bwd;
     be->relu_fwd = cu_relu_fwd;
+    be->mul_mask = cu_mul_mask;
     be->relu_bwd = cu_relu_bwd;
     be->tanh_fwd = cu_tanh_fwd;
     be->tanh_bwd = cu_tanh_bwd;

@@ -77,6 +77,7 @@ void eecu_layernorm_bwd_dx(const float *dY, const float *X, const float *g, cons
 void eecu_gelu_fwd(const float *X, float *Y, size_t n);
 void eecu_gelu_bwd(const float *X, const float *dY, float *dX, size_t n);
 void eecu_relu_fwd(const float *X, float *Y, size_t n);
+void eecu_mul_mask(float *X, const uint8_t *mask, size_t n);
 void eecu_relu_bwd(const float *X, const float *dY, float *dX, size_t n);
 void eecu_tanh_fwd(const float *X, float *Y, size_t n);
 void eecu_tanh_bwd(const float *Y, const float *dY, float *dX, size_t n);

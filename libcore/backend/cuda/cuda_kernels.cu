@@ -325,6 +325,11 @@ __global__ void k_relu_bwd(const float *X, const float *dY, float *dX, size_t n)
     }
 }
 
+__global__ void k_mul_mask(float *X, const uint8_t *mask, size_t n)
+{
+    GRID_LOOP(i, n) if (!mask[i]) X[i] = 0.0f;
+}
+
 __global__ void k_tanh_fwd(const float *X, float *Y, size_t n)
 {
     GRID_LOOP(i, n) Y[i] = tanhf(X[i]);
@@ -355,6 +360,7 @@ void eecu_relu_bwd(const float *X, const float *dY, float *dX, size_t n)
 {
     ELEMENTWISE_LAUNCH(k_relu_bwd, n, X, dY, dX, n);
 }
+void eecu_mul_mask(float *X, const uint8_t *mask, size_t n) { ELEMENTWISE_LAUNCH(k_mul_mask, n, X, mask, n); }
 void eecu_tanh_fwd(const float *X, float *Y, size_t n) { ELEMENTWISE_LAUNCH(k_tanh_fwd, n, X, Y, n); }
 void eecu_tanh_bwd(const float *Y, const float *dY, float *dX, size_t n)
 {

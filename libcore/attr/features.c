@@ -1,0 +1,234 @@
+#define _GNU_SOURCE /* qsort_r */
+/* features.c: what an Empirical Explainer reads from the classifier it
+ * explains (one forward and one backward pass per row: the gradient x
+ * input features of ee.h), and ee_explain, which computes them when the
+ * explainer needs them and then runs the explainer. Both process rows in
+ * order of length, so that the rows sharing a pass have similar active
+ * lengths; results return in the caller's order. */
+#include "attr_common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_len(const void *a, const void *b, void *lengths)
+{
+    const int *len = lengths;
+    int i = *(const int *)a, j = *(const int *)b;
+    return len[i] != len[j] ? (len[i] > len[j]) - (len[i] < len[j]) : (i > j) - (i < j);
+}
+
+/* Row order by the last non-PAD position (stable). */
+static int *length_order(const int32_t *ids, int N, int T)
+{
+    int *order = malloc(sizeof(int) * (N ? N : 1)), *len = malloc(sizeof(int) * (N ? N : 1));
+    if (!order || !len) { free(order); free(len); return NULL; }
+    for (int i = 0; i < N; i++) {
+        int L = 0;
+        for (int t = 0; t < T; t++) if (ids[(size_t)i * T + t] != EE_PAD) L = t + 1;
+        len[i] = L;
+        order[i] = i;
+    }
+    qsort_r(order, (size_t)N, sizeof(int), cmp_len, len);
+    free(len);
+    return order;
+}
+
+static int features_of(EeInputs inputs, int d)
+{
+    return inputs == EE_INPUTS_GRADIENT ? 1 : inputs == EE_INPUTS_GRADIENT_VECTOR ? 1 + d : 0;
+}
+
+EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
+                               const EeAttrOptions *o, float *F, EeAttrInfo *info)
+{
+    const EeConfig *c = &clf->cfg;
+    if (!ee_is_token_model(c))
+        return ee_fail(EE_ERR_UNSUPPORTED, "explainer features are defined for token models");
+    int k = features_of(inputs, c->d);
+    if (!k) return ee_fail(EE_ERR_INPUT, "explainer inputs '%s' read no features", ee_inputs_name(inputs));
+    EeStatus st = ee_attr_check(clf, in, o, 0);
+    if (st) return st;
+    EeDevice dev;
+    if ((st = ee_device_resolve(o->device, &dev))) return st;
+    const EeBackend *be = ee_backend_for(dev);
+    int N = in->n, T = c->T, d = c->d, C = c->classes;
+    int B = o->batch > 0 ? o->batch : ee_attr_default_batch(c, dev);
+    if (B > N) B = N > 0 ? N : 1;
+    EeRun *r = NULL;
+    if ((st = ee_run_new(clf, be, B, 1, 0, &r))) return st;
+    int fail = 0;
+    size_t W = (size_t)T * d;
+    float *ex = ee_run_alloc(r, sizeof(float) * B * W, &fail);
+    float *eb = ee_run_alloc(r, sizeof(float) * B * W, &fail);
+    float *d_dout = ee_run_alloc(r, sizeof(float) * B * C, &fail);
+    int *order = length_order(in->ids, N, T);
+    int32_t *h_ids = malloc(sizeof(int32_t) * B * T), *h_bids = malloc(sizeof(int32_t) * B * T);
+    uint8_t *h_mask = malloc((size_t)B * T);
+    float *h_out = malloc(sizeof(float) * B * C), *h_dout = malloc(sizeof(float) * B * C);
+    float *h_ex = malloc(sizeof(float) * B * W), *h_eb = malloc(sizeof(float) * B * W);
+    float *h_g = malloc(sizeof(float) * B * W);
+    if (fail || !order || !h_ids || !h_bids || !h_mask || !h_out || !h_dout || !h_ex || !h_eb || !h_g) {
+        st = ee_fail(EE_ERR_NOMEM, "out of memory for explainer features (batch %d)", B);
+        goto done;
+    }
+    double t0 = ee_now();
+    long fwd = 0, bwd = 0;
+    EeProgress prog;
+    ee_progress_start(&prog, o, "gradient features", N);
+    for (int i0 = 0; i0 < N && !st; i0 += B) {
+        int nb = N - i0 < B ? N - i0 : B;
+        for (int j = 0; j < nb; j++) {
+            int i = order[i0 + j];
+            memcpy(h_ids + (size_t)j * T, in->ids + (size_t)i * T, sizeof(int32_t) * T);
+            ee_attr_row_mask(clf, in, i, h_mask + (size_t)j * T);
+            if (o->baseline != EE_BASELINE_ZERO) ee_attr_row_baseline(clf, in, o, i, h_bids + (size_t)j * T);
+        }
+        int L = ee_run_needed_len(r, h_ids, h_mask, nb);
+        if (o->baseline != EE_BASELINE_ZERO) {
+            int Lb = ee_run_needed_len(r, h_bids, h_mask, nb);
+            if (Lb > L) L = Lb;
+        }
+        size_t Wl = (size_t)L * d;
+        /* e_b, then e_x (left in r->e for the pass) */
+        if (o->baseline == EE_BASELINE_ZERO) {
+            be->zero(eb, sizeof(float) * nb * Wl);
+        } else {
+            if ((st = ee_run_set_input_len(r, h_bids, h_mask, NULL, nb, L))) break;
+            ee_run_embed(r, nb);
+            be->copy(eb, r->e, sizeof(float) * nb * Wl);
+        }
+        if ((st = ee_run_set_input_len(r, h_ids, h_mask, NULL, nb, L))) break;
+        ee_run_embed(r, nb);
+        be->copy(ex, r->e, sizeof(float) * nb * Wl);
+        ee_run_forward(r, nb, 0);
+        be->download(h_out, r->out, sizeof(float) * nb * C);
+        memset(h_dout, 0, sizeof(float) * nb * C);
+        for (int j = 0; j < nb; j++) {
+            int i = order[i0 + j];
+            const float *z = h_out + (size_t)j * C;
+            int t = 0;
+            if (o->target) t = o->target[i];
+            else for (int q = 1; q < C; q++) if (z[q] > z[t]) t = q; /* ties to the lowest */
+            h_dout[(size_t)j * C + t] = 1.0f;
+            if (info && info->target) info->target[i] = t;
+            if (info && info->fx) info->fx[i] = z[t];
+        }
+        be->upload(d_dout, h_dout, sizeof(float) * nb * C);
+        ee_run_backward(r, nb, d_dout, 1, 0);
+        fwd += nb;
+        bwd += nb;
+        be->download(h_ex, ex, sizeof(float) * nb * Wl);
+        be->download(h_eb, eb, sizeof(float) * nb * Wl);
+        be->download(h_g, r->de, sizeof(float) * nb * Wl);
+        for (int j = 0; j < nb; j++) {
+            float *row = F + (size_t)order[i0 + j] * T * k;
+            memset(row, 0, sizeof(float) * T * k);
+            for (int t = 0; t < L; t++) {
+                const float *x = h_ex + (size_t)j * Wl + (size_t)t * d;
+                const float *b = h_eb + (size_t)j * Wl + (size_t)t * d;
+                const float *g = h_g + (size_t)j * Wl + (size_t)t * d;
+                float *f = row + (size_t)t * k;
+                double sum = 0;
+                for (int q = 0; q < d; q++) {
+                    double term = ((double)x[q] - b[q]) * g[q];
+                    sum += term;
+                    if (k > 1) f[1 + q] = (float)term;
+                }
+                f[0] = (float)sum;
+            }
+        }
+        ee_progress_tick(&prog, i0 + nb);
+    }
+    ee_progress_end(&prog, N, fwd + bwd);
+    if (!st) st = ee_backend_check(be);
+    if (!st && info) {
+        info->forward += fwd;
+        info->backward += bwd;
+        info->seconds += ee_now() - t0;
+    }
+done:
+    be->release(ex);
+    be->release(eb);
+    be->release(d_dout);
+    ee_run_free(r);
+    free(order); free(h_ids); free(h_bids); free(h_mask); free(h_out); free(h_dout);
+    free(h_ex); free(h_eb); free(h_g);
+    return st;
+}
+
+EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in,
+                    const EeAttrOptions *o, float *A, EeAttrInfo *info)
+{
+    if (K < 1) return ee_fail(EE_ERR_INPUT, "no explainer given");
+    const EeConfig *c = &expl[0]->cfg;
+    for (int j = 0; j < K; j++) {
+        const EeConfig *cj = &expl[j]->cfg;
+        if (cj->head == EE_HEAD_CLASSIFIER)
+            return ee_fail(EE_ERR_MODEL, "model %d is a classifier, not an Empirical Explainer", j + 1);
+        if (cj->T != c->T || cj->vocab != c->vocab || cj->inputs != c->inputs)
+            return ee_fail(EE_ERR_MODEL, "the explainers of an ensemble must share T, vocab and inputs "
+                           "(model %d differs from model 1)", j + 1);
+    }
+    int k = ee_config_features(c), N = in->n, T = c->T;
+    if (k) {
+        if (!clf)
+            return ee_fail(EE_ERR_MODEL, "this explainer reads %s features of its classifier, which is missing",
+                           ee_inputs_name(c->inputs));
+        const EeConfig *cc = &clf->cfg;
+        if (cc->head != EE_HEAD_CLASSIFIER || cc->T != T || cc->vocab != c->vocab ||
+            features_of(c->inputs, cc->d) != k)
+            return ee_fail(EE_ERR_MODEL, "the explainer's classifier does not fit it (T %d/%d, vocab %d/%d, "
+                           "%d/%d features)", cc->T, T, cc->vocab, c->vocab, features_of(c->inputs, cc->d), k);
+    }
+    /* the ids are checked by the classifier (features) and by each explainer */
+    if (N == 0) return EE_OK;
+    EeStatus st = EE_OK;
+    float *F = NULL, *Fp = NULL, *Ap = NULL;
+    double *acc = NULL;
+    int32_t *ids = NULL;
+    int *order = NULL;
+    double t0 = ee_now();
+    if (k) {
+        F = malloc(sizeof(float) * (size_t)N * T * k);
+        if (!F) return ee_fail(EE_ERR_NOMEM, "out of memory for %d x %d x %d explainer features", N, T, k);
+        EeAttrOptions fo = *o;
+        fo.verbose = 0;
+        if ((st = ee_explainer_features(clf, c->inputs, in, &fo, F, info))) goto done;
+    }
+    /* the explainers in order of length (they may run at the active length) */
+    order = length_order(in->ids, N, T);
+    ids = malloc(sizeof(int32_t) * (size_t)N * T);
+    Ap = malloc(sizeof(float) * (size_t)N * T);
+    acc = K > 1 ? calloc((size_t)N * T, sizeof(double)) : NULL;
+    if (k) Fp = malloc(sizeof(float) * (size_t)N * T * k);
+    if (!order || !ids || !Ap || (K > 1 && !acc) || (k && !Fp)) {
+        st = ee_fail(EE_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < N; i++) {
+        memcpy(ids + (size_t)i * T, in->ids + (size_t)order[i] * T, sizeof(int32_t) * T);
+        if (k) memcpy(Fp + (size_t)i * T * k, F + (size_t)order[i] * T * k, sizeof(float) * T * k);
+    }
+    EeInput x = {.n = N, .ids = ids, .feats = Fp};
+    EeDevice dev;
+    if ((st = ee_device_resolve(o->device, &dev))) goto done;
+    /* an ensemble's map is the mean of its members' maps */
+    for (int j = 0; j < K && !st; j++) {
+        if ((st = ee_model_predict(expl[j], &x, Ap, o->batch, dev))) break;
+        if (K > 1)
+            for (size_t q = 0; q < (size_t)N * T; q++) acc[q] += Ap[q];
+    }
+    if (st) goto done;
+    for (int i = 0; i < N; i++) {
+        float *dst = A + (size_t)order[i] * T;
+        if (K == 1) memcpy(dst, Ap + (size_t)i * T, sizeof(float) * T);
+        else for (int t = 0; t < T; t++) dst[t] = (float)(acc[(size_t)i * T + t] / K);
+    }
+    if (info) {
+        info->forward += (long)N * K;
+        info->seconds = ee_now() - t0;
+    }
+done:
+    free(F); free(Fp); free(Ap); free(acc); free(ids); free(order);
+    return st;
+}
