@@ -265,6 +265,11 @@ typedef struct {
     float *fx, *fbaseline, *delta;
     long forward, backward;
     double seconds;
+    /* SV (optional, N x T): the sample variance over the permutations of
+     * each feature's marginal contribution, i.e. the variance of a
+     * one-permutation estimate (0 for s = 1); its mean over positions / s
+     * is the expected squared error of the s-sample estimate */
+    float *variance;
 } EeAttrInfo;
 
 /* Integrated Gradients / X-Gradient: A is N x T (token models) or N x D

@@ -92,6 +92,8 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     info.fx = mxMalloc(sizeof(float) * (nrows + 1));
     info.fbaseline = mxMalloc(sizeof(float) * (nrows + 1));
     info.delta = mxMalloc(sizeof(float) * (nrows + 1));
+    /* the per-permutation variance, when the caller asks for info */
+    float *var = nlhs > 1 && !exact ? mxMalloc(sizeof(float) * ((size_t)nrows * T + 1)) : NULL;
     long fwd = 0;
     double secs = 0;
     /* one call per maximal run of consecutive rows, keyed by its offset in X */
@@ -105,7 +107,8 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         if (a.baseline_ids) s.baseline_ids = a.baseline_ids + (size_t)r0 * T;
         if (a.target) s.target = a.target + r0;
         if (perms) s.perms = perms + r0;
-        EeAttrInfo part = {info.target + i0, info.fx + i0, info.fbaseline + i0, info.delta + i0, 0, 0, 0};
+        EeAttrInfo part = {info.target + i0, info.fx + i0, info.fbaseline + i0, info.delta + i0, 0, 0, 0,
+                           var ? var + (size_t)i0 * T : NULL};
         EeStatus st = exact ? ee_shapley_exact(m, &in, &s, A + (size_t)i0 * T, &part)
                             : ee_sv_attribute(m, &in, &s, A + (size_t)i0 * T, &part);
         if (st) ee_mx_fail(st);
@@ -122,7 +125,9 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
             info.delta[i] = (float)(sum - ((double)info.fx[i] - info.fbaseline[i]));
         }
     plhs[0] = ee_mx_single_matrix(A, nrows, T);
-    if (nlhs > 1)
+    if (nlhs > 1) {
         plhs[1] = ee_mx_attr_info(&info, nrows, exact ? "exact" : perms ? "permutations" : "sampling", a.steps, 1);
+        if (var) ee_mx_set(plhs[1], "variance", ee_mx_single_matrix(var, nrows, T));
+    }
     ee_mx_cleanup();
 }

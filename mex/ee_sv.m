@@ -38,7 +38,13 @@
 ##
 ## @var{info}: @code{target}, @code{fx}, @code{fbaseline}, @code{delta}
 ## (efficiency: sum(A,2) - (fx - fbaseline), zero up to rounding),
-## @code{passes}, @code{seconds}.
+## @code{passes}, @code{seconds}, and @code{variance} (N x T single): the
+## sample variance over the permutations of each token's marginal
+## contribution, the variance of a one-permutation estimate (0 for s = 1).
+## @code{mean (info.variance, 2) / s} estimates the expected squared error
+## of the s-sample map against the exact Shapley values (per position,
+## pads included): the floor that no approximation of the s-sample target
+## can beat on average (figure5 draws it).
 ## @seealso{ee_ig, ee_predict}
 ## @end deftypefn
 
@@ -65,6 +71,49 @@
 %!    phi(pos(f)) = sum (wts .* (val(with) - val(without)));
 %!  end
 %!endfunction
+
+%!function [phi, sigma2] = shapley_moments (w, i)
+%!  ## the mean (exact Shapley value) and the population variance over all
+%!  ## orders of each real token's marginal contribution, from every coalition
+%!  x = w.X(i, :); pos = find (x ~= 1 & x ~= 3 & x ~= 4); n = numel (pos);
+%!  S = dec2bin (0:2^n-1, n) == '1';
+%!  X = repmat (x, rows (S), 1);
+%!  b = X(:, pos); b(~S) = 1; X(:, pos) = b;
+%!  [~, lg] = ee_predict (w.model, int32 (X), 'mask', repmat (x ~= 1, rows (S), 1));
+%!  val = double (lg(:, w.target(i)));
+%!  phi = zeros (1, numel (x)); m2 = phi; k = sum (S, 2);
+%!  for f = 1:n
+%!    without = find (! S(:, f)); with = without + 2^(n - f);
+%!    wts = factorial (k(without)) .* factorial (n - k(without) - 1) / factorial (n);
+%!    phi(pos(f)) = sum (wts .* (val(with) - val(without)));
+%!    m2(pos(f)) = sum (wts .* (val(with) - val(without)) .^ 2);
+%!  end
+%!  sigma2 = m2 - phi .^ 2;
+%!endfunction
+
+%!test
+%! ## the per-permutation variance: with all n! orders it is the population
+%! ## variance over orders (times n!/(n!-1), a sample variance); by sampling
+%! ## it converges to it; and mean(variance)/s predicts the squared error of
+%! ## s-sample maps against the exact values (the floor of figure5)
+%! i = 3; n = v.n_real(i);             # 7 real tokens: 5040 orders
+%! [phi, sigma2] = shapley_moments (v, i);
+%! assert (max (sigma2) > 0);
+%! p = {perms(1:n)};
+%! [A, info] = ee_sv (v.model, v.X(i, :), 'permutations', p, 'verbose', false);
+%! nf = factorial (n);
+%! assert (size (info.variance), size (A));
+%! assert (double (info.variance), sigma2 * nf / (nf - 1), 1e-4 * max (sigma2) + 1e-9);
+%! [~, info] = ee_sv (v.model, v.X(i, :), 'samples', 4000, 'seed', 2, 'verbose', false);
+%! assert (double (info.variance), sigma2, 0.1 * max (sigma2));
+%! s = 4; err = zeros (300, 1);
+%! for r = 1:300
+%!   A = ee_sv (v.model, v.X(i, :), 'samples', s, 'seed', 100 + r, 'verbose', false);
+%!   err(r) = mean ((double (A) - phi) .^ 2);
+%! end
+%! assert (mean (err), mean (sigma2) / s, 0.2 * mean (sigma2) / s);
+%! [~, info] = ee_sv (v.model, v.X, 'samples', 1, 'verbose', false);
+%! assert (all (info.variance(:) == 0));
 
 %!test
 %! ## the reference fields: SV with the given permutations, exact Shapley values

@@ -42,13 +42,18 @@
 ## @end table
 ##
 ## @var{C} has fields @code{method}, @code{S}, @code{s} (1..S), @code{mse}
-## (N x S, per sequence), @code{curve} (1 x S, mean over sequences),
+## (N x S, per sequence), @code{spearman} and @code{top5} (N x S: the rank
+## correlation with the target over the real tokens of each sequence, and
+## the share of the target's 5 largest-magnitude tokens among the run's 5
+## largest; see @code{ee_agreement}),
+## @code{curve} (1 x S, mean over sequences),
 ## @code{quartiles} (3 x S: 25th, 50th, 75th percentile over sequences),
 ## @code{passes} (1 x S: model passes per explanation, the gateways'
 ## @code{info.passes} / N, extra forwards included), @code{seconds} (1 x S),
 ## @code{target}, @code{target_passes}, @code{target_seconds},
 ## @code{crossing} (the smallest s whose curve value is below the
-## explainer's, NaN if none or no explainer).
+## explainer's, NaN if none or no explainer), and with an explainer
+## @code{explainer_spearman}, @code{explainer_top5} (N x 1).
 ## @seealso{ee_ig, ee_sv, ee_explain, figure5}
 ## @end deftypefn
 
@@ -97,6 +102,8 @@ function C = ee_convergence (model, X, method, S, varargin)
   C.T = T;
   C.s = 1:S;
   C.mse = NaN (N, S);
+  C.spearman = NaN (N, S);
+  C.top5 = NaN (N, S);
   C.passes = NaN (1, S);
   C.seconds = NaN (1, S);
   done = false (1, S);
@@ -104,13 +111,14 @@ function C = ee_convergence (model, X, method, S, varargin)
   ## resume from a checkpoint written for the same arguments
   ckey = '';
   if (! isempty (o.checkpoint))
-    ckey = hash ('md5', [method o.method sprintf('|%d', S, o.seed, N, T) ...
+    ckey = hash ('md5', ['v2' method o.method sprintf('|%d', S, o.seed, N, T) ...
                          sprintf('%d,', X(:)) ee_model_digest(model)]);
     if (exist (o.checkpoint, 'file'))
       try
         P = load (o.checkpoint);
         if (isfield (P, 'ckey') && strcmp (P.ckey, ckey))
           C.mse = P.mse; C.passes = P.passes; C.seconds = P.seconds; done = P.done;
+          C.spearman = P.spearman; C.top5 = P.top5;
           if (isempty (o.target) && isfield (P, 'target'))
             o.target = P.target; o.target_info = P.target_info;
           end
@@ -163,6 +171,7 @@ function C = ee_convergence (model, X, method, S, varargin)
     [A, info] = run (s);
     C.seconds(s) = toc (t0);
     C.mse(:, s) = mean ((double (A) - target) .^ 2, 2);
+    [C.spearman(:, s), C.top5(:, s)] = ee_agreement (X, A, target);
     C.passes(s) = info.passes / N;
     done(s) = true;
     if (o.verbose)
@@ -171,7 +180,8 @@ function C = ee_convergence (model, X, method, S, varargin)
       fflush (stdout);
     end
     if (! isempty (o.checkpoint))
-      P = struct ('ckey', ckey, 'mse', C.mse, 'passes', C.passes, 'seconds', C.seconds, ...
+      P = struct ('ckey', ckey, 'mse', C.mse, 'spearman', C.spearman, 'top5', C.top5, ...
+                  'passes', C.passes, 'seconds', C.seconds, ...
                   'done', done, 'target', o.target, 'target_info', o.target_info);
       atomic_save (o.checkpoint, P);
     end
@@ -193,6 +203,7 @@ function C = ee_convergence (model, X, method, S, varargin)
     [E, info] = ee_explain (o.explainer, X, gw{:});
     C.explainer_seconds = toc (t0);
     C.explainer_mse = mean ((double (E) - target) .^ 2, 2);
+    [C.explainer_spearman, C.explainer_top5] = ee_agreement (X, E, target);
     C.explainer_curve = mean (C.explainer_mse);
     C.explainer_quartiles = quartiles (C.explainer_mse);
     C.explainer_passes = info.passes / N;
@@ -207,23 +218,6 @@ function C = ee_convergence (model, X, method, S, varargin)
     end
   end
   C.total_seconds = toc (t_all);
-end
-
-## per-column 25th, 50th, 75th percentiles (linear interpolation)
-function q = quartiles (M)
-  q = NaN (3, columns (M));
-  for j = 1:columns (M)
-    v = sort (M(! isnan (M(:, j)), j));
-    n = numel (v);
-    if (n == 0)
-      continue;
-    end
-    for k = 1:3
-      p = 1 + (n - 1) * k / 4;
-      lo = floor (p); hi = ceil (p);
-      q(k, j) = v(lo) + (p - lo) * (v(hi) - v(lo));
-    end
-  end
 end
 
 function o = parse_options (o, args)
@@ -259,15 +253,6 @@ function t = digest_text (x)
     t = x(:)';
   else
     t = class (x);
-  end
-end
-
-function atomic_save (file, P)
-  tmp = sprintf ('%s.tmp%d', file, getpid ());
-  save ('-binary', tmp, '-struct', 'P');
-  [ok, msg] = rename (tmp, file);
-  if (ok != 0)
-    error ('ee:ioError', 'ee_convergence: cannot write %s: %s', file, msg);
   end
 end
 

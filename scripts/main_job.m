@@ -1,7 +1,8 @@
 ## main_job: the job that the README's first command runs on the embedded
 ## data: reproduces Figure 5 of the paper with the 'default' preset
 ## (scripts/figure5.m: classifiers, expensive target maps, Empirical
-## Explainers and convergence curves for IG on spam and SV on fortunes),
+## Explainers and convergence curves for IG on spam and wordnet, SV on
+## fortunes and wordnet),
 ## then prints the figure's path, the crossing points and the runtime
 ## report.  Intermediate results are cached under results/default/, so a
 ## second run (or a run after an interruption) reuses them.
@@ -20,20 +21,23 @@ function varargout = main_job (varargin)
   R = figure5 (varargin{:});
   printf ('\n== main_job: Figure 5 written to %s\n', R.files{1});
   printf ('   (also %s)\n', strjoin (R.files(2:end), ', '));
+  m = @(v) mean (v(! isnan (v)));
   for k = 1:numel (R.panels)
     p = R.panels(k);
     C = p.curve;
     sel = [1 2 5 10](p.S > [1 2 5 10]);
-    printf ('%s on %s (%s, test accuracy %.3f): Empirical Explainer MSE %.4g; expensive MSE at s = %s: %s\n', ...
-            p.name, p.dataset, p.kind, p.test_accuracy, C.explainer_curve, ...
+    printf (['%s on %s (%s, test accuracy %.3f): Empirical Explainer (%g passes) MSE %.4g = %.2f x the floor %.3g, ' ...
+             'Spearman %.3f, top-5 overlap %.3f; expensive MSE at s = %s: %s\n'], ...
+            p.label, p.dataset, p.kind, p.test_accuracy, C.explainer_passes, C.explainer_curve, ...
+            C.explainer_curve / C.floor, C.floor, m (C.explainer_spearman), m (C.explainer_top5), ...
             strjoin (arrayfun (@num2str, sel, 'uniformoutput', false), ', '), ...
             strjoin (arrayfun (@(v) sprintf ('%.4g', v), C.curve(sel), 'uniformoutput', false), ', '));
     if (isfinite (C.crossing))
       printf ('   crossing: the expensive %s is closer to its target than the explainer from s = %d on (%.0f passes per explanation)\n', ...
-              p.name, C.crossing, C.passes(C.crossing));
+              p.label, C.crossing, C.passes(C.crossing));
     else
       printf ('   no crossing: the expensive %s stays farther from its target than the explainer for every s < %d\n', ...
-              p.name, p.S);
+              p.label, p.S);
     end
   end
   printf ('\n%s', R.runtime_text);

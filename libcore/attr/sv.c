@@ -96,20 +96,29 @@ static EeStatus check_perms(const EeModel *m, const EeInput *in, const EeAttrOpt
     return EE_OK;
 }
 
-/* phi of a finished sequence, mean over permutations of the marginals. */
-static void seq_finish(const SeqState *q, int s, int T, float *A)
+/* phi of a finished sequence, mean over permutations of the marginals;
+ * var (optional): their sample variance over the permutations (the
+ * variance of one permutation's estimate; 0 for s = 1). */
+static void seq_finish(const SeqState *q, int s, int T, float *A, float *var)
 {
-    double *phi = calloc((size_t)T, sizeof(double));
+    double *phi = calloc((size_t)T * 2, sizeof(double)), *sq = phi + T;
     if (!phi) return; /* caller checked memory for A; phi is tiny */
     for (int k = 0; k < s; k++) {
         double prev = q->fbase;
         for (int j = 0; j < q->n; j++) {
             double v = q->vals[(size_t)k * q->n + j];
-            phi[q->pos[q->perm[(size_t)k * q->n + j]]] += v - prev;
+            int t = q->pos[q->perm[(size_t)k * q->n + j]];
+            phi[t] += v - prev;
+            sq[t] += (v - prev) * (v - prev);
             prev = v;
         }
     }
     for (int t = 0; t < T; t++) A[t] = (float)(phi[t] / s);
+    if (var)
+        for (int t = 0; t < T; t++) {
+            double mean = phi[t] / s, v = s > 1 ? (sq[t] - s * mean * mean) / (s - 1) : 0;
+            var[t] = (float)(v > 0 ? v : 0);
+        }
     free(phi);
 }
 
@@ -162,7 +171,7 @@ static float cnn_value(const CnnView *v, float *const *out, const uint8_t *mask,
 }
 
 static EeStatus sv_cnn_incremental(EeModel *m, const EeInput *in, const EeAttrOptions *o,
-                                   const int32_t *target, SeqState *q, int i, float *A)
+                                   const int32_t *target, SeqState *q, int i, float *A, float *var)
 {
     const EeConfig *c = &m->cfg;
     int T = c->T, d = c->d, s = o->steps;
@@ -231,7 +240,7 @@ static EeStatus sv_cnn_incremental(EeModel *m, const EeInput *in, const EeAttrOp
         }
         if (fail) st = ee_fail(EE_ERR_NOMEM, "out of memory");
     }
-    if (!st) seq_finish(q, s, T, A);
+    if (!st) seq_finish(q, s, T, A, var);
     free(mask); free(base); free(e0); free(out0); free(scratch0);
     return st;
 }
@@ -350,11 +359,13 @@ static EeStatus sv_run(EeModel *m, const EeInput *in, const EeAttrOptions *o, fl
         for (int i = 0; i < N && !st; i++) {
             SeqState *q;
             if ((st = seq_new(m, in, o, i, &q))) break;
+            float *var = info && info->variance ? info->variance + (size_t)i * T : NULL;
             if (q->n == 0) {
                 memset(A + (size_t)i * T, 0, sizeof(float) * T);
+                if (var) memset(var, 0, sizeof(float) * T);
                 q->fbase = fx[i];
             } else {
-                st = sv_cnn_incremental(m, in, o, target, q, i, A + (size_t)i * T);
+                st = sv_cnn_incremental(m, in, o, target, q, i, A + (size_t)i * T, var);
             }
             if (info && info->fbaseline) info->fbaseline[i] = q->fbase;
             passes += 1 + (long)s * q->n; /* the passes it stands for */
@@ -419,8 +430,13 @@ static EeStatus sv_run(EeModel *m, const EeInput *in, const EeAttrOptions *o, fl
         }
         while (finished < N && seq[finished] && seq[finished]->pending == 0) {
             SeqState *q = seq[finished];
-            if (q->n == 0) memset(A + (size_t)finished * T, 0, sizeof(float) * T);
-            else seq_finish(q, s, T, A + (size_t)finished * T);
+            float *var = info && info->variance ? info->variance + (size_t)finished * T : NULL;
+            if (q->n == 0) {
+                memset(A + (size_t)finished * T, 0, sizeof(float) * T);
+                if (var) memset(var, 0, sizeof(float) * T);
+            } else {
+                seq_finish(q, s, T, A + (size_t)finished * T, var);
+            }
             if (info && info->fbaseline) info->fbaseline[finished] = q->fbase;
             seq_free(q);
             seq[finished] = NULL;

@@ -1,13 +1,15 @@
 ## test_figure5: a smoke run of the Figure 5 pipeline (scripts/figure5.m)
 ## with the 'tiny' preset into temporary results/figures folders, then a
-## second run that must come entirely from the cache with the same numbers.
+## second run that must come entirely from the cache with the same numbers,
+## runs that recompute only what a changed setting touches, and a run on
+## "the user's own data" that must stay out of the project's outputs.
 1;
 
 %!function check_outputs (fig, R)
 %!  ## the figure in three formats
 %!  img = imread (fullfile (fig, 'figure5.png'));
 %!  assert (ndims (img) == 3 && size (img, 3) == 3);
-%!  assert (rows (img) > 300 && columns (img) > 600);
+%!  assert (rows (img) > 600 && columns (img) > 600);
 %!  assert (numel (unique (img(:))) > 10);          # not a blank picture
 %!  fid = fopen (fullfile (fig, 'figure5.pdf'), 'r'); head = fread (fid, 4, 'char=>char')'; fclose (fid);
 %!  assert (head, '%PDF');
@@ -16,34 +18,39 @@
 %!  ## the numbers
 %!  fid = fopen (fullfile (fig, 'figure5.csv'), 'r');
 %!  hdr = fgetl (fid);
-%!  c = textscan (fid, '%s %s %f %f %f %f %f %f %f %f %f %f %f %f', 'delimiter', ',');
+%!  c = textscan (fid, ['%s %s %s' repmat(' %f', 1, 19)], 'delimiter', ',');
 %!  fclose (fid);
-%!  want = 'panel,dataset,s,passes,expensive_mse,explainer_mse';
-%!  assert (strncmp (hdr, want, numel (want)));
+%!  want = ['panel,dataset,method,s,passes,expensive_mse,expensive_q25,expensive_median,expensive_q75,' ...
+%!          'expensive_spearman,expensive_top5,explainer_mse,explainer_q25,explainer_median,explainer_q75,' ...
+%!          'explainer_spearman,explainer_top5,explainer_passes,floor,explainer_over_floor,seconds,crossing'];
+%!  assert (hdr, want);
 %!  S = R.panels(1).S;
-%!  assert (numel (c{1}), 2 * S);
-%!  assert (c{1}(1:S), repmat ({'ig'}, S, 1));
-%!  assert (c{1}(S+1:end), repmat ({'sv'}, S, 1));
-%!  assert (c{3}, [1:S 1:S]');
-%!  assert (c{5}([S 2*S]), [0; 0]);                 # s = S reproduces the target
-%!  assert (all (c{5} >= 0) && all (c{6} > 0));
-%!  assert (c{5}(1:S), R.panels(1).curve.curve', 1e-9 * max (c{5}(1:S)) + eps);
-%!  assert (c{4}(1:S), 2 * (1:S)' + 2);             # IG passes per explanation
+%!  names = {'ig_spam', 'ig_wordnet', 'sv_fortunes', 'sv_wordnet'};
+%!  assert (numel (c{1}), 4 * S);
+%!  for k = 1:4
+%!    r = (k - 1) * S + (1:S);
+%!    assert (c{1}(r), repmat (names(k), S, 1));
+%!    assert (c{4}(r), (1:S)');
+%!    assert (c{6}(r(end)), 0);                    # s = S reproduces the target
+%!    assert (c{10}(r(end)), 1, 1e-12);            # ... with a perfect rank correlation
+%!    assert (c{6}(r), R.panels(k).curve.curve', 1e-9 * max (c{6}(r)) + eps);
+%!    assert (all (c{19}(r) > 0) && all (c{20}(r) == c{12}(r) ./ c{19}(r)));
+%!    assert (all (abs (c{16}(r)) <= 1) && all (c{17}(r) >= 0 & c{17}(r) <= 1));
+%!  end
+%!  assert (c{5}(1:S), 2 * (1:S)' + 2);             # IG passes per explanation
+%!  assert (all (c{18} == 3));                      # gradient-fed explainer: 1 + 1 + 1 passes
 %!  ## heatmaps and their HTML pages
-%!  for ds = {'spam', 'fortunes'}
-%!    h = imread (fullfile (fig, sprintf ('heatmap_%s_1.png', ds{1})));
+%!  for k = 1:4
+%!    h = imread (fullfile (fig, sprintf ('heatmap_%s_1.png', names{k})));
 %!    assert (size (h, 3), 3);
-%!    r = h(:, :, 1); b = h(:, :, 3);
-%!    assert (any (r(:) > 200 & b(:) < 150));        # some red token background
-%!    html = fileread (fullfile (fig, sprintf ('heatmaps_%s.html', ds{1})));
+%!    html = fileread (fullfile (fig, sprintf ('heatmaps_%s.html', names{k})));
 %!    assert (! isempty (strfind (html, '<span style="background:rgb(')));
-%!    assert (! isempty (strfind (html, '[CLS]')));
 %!    assert (isempty (strfind (html, '[PAD]')));     # pads are not shown
-%!    assert (numel (strfind (html, 'class="seq"')), rows (R.panels(strcmp ({R.panels.dataset}, ds{1})).X));
+%!    assert (numel (strfind (html, 'class="seq"')), rows (R.panels(k).X));
 %!  end
 %!  txt = fileread (fullfile (fig, 'runtime_tiny.txt'));
-%!  assert (! isempty (strfind (txt, 'break-even')));
-%!  assert (! isempty (strfind (txt, 'IG on spam')) && ! isempty (strfind (txt, 'SV on fortunes')));
+%!  assert (! isempty (strfind (txt, 'break-even')) && ! isempty (strfind (txt, 'x the floor')));
+%!  assert (! isempty (strfind (txt, 'IG on spam')) && ! isempty (strfind (txt, 'SV on wordnet')));
 %!endfunction
 
 %!test
@@ -51,18 +58,22 @@
 %! unwind_protect
 %!   R1 = figure5 ('tiny', 'results', res, 'figures', fig, 'verbose', false);
 %!   check_outputs (fig, R1);
-%!   for k = 1:2
-%!     assert (! any (cell2mat (struct2cell (R1.panels(k).cache_hits))));
+%!   for k = 1:4
+%!     h = R1.panels(k).cache_hits;
+%!     ## only the wordnet classifier is shared (the SV panel finds the IG panel's)
+%!     assert (h.classifier, k == 4);
+%!     assert (! any (cell2mat (struct2cell (rmfield (h, 'classifier')))));
 %!     C = R1.panels(k).curve;
 %!     assert (all (C.mse(:, end) == 0));
-%!     assert (isfinite (C.explainer_curve));
+%!     assert (isfinite (C.explainer_curve) && C.floor > 0);
 %!   end
+%!   assert (R1.panels(3).n.unlabelled, 8);     # fortunes: unlabelled rows train the explainer
 %!   assert (exist (fullfile (res, 'figure5.mat'), 'file') == 2);
 %!   ## the second run: everything from the cache, the same numbers
 %!   delete (fullfile (fig, 'figure5.png'));
 %!   R2 = figure5 ('tiny', 'results', res, 'figures', fig, 'verbose', false);
 %!   check_outputs (fig, R2);
-%!   for k = 1:2
+%!   for k = 1:4
 %!     assert (all (cell2mat (struct2cell (R2.panels(k).cache_hits))));
 %!     assert (R2.panels(k).curve.mse, R1.panels(k).curve.mse);
 %!     assert (R2.panels(k).curve.explainer_mse, R1.panels(k).curve.explainer_mse);
@@ -70,22 +81,49 @@
 %!   end
 %!   assert (R2.compute_seconds < R1.compute_seconds);
 %!   ## a changed explainer setting recomputes only the explainer
-%!   R3 = figure5 ('tiny', 'results', res, 'figures', fig, 'verbose', false, 'panels', 'sv', ...
+%!   R3 = figure5 ('tiny', 'results', res, 'figures', tempname (), 'verbose', false, 'panels', 'sv_fortunes', ...
 %!                 'sv', struct ('expl', struct ('epochs', 1)));
 %!   h = R3.panels(1).cache_hits;
-%!   assert ([h.classifier h.targets_train h.targets_valid h.targets_test h.curve], true (1, 5));
+%!   assert ([h.classifier h.targets_train h.targets_valid h.targets_test h.targets_unlabelled h.curve], true (1, 6));
 %!   assert (h.explainer, false);
-%!   assert (R3.panels(1).curve.mse, R1.panels(2).curve.mse);
+%!   assert (R3.panels(1).curve.mse, R1.panels(3).curve.mse);
 %!   ## a changed classifier setting recomputes everything downstream
-%!   R4 = figure5 ('tiny', 'results', res, 'figures', fig, 'verbose', false, 'panels', 'sv', ...
+%!   R4 = figure5 ('tiny', 'results', res, 'figures', tempname (), 'verbose', false, 'panels', 'sv_fortunes', ...
 %!                 'sv', struct ('clf', struct ('epochs', 1)));
 %!   assert (! any (cell2mat (struct2cell (R4.panels(1).cache_hits))));
-%!   assert (R3.panels(1).keys.targets, R1.panels(2).keys.targets);
-%!   assert (! strcmp (R3.panels(1).keys.explainer, R1.panels(2).keys.explainer));
+%!   assert (R3.panels(1).keys.targets, R1.panels(3).keys.targets);
+%!   assert (! strcmp (R3.panels(1).keys.explainer{1}, R1.panels(3).keys.explainer{1}));
 %! unwind_protect_cleanup
 %!   confirm_recursive_rmdir (false, 'local');
 %!   if (exist (res, 'dir')) rmdir (res, 's'); end
 %!   if (exist (fig, 'dir')) rmdir (fig, 's'); end
+%! end_unwind_protect
+
+%!test
+%! ## the user's own data: only the panel asked for, folders named after the
+%! ## data, the project's figures and results untouched
+%! root = fileparts (fileparts (fileparts (mfilename ('fullpath'))));
+%! tag = sprintf ('myfortunes%d', getpid ());
+%! src = fullfile (root, 'datasets', 'fortunes.mat');
+%! tmp = tempname (); mkdir (tmp);
+%! mine = fullfile (tmp, [tag '.mat']);
+%! copyfile (src, mine);
+%! before = dir (fullfile (root, 'figures'));
+%! unwind_protect
+%!   R = figure5 ('tiny', 'data_sv', mine, 'panels', 'sv', 'verbose', false, 'heatmaps', 0);
+%!   assert ({R.panels.name}, {['sv_' tag]});
+%!   assert (R.settings.results, fullfile (root, 'results', tag, 'tiny'));
+%!   assert (R.settings.figures, fullfile (root, 'figures', tag));
+%!   assert (exist (fullfile (root, 'figures', tag, 'figure5.png'), 'file') == 2);
+%!   after = dir (fullfile (root, 'figures'));
+%!   assert (setdiff ({after.name}, {before.name}), {tag});
+%!   b = before(! [before.isdir]); a = after(! [after.isdir]);
+%!   assert ([a.datenum], [b.datenum]);           # nothing of the project's rewritten
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, 'local');
+%!   for d = {fullfile(root, 'results', tag), fullfile(root, 'figures', tag), tmp}
+%!     if (exist (d{1}, 'dir')) rmdir (d{1}, 's'); end
+%!   end
 %! end_unwind_protect
 
 %!error <unknown preset> figure5 ('huge', 'results', tempname (), 'figures', tempname ())

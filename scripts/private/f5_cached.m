@@ -1,0 +1,19 @@
+## -*- texinfo -*-
+## @deftypefn {} {[@var{v}, @var{hit}] =} f5_cached (@var{P}, @var{file}, @var{what}, @var{fn})
+## The value cached in @var{file} (variable @code{v}), or @code{fn ()}
+## computed and saved there atomically; @var{hit} says which.
+## @end deftypefn
+function [v, hit] = f5_cached (P, file, what, fn)
+  hit = exist (file, 'file') == 2;
+  if (hit)
+    z = load (file);
+    v = z.v;
+    f5_say (P, '%s: cached (%s)\n', what, file);
+    return;
+  end
+  f5_say (P, '%s: computing ...\n', what);
+  t0 = tic ();
+  v = fn ();
+  atomic_save (file, struct ('v', v));
+  f5_say (P, '%s: done in %.1f s -> %s\n', what, toc (t0), file);
+end

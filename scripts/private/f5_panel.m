@@ -1,0 +1,343 @@
+## -*- texinfo -*-
+## @deftypefn {} {@var{S} =} f5_panel (@var{P}, @var{q})
+## One panel of figure5: the classifier, the expensive target maps (train,
+## valid, test and unlabelled rows), the Empirical Explainer (or an
+## ensemble), the convergence curve, the floor and the agreement metrics,
+## each cached under @var{P}.results by the settings it depends on.
+## @var{q} is one element of @var{P}.panels (see f5_presets).
+## @end deftypefn
+function S = f5_panel (P, q)
+  t_panel = tic ();
+  d = load (q.data);
+  [~, dsname] = fileparts (q.data);
+  cdir = fullfile (P.results, dsname);                  # classifiers: shared by the panels of a dataset
+  dir = fullfile (P.results, [dsname '_' q.method]);
+  ensure_dir (cdir);
+  ensure_dir (dir);
+  vocab = numel (d.vocab);
+  nm = upper (q.method);
+  f5_say (P, '\n== %s panel: %s (%s), kind %s\n', nm, dsname, q.data, q.kind);
+  data_md5 = hash ('md5', fileread (q.data));   # the data's identity: its bytes
+
+  ## subsets: evenly spaced rows of each split (deterministic, spread over
+  ## the source order, which is grouped by class); unlabelled rows from the top
+  tr = pick (d.split.train, q.clf.n_train);
+  va = pick (d.split.valid, q.clf.n_valid);
+  sub.train = pick (d.split.train, q.n_train);
+  sub.valid = pick (d.split.valid, q.n_valid);
+  sub.test = pick (d.split.test, q.n_test);
+  U = zeros (0, columns (d.tokens), 'int32');
+  if (isfield (d, 'unlabelled'))
+    U = d.unlabelled(1:min (q.n_unlabelled, rows (d.unlabelled)), :);
+  end
+  X = struct ('train', d.tokens(sub.train, :), 'valid', d.tokens(sub.valid, :), ...
+              'test', d.tokens(sub.test, :), 'unlabelled', U);
+
+  ## 1. the classifier (and a transformer backbone when it is a cnn)
+  spec = q.models.(q.kind);
+  ck = cache_key ({'classifier', data_md5, spec, q.clf, vocab, numel(d.classes)});
+  hits = struct ();
+  [clf, hits.classifier] = f5_cached (P, fullfile (cdir, ['classifier_' ck '.mat']), 'classifier', ...
+                @() train_classifier (P, spec, q.clf, d, tr, va, vocab));
+  f5_say (P, '%s classifier %s: test accuracy %.4f (%d train rows, best epoch %d, %.0f s)\n', ...
+          dsname, q.kind, clf.test_accuracy, numel (tr), clf.model.history.best_epoch, clf.seconds);
+  if (strcmp (q.kind, 'transformer'))
+    bb = clf; bk = ck;
+  else
+    bspec = q.models.transformer;
+    bk = cache_key ({'classifier', data_md5, bspec, q.clf, vocab, numel(d.classes)});
+    bb = f5_cached (P, fullfile (cdir, ['classifier_' bk '.mat']), 'backbone transformer', ...
+                    @() train_classifier (P, bspec, q.clf, d, tr, va, vocab));
+  end
+
+  ## 2. the targets (the expensive explainer at s = S); the cost up front
+  expl_desc = struct ('method', q.method, 'S', q.S, 'ig_method', q.ig_method, 'seed', q.seed);
+  parts = {'train', 'valid', 'unlabelled', 'test'};
+  tk = struct (); tfile = struct ();
+  for k = 1:numel (parts)
+    p = parts{k};
+    tk.(p) = cache_key ({'targets', ck, expl_desc, p, X.(p)});
+    tfile.(p) = fullfile (dir, ['targets_' p '_' tk.(p) '.mat']);
+  end
+  estimate_cost (P, q, clf.model, X, tfile, parts);
+  tg = struct ();
+  for k = 1:numel (parts)
+    p = parts{k};
+    [tg.(p), hits.(['targets_' p])] = f5_cached (P, tfile.(p), ...
+        sprintf ('%s targets (%s, %d rows)', nm, p, rows (X.(p))), ...
+        @() make_targets (P, clf.model, X.(p), q, tfile.(p), ! strcmp (p, 'test')));
+  end
+
+  ## 3. the Empirical Explainer: one model, or an ensemble of members that
+  ## differ in their seed (each cached on its own)
+  e = q.expl;
+  members = cell (1, e.ensemble);
+  ek = cell (1, e.ensemble);
+  ex_seconds = 0;
+  hits.explainer = true;
+  for j = 1:e.ensemble
+    ej = e;
+    ej.seed = e.seed + j - 1;
+    ej = rmfield (ej, 'ensemble');
+    ek{j} = cache_key ({'explainer', bk, tk.train, tk.unlabelled, tk.valid, ej});
+    [ex, hit] = f5_cached (P, fullfile (dir, ['explainer_' ek{j} '.mat']), ...
+                           sprintf ('Empirical Explainer%s', member_text (j, e.ensemble)), ...
+                           @() train_explainer (P, bb.model, X, tg, q, ej, dsname));
+    hits.explainer &= hit;
+    members{j} = ex.model;
+    ex_seconds += ex.seconds;
+    h = ex.model.history;
+    f5_say (P, '%s explainer%s (%s head, inputs %s): best epoch %d of %d, validation MSE %.4g, %.0f s\n', ...
+            nm, member_text (j, e.ensemble), ex.model.head, ex.model.inputs, h.best_epoch, h.epochs_run, ...
+            min (h.valid_mse), ex.seconds);
+  end
+
+  ## 4. the convergence curve of the expensive explainer on the test subset
+  ## (it depends on the classifier and the test targets only)
+  vk = cache_key ({'curve', tk.test});
+  cfile = fullfile (dir, ['curve_' vk '.mat']);
+  [cv, hits.curve] = f5_cached (P, cfile, sprintf ('%s convergence curve (%d test rows, s = 1..%d)', ...
+                                                   nm, rows (X.test), q.S), ...
+               @() struct ('C', ee_convergence (clf.model, X.test, q.method, q.S, ...
+                            'method', q.ig_method, 'seed', q.seed, ...
+                            'target', tg.test.A, 'target_info', tg.test.info, ...
+                            'checkpoint', [cfile '.partial'], 'verbose', P.verbose)));
+  if (exist ([cfile '.partial'], 'file'))
+    delete ([cfile '.partial']);
+  end
+  C = cv.C;
+
+  ## 5. the floor: the expected MSE of the exact attributions against the
+  ## s = S target. SV: the per-permutation variance / S (ee_sv's
+  ## info.variance of the target run); IG: the target's own quadrature
+  ## error, measured against a run at 2S.
+  if (strcmp (q.method, 'sv'))
+    C.floor_mse = mean (double (tg.test.info.variance), 2) / q.S;
+    C.floor_method = sprintf ('mean per-permutation variance / %d', q.S);
+  else
+    fk = cache_key ({'ig_fine', tk.test, 2 * q.S});
+    fine = f5_cached (P, fullfile (dir, ['ig_fine_' fk '.mat']), sprintf ('IG at s = %d (floor)', 2 * q.S), ...
+                      @() struct ('A', ee_ig (clf.model, X.test, 'steps', 2 * q.S, 'method', q.ig_method, ...
+                                               'verbose', false)));
+    C.floor_mse = mean ((double (fine.A) - double (tg.test.A)) .^ 2, 2);
+    C.floor_method = sprintf ('MSE of IG at s = %d against s = %d', 2 * q.S, q.S);
+  end
+  C.floor = mean (C.floor_mse);
+
+  ## 6. the Empirical Explainer's line: its MSE and agreement with the same
+  ## targets, computed the same way, timed for the report
+  t0 = tic ();
+  [E, einfo] = ee_explain (members, X.test);
+  emp_seconds = toc (t0);
+  target = double (C.target);
+  C.explainer_mse = mean ((double (E) - target) .^ 2, 2);
+  [C.explainer_spearman, C.explainer_top5] = ee_agreement (X.test, E, target);
+  C.explainer_curve = mean (C.explainer_mse);
+  C.explainer_quartiles = quartiles (C.explainer_mse);
+  C.explainer_passes = einfo.passes / rows (X.test);
+  C.explainer_seconds = emp_seconds;
+  C.crossing = find (C.curve < C.explainer_curve, 1);
+  if (isempty (C.crossing))
+    C.crossing = NaN;
+  end
+  f5_say (P, ['%s: Empirical Explainer MSE %.4g (%.1f x the floor %.3g; median %.4g), %g passes; ' ...
+              'expensive MSE at s = 1: %.4g; crossing at s = %s\n'], ...
+          nm, C.explainer_curve, C.explainer_curve / C.floor, C.floor, median (C.explainer_mse), ...
+          C.explainer_passes, C.curve(1), num2str (C.crossing));
+
+  S = struct ();
+  S.name = q.name;
+  S.method = q.method;
+  S.label = upper (q.method);
+  S.dataset = dsname;
+  S.data = q.data;
+  S.kind = q.kind;
+  S.spec = spec;
+  S.settings = q;
+  S.S = q.S;
+  S.subsets = sub;
+  S.n = struct ('clf_train', numel (tr), 'clf_valid', numel (va), 'train', numel (sub.train), ...
+                'valid', numel (sub.valid), 'test', numel (sub.test), 'unlabelled', rows (U));
+  S.T = columns (d.tokens);
+  S.cache_hits = hits;
+  S.keys = struct ('classifier', ck, 'backbone', bk, 'targets', tk, 'explainer', {ek}, 'curve', vk);
+  S.test_accuracy = clf.test_accuracy;
+  S.classifier_seconds = clf.seconds;
+  S.curve = C;
+  S.X = X.test;
+  S.labels = d.labels(sub.test);
+  S.vocab = d.vocab;
+  S.classes = d.classes;
+  S.target = tg.test.A;
+  S.target_class = tg.test.info.target;
+  S.empirical = E;
+  S.explainer = rmfield (e, 'seed');
+  S.explainer_inputs = members{1}.inputs;
+  S.explainer_epochs = members{1}.history.epochs_run;
+  S.explainer_best_epoch = members{1}.history.best_epoch;
+
+  ## runtime report (seconds as measured when each item was computed)
+  rt = struct ();
+  for p = parts
+    rt.(['targets_' p{1} '_seconds']) = tg.(p{1}).info.seconds;
+    rt.(['targets_' p{1} '_passes']) = tg.(p{1}).info.passes;
+  end
+  build = {'train', 'valid', 'unlabelled'};
+  rt.targets_seconds = sum (cellfun (@(p) rt.(['targets_' p '_seconds']), parts));
+  rt.targets_passes = sum (cellfun (@(p) rt.(['targets_' p '_passes']), parts));
+  rt.explainer_seconds = ex_seconds;
+  rt.explainer_passes = 0;
+  n_fit = numel (sub.train) + rows (U);
+  for j = 1:e.ensemble
+    h = members{j}.history;
+    rt.explainer_passes += h.epochs_run * (2 * n_fit + numel (sub.valid));
+    if (isfield (h, 'feature_passes'))
+      rt.explainer_passes += h.feature_passes;
+    end
+  end
+  rt.empirical_seconds = emp_seconds;
+  rt.empirical_passes = einfo.passes;
+  rt.n_test = numel (sub.test);
+  rt.expensive_seconds_per = rt.targets_test_seconds / rt.n_test;
+  rt.expensive_passes_per = rt.targets_test_passes / rt.n_test;
+  rt.empirical_seconds_per = emp_seconds / rt.n_test;
+  rt.empirical_passes_per = einfo.passes / rt.n_test;
+  rt.build_seconds = sum (cellfun (@(p) rt.(['targets_' p '_seconds']), build)) + rt.explainer_seconds;
+  rt.build_passes = sum (cellfun (@(p) rt.(['targets_' p '_passes']), build)) + rt.explainer_passes;
+  rt.break_even_seconds = rt.build_seconds / (rt.expensive_seconds_per - rt.empirical_seconds_per);
+  rt.break_even_passes = rt.build_passes / (rt.expensive_passes_per - rt.empirical_passes_per);
+  if (rt.break_even_seconds < 0) rt.break_even_seconds = Inf; end
+  if (rt.break_even_passes < 0) rt.break_even_passes = Inf; end
+  rt.classifier_seconds = clf.seconds;
+  rt.curve_seconds = sum (C.seconds(! isnan (C.seconds)));
+  S.runtime = rt;
+  S.seconds = toc (t_panel);
+end
+
+function t = member_text (j, k)
+  t = '';
+  if (k > 1)
+    t = sprintf (' %d of %d', j, k);
+  end
+end
+
+function idx = pick (split, n)
+  split = double (split(:));
+  if (isinf (n) || n >= numel (split))
+    idx = split;
+  else
+    idx = split(unique (round (linspace (1, numel (split), n))));
+  end
+end
+
+function r = train_classifier (P, spec, o, d, tr, va, vocab)
+  t0 = tic ();
+  m = ee_train (spec, d.tokens(tr,:), d.labels(tr), 'validation', {d.tokens(va,:), d.labels(va)}, ...
+                'vocab', vocab, 'classes', numel (d.classes), 'epochs', o.epochs, 'lr', o.lr, ...
+                'patience', o.patience, 'seed', o.seed, 'verbose', P.verbose);
+  r.seconds = toc (t0);
+  r.model = m;
+  te = d.split.test;
+  r.test_accuracy = mean (ee_predict (m, d.tokens(te,:)) == d.labels(te));
+end
+
+function f = expensive (model, X, q)
+  if (strcmp (q.method, 'ig'))
+    f = @(varargin) ee_ig (model, X, 'steps', q.S, 'method', q.ig_method, 'verbose', false, varargin{:});
+  else
+    f = @(varargin) ee_sv (model, X, 'samples', q.S, 'seed', q.seed, 'verbose', false, varargin{:});
+  end
+end
+
+## The expensive explainer's cost for the targets still to compute and the
+## convergence curve, from a calibration on a few training rows; printed
+## before the long work starts.
+function estimate_cost (P, q, model, X, tfile, parts)
+  todo = parts(cellfun (@(p) ! exist (tfile.(p), 'file'), parts));
+  if (isempty (todo) || ! P.verbose)
+    return;
+  end
+  cal = X.train(1:min (8, rows (X.train)), :);
+  if (isempty (cal))
+    return;
+  end
+  f = expensive (model, cal, q);
+  t0 = tic ();
+  [~, info] = f ();
+  per_row = toc (t0) / rows (cal);
+  per_pass = toc (t0) / info.passes;
+  n = sum (cellfun (@(p) rows (X.(p)), todo));
+  ## the curve: runs at s = 1..S-1 on the test rows (passes grow with s)
+  if (strcmp (q.method, 'ig'))
+    curve_passes = sum (2 * (1:q.S - 1) + 2) / (2 * q.S + 2);
+  else
+    curve_passes = sum (1:q.S - 1) / q.S;
+  end
+  passes = info.passes / rows (cal) * (n + curve_passes * rows (X.test));
+  f5_say (P, ['%s on %s: about %.3g model passes and %.0f s to go for %s targets (%d rows) and the curve ' ...
+              '(calibrated on %d rows: %.3f s per row)\n'], upper (q.method), q.name, passes, ...
+          passes * per_pass, strjoin (todo, '/'), n, rows (cal), per_row);
+end
+
+## The expensive explainer on X: train/valid/unlabelled rows in chunks with a
+## partial file, so that an interrupted run resumes; the test subset in one
+## call (the convergence curve reproduces it bit for bit at s = S).
+function r = make_targets (P, model, X, q, file, chunked)
+  N = rows (X);
+  f = expensive (model, X, q);
+  if (! chunked || N == 0)
+    t0 = tic ();
+    if (N == 0)
+      A = zeros (0, columns (X), 'single');
+      info = struct ('target', zeros (0, 1), 'passes', 0);
+    else
+      [A, info] = f ();
+    end
+    info.seconds = toc (t0);
+    r = struct ('A', A, 'info', info);
+    return;
+  end
+  partial = [file '.partial'];
+  A = zeros (N, columns (X), 'single');
+  done = false (N, 1);
+  target = zeros (N, 1);
+  passes = 0; secs = 0;
+  if (exist (partial, 'file'))
+    z = load (partial);
+    A = z.A; done = z.done; target = z.target; passes = z.passes; secs = z.secs;
+    f5_say (P, '  resuming from %s: %d of %d rows done\n', partial, sum (done), N);
+  end
+  chunk = max (10, ceil (N / 20));
+  while (any (! done))
+    rws = find (! done, chunk)';
+    t0 = tic ();
+    [a, info] = f ('rows', rws);
+    secs += toc (t0);
+    A(rws, :) = a;
+    target(rws) = info.target;
+    passes += info.passes;
+    done(rws) = true;
+    atomic_save (partial, struct ('A', A, 'done', done, 'target', target, 'passes', passes, 'secs', secs));
+    f5_say (P, '  %s targets: %d/%d rows, %.1f s, %.1f rows/s (ETA %.0f s)\n', upper (q.method), sum (done), N, ...
+            secs, sum (done) / secs, secs / sum (done) * (N - sum (done)));
+  end
+  info = struct ('target', target, 'passes', passes, 'seconds', secs);
+  r = struct ('A', A, 'info', info);
+  delete (partial);
+end
+
+## One explainer trained on the train and unlabelled rows (their targets
+## come from the classifier alike), early stopping on the valid rows.
+function r = train_explainer (P, backbone, X, tg, q, e, dsname)
+  desc = struct ('method', q.method, 'steps', q.S, 'dataset', dsname, 'classifier_kind', q.kind, ...
+                 'ig_method', q.ig_method, 'seed', q.seed);
+  Xfit = [X.train; X.unlabelled];
+  Afit = [tg.train.A; tg.unlabelled.A];
+  t0 = tic ();
+  m = ee_train (backbone, Xfit, Afit, 'validation', {X.valid, tg.valid.A}, ...
+                'explains', desc, 'head', e.head, 'inputs', e.inputs, 'attend', e.attend, ...
+                'outputs', e.outputs, 'epochs', e.epochs, 'lr', e.lr, 'batch', e.batch, ...
+                'schedule', e.schedule, 'patience', e.patience, 'seed', e.seed, 'verbose', P.verbose);
+  r.seconds = toc (t0);
+  r.model = m;
+end

@@ -1,0 +1,80 @@
+## -*- texinfo -*-
+## @deftypefn {} {@var{P} =} f5_presets (@var{root}, @var{name})
+## The settings of figure5's presets: @qcode{'tiny'} (seconds, the smoke
+## test), @qcode{'default'} (the main job: about 25 minutes on 2 cores) and
+## @qcode{'full'} (every row of every split).  @var{P}.panels is a struct
+## array with one element per panel, in the figure's order (IG on spam and
+## on wordnet, SV on fortunes and on wordnet); doc/FIGURE5.md explains
+## every field.
+## @end deftypefn
+function P = f5_presets (root, name)
+  tr = struct ('kind', 'transformer', 'd', 64, 'heads', 4, 'layers', 2, 'ffn', 256);
+  cnn = struct ('kind', 'cnn', 'd', 64, 'filters', 100, 'widths', [3 4 5]);
+  data = @(f) fullfile (root, 'datasets', [f '.mat']);
+  ## the explainer: this project's design (doc/FIGURE5.md has the study)
+  expl = struct ('head', 'token', 'inputs', 'gradient', 'attend', 'tokens', 'outputs', 'auto', ...
+                 'epochs', 20, 'lr', 1e-3, 'batch', 32, 'schedule', 'cosine', 'patience', 6, ...
+                 'seed', 1, 'ensemble', 1);
+  base = struct ('name', '', 'method', 'ig', 'data', '', 'kind', 'transformer', ...
+                 'models', struct ('transformer', tr, 'cnn', cnn), ...
+                 'clf', struct ('n_train', 2000, 'n_valid', 300, 'epochs', 3, 'lr', 1e-3, ...
+                                'patience', 1, 'seed', 1), ...
+                 'n_train', Inf, 'n_valid', 200, 'n_test', 150, 'n_unlabelled', 0, 'S', 20, ...
+                 'ig_method', 'gausslegendre', 'seed', 1, 'expl', expl);
+
+  ig_spam = base;
+  ig_spam.name = 'ig_spam';
+  ig_spam.data = data ('spam');
+
+  ## wordnet: one classifier for both panels (same settings: one cache file)
+  wn = base;
+  wn.data = data ('wordnet');
+  wn.clf = struct ('n_train', 20000, 'n_valid', 500, 'epochs', 3, 'lr', 1e-3, 'patience', 1, 'seed', 1);
+  wn.n_valid = 300;
+  ig_wn = wn;
+  ig_wn.name = 'ig_wordnet';
+  ig_wn.n_train = 8000;
+  sv_wn = wn;
+  sv_wn.name = 'sv_wordnet';
+  sv_wn.method = 'sv';
+  sv_wn.n_train = 4000;
+
+  sv_fort = base;
+  sv_fort.name = 'sv_fortunes';
+  sv_fort.method = 'sv';
+  sv_fort.data = data ('fortunes');
+  sv_fort.clf = struct ('n_train', Inf, 'n_valid', Inf, 'epochs', 10, 'lr', 1e-3, 'patience', 3, 'seed', 1);
+  sv_fort.n_train = Inf; sv_fort.n_valid = Inf;
+  sv_fort.n_unlabelled = 4000;
+
+  panels = [ig_spam, ig_wn, sv_fort, sv_wn];
+  heatmaps = 3;
+  switch (name)
+    case 'default'
+    case 'tiny'
+      small = struct ('kind', 'transformer', 'd', 16, 'heads', 2, 'layers', 1, 'ffn', 32);
+      smallc = struct ('kind', 'cnn', 'd', 16, 'filters', 8, 'widths', [3 4]);
+      for k = 1:numel (panels)
+        q = panels(k);
+        q.models = struct ('transformer', small, 'cnn', smallc);
+        q.clf = struct ('n_train', 150, 'n_valid', 30, 'epochs', 2, 'lr', 1e-2, 'patience', 1, 'seed', 1);
+        q.n_train = 24; q.n_valid = 8; q.n_test = 6; q.S = 5;
+        q.n_unlabelled = 8 * (q.n_unlabelled > 0);
+        q.expl.epochs = 2; q.expl.patience = 2; q.expl.batch = 8;
+        panels(k) = q;
+      end
+      heatmaps = 1;
+    case 'full'
+      for k = 1:numel (panels)
+        panels(k).n_train = Inf; panels(k).n_valid = Inf; panels(k).n_test = Inf;
+        panels(k).n_unlabelled = Inf * (panels(k).n_unlabelled > 0);
+        panels(k).clf.n_train = Inf; panels(k).clf.n_valid = Inf;
+      end
+      panels(1).clf.epochs = 10; panels(1).clf.lr = 5e-4; panels(1).clf.patience = 3;
+    otherwise
+      error ('ee:badInput', 'figure5: unknown preset ''%s'' (default, tiny, full)', name);
+  end
+  P = struct ('preset', name, 'panels', panels, ...
+              'results', fullfile (root, 'results', name), 'figures', fullfile (root, 'figures'), ...
+              'heatmaps', heatmaps, 'verbose', true, 'root', root, 'user_data', false);
+end

@@ -1,0 +1,68 @@
+## -*- texinfo -*-
+## @deftypefn {} {[@var{txt}, @var{file}] =} f5_write_runtime (@var{P}, @var{panels})
+## The runtime report (runtime_<preset>.txt in @var{P}.figures): per panel
+## the time and model passes of each step, the cost of one explanation,
+## empirical and expensive, the break-even number of explanations, and the
+## explainer's accuracy (MSE, floor, Spearman, top-5 overlap, crossing).
+## @end deftypefn
+function [txt, file] = f5_write_runtime (P, panels)
+  L = {};
+  L{end+1} = sprintf ('Runtime report, figure5 preset ''%s'' (%s)', P.preset, datestr (now ()));
+  L{end+1} = sprintf ('Seconds are wall-clock on this machine (%d cores visible; shared machines give noisy numbers),', nproc ());
+  L{end+1} = 'measured when each item was computed (cached items keep their original time).';
+  L{end+1} = 'Model passes: the gateways'' info.passes (IG: s forward + s backward + 2 forward; SV: 2 + s n forward;';
+  L{end+1} = 'explainer training: epochs x (forward+backward per training row + forward per valid row) through the';
+  L{end+1} = 'explainer, plus 1 forward + 1 backward per row through the classifier when the explainer reads its gradient;';
+  L{end+1} = 'an explanation by the explainer: its passes, those of the classifier included).';
+  m = @(v) mean (v(! isnan (v)));
+  for k = 1:numel (panels)
+    p = panels(k); r = p.runtime; C = p.curve;
+    L{end+1} = '';
+    L{end+1} = sprintf ('== %s on %s (%s classifier, %s; test accuracy %.3f)', p.label, p.dataset, p.kind, ...
+                        model_text (p.spec), p.test_accuracy);
+    L{end+1} = sprintf ('  classifier training (%d rows):             %9.1f s', p.n.clf_train, r.classifier_seconds);
+    L{end+1} = sprintf ('  target generation, %s s = %d:', p.label, p.S);
+    for q = {'train', 'unlabelled', 'valid', 'test'}
+      n = p.n.(q{1});
+      L{end+1} = sprintf ('    %-10s %6d rows:                   %9.1f s  %12d passes  (%.4f s, %.0f passes per explanation)', ...
+                          q{1}, n, r.(['targets_' q{1} '_seconds']), r.(['targets_' q{1} '_passes']), ...
+                          r.(['targets_' q{1} '_seconds']) / max (n, 1), r.(['targets_' q{1} '_passes']) / max (n, 1));
+    end
+    L{end+1} = sprintf ('    total:                                  %9.1f s  %12d passes', r.targets_seconds, r.targets_passes);
+    L{end+1} = sprintf ('  explainer training (%s):  %9.1f s  %12d passes', training_text (p), ...
+                        r.explainer_seconds, r.explainer_passes);
+    L{end+1} = sprintf ('  empirical explanation of the test subset: %8.3f s  %12d passes  (%.5f s per explanation)', ...
+                        r.empirical_seconds, r.empirical_passes, r.empirical_seconds_per);
+    L{end+1} = sprintf ('  expensive explanation of the test subset: %8.3f s  %12d passes  (%.5f s per explanation)', ...
+                        r.targets_test_seconds, r.targets_test_passes, r.expensive_seconds_per);
+    L{end+1} = sprintf ('  speed-up per explanation: %.0fx in time, %.0fx in passes (%s s = %d against the explainer)', ...
+                        r.expensive_seconds_per / r.empirical_seconds_per, r.expensive_passes_per / r.empirical_passes_per, ...
+                        p.label, p.S);
+    L{end+1} = sprintf ('  break-even (train+unlabelled+valid targets + explainer training, / saving per explanation):');
+    L{end+1} = sprintf ('    %.0f explanations by time, %.0f by model passes', r.break_even_seconds, r.break_even_passes);
+    L{end+1} = sprintf ('  convergence curve s = 1..%d on the test subset: %.1f s', p.S, r.curve_seconds);
+    L{end+1} = sprintf ('  accuracy on %d test sequences: explainer MSE %.4g = %.2f x the floor %.4g (%s);', ...
+                        p.n.test, C.explainer_curve, C.explainer_curve / C.floor, C.floor, C.floor_method);
+    L{end+1} = sprintf ('    Spearman %.3f, top-5 overlap %.3f; crossing at s = %s (%s passes)', ...
+                        m (C.explainer_spearman), m (C.explainer_top5), num2str (C.crossing), ...
+                        num2str (C.passes(min (max (C.crossing, 1), p.S)) * isfinite (C.crossing)));
+    sel = [1 2 5 10](p.S > [1 2 5 10]);
+    L{end+1} = sprintf ('    expensive %s at s = %s: MSE %s; Spearman %s; top-5 %s', p.label, ...
+                        strjoin (arrayfun (@num2str, sel, 'uniformoutput', false), '/'), ...
+                        strjoin (arrayfun (@(s) sprintf ('%.3g', C.curve(s)), sel, 'uniformoutput', false), '/'), ...
+                        strjoin (arrayfun (@(s) sprintf ('%.3f', m (C.spearman(:, s))), sel, 'uniformoutput', false), '/'), ...
+                        strjoin (arrayfun (@(s) sprintf ('%.3f', m (C.top5(:, s))), sel, 'uniformoutput', false), '/'));
+  end
+  txt = sprintf ('%s\n', L{:});
+  file = fullfile (P.figures, sprintf ('runtime_%s.txt', P.preset));
+  atomic_text (file, txt);
+end
+
+function t = training_text (p)
+  t = sprintf ('%d epochs', p.explainer_epochs);
+  if (p.explainer.ensemble > 1)
+    t = sprintf ('%d members, %d epochs', p.explainer.ensemble, p.explainer_epochs);
+  end
+  t = sprintf ('%-18s', t);
+end
+
