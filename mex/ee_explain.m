@@ -5,9 +5,16 @@
 ##
 ## @var{explainer} comes from @code{ee_train (classifier, X, A, @dots{})};
 ## @var{X} is N x T int32 token ids; @var{A} is N x T single, one score per
-## token (the explainer was trained on every position, pads included).
+## token (0 at [CLS], [SEP] and PAD when the explainer fixes them there).
+## An explainer that reads the classifier's gradient (@code{inputs}
+## @qcode{'gradient'}, the default) runs its classifier first, one forward
+## and one backward pass per row.  A cell or struct array of explainers of
+## the same classifier is an ensemble: @var{A} is the mean of their maps.
 ## Options: @qcode{'batch'} (rows per pass), @qcode{'device'}.
-## @var{info}: @code{passes} (N), @code{seconds}.
+## @var{info}: @code{passes} (every pass through the classifier and the
+## explainers), @code{forward_passes}, @code{backward_passes},
+## @code{members}, @code{inputs}, @code{target} (the explained class, when
+## the classifier ran), @code{seconds}.
 ## @seealso{ee_train, ee_ig, ee_sv}
 ## @end deftypefn
 
@@ -35,7 +42,10 @@
 %! [P, info] = ee_explain (ex, X(251:end,:));
 %! assert (size (P), [50 12]);
 %! assert (class (P), 'single');
-%! assert (info.passes, 50);
+%! assert (info.passes, 150);   # the default design reads the classifier's gradient: 1 + 1 + 1 passes
+%! assert (info.forward_passes, 100);
+%! assert (info.inputs, 'gradient');
+%! assert (isstruct (ex.classifier)); assert (size (ex.feat_W), [1 16]);
 %! mse = mean ((P(:) - reshape (A(251:end,:), [], 1)) .^ 2);
 %! assert (mse < 0.05 * var (A(:)));
 %! assert (ex.head, 'token');        # the default design (ee_train)
@@ -62,6 +72,49 @@
 %! P = ee_explain (ex2, X(251:end,:));
 %! assert (mean ((P(:) - reshape (A(251:end,:), [], 1)) .^ 2) < 0.1 * var (A(:)));
 
+%!test
+%! ## the paper's design, one option away: flat head, token ids only, every
+%! ## position attended and predicted; one pass per explanation
+%! p = ee_train (clf, X(1:200,:), A(1:200,:), 'design', 'paper', 'epochs', 2, 'verbose', false);
+%! assert ({p.head, p.inputs, p.attend, p.zero_special}, {'flat', 'tokens', 'all', false});
+%! assert (! isfield (p, 'classifier'));
+%! [~, info] = ee_explain (p, X(1:10,:));
+%! assert (info.passes, 10);
+
+%!test
+%! ## outputs 'auto': maps that credit [CLS]/[SEP] keep every output
+%! B = A; B(:, 1) = 0.5;
+%! e = ee_train (clf, X(1:50,:), B(1:50,:), 'epochs', 1, 'verbose', false, 'inputs', 'tokens');
+%! assert (e.zero_special, false);
+%! e = ee_train (clf, X(1:50,:), A(1:50,:), 'epochs', 1, 'verbose', false, 'inputs', 'tokens');
+%! assert (e.zero_special, true);
+
+%!test
+%! ## an ensemble (cell or struct array) is the mean of its members' maps,
+%! ## the classifier's gradient computed once
+%! e2 = ee_train (clf, X(1:200,:), A(1:200,:), 'epochs', 3, 'seed', 2, 'verbose', false);
+%! [E, info] = ee_explain ({ex, e2}, X(251:end,:));
+%! M = (double (ee_explain (ex, X(251:end,:))) + double (ee_explain (e2, X(251:end,:)))) / 2;
+%! assert (double (E), M, 1e-6 * max (abs (M(:))));
+%! assert ([info.members info.forward_passes info.backward_passes], [2 150 50]);
+%! assert (ee_explain ([ex e2], X(251:end,:)), E);
+
+%!test
+%! ## without validation data: every epoch runs, the last weights are kept,
+%! ## and the progress lines carry no NaN
+%! out = evalc ("e = ee_train (clf, X(1:50,:), A(1:50,:), 'epochs', 3);");
+%! assert (isempty (strfind (lower (out), 'nan')));
+%! assert (e.history.epochs_run, 3);
+
+%!error <not the classifier the explainer was trained on>
+%! e = ex; e.classifier.Wc(1) = e.classifier.Wc(1) + 1;
+%! ee_explain (e, X(1:3,:));
+%!error <explainer.classifier is missing> ee_explain (rmfield (ex, 'classifier'), X(1:3,:))
+%!error id=ee:badInput ee_train (clf, X, A, 'inputs', 'hessian')
+%!error id=ee:badModel ee_train (clf, X, A, 'head', 'flat', 'attend', 'tokens')
+%!error id=ee:badInput ee_train (clf, X, A, 'schedule', 'step')
+%!error id=ee:badInput ee_train ('cnn', X, y, 'inputs', 'gradient')
+%!error id=ee:badModel ee_explain ({ex, 3}, X)
 %!error id=ee:badInput ee_train (clf, X, A(:, 1:5))
 %!error id=ee:badInput ee_train (clf, X, A(1:10, :))
 %!error id=ee:badInput

@@ -15,10 +15,43 @@
 ## mlp; @var{y} holds the N class indices (1-based).
 ##
 ## @strong{Explainer.} With a trained classifier as first argument and an
-## N x T single matrix @var{A} of attribution maps, builds an Empirical
-## Explainer (embedding module and encoder copied from the classifier, a new
-## head, attention to every position, MSE loss).  Option @qcode{'head'}:
-## @qcode{'flat'} (default, the reference design) or @qcode{'token'}.
+## N x T single matrix @var{A} of attribution maps (any rows of text: the
+## targets come from the classifier, so unlabelled text serves as well as
+## the labelled split), builds an Empirical Explainer: the embedding module
+## and encoder copied from the classifier, a new head, MSE loss.  Its
+## design (doc/FIGURE5.md has the measurements behind the defaults):
+## @table @asis
+## @item 'head'
+## @qcode{'token'} (default: one score per position from its hidden state,
+## @code{y(t) = H(t,:) head_W + head_b}) or @qcode{'flat'} (the paper's:
+## @code{y = H(:)' head_W + head_b}, (T d) x T weights).
+## @item 'inputs'
+## @qcode{'gradient'} (default): the explainer also reads, per token, the
+## gradient x input score of the classifier (one forward and one backward
+## pass of the classifier per explanation; @code{ee_explain} runs them, the
+## explainer carries the classifier); @qcode{'gradient_vector'}: that
+## score and its d terms; @qcode{'tokens'}: the token ids only (the
+## paper's, one pass).
+## @item 'attend'
+## @qcode{'tokens'} (default for the token head): attend to the non-PAD
+## positions and run at the active length, as the classifier does;
+## @qcode{'all'} (the paper's, and the flat head's): every position.
+## @item 'outputs'
+## @qcode{'auto'} (default): @qcode{'tokens'} when every training map is 0
+## at [CLS], [SEP] and PAD (the pad baseline), else @qcode{'all'};
+## @qcode{'tokens'} fixes the output at 0 there, @qcode{'all'} predicts
+## every position.
+## @item 'design'
+## @qcode{'paper'}: all of the paper's choices at once (flat head, tokens,
+## every position, every output); the options above still apply after it.
+## @item 'standardize'
+## true (default): train on @var{A} divided by its RMS over the predicted
+## positions and fold the factor back into the head, so any attribution
+## scale trains alike.
+## @end table
+## Training defaults for explainers: 20 epochs, lr 1e-3 with the
+## @qcode{'cosine'} schedule, batch 32, patience 3, no dropout; without a
+## @qcode{'validation'} set every epoch runs and the last weights are kept.
 ##
 ## Options (name/value, case-insensitive):
 ## @table @asis
@@ -26,8 +59,13 @@
 ## @{Xv, yv@} (or @{Xv, Av@}): early stopping on the validation loss, the
 ## weights of the best epoch are kept.
 ## @item 'epochs', 'lr', 'batch', 'patience', 'seed', 'dropout'
-## Adam training; defaults depend on the kind (transformer: 10, 5e-4, 32, 3,
-## 1, 0.1; cnn: 10, 1e-3, 50, 3, 1, 0.5; mlp: 50, 1e-3, 32, 3, 1, 0).
+## Adam training; classifier defaults depend on the kind (transformer: 10,
+## 5e-4, 32, 3, 1, 0.1; cnn: 10, 1e-3, 50, 3, 1, 0.5; mlp: 50, 1e-3, 32, 3,
+## 1, 0); explainers as above.
+## @item 'schedule'
+## @qcode{'constant'} (classifiers' default) or @qcode{'cosine'} (explainers'
+## default): a linear warm-up over the first 5 % of the steps, then a
+## cosine decay to lr/20.
 ## @item 'device'
 ## 'auto' (default), 'cpu' or 'gpu'.
 ## @item 'verbose'
@@ -37,6 +75,16 @@
 ## The result is a plain struct (kind, sizes, weights as single arrays,
 ## @code{settings}, @code{history}) that @code{save}/@code{load} round-trip;
 ## its layout is documented in doc/MODEL_FORMAT.md.
+## Example (an explainer of IG on 500 rows, scored on other rows):
+## @example
+## d = load ('datasets/spam.mat'); tr = d.split.train; te = d.split.test;
+## clf = ee_train ('transformer', d.tokens(tr,:), d.labels(tr));
+## X = d.tokens(tr(1:500),:);
+## expl = ee_train (clf, X, ee_ig (clf, X));
+## E = ee_explain (expl, d.tokens(te(1:100),:));
+## A = ee_ig (clf, d.tokens(te(1:100),:));
+## mean ((E(:) - A(:)) .^ 2) / mean (A(:) .^ 2)   # its MSE, relative to a zero map
+## @end example
 ## @seealso{ee_predict, ee_explain, ee_ig, ee_sv}
 ## @end deftypefn
 

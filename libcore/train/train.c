@@ -32,6 +32,7 @@ void ee_train_options_defaults(EeTrainOptions *o, EeKind kind, EeHead head)
     if (head != EE_HEAD_CLASSIFIER) {
         o->lr = 1e-3f; o->dropout = 0.0f; o->epochs = 20;
         o->standardize = 1;
+        o->schedule = EE_SCHEDULE_COSINE;
     }
 }
 
