@@ -113,7 +113,7 @@
 %!error id=ee:badInput ee_train (clf, X, A, 'inputs', 'hessian')
 %!error id=ee:badModel ee_train (clf, X, A, 'head', 'flat', 'attend', 'tokens')
 %!error id=ee:badInput ee_train (clf, X, A, 'schedule', 'step')
-%!error id=ee:badInput ee_train ('cnn', X, y, 'inputs', 'gradient')
+%!error id=ee:badInput ee_train ('cnn', X, int32 (1 + mod ((1:rows (X))', 2)), 'inputs', 'gradient')
 %!error id=ee:badModel ee_explain ({ex, 3}, X)
 %!error id=ee:badInput ee_train (clf, X, A(:, 1:5))
 %!error id=ee:badInput ee_train (clf, X, A(1:10, :))

@@ -409,7 +409,7 @@ static EeStatus ig_ordered(EeModel *m, const EeInput *in, const EeAttrOptions *o
     const EeConfig *c = &m->cfg;
     int N = in->n, T = c->T;
     if (!ee_is_token_model(c) || N < 2 || !in->ids) return ig_sorted(m, in, o, A, info);
-    EeStatus st = ee_input_check(m, in);
+    EeStatus st = ee_attr_check(m, in, o, 0);
     if (st) return st;
     int *order = malloc(sizeof(int) * N);
     int32_t *len = malloc(sizeof(int32_t) * N);
