@@ -106,6 +106,20 @@
 %! assert (isempty (strfind (lower (out), 'nan')));
 %! assert (e.history.epochs_run, 3);
 
+%!test
+%! ## maps computed by ee_train itself: the same explainer as from ee_ig's maps
+%! a = ee_train (clf, X(1:60,:), 'ig', 'validation', {X(201:230,:)}, 'steps', 5, 'epochs', 2, 'verbose', false);
+%! b = ee_train (clf, X(1:60,:), ee_ig (clf, X(1:60,:), 'steps', 5, 'verbose', false), ...
+%!               'validation', {X(201:230,:), ee_ig(clf, X(201:230,:), 'steps', 5, 'verbose', false)}, ...
+%!               'epochs', 2, 'verbose', false);
+%! assert (ee_explain (a, X(251:end,:)), ee_explain (b, X(251:end,:)));
+%! assert ({a.explains.method, a.explains.steps}, {'ig', 5});
+%! s = ee_train (clf, X(1:30,:), 'sv', 'steps', 3, 'epochs', 1, 'verbose', false);
+%! assert (s.explains.method, 'sv');
+
+%!error id=ee:badInput ee_train (clf, X, 'lime')
+%!error id=ee:badInput ee_train (clf, X, A, 'steps', 5)
+%!error id=ee:badInput ee_train (clf, X, A, 'validation', {X})
 %!error <not the classifier the explainer was trained on>
 %! e = ex; e.classifier.Wc(1) = e.classifier.Wc(1) + 1;
 %! ee_explain (e, X(1:3,:));

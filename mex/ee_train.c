@@ -11,12 +11,12 @@ enum {
     O_VERBOSE, O_D, O_HEADS, O_LAYERS, O_FFN, O_FILTERS, O_WIDTHS, O_HIDDEN, O_BIAS, O_CLASSES,
     O_VOCAB, O_KIND,
     /* explainers only */
-    O_HEAD, O_EXPLAINS, O_DESIGN, O_INPUTS, O_ATTEND, O_OUTPUTS, O_STANDARDIZE, NOPT
+    O_HEAD, O_EXPLAINS, O_DESIGN, O_INPUTS, O_ATTEND, O_OUTPUTS, O_STANDARDIZE, O_STEPS, NOPT
 };
 static const char *const opt_names[NOPT] = {
     "validation", "epochs", "lr", "batch", "patience", "seed", "dropout", "schedule", "device",
     "verbose", "d", "heads", "layers", "ffn", "filters", "widths", "hidden", "bias", "classes",
-    "vocab", "kind", "head", "explains", "design", "inputs", "attend", "outputs", "standardize"};
+    "vocab", "kind", "head", "explains", "design", "inputs", "attend", "outputs", "standardize", "steps"};
 
 /* A size may come from the spec struct or from a name/value option. */
 static const mxArray *size_field(const mxArray *spec, const EeMxOpt *o, int k)
@@ -105,6 +105,33 @@ static void read_design(const EeMxOpt *o, EeExplainerSpec *s)
     if ((v = o[O_ATTEND].value)) s->attend_tokens = ee_mx_choice(v, "'attend'", attend, 2);
 }
 
+/* Attribution maps of X for an explainer: given (N x T), or computed here
+ * with the classifier when A names the expensive explainer ('ig': Gauss-
+ * Legendre IG with the pad baseline; 'sv': Shapley Value Sampling, seed 1),
+ * with 'steps' samples (default 20). *method gets 0 (given), 1 (ig), 2 (sv). */
+static float *explainer_maps(EeModel *clf, const mxArray *A, const EeInput *in, const char *what,
+                             const EeMxOpt *o, int verbose, int *method)
+{
+    const EeConfig *c = ee_model_config(clf);
+    if (!mxIsChar(A)) {
+        if (o[O_STEPS].value) ee_mx_error("ee:badInput", "'steps' applies when ee_train computes the maps ('ig' or 'sv')");
+        *method = 0;
+        return ee_mx_maps(A, what, in->n, c->T);
+    }
+    static const char *const methods[] = {"ig", "sv"};
+    *method = 1 + ee_mx_choice(A, what, methods, 2);
+    EeAttrOptions a;
+    ee_attr_options_defaults(&a);
+    a.verbose = verbose;
+    a.print = ee_mx_print;
+    if (o[O_STEPS].value) a.steps = ee_mx_int(o[O_STEPS].value, "'steps'", 1, 1 << 20);
+    a.device = ee_mx_device(o[O_DEVICE].value);
+    float *maps = mxMalloc(sizeof(float) * ((size_t)in->n * c->T + 1));
+    EeStatus st = *method == 1 ? ee_ig_attribute(clf, in, &a, maps, NULL) : ee_sv_attribute(clf, in, &a, maps, NULL);
+    if (st) ee_mx_fail(st);
+    return maps;
+}
+
 /* 'outputs': 'tokens' fixes the output at 0 on [CLS], [SEP] and PAD (the
  * pad baseline gives them 0); 'all' predicts every position; 'auto'
  * (default) picks 'tokens' when the training maps are 0 there, else 'all'
@@ -179,6 +206,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     EeStatus st;
     EeModel *clf = NULL;
     EeExplainerSpec spec;
+    int maps_method = 0; /* explainers: 0 maps given, 1/2 computed here (ig/sv) */
     if (explainer) {
         /* expl = ee_train(classifier, X, A, ...) */
         clf = ee_mx_model(prhs[0], "classifier");
@@ -194,7 +222,18 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
          * explainer is made once the outputs are decided from the maps */
         cfg = *ee_model_config(clf);
         read_inputs(prhs[1], "X", &cfg, &train.in);
-        train.maps = ee_mx_maps(prhs[2], "A", train.in.n, cfg.T);
+        int verbose = o[O_VERBOSE].value ? ee_mx_bool(o[O_VERBOSE].value, "'verbose'") : 1;
+        train.maps = explainer_maps(clf, prhs[2], &train.in, "A", o, verbose, &maps_method);
+        if (o[O_VALIDATION].value) { /* {Xv, Av}, or {Xv} when the maps are computed here */
+            const mxArray *v = o[O_VALIDATION].value;
+            size_t nv = mxIsCell(v) ? mxGetNumberOfElements(v) : 0;
+            if (!(nv == 2 || (nv == 1 && maps_method)))
+                ee_mx_error("ee:badInput", "'validation' must be a cell {Xv, Av}%s", maps_method ? " or {Xv}" : "");
+            read_inputs(mxGetCell(v, 0), "validation Xv", &cfg, &valid.in);
+            if (nv == 2) valid.maps = ee_mx_maps(mxGetCell(v, 1), "validation Av", valid.in.n, cfg.T);
+            else valid.maps = explainer_maps(clf, prhs[2], &valid.in, "A", o, verbose,
+                                             &maps_method);
+        }
         spec.zero_special = read_zero_special(o[O_OUTPUTS].value, spec.zero_special, &train, cfg.T);
         if ((st = ee_explainer_new(clf, &spec, (uint64_t)seed, &m))) ee_mx_fail(st);
         ee_mx_defer((void (*)(void *))ee_model_free, m);
@@ -234,13 +273,12 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     read_train_options(o, &topt);
     if (!explainer) ee_model_init(m, topt.seed);
 
-    if (o[O_VALIDATION].value) {
+    if (o[O_VALIDATION].value && !explainer) {
         const mxArray *v = o[O_VALIDATION].value;
         if (!mxIsCell(v) || mxGetNumberOfElements(v) != 2)
-            ee_mx_error("ee:badInput", "'validation' must be a cell {Xv, %s}", explainer ? "Av" : "yv");
+            ee_mx_error("ee:badInput", "'validation' must be a cell {Xv, yv}");
         read_inputs(mxGetCell(v, 0), "validation Xv", &cfg, &valid.in);
-        if (explainer) valid.maps = ee_mx_maps(mxGetCell(v, 1), "validation Av", valid.in.n, cfg.T);
-        else valid.labels = ee_mx_labels(mxGetCell(v, 1), "validation yv", valid.in.n, cfg.classes, NULL);
+        valid.labels = ee_mx_labels(mxGetCell(v, 1), "validation yv", valid.in.n, cfg.classes, NULL);
     }
     if (!explainer) /* labels beyond the classes given in the spec */
         for (int i = 0; i < train.in.n; i++)
@@ -291,6 +329,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         if (d && (!mxIsStruct(d) || mxGetNumberOfElements(d) != 1))
             ee_mx_error("ee:badInput", "'explains' must be a scalar struct (method, steps, ...)");
         mxArray *e = d ? mxDuplicateArray(d) : mxCreateStructMatrix(1, 1, 0, NULL);
+        if (maps_method && !d) { /* the maps were computed here: say how */
+            ee_mx_set(e, "method", mxCreateString(maps_method == 1 ? "ig" : "sv"));
+            ee_mx_set(e, "steps", mxCreateDoubleScalar(o[O_STEPS].value ? mxGetScalar(o[O_STEPS].value) : 20));
+        }
         ee_mx_set(e, "classifier", mxCreateString(fingerprint));
         ee_mx_set(out, "explains", e);
     } else if (o[O_EXPLAINS].value) {

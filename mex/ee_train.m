@@ -15,11 +15,15 @@
 ## mlp; @var{y} holds the N class indices (1-based).
 ##
 ## @strong{Explainer.} With a trained classifier as first argument and an
-## N x T single matrix @var{A} of attribution maps (any rows of text: the
-## targets come from the classifier, so unlabelled text serves as well as
-## the labelled split), builds an Empirical Explainer: the embedding module
-## and encoder copied from the classifier, a new head, MSE loss.  Its
-## design (doc/FIGURE5.md has the measurements behind the defaults):
+## N x T single matrix @var{A} of attribution maps, builds an Empirical
+## Explainer: the embedding module and encoder copied from the classifier,
+## a new head, MSE loss.  The rows of @var{X} may be any text of the domain,
+## labelled or not: the maps come from the classifier.  @var{A} may also be
+## @qcode{'ig'} or @qcode{'sv'}: the maps are then computed here (IG with
+## the pad baseline and Gauss-Legendre nodes, or Shapley Value Sampling
+## with seed 1; option @qcode{'steps'}, default 20), for @var{X} and for the
+## validation rows (@qcode{'validation'}, @{Xv@}).  Its design
+## (doc/FIGURE5.md has the measurements behind the defaults):
 ## @table @asis
 ## @item 'head'
 ## @qcode{'token'} (default: one score per position from its hidden state,

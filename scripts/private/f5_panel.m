@@ -51,21 +51,26 @@ function S = f5_panel (P, q)
   end
 
   ## 2. the targets (the expensive explainer at s = S); the cost up front
-  expl_desc = struct ('method', q.method, 'S', q.S, 'ig_method', q.ig_method, 'seed', q.seed);
+  ## The explainer's training rows (train, unlabelled) may get cheaper
+  ## targets, s = S_train (SV: unbiased, noisier; more rows for the same
+  ## cost); valid and test rows get s = S.
   parts = {'train', 'valid', 'unlabelled', 'test'};
-  tk = struct (); tfile = struct ();
+  tk = struct (); tfile = struct (); ts = struct ();
   for k = 1:numel (parts)
     p = parts{k};
-    tk.(p) = cache_key ({'targets', ck, expl_desc, p, X.(p)});
+    ts.(p) = q.S;
+    if (any (strcmp (p, {'train', 'unlabelled'}))) ts.(p) = q.S_train; end
+    desc = struct ('method', q.method, 'S', ts.(p), 'ig_method', q.ig_method, 'seed', q.seed);
+    tk.(p) = cache_key ({'targets', ck, desc, p, X.(p)});
     tfile.(p) = fullfile (dir, ['targets_' p '_' tk.(p) '.mat']);
   end
-  estimate_cost (P, q, clf.model, X, tfile, parts);
+  estimate_cost (P, q, clf.model, X, tfile, parts, ts);
   tg = struct ();
   for k = 1:numel (parts)
     p = parts{k};
     [tg.(p), hits.(['targets_' p])] = f5_cached (P, tfile.(p), ...
-        sprintf ('%s targets (%s, %d rows)', nm, p, rows (X.(p))), ...
-        @() make_targets (P, clf.model, X.(p), q, tfile.(p), ! strcmp (p, 'test')));
+        sprintf ('%s targets (%s, %d rows, s = %d)', nm, p, rows (X.(p)), ts.(p)), ...
+        @() make_targets (P, clf.model, X.(p), q, ts.(p), tfile.(p), ! strcmp (p, 'test')));
   end
 
   ## 3. the Empirical Explainer: one model, or an ensemble of members that
@@ -155,6 +160,7 @@ function S = f5_panel (P, q)
   S.spec = spec;
   S.settings = q;
   S.S = q.S;
+  S.targets_s = ts;
   S.subsets = sub;
   S.n = struct ('clf_train', numel (tr), 'clf_valid', numel (va), 'train', numel (sub.train), ...
                 'valid', numel (sub.valid), 'test', numel (sub.test), 'unlabelled', rows (U));
@@ -241,18 +247,18 @@ function r = train_classifier (P, spec, o, d, tr, va, vocab)
   r.test_accuracy = mean (ee_predict (m, d.tokens(te,:)) == d.labels(te));
 end
 
-function f = expensive (model, X, q)
+function f = expensive (model, X, q, S)
   if (strcmp (q.method, 'ig'))
-    f = @(varargin) ee_ig (model, X, 'steps', q.S, 'method', q.ig_method, 'verbose', false, varargin{:});
+    f = @(varargin) ee_ig (model, X, 'steps', S, 'method', q.ig_method, 'verbose', false, varargin{:});
   else
-    f = @(varargin) ee_sv (model, X, 'samples', q.S, 'seed', q.seed, 'verbose', false, varargin{:});
+    f = @(varargin) ee_sv (model, X, 'samples', S, 'seed', q.seed, 'verbose', false, varargin{:});
   end
 end
 
 ## The expensive explainer's cost for the targets still to compute and the
 ## convergence curve, from a calibration on a few training rows; printed
 ## before the long work starts.
-function estimate_cost (P, q, model, X, tfile, parts)
+function estimate_cost (P, q, model, X, tfile, parts, ts)
   todo = parts(cellfun (@(p) ! exist (tfile.(p), 'file'), parts));
   if (isempty (todo) || ! P.verbose)
     return;
@@ -261,12 +267,18 @@ function estimate_cost (P, q, model, X, tfile, parts)
   if (isempty (cal))
     return;
   end
-  f = expensive (model, cal, q);
+  f = expensive (model, cal, q, q.S);
   t0 = tic ();
   [~, info] = f ();
   per_row = toc (t0) / rows (cal);
   per_pass = toc (t0) / info.passes;
-  n = sum (cellfun (@(p) rows (X.(p)), todo));
+  ## rows in units of an s = S row (SV's cost grows with s; IG's as 2s + 2)
+  if (strcmp (q.method, 'ig'))
+    unit = @(s) (2 * s + 2) / (2 * q.S + 2);
+  else
+    unit = @(s) s / q.S;
+  end
+  n = sum (cellfun (@(p) rows (X.(p)) * unit (ts.(p)), todo));
   ## the curve: runs at s = 1..S-1 on the test rows (passes grow with s)
   if (strcmp (q.method, 'ig'))
     curve_passes = sum (2 * (1:q.S - 1) + 2) / (2 * q.S + 2);
@@ -274,17 +286,17 @@ function estimate_cost (P, q, model, X, tfile, parts)
     curve_passes = sum (1:q.S - 1) / q.S;
   end
   passes = info.passes / rows (cal) * (n + curve_passes * rows (X.test));
-  f5_say (P, ['%s on %s: about %.3g model passes and %.0f s to go for %s targets (%d rows) and the curve ' ...
-              '(calibrated on %d rows: %.3f s per row)\n'], upper (q.method), q.name, passes, ...
-          passes * per_pass, strjoin (todo, '/'), n, rows (cal), per_row);
+  f5_say (P, ['%s on %s: about %.3g model passes and %.0f s to go for the %s targets and the curve ' ...
+              '(calibrated on %d rows: %.3f s per row at s = %d)\n'], upper (q.method), q.name, passes, ...
+          passes * per_pass, strjoin (todo, '/'), rows (cal), per_row, q.S);
 end
 
 ## The expensive explainer on X: train/valid/unlabelled rows in chunks with a
 ## partial file, so that an interrupted run resumes; the test subset in one
 ## call (the convergence curve reproduces it bit for bit at s = S).
-function r = make_targets (P, model, X, q, file, chunked)
+function r = make_targets (P, model, X, q, S, file, chunked)
   N = rows (X);
-  f = expensive (model, X, q);
+  f = expensive (model, X, q, S);
   if (! chunked || N == 0)
     t0 = tic ();
     if (N == 0)

@@ -19,7 +19,7 @@ function P = f5_presets (root, name)
                  'models', struct ('transformer', tr, 'cnn', cnn), ...
                  'clf', struct ('n_train', 2000, 'n_valid', 300, 'epochs', 3, 'lr', 1e-3, ...
                                 'patience', 1, 'seed', 1), ...
-                 'n_train', Inf, 'n_valid', 200, 'n_test', 150, 'n_unlabelled', 0, 'S', 20, ...
+                 'n_train', Inf, 'n_valid', 200, 'n_test', 150, 'n_unlabelled', 0, 'S', 20, 'S_train', 20, ...
                  'ig_method', 'gausslegendre', 'seed', 1, 'expl', expl);
 
   ig_spam = base;
@@ -58,7 +58,7 @@ function P = f5_presets (root, name)
         q = panels(k);
         q.models = struct ('transformer', small, 'cnn', smallc);
         q.clf = struct ('n_train', 150, 'n_valid', 30, 'epochs', 2, 'lr', 1e-2, 'patience', 1, 'seed', 1);
-        q.n_train = 24; q.n_valid = 8; q.n_test = 6; q.S = 5;
+        q.n_train = 24; q.n_valid = 8; q.n_test = 6; q.S = 5; q.S_train = 5;
         q.n_unlabelled = 8 * (q.n_unlabelled > 0);
         q.expl.epochs = 2; q.expl.patience = 2; q.expl.batch = 8;
         panels(k) = q;
