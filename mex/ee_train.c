@@ -9,14 +9,14 @@
 enum {
     O_VALIDATION, O_EPOCHS, O_LR, O_BATCH, O_PATIENCE, O_SEED, O_DROPOUT, O_SCHEDULE, O_DEVICE,
     O_VERBOSE, O_D, O_HEADS, O_LAYERS, O_FFN, O_FILTERS, O_WIDTHS, O_HIDDEN, O_BIAS, O_CLASSES,
-    O_VOCAB, O_KIND,
+    O_VOCAB, O_KIND, O_FREEZE,
     /* explainers only */
     O_HEAD, O_EXPLAINS, O_DESIGN, O_INPUTS, O_ATTEND, O_OUTPUTS, O_STANDARDIZE, O_STEPS, NOPT
 };
 static const char *const opt_names[NOPT] = {
     "validation", "epochs", "lr", "batch", "patience", "seed", "dropout", "schedule", "device",
     "verbose", "d", "heads", "layers", "ffn", "filters", "widths", "hidden", "bias", "classes",
-    "vocab", "kind", "head", "explains", "design", "inputs", "attend", "outputs", "standardize", "steps"};
+    "vocab", "kind", "freeze", "head", "explains", "design", "inputs", "attend", "outputs", "standardize", "steps"};
 
 /* A size may come from the spec struct or from a name/value option. */
 static const mxArray *size_field(const mxArray *spec, const EeMxOpt *o, int k)
@@ -83,6 +83,10 @@ static void read_train_options(const EeMxOpt *o, EeTrainOptions *t)
         t->schedule = (EeSchedule)ee_mx_choice(v, "'schedule'", sched, 2);
     }
     if ((v = o[O_STANDARDIZE].value)) t->standardize = ee_mx_bool(v, "'standardize'");
+    if ((v = o[O_FREEZE].value)) {
+        static const char *const what[] = {"none", "embeddings"};
+        t->freeze_embeddings = ee_mx_choice(v, "'freeze'", what, 2);
+    }
     t->device = ee_mx_device(o[O_DEVICE].value);
     t->print = ee_mx_print;
 }

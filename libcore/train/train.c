@@ -218,6 +218,17 @@ static void fold_map_scale(EeModel *m, double s)
     }
 }
 
+/* Zero the gradients of the embedding module (token and position tables,
+ * their LayerNorm): Adam then leaves them as they are. */
+static void drop_embedding_grads(EeRun *r)
+{
+    static const char *const names[] = {"E_tok", "E_pos", "ln_emb_g", "ln_emb_b"};
+    for (int k = 0; k < 4; k++) {
+        int i = ee_model_find_param(r->m, NULL, 0, names[k]);
+        if (i >= 0) r->be->zero(ee_run_g(r, i), sizeof(float) * r->m->p[i].count);
+    }
+}
+
 /* Learning rate of step (1-based) out of total. */
 static float step_lr(const EeTrainOptions *o, long step, long total)
 {
@@ -314,6 +325,7 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
             ee_run_backward(t.r, nb, t.d_dout, 1, 1);
             ee_run_embed_backward(t.r, nb);
             ee_run_drop_fixed_grads(t.r);
+            if (opt->freeze_embeddings) drop_embedding_grads(t.r);
             step++;
             t.be->adam(t.r->w, t.r->g, adam_m, adam_v, W, step_lr(opt, step, total_steps), 0.9f,
                        0.999f, 1e-8f, step);
