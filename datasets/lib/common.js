@@ -34,18 +34,22 @@ function runText(args, input) {
   return r.stdout;
 }
 
-/** Tokenize JS strings (see TOKENIZER_DESC): an array of token arrays. */
-function tokenizeAll(texts) {
+/** Texts as records: uint32 little-endian byte count, then the UTF-8 (a
+ * lone surrogate becomes U+FFFD, which separates words as it did in JS). */
+function textRecords(texts) {
   const parts = [];
   for (const t of texts) {
-    // JS strings reach the tokenizer as UTF-8 (a lone surrogate becomes
-    // U+FFFD, a separator either way)
     const b = Buffer.from(t, 'utf8');
     const h = Buffer.alloc(4);
     h.writeUInt32LE(b.length);
     parts.push(h, b);
   }
-  const lines = runText(['tokenize'], Buffer.concat(parts)).toString('latin1').split('\n');
+  return Buffer.concat(parts);
+}
+
+/** Tokenize JS strings (see TOKENIZER_DESC): an array of token arrays. */
+function tokenizeAll(texts) {
+  const lines = runText(['tokenize'], textRecords(texts)).toString('latin1').split('\n');
   if (lines.length !== texts.length + 1) throw new Error('ee_text tokenize: wrong number of lines');
   return texts.map((_, i) => (lines[i] === '' ? [] : lines[i].split(' ')));
 }
@@ -171,11 +175,14 @@ function oovRates(docs, unkPerRow, split) {
 /**
  * The raw texts behind the rows, for tests/octave/test_text_datasets.m
  * (which tokenizes them with ee_tokenize and compares with the .mat):
- *   <base>.texts.json  {texts: N strings (row order), extra: strings,
- *                       unlabelled: [[src, start], ...] per unlabelled row:
- *                       its words are words start+1.. of texts.concat(extra)[src]}
- * Builders pass `texts` to finish(), and unlabelled items carry `row` (a
- * labelled row's text) or `text`, and `start` (0 when absent).
+ *   <base>.texts.bin   the texts, then the extra texts, each as a uint32
+ *                      little-endian byte count and its UTF-8 (the bytes
+ *                      the tokenizer was given; NULs and all)
+ *   <base>.texts.json  {n_texts, n_extra, unlabelled: [[src, start], ...]}:
+ *                      unlabelled row k holds words start+1.. of text src
+ *                      (0-based, counting the extra texts after the N rows)
+ * Builders pass `texts` (one per doc) to finish(), and unlabelled items
+ * carry `row` (a doc's text) or `text`, and `start` (0 when absent).
  */
 function writeTexts(base, texts, unlItems) {
   const extra = [], unl = [];
@@ -183,7 +190,8 @@ function writeTexts(base, texts, unlItems) {
     if (u.text !== undefined) { unl.push([texts.length + extra.length, u.start || 0]); extra.push(u.text); }
     else unl.push([u.row, u.start || 0]);
   }
-  fs.writeFileSync(base + '.texts.json', JSON.stringify({ texts, extra, unlabelled: unl }));
+  fs.writeFileSync(base + '.texts.bin', textRecords(texts.concat(extra)));
+  fs.writeFileSync(base + '.texts.json', JSON.stringify({ n_texts: texts.length, n_extra: extra.length, unlabelled: unl }));
 }
 
 /**
