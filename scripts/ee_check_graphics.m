@@ -147,7 +147,7 @@ end
 %!   assert (! ok);
 %!   assert (! isempty (strfind (msg, 'fonts-dejavu-core')), msg);
 %! unwind_protect_cleanup
-%!   setenv ('FONTCONFIG_FILE', old);
+%!   if (isempty (old)) unsetenv ('FONTCONFIG_FILE'); else setenv ('FONTCONFIG_FILE', old); end
 %!   confirm_recursive_rmdir (false, 'local');
 %!   rmdir (d, 's');
 %! end_unwind_protect

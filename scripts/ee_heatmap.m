@@ -158,7 +158,7 @@ end
 %!   f = fullfile (d, {'h.pdf', 'h.svg', 'h.png'});
 %!   s = ee_heatmap (f, x, m, [0 2 0 -1 0 0 0], [0 0.5 0 0 0 0 0], 'scale', 'shared');
 %!   assert (s.scale, [2 2]);
-%!   assert (fread (fopen (f{1}), [1 5], 'char=>char'), '%PDF-'); fclose ('all');
+%!   fid = fopen (f{1}); assert (fread (fid, [1 5], 'char=>char'), '%PDF-'); fclose (fid);
 %!   assert (! isempty (strfind (fileread (f{2}), '<svg')));
 %!   s = ee_heatmap (f{3}, x, vocab, [0 2 0 -1 0 0 0], [0 0.5 0 0 0 0 0]);
 %!   assert (s.scale, [2 0.5]);

@@ -170,11 +170,9 @@ end
 %!   f = fullfile (d, {'a.pdf', 'a.svg', 'a.png'});
 %!   ee_save_figure (fig, f);
 %!   ee_save_figure (fig, fullfile (d, 'b.png'), 'dpi', 100);
-%!   head = @(f, n) fread (fopen (f), [1 n], 'uint8=>char');
-%!   assert (head (f{1}, 5), '%PDF-');
+%!   fid = fopen (f{1}); assert (fread (fid, [1 5], 'uint8=>char'), '%PDF-'); fclose (fid);
 %!   assert (! isempty (strfind (fileread (f{2}), '<svg')));
-%!   assert (head (f{3}, 4), [char(137) 'PNG']);
-%!   fclose ('all');
+%!   fid = fopen (f{3}); assert (fread (fid, [1 4], 'uint8=>char'), [char(137) 'PNG']); fclose (fid);
 %!   info = imfinfo (f{3});
 %!   assert ([info.Width info.Height], [600 300]);      # 2 x 1 inches at 300 dpi
 %!   info = imfinfo (fullfile (d, 'b.png'));
