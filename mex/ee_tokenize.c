@@ -34,7 +34,9 @@ static int keep_word(void *ctx, const char *w, int len, size_t b, size_t e)
 static void tokenize(const char *s, size_t len, int i, EeTokenFn fn, Words *w)
 {
     EeStatus st = ee_text_tokenize(s, len, fn, w);
-    if (st) ee_mx_error("ee:badInput", "text %d: %s", i + 1, ee_last_error());
+    if (st) ee_mx_error("ee:badInput", "text %d: %s%s", i + 1, ee_last_error(),
+                    strstr(ee_last_error(), "UTF-8") ? " (convert other encodings first, e.g. native2unicode "
+                                                       "(uint8 (text), 'latin1'))" : "");
 }
 
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])

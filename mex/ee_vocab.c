@@ -65,7 +65,9 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         const char *s = ee_mx_text_at(prhs[0], i, "TEXTS", &len);
         Count k = {c, per_text ? per_text : -1};
         EeStatus st = ee_text_tokenize(s, len, count_word, &k);
-        if (st) ee_mx_error("ee:badInput", "text %d: %s", i + 1, ee_last_error());
+        if (st) ee_mx_error("ee:badInput", "text %d: %s%s", i + 1, ee_last_error(),
+                    strstr(ee_last_error(), "UTF-8") ? " (convert other encodings first, e.g. native2unicode "
+                                                       "(uint8 (text), 'latin1'))" : "");
     }
     /* the specials, then the kept words; a first call (keeping none) sizes the cell */
     int eligible = 0;
