@@ -27,8 +27,10 @@
 ## cell of names; see @code{ee_save_figure}) and close it; without
 ## @qcode{'file'} the figure stays open on screen (@code{r.figure}).
 ## @item 'title', 'width', 'scale', 'specials'
-## as for @code{ee_heatmap} (@qcode{'specials'} default false: [CLS] and
-## [SEP] are not shown).
+## as for @code{ee_heatmap}; @qcode{'scale'} default @qcode{'shared'} (the
+## colour bar shows the attributions' values; a number makes several
+## pictures comparable), @qcode{'specials'} default false ([CLS] and [SEP]
+## are not shown).
 ## @end table
 ##
 ## @var{r} has @code{X} (the token row), @code{words} (as drawn), @code{A}
@@ -44,7 +46,7 @@ function r = ee_plot_text (model, text, varargin)
     print_usage ();
   end
   o = struct ('method', 'ig', 'explainer', [], 'steps', 20, 'samples', 20, 'seed', 1, ...
-              'target', [], 'file', '', 'title', '', 'width', 80, 'scale', 'each', ...
+              'target', [], 'file', '', 'title', '', 'width', 80, 'scale', 'shared', ...
               'specials', false, 'vocab', []);
   if (mod (numel (varargin), 2))
     error ('ee:badInput', 'ee_plot_text: options must come in name/value pairs');
@@ -134,11 +136,11 @@ function r = ee_plot_text (model, text, varargin)
   if (target != label)
     line2 = [line2 sprintf('; explained: %s', names{target})];
   end
-  line2 = [line2 sprintf('; sum of attributions %.4g, f(x) - f(baseline) %.4g, delta %.2g', ...
-                         sum (double (A)), fx - fb, delta)];
   if (tinfo.truncated)
-    line2 = [line2 sprintf(' (text cut to its first %d words)', model.T - 2)];
+    line2 = [line2 sprintf('; the text was cut to its first %d words', model.T - 2)];
   end
+  line3 = sprintf ('completeness: sum of attributions %.4g, f(x) - f(baseline) %.4g, delta %.2g', ...
+                   sum (double (A)), fx - fb, delta);
 
   words = ee_detokenize (vocab, X, tinfo){1};
   keep = X != 1;
@@ -148,7 +150,7 @@ function r = ee_plot_text (model, text, varargin)
     words = words(real);
     a = a(real);
   end
-  d = struct ('title', ttl, 'class', line2, 'labels', {{''}}, 'width', o.width, 'font', 'DejaVu Sans Mono', ...
+  d = struct ('title', ttl, 'class', {{line2, line3}}, 'labels', {{''}}, 'width', o.width, 'font', 'DejaVu Sans Mono', ...
               'scale', o.scale, 'colorbar', true);
   if (isempty (o.file))
     d.visible = true; d.toolkit = '';

@@ -19,7 +19,8 @@
 ## figure's paper size: the width and height of @qcode{'paperposition'}
 ## (in inches) when @qcode{'paperpositionmode'} is @qcode{'manual'}, else
 ## the figure's @qcode{'position'} at 100 pixels per inch; the figure's
-## paper settings are restored afterwards.  Draw the figure with the
+## paper settings are restored afterwards.  Font sizes are points on that
+## page (a 10 pt word is 10 pt in the PDF).  Draw the figure with the
 ## gnuplot toolkit (@code{graphics_toolkit ('gnuplot')} before
 ## @code{figure}); set font sizes in points.  Each file is written under a
 ## temporary name and renamed, so an interrupted run leaves no half file.
@@ -86,7 +87,18 @@ function ee_save_figure (fig, files, varargin)
       wh = pos(3:4) / 100;
     end
     set (fig, 'papersize', wh, 'paperposition', [0 0 wh]);
-    draw_pdf (fig, tmp);
+    ## gnuplot's cairo terminal draws text at 2/3 of the size Octave asks
+    ## for (as its EPS terminal draws half, which Octave's print doubles):
+    ## scale every font size by 3/2 meanwhile, so that points are points
+    h = findall (fig, '-property', 'fontsize');
+    fs = get (h, 'fontsize');
+    if (! iscell (fs)) fs = {fs}; end
+    unwind_protect
+      set (h, {'fontsize'}, cellfun (@(v) 1.5 * v, fs, 'uniformoutput', false));
+      draw_pdf (fig, tmp);
+    unwind_protect_cleanup
+      set (h, {'fontsize'}, fs);
+    end_unwind_protect
     for k = 1:numel (files)
       out = files{k};
       [d, b, e] = fileparts (out);
@@ -184,6 +196,26 @@ end
 %!   close (fig);
 %!   confirm_recursive_rmdir (false, 'local');
 %!   rmdir (d, 's');
+%! end_unwind_protect
+
+%!test
+%! ## font sizes are points on the page: ten characters of 10 pt DejaVu Sans
+%! ## Mono (advance 0.602 em) are 60 pt wide in the PDF
+%! graphics_toolkit ('gnuplot');
+%! f = [tempname() '.pdf'];
+%! fig = figure ('visible', 'off', 'position', [0 0 400 100]);
+%! unwind_protect
+%!   axes ('position', [0 0 1 1], 'visible', 'off', 'xlim', [0 400], 'ylim', [0 100]);
+%!   h = text (10, 50, 'MMMMMMMMMM', 'fontname', 'DejaVu Sans Mono', 'fontsize', 10);
+%!   ee_save_figure (fig, f);
+%!   assert (get (h, 'fontsize'), 10);                  # restored
+%!   [st, out] = system (sprintf ('pdftotext -bbox %s -', f));
+%!   t = regexp (out, 'xMin="([\d.]+)"[^>]*xMax="([\d.]+)"[^>]*>MMMMMMMMMM<', 'tokens', 'once');
+%!   assert (st, 0);
+%!   assert (diff (str2double (t)), 60.2, 2);
+%! unwind_protect_cleanup
+%!   close (fig);
+%!   if (exist (f, 'file')) delete (f); end
 %! end_unwind_protect
 
 %!error <Invalid call> ee_save_figure ()

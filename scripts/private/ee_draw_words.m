@@ -4,7 +4,8 @@
 ##
 ## words: 1 x n cell of the words shown (UTF-8); maps: cell of 1 x n
 ## vectors, one block of the words per map; o: struct with title, class
-## (header lines, '' for none), labels (a caption per map), width
+## (header lines, '' for none; class may be a cell of lines), labels (a
+## caption per map), width
 ## (characters per line), font, scale ('each' | 'shared' | a positive
 ## number), colorbar (logical), visible (logical), toolkit ('' keeps the
 ## current one).  Returns the figure and shown.scale (the |value| that
@@ -44,12 +45,15 @@ function [fig, shown] = ee_draw_words (words, maps, o)
   end
   nl = line + 1;
 
+  ## header lines: the title, then the class line(s) (a cell for several);
+  ## the page is as wide as the longest line needs
   header = {};
   if (! isempty (o.title)) header{end+1} = o.title; end
-  if (! isempty (o.class)) header{end+1} = o.class; end
+  if (iscell (o.class)) header = [header o.class(:)']; elseif (! isempty (o.class)) header{end+1} = o.class; end
+  hlen = cellfun (@(w) sum (double (w) < 128 | double (w) >= 192), [header {''}]);
   nrow = numel (header) + nm * (nl + 1.6) + 0.4 + 2.6 * o.colorbar;
   cw = 8.4; lh = 21;
-  Wpx = round (max (W, 60) * cw + 40);
+  Wpx = round (max ([W, 60, hlen]) * cw + 40);
   Hpx = round (nrow * lh + 20);
 
   if (! isempty (o.toolkit))
@@ -101,7 +105,7 @@ function [fig, shown] = ee_draw_words (words, maps, o)
       y += nl * lh + 0.3 * lh;
     end
     if (o.colorbar)
-      draw_colorbar (ax, 20, y + 0.4 * lh, min (320, Wpx - 40), o, scale(1));
+      draw_colorbar (ax, 60, y + 0.4 * lh, min (320, Wpx - 80), o, scale(1));   # room for the first label
     end
     hold (ax, 'off');
   catch err
