@@ -54,7 +54,7 @@ step "pkg load ee, job" $(grep -q '^job ok' "$tmp/job.out"; echo $?)
 
 echo "-- pkg test ee"
 oct "$pkgenv pkg test ee" > "$tmp/test.out"
-sed -n '/^Integrated test scripts/,/^Failure Summary/p' "$tmp/test.out" | grep -E 'pass|FAIL' | sed 's/^ *//'
+sed -n '/^Integrated test scripts/,/^Failure Summary/p' "$tmp/test.out" | grep -E 'pass|FAIL' | sed 's/^ */    /'
 p=$(awk '$1 == "PASS" {print $2}' "$tmp/test.out" | tail -1)
 f=$(awk '$1 == "FAIL" && $2 ~ /^[0-9]+$/ {print $2}' "$tmp/test.out" | tail -1)
 if [ -z "$p" ]; then step "pkg test ee ran" 1; else passed=$((passed + p)); failed=$((failed + ${f:-0})); echo "pkg test: PASS $p, FAIL ${f:-0}"; fi
