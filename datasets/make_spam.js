@@ -7,7 +7,8 @@
 //        [--vocab_cap 20000] [--seed 20240601] [--split 0.7,0.1,0.2]
 //        [--min_window 16]
 //
-// Writes <out>.json and <out>.tokens.i32; datasets/write_mat.m turns them
+// Writes <out>.json, <out>.tokens.i32 (and <out>.texts.json, the raw texts
+// for the tokenizer test); datasets/write_mat.m turns them
 // into the .mat file. See datasets/README.md for the full description.
 
 const fs = require('fs');
@@ -260,15 +261,21 @@ for (const g of Object.keys(GROUPS)) nRawGroup[g] = 0;
 const seenRaw = new Set();
 let nRawExactDup = 0;
 const cand = [];
+const texts = [];
 for (const m of msgs) {
   if (!(m.group in GROUPS)) throw new Error('unknown group ' + m.group);
   nRawGroup[m.group]++;
   const h = crypto.createHash('md5').update(m.raw, 'latin1').digest('hex');
   if (seenRaw.has(h)) nRawExactDup++;
   seenRaw.add(h);
-  const toks = common.tokenize(messageText(m.raw));
-  cand.push({ id: m.group + '/' + m.id, group: m.group, label: GROUPS[m.group], toks, key: toks.join(' ') });
+  texts.push(messageText(m.raw));
 }
+const allToks = common.tokenizeAll(texts);   // one call: the tokenizer is a separate program
+msgs.forEach((m, i) => {
+  const toks = allToks[i];
+  cand.push({ id: m.group + '/' + m.id, group: m.group, label: GROUPS[m.group], toks, key: toks.join(' '),
+              text: texts[i] });
+});
 
 // Duplicates: identical token sequences (Subject + body after cleaning).
 // Keep the first occurrence (package order); if copies carry different
@@ -297,6 +304,7 @@ common.finish({
   name: 'spam',
   outBase: opts.out,
   docs: kept.map(c => c.toks),
+  texts: kept.map(c => c.text),
   labels: kept.map(c => c.label),
   classes: CLASSES,
   docIds: kept.map(c => c.id),
@@ -309,7 +317,7 @@ common.finish({
     for (const r of split.train) {
       const d = docs[r];
       for (let k = 1; k * W + opts.min_window <= d.length; k++)
-        out.push({ id: `${kept[r].id}#${k + 1}`, toks: d.slice(k * W, (k + 1) * W) });
+        out.push({ id: `${kept[r].id}#${k + 1}`, toks: d.slice(k * W, (k + 1) * W), row: r, start: k * W });
     }
     return out;
   },

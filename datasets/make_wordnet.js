@@ -9,7 +9,8 @@
 //        [--min_count 2] [--vocab_cap 20000] [--seed 20240601]
 //        [--split 0.7,0.1,0.2] [--dir /usr/share/wordnet]
 //
-// Writes <out>.json and <out>.tokens.i32; datasets/write_mat.m turns them
+// Writes <out>.json, <out>.tokens.i32 (and <out>.texts.json, the raw texts
+// for the tokenizer test); datasets/write_mat.m turns them
 // into the .mat file. See datasets/README.md.
 
 const fs = require('fs');
@@ -84,10 +85,10 @@ const nRawPos = [];
 for (const p of POS_FILES) {
   const syn = readSynsets(path.join(opts.dir, 'data.' + p), p);
   nRawPos.push(syn.length);
-  for (const s of syn) {
-    const toks = common.tokenize(s.gloss);
-    cand.push({ id: s.id, label: s.label, toks, key: toks.join(' ') });
-  }
+  const toks = common.tokenizeAll(syn.map(s => s.gloss));
+  syn.forEach((s, i) => {
+    cand.push({ id: s.id, label: s.label, toks: toks[i], key: toks[i].join(' '), text: s.gloss });
+  });
 }
 
 // Duplicates (same token sequence): keep the first; drop all copies when
@@ -113,6 +114,7 @@ common.finish({
   name: 'wordnet',
   outBase: opts.out,
   docs: kept.map(x => x.toks),
+  texts: kept.map(x => x.text),
   labels: kept.map(x => x.label),
   classes: LEXNAMES,
   docIds: kept.map(x => x.id),

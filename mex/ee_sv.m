@@ -204,9 +204,17 @@
 %!   assert (ia.fbaseline, ib.fbaseline, tol (w, w.fx));
 %!   assert (ia.forward_passes, ib.forward_passes);
 %! end
-%! d = load (fullfile (fileparts (which ('ee_sv')), '..', 'datasets', 'fortunes.mat'));
-%! m = ee_train ('cnn', d.tokens(1:200,:), d.labels(1:200), 'epochs', 1, 'verbose', false, 'vocab', numel (d.vocab));
-%! X = d.tokens(201:204,:);
+%! ## a cnn of a real dataset's size (fortunes: T 64, V 2334, 6 classes) on
+%! ## synthetic rows, so that the test needs no dataset (it runs from the
+%! ## installed package too)
+%! rand ('state', 3);
+%! T = 64; V = 2334; Xs = ones (204, T, 'int32');
+%! for i = 1:204
+%!   L = randi ([3 T-2]);
+%!   Xs(i, 1:L+2) = [3 randi([5 V], 1, L) 4];
+%! end
+%! m = ee_train ('cnn', Xs(1:200,:), randi (6, 200, 1), 'epochs', 1, 'verbose', false, 'vocab', V);
+%! X = Xs(201:204,:);
 %! a = ee_sv (m, X, 'samples', 4, 'verbose', false);
 %! b = ee_sv (m, X, 'samples', 4, 'incremental', false, 'verbose', false);
 %! [~, lg] = ee_predict (m, X);

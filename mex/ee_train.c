@@ -1,6 +1,6 @@
 /* ee_train.c: MEX gateway. Trains a classifier from class labels, or an
  * Empirical Explainer from attribution maps (see ee_train.m). */
-#include "mexutils.h"
+#include "mextext.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -56,8 +56,27 @@ static void read_spec(const mxArray *spec, const EeMxOpt *o, EeConfig *c)
     if ((v = size_field(spec, o, O_HIDDEN)))
         c->nhidden = ee_mx_int_vector(v, "hidden", 1, 1 << 16, c->hidden, EE_MAX_HIDDEN);
     if ((v = size_field(spec, o, O_BIAS))) c->bias = ee_mx_bool(v, "bias");
-    if ((v = size_field(spec, o, O_CLASSES))) c->classes = ee_mx_int(v, "classes", 2, 100000);
-    if ((v = size_field(spec, o, O_VOCAB))) c->vocab = ee_mx_int(v, "vocab", 5, 1 << 24);
+    /* classes and vocab: a size, or the names / words themselves (stored by store_words) */
+    if ((v = size_field(spec, o, O_CLASSES)))
+        c->classes = mxIsCell(v) ? ee_mx_names(v, "classes", 2) : ee_mx_int(v, "classes", 2, 100000);
+    if ((v = size_field(spec, o, O_VOCAB)))
+        c->vocab = mxIsCell(v) ? ee_vocab_size(ee_mx_vocab(v, "vocab", "ee:badInput"))
+                               : ee_mx_int(v, "vocab", 5, 1 << 24);
+}
+
+/* Class names and vocabulary words given as cells are kept in the model
+ * (class_names, vocab_words: doc/MODEL_FORMAT.md); an explainer keeps its
+ * classifier's. */
+static void store_words(mxArray *out, const mxArray *src, const EeMxOpt *o, int explainer)
+{
+    const mxArray *v;
+    if (explainer) {
+        if ((v = mxGetField(src, 0, "vocab_words"))) ee_mx_set(out, "vocab_words", mxDuplicateArray(v));
+        if ((v = mxGetField(src, 0, "class_names"))) ee_mx_set(out, "class_names", mxDuplicateArray(v));
+        return;
+    }
+    if ((v = size_field(src, o, O_VOCAB)) && mxIsCell(v)) ee_mx_set(out, "vocab_words", ee_mx_words_row(v));
+    if ((v = size_field(src, o, O_CLASSES)) && mxIsCell(v)) ee_mx_set(out, "class_names", ee_mx_words_row(v));
 }
 
 static void read_train_options(const EeMxOpt *o, EeTrainOptions *t)
@@ -324,6 +343,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         ee_mx_set(hs, "feature_seconds", mxCreateDoubleScalar(finfo.seconds));
     }
     ee_mx_set(out, "history", hs);
+    store_words(out, prhs[0], o, explainer);
     if (nfeat) /* the classifier it reads its features from */
         ee_mx_set(out, "classifier", mxDuplicateArray(prhs[0]));
     if (explainer) {

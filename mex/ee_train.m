@@ -10,7 +10,12 @@
 ## @code{widths} ([3 4 5]); mlp @code{hidden} ([64]); all kinds @code{bias}
 ## (true; false gives the bias-free cnn/mlp), @code{classes} (default
 ## max(@var{y})), @code{vocab} (default max(@var{X}(:))).  Sizes may also be
-## given as name/value options.  @var{X} is an N x T int32 matrix of 1-based
+## given as name/value options.  @code{vocab} may be the vocabulary itself
+## (a 1 x V cell of words starting with [PAD] [UNK] [CLS] [SEP], e.g. a
+## dataset's @code{vocab}) and @code{classes} the class names (a cell):
+## the model then carries them (fields @code{vocab_words},
+## @code{class_names}; explainers keep them), so that @code{ee_tokenize}
+## and @code{ee_plot_text} need only the model.  @var{X} is an N x T int32 matrix of 1-based
 ## token ids (PAD = 1 after the last real token), or N x D single for an
 ## mlp; @var{y} holds the N class indices (1-based).
 ##
@@ -129,6 +134,21 @@
 %! assert (! isfield (m.conv, 'b'));
 %! assert (! isfield (m, 'bc'));
 
+%!test
+%! ## vocabulary and class names as cells: stored, kept by the explainer
+%! V = {'[PAD]', '[UNK]', '[CLS]', '[SEP]', 'a', 'b', 'c', 'd', 'e'};
+%! s = struct ('kind', 'transformer', 'd', 8, 'heads', 2, 'layers', 1, 'ffn', 8, 'vocab', {V});
+%! m = ee_train (s, X, y, 'epochs', 1, 'verbose', false, 'classes', {'neg', 'pos'});
+%! assert ([m.vocab m.classes], [9 2]);
+%! assert (m.vocab_words, V);
+%! assert (m.class_names, {'neg', 'pos'});
+%! e = ee_train (m, X, single (rand (4, 6)), 'epochs', 1, 'verbose', false);
+%! assert (e.vocab_words, V);
+%! assert (e.class_names, {'neg', 'pos'});
+%! ## numbers still work and store no words
+%! m = ee_train ('cnn', X, y, 'epochs', 1, 'verbose', false, 'vocab', 9, 'classes', 2, 'd', 4, 'filters', 2);
+%! assert (! isfield (m, 'vocab_words') && ! isfield (m, 'class_names'));
+
 %!error <ee_train> ee_train ('cnn', X)
 %!error <Invalid call|usage> ee_train ()
 %!error id=ee:badInput ee_train ('cnn', X, y, 'epochs')
@@ -163,3 +183,10 @@
 %!error id=ee:badModel ee_train ('transformer', X, y, 'bias', false)
 %!error id=ee:badInput ee_train ('mlp', single ([1 NaN; 2 3]), [1; 2])
 %!error id=ee:badInput ee_train ('mlp', X, y, 'head', 'flat')
+%!error <special token> ee_train ('cnn', X, y, 'vocab', {'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'})
+%!error <repeats> ee_train ('cnn', X, y, 'vocab', {'[PAD]', '[UNK]', '[CLS]', '[SEP]', 'a', 'a', 'c', 'd', 'e'})
+%!error id=ee:badInput ee_train ('cnn', X, y, 'vocab', {'[PAD]', '[UNK]', '[CLS]', '[SEP]', 'a'})
+%!error <repeats> ee_train ('cnn', X, y, 'classes', {'x', 'x'})
+%!error id=ee:badInput ee_train ('cnn', X, y, 'classes', {'x'})
+%!error id=ee:badInput ee_train ('cnn', X, y, 'classes', {'x', 3})
+%!error id=ee:badInput ee_train ('cnn', X, [1; 2; 3; 1], 'classes', {'x', 'y'})

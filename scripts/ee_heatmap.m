@@ -1,23 +1,52 @@
 ## -*- texinfo -*-
 ## @deftypefn  {} {} ee_heatmap (@var{file}, @var{x}, @var{vocab}, @var{top}, @var{bottom}, @dots{})
-## Write a PNG heatmap of one sequence, as in Figures 1-4 of the paper.
+## @deftypefnx {} {@var{shown} =} ee_heatmap (@dots{})
+## Write a heatmap of one sequence, as in Figures 1-4 of the paper.
 ##
-## @var{x} is one row of token ids (1 x T int32), @var{vocab} the vocabulary
-## cell; @var{top} and @var{bottom} are two attribution maps of @var{x}
-## (1 x T; e.g. the expensive explainer's above, the Empirical Explainer's
-## below; @var{bottom} may be empty).  Each token is drawn on a background
-## coloured by its attribution: red positive, blue negative, white 0, each
-## map normalised by its own maximum absolute value over the shown tokens.
-## PAD tokens are not shown.
+## @var{x} is one row of token ids (1 x T); @var{vocab} the vocabulary cell
+## or a model that carries it (@code{vocab_words}, see @code{ee_train});
+## @var{top} and @var{bottom} are two attribution maps of @var{x} (1 x T;
+## e.g. the expensive explainer's above, the Empirical Explainer's below;
+## @var{bottom} may be empty).  Each word is drawn on a background coloured
+## by its attribution: red positive, blue negative, white 0.  PAD tokens
+## are not shown.
 ##
-## Options: @qcode{'title'} (first line), @qcode{'class'} (a line above the
-## maps, e.g. the target class), @qcode{'labels'} (cell of two captions for
-## the maps), @qcode{'width'} (characters per line, default 100),
-## @qcode{'font'} (default @qcode{'DejaVu Sans Mono'}).
-## @seealso{ee_heatmap_html, figure5}
+## @var{file} ends in @file{.png} (300 dpi), @file{.pdf} or @file{.svg}
+## (vector, fonts embedded); a cell of names writes several formats of the
+## one drawing (@code{ee_save_figure}).
+##
+## Options:
+## @table @asis
+## @item 'title', 'class'
+## header lines (e.g. the explained class).
+## @item 'labels'
+## cell of captions, one per map.
+## @item 'scale'
+## @qcode{'each'} (default): each map normalised by its own maximum |value|
+## over the shown tokens; @qcode{'shared'}: one scale for both maps (their
+## common maximum), so their colours compare; a positive number: that
+## |value| is full colour (the same number across several heatmaps makes
+## them comparable).
+## @item 'colorbar'
+## true (default): a colour bar under the maps with its values.
+## @item 'text', 'info'
+## show the words as written in the original text instead of the
+## vocabulary's (so an @qcode{'[UNK]'} shows the word it replaced):
+## @qcode{'text'} the text @var{x} was made from (it is tokenized again with
+## @var{vocab} and must give @var{x}), or @qcode{'info'} the @var{info}
+## output of @code{ee_tokenize} for that one text.
+## @item 'specials'
+## true (default) shows [CLS] and [SEP].
+## @item 'width', 'font'
+## characters per line (100), the font of the words (@qcode{'DejaVu Sans Mono'}).
+## @end table
+##
+## The output @var{shown} has the words drawn (@code{words}) and the
+## |value| that full colour stands for, per map (@code{scale}).
+## @seealso{ee_heatmap_html, ee_plot_text, ee_save_figure, ee_tokenize, figure5}
 ## @end deftypefn
 
-function ee_heatmap (file, x, vocab, top, bottom, varargin)
+function shown = ee_heatmap (file, x, vocab, top, bottom, varargin)
   if (nargin < 4)
     print_usage ();
   end
@@ -25,118 +54,88 @@ function ee_heatmap (file, x, vocab, top, bottom, varargin)
     bottom = [];
   end
   o = struct ('title', '', 'class', '', 'labels', {{'', ''}}, 'width', 100, ...
-              'font', 'DejaVu Sans Mono');
+              'font', 'DejaVu Sans Mono', 'scale', 'each', 'colorbar', true, 'text', [], ...
+              'info', [], 'specials', true);
+  if (mod (numel (varargin), 2))
+    error ('ee:badInput', 'ee_heatmap: options must come in name/value pairs');
+  end
   for k = 1:2:numel (varargin)
-    if (! isfield (o, lower (varargin{k})))
-      error ('ee:badInput', 'ee_heatmap: unknown option ''%s''', varargin{k});
+    if (! ischar (varargin{k}) || ! isfield (o, lower (varargin{k})))
+      error ('ee:badInput', 'ee_heatmap: unknown option ''%s''', num2str (varargin{k}));
     end
     o.(lower (varargin{k})) = varargin{k+1};
   end
+  if (! (ischar (file) || iscellstr (file)))
+    error ('ee:badInput', 'ee_heatmap: FILE must be a file name (.png, .pdf, .svg) or a cell of them');
+  end
+  if (! ((isnumeric (o.scale) && isscalar (o.scale) && o.scale > 0 && isfinite (o.scale)) ...
+         || (ischar (o.scale) && any (strcmp (o.scale, {'each', 'shared'})))))
+    error ('ee:badInput', 'ee_heatmap: ''scale'' must be ''each'', ''shared'' or a positive number');
+  end
+  if (! iscell (o.labels))
+    o.labels = {o.labels};
+  end
+  vocab = ee_vocab_of (vocab);
+  if (! (isnumeric (x) && isvector (x)))
+    error ('ee:badInput', 'ee_heatmap: X must be one row of token ids');
+  end
   x = double (x(:)');
-  keep = x != 1;                                  # PAD is not shown
-  words = vocab(x(keep));
+  words = ee_detokenize (vocab, x);
+  words = words{1};
+  if (! isempty (o.text) && ! isempty (o.info))
+    error ('ee:badInput', 'ee_heatmap: give ''text'' or ''info'', not both');
+  end
+  if (! isempty (o.text))
+    [xt, o.info] = ee_tokenize (vocab, o.text, 'T', numel (x));
+    if (! isequal (double (xt), x))
+      error ('ee:badInput', 'ee_heatmap: ''text'' does not tokenize to X with this vocabulary');
+    end
+  end
+  if (! isempty (o.info))
+    if (! (isstruct (o.info) && isfield (o.info, 'text') && numel (o.info.text) == 1))
+      error ('ee:badInput', 'ee_heatmap: ''info'' must be the info of ee_tokenize for one text');
+    end
+    words = ee_detokenize (vocab, x, o.info){1};
+  end
+  keep = x != 1;                                   # PAD is not shown
   maps = {top, bottom};
   maps = maps(! cellfun (@isempty, maps));
-  W = o.width;
-
-  ## token layout on a character grid: [line, column] of every token
-  len = cellfun (@numel, words);
-  pos = zeros (numel (words), 2);
-  line = 0; col = 0;
-  for i = 1:numel (words)
-    if (col > 0 && col + len(i) > W)
-      line++; col = 0;
+  for m = 1:numel (maps)
+    a = maps{m};
+    if (! (isnumeric (a) && isreal (a) && numel (a) == numel (x) && all (isfinite (a(:)))))
+      error ('ee:badInput', 'ee_heatmap: each map must be %d finite numbers (one per token of X)', numel (x));
     end
-    pos(i, :) = [line col];
-    col += len(i) + 1;
+    maps{m} = double (a(:)')(keep);
   end
-  nl = line + 1;
-
-  ## rows of the picture: header lines, then per map a caption and nl lines
-  header = {};
-  if (! isempty (o.title)) header{end+1} = o.title; end
-  if (! isempty (o.class)) header{end+1} = o.class; end
-  nrow = numel (header) + numel (maps) * (nl + 1.6) + 0.4;
-  cw = 8.4; lh = 21;                              # pixels per character / line
-  Wpx = round (W * cw + 40);
-  Hpx = round (nrow * lh + 20);
-
-  warning ('off', 'Octave:gnuplot-graphics', 'local');
-  graphics_toolkit ('gnuplot');
-  fig = figure ('visible', 'off', 'position', [0 0 Wpx Hpx], 'color', 'w', 'paperunits', 'inches', ...
-                'paperposition', [0 0 Wpx Hpx] / 100, 'papersize', [Wpx Hpx] / 100);
+  if (! o.specials)
+    real = ! ismember (x(keep), [3 4]);
+    words = words(real);
+    maps = cellfun (@(a) a(real), maps, 'uniformoutput', false);
+  end
+  o.visible = false;
+  o.toolkit = 'gnuplot';
+  [fig, s] = ee_draw_words (words, maps, o);
   unwind_protect
-    ax = axes ('position', [0 0 1 1], 'xlim', [0 Wpx], 'ylim', [0 Hpx], 'ydir', 'reverse', ...
-               'visible', 'off');
-    hold (ax, 'on');
-    y = 12;
-    for h = 1:numel (header)
-      text (ax, 20, y + lh / 2, header{h}, 'fontname', o.font, 'fontsize', 10, ...
-            'fontweight', choose (h == 1, 'bold', 'normal'), 'verticalalignment', 'middle');
-      y += lh;
-    end
-    for m = 1:numel (maps)
-      a = double (maps{m}(:)');
-      a = a(keep);
-      mx = max (abs (a));
-      if (! (mx > 0)) mx = 1; end
-      v = a / mx;
-      y += 0.3 * lh;
-      if (m <= numel (o.labels) && ! isempty (o.labels{m}))
-        text (ax, 20, y + lh / 2, o.labels{m}, 'fontname', o.font, 'fontsize', 9, ...
-              'fontangle', 'italic', 'color', [0.25 0.25 0.25], 'verticalalignment', 'middle');
-      end
-      y += lh;
-      ## one patch for all backgrounds (faces coloured per token)
-      nx = numel (words);
-      x0 = 20 + pos(:, 2)' * cw - 1;
-      x1 = x0 + len * cw + 2;
-      y0 = y + pos(:, 1)' * lh + 1;
-      y1 = y0 + lh - 2;
-      c = attr_colors (v);
-      patch (ax, [x0; x1; x1; x0], [y0; y0; y1; y1], reshape (c, [1 nx 3]), ...
-             'edgecolor', 'none', 'facecolor', 'flat');
-      for i = 1:nx
-        text (ax, x0(i) + 1, (y0(i) + y1(i)) / 2, words{i}, 'fontname', o.font, 'fontsize', 10, ...
-              'verticalalignment', 'middle', 'interpreter', 'none');
-      end
-      y += nl * lh + 0.3 * lh;
-    end
-    hold (ax, 'off');
-    [d, b, e] = fileparts (file);
-    tmp = fullfile (d, sprintf ('.%s.tmp%d%s', b, getpid (), e));
-    print (fig, tmp, '-dpng', '-r150');
-    [err, msg] = rename (tmp, file);
-    if (err)
-      error ('ee:ioError', 'ee_heatmap: cannot write %s: %s', file, msg);
-    end
+    ee_save_figure (fig, file);
   unwind_protect_cleanup
     close (fig);
   end_unwind_protect
+  if (nargout > 0)
+    shown = struct ('words', {words}, 'scale', s.scale);
+  end
 end
 
-## v in [-1, 1]: red positive, blue negative, white 0 (capped at 85% ink)
-function c = attr_colors (v)
-  v = max (-1, min (1, v(:)));
-  s = 0.85 * abs (v);
-  c = ones (numel (v), 3);
-  pos = v > 0;
-  c(pos, 2) = 1 - s(pos); c(pos, 3) = 1 - s(pos);
-  c(! pos, 1) = 1 - s(! pos); c(! pos, 2) = 1 - s(! pos);
-end
-
-function r = choose (c, a, b)
-  if (c) r = a; else r = b; end
-end
+%!shared vocab, x
+%! vocab = {'[PAD]', '[UNK]', '[CLS]', '[SEP]', 'good', 'bad', 'movie'};
+%! x = int32 ([3 5 7 6 4 1 1]);
 
 %!test
 %! f = [tempname() '.png'];
-%! vocab = {'[PAD]', '[UNK]', '[CLS]', '[SEP]', 'good', 'bad', 'movie'};
-%! x = int32 ([3 5 7 6 4 1 1]);
 %! unwind_protect
 %!   ee_heatmap (f, x, vocab, [0 1 0.2 -1 0 0 0], [0 0.5 0 -0.5 0 0 0], 'title', 'a test', ...
 %!               'class', 'classified as: positive', 'labels', {'top', 'bottom'}, 'width', 40);
 %!   img = imread (f);
+%!   info = imfinfo (f);
 %! unwind_protect_cleanup
 %!   if (exist (f, 'file')) delete (f); end
 %! end_unwind_protect
@@ -145,3 +144,53 @@ end
 %! assert (any (r(:) > 230 & g(:) < 80 & b(:) < 80));     # a full red background
 %! assert (any (b(:) > 230 & g(:) < 80 & r(:) < 80));     # a full blue background
 %! assert (mean (r(:) > 240 & g(:) > 240 & b(:) > 240) > 0.5);   # mostly white
+%! ## 300 dpi: the page is 100 px per inch of layout, so 3 pixels per layout pixel
+%! assert (info.Width, round (3 * (60 * 8.4 + 40)), 4);
+%! ## the colour bar: a row running from blue through white to red
+%! row = find (sum (r > 200 & g < 80 & b < 80, 2) > 0 & sum (b > 200 & g < 80 & r < 80, 2) > 0);
+%! assert (! isempty (row));
+
+%!test
+%! ## vector formats (one drawing, three files), the shared scale, a model as vocabulary
+%! d = tempname (); mkdir (d);
+%! m = struct ('vocab_words', {vocab});
+%! unwind_protect
+%!   f = fullfile (d, {'h.pdf', 'h.svg', 'h.png'});
+%!   s = ee_heatmap (f, x, m, [0 2 0 -1 0 0 0], [0 0.5 0 0 0 0 0], 'scale', 'shared');
+%!   assert (s.scale, [2 2]);
+%!   fid = fopen (f{1}); assert (fread (fid, [1 5], 'char=>char'), '%PDF-'); fclose (fid);
+%!   assert (! isempty (strfind (fileread (f{2}), '<svg')));
+%!   s = ee_heatmap (f{3}, x, vocab, [0 2 0 -1 0 0 0], [0 0.5 0 0 0 0 0]);
+%!   assert (s.scale, [2 0.5]);
+%!   s = ee_heatmap (f{3}, x, vocab, [0 2 0 -1 0 0 0], [], 'scale', 4, 'colorbar', false);
+%!   assert (s.scale, 4);
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, 'local');
+%!   rmdir (d, 's');
+%! end_unwind_protect
+
+%!test
+%! ## the original words: [UNK] shows what it replaced
+%! f = [tempname() '.png'];
+%! txt = "Good MOVIE, na\xc3\xafve!";
+%! [X, info] = ee_tokenize (vocab, txt);
+%! unwind_protect
+%!   s = ee_heatmap (f, X, vocab, rand (size (X)), [], 'text', txt);
+%!   assert (s.words, {'[CLS]', 'Good', 'MOVIE', "na\xc3\xafve", '!', '[SEP]'});
+%!   s = ee_heatmap (f, X, vocab, rand (size (X)), [], 'info', info, 'specials', false);
+%!   assert (s.words, {'Good', 'MOVIE', "na\xc3\xafve", '!'});
+%!   s = ee_heatmap (f, X, vocab, rand (size (X)));
+%!   assert (s.words, {'[CLS]', 'good', 'movie', '[UNK]', '[UNK]', '[SEP]'});
+%! unwind_protect_cleanup
+%!   if (exist (f, 'file')) delete (f); end
+%! end_unwind_protect
+
+%!error <Invalid call> ee_heatmap ('x.png', [3 4])
+%!error id=ee:badInput ee_heatmap ('x.png', x, vocab, [1 2])
+%!error id=ee:badInput ee_heatmap ('x.png', x, vocab, [0 NaN 0 0 0 0 0])
+%!error id=ee:badInput ee_heatmap ('x.jpg', x, vocab, zeros (1, 7))
+%!error id=ee:badInput ee_heatmap ('x.png', x, vocab, zeros (1, 7), [], 'scale', 'global')
+%!error id=ee:badInput ee_heatmap ('x.png', x, vocab, zeros (1, 7), [], 'nosuch', 1)
+%!error id=ee:badInput ee_heatmap ('x.png', x, vocab, zeros (1, 7), [], 'text', 'bad good movie')
+%!error id=ee:badInput ee_heatmap ('x.png', x, vocab(2:end), zeros (1, 7))
+%!error id=ee:badModel ee_heatmap ('x.png', x, struct ('kind', 'cnn'), zeros (1, 7))

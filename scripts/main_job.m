@@ -4,7 +4,8 @@
 ## Explainers and convergence curves for IG on spam and wordnet, SV on
 ## fortunes and wordnet),
 ## then prints the figure's path, the crossing points and the runtime
-## report.  Intermediate results are cached under results/default/, so a
+## report.  It first checks that figures can be written (ee_check_graphics).
+## Intermediate results are cached under results/default/, so a
 ## second run (or a run after an interruption) reuses them.
 ## main_job (preset, ...) passes its arguments on to figure5.
 function varargout = main_job (varargin)
@@ -18,6 +19,9 @@ function varargout = main_job (varargin)
   root = fileparts (fileparts (mfilename ('fullpath')));
   addpath (fullfile (root, 'mex'));
   addpath (fullfile (root, 'scripts'));
+  ## Before half an hour of computing: can this machine write the figure?
+  ## (an ee:noGraphics error names the missing Debian package)
+  ee_check_graphics ();
   R = figure5 (varargin{:});
   printf ('\n== main_job: Figure 5 written to %s\n', R.files{1});
   printf ('   (also %s)\n', strjoin (R.files(2:end), ', '));

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # run_all.sh: the whole test suite. Builds what is missing, runs the C tests,
 # then the same binaries under valgrind, then the Octave tests through the
-# gateways, and prints one closing line "N passed, N failed" that sums the
-# assertions of the C and Octave tests (valgrind adds one per binary).
+# gateways, then the installation paths (tests/package/check.sh: make pkg,
+# pkg install, pkg test, make install), and prints one closing line
+# "N passed, N failed" that sums the assertions of the C and Octave tests
+# (valgrind adds one per binary, the package check one per step).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -51,6 +53,13 @@ grep -E '^\S+ +[0-9]+ passed|^test_datasets:|^octave:' "$log/oct.out"
 grep -B6 -A3 '^!!!!!' "$log/oct.out" | head -60   # the failing blocks, if any
 grep '^octave: ' "$log/oct.out" > "$log/oct.last" || { tail -30 "$log/oct.out"; failed=$((failed + 1)); }
 count "$log/oct.last"
+
+echo "== package (make pkg, pkg install, pkg test; make install)"
+tests/package/check.sh > "$log/pkg.out" 2>&1
+grep -E '^(PASS|FAIL) |^pkg test:|^job ok' "$log/pkg.out"
+grep -B2 -A8 '^FAIL ' "$log/pkg.out" | head -40
+grep '^package: ' "$log/pkg.out" > "$log/pkg.last" || { tail -30 "$log/pkg.out"; failed=$((failed + 1)); }
+count "$log/pkg.last"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

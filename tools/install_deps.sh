@@ -5,13 +5,16 @@ set -euo pipefail
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 # gnuplot-nox: the headless graphics toolkit that figures are drawn with
-# (octave's recommends, which --no-install-recommends leaves out);
-# ghostscript and the fonts: what gnuplot and Octave's print need to write
-# PDF/SVG/PNG with the default font (FreeSans) and the PostScript base fonts.
+# (octave's recommends, which --no-install-recommends leaves out), with the
+# cairo terminal that ee_save_figure writes vector PDF with;
+# poppler-utils: pdftocairo (SVG and 300 dpi PNG from that PDF) and pdffonts
+# (ee_check_graphics checks the fonts are embedded); fonts-dejavu-core: the
+# figures' fonts (DejaVu Sans, DejaVu Sans Mono); ghostscript and the other
+# fonts: what Octave's own print devices (-dpng, -dpdf through EPS) need.
 # wordnet-base: the glosses of datasets/wordnet.mat.
 for p in build-essential autoconf automake pkg-config libopenblas-dev libmatio-dev \
          octave liboctave-dev fortunes wordnet-base valgrind \
-         gnuplot-nox ghostscript fonts-freefont-otf fonts-urw-base35; do
+         gnuplot-nox poppler-utils fonts-dejavu-core ghostscript fonts-freefont-otf fonts-urw-base35; do
   have_pkg "$p" || need+=("$p")
 done
 command -v npm >/dev/null 2>&1 || need+=(nodejs npm)

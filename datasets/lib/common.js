@@ -18,22 +18,46 @@ const TOKENIZER_DESC =
   'per run of "$"; everything else is a separator';
 const MAX_TOKEN_LEN = 30;
 
-/** Tokenize a JS string into lowercase word tokens (see TOKENIZER_DESC). */
-function tokenize(text) {
-  const s = text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase()
-    .replace(/([a-z0-9])['\u2019]+(?=[a-z0-9])/g, '$1');
-  const out = [];
-  const re = /[a-z0-9]+|!+|\$+/g;
-  let m;
-  while ((m = re.exec(s)) !== null) {
-    const t = m[0];
-    const c = t.charCodeAt(0);
-    if (c === 33) out.push('!');
-    else if (c === 36) out.push('$');
-    else if (t.length <= MAX_TOKEN_LEN) out.push(t);
+// The text rule (tokenizer, vocabulary, encoding) is libcore's
+// (libcore/ee_text.h), run through its filter program tools/ee_text, so
+// that the datasets and the Octave gateways (ee_tokenize, ee_vocab) cannot
+// drift apart. Build it first (tools/build.sh); EE_TEXT may name another.
+const EE_TEXT = process.env.EE_TEXT || path.join(__dirname, '..', '..', 'tools', 'ee_text');
+
+function runText(args, input) {
+  if (!fs.existsSync(EE_TEXT)) {
+    throw new Error(`${EE_TEXT} not found: build the project first (tools/build.sh)`);
   }
-  return out;
+  const r = require('child_process').spawnSync(EE_TEXT, args, { input, maxBuffer: 1 << 30 });
+  if (r.error) throw r.error;
+  if (r.status !== 0) throw new Error(`ee_text ${args[0]} failed: ${r.stderr.toString().trim()}`);
+  return r.stdout;
 }
+
+/** Texts as records: uint32 little-endian byte count, then the UTF-8 (a
+ * lone surrogate becomes U+FFFD, which separates words as it did in JS). */
+function textRecords(texts) {
+  const parts = [];
+  for (const t of texts) {
+    const b = Buffer.from(t, 'utf8');
+    const h = Buffer.alloc(4);
+    h.writeUInt32LE(b.length);
+    parts.push(h, b);
+  }
+  return Buffer.concat(parts);
+}
+
+/** Tokenize JS strings (see TOKENIZER_DESC): an array of token arrays. */
+function tokenizeAll(texts) {
+  const lines = runText(['tokenize'], textRecords(texts)).toString('latin1').split('\n');
+  if (lines.length !== texts.length + 1) throw new Error('ee_text tokenize: wrong number of lines');
+  return texts.map((_, i) => (lines[i] === '' ? [] : lines[i].split(' ')));
+}
+
+/** Tokenize one string (one process per call: use tokenizeAll for many). */
+function tokenize(text) { return tokenizeAll([text])[0]; }
+
+const docLines = docs => Buffer.from(docs.map(d => d.join(' ') + '\n').join(''), 'latin1');
 
 /** mulberry32: small, well-known 32-bit seeded PRNG, returns [0,1). */
 function mulberry32(seed) {
@@ -98,25 +122,17 @@ function cmpStr(a, b) { return a < b ? -1 : a > b ? 1 : 0; }
 /**
  * Vocabulary from the (already truncated) token lists of the training rows:
  * words with count >= minCount, sorted by count descending then
- * alphabetically, capped to `cap` words; ids 5.. after the 4 specials.
+ * alphabetically, capped to `cap` words; ids 5.. after the 4 specials
+ * (libcore's rule, through ee_text vocab).
  */
 function buildVocab(docs, trainRows, minCount, cap) {
-  const counts = new Map();
-  for (const r of trainRows) {
-    for (const t of docs[r]) counts.set(t, (counts.get(t) || 0) + 1);
-  }
-  const words = [];
-  for (const [w, n] of counts) if (n >= minCount) words.push([w, n]);
-  words.sort((a, b) => (b[1] - a[1]) || cmpStr(a[0], b[0]));
-  const nEligible = words.length;
-  const kept = words.slice(0, cap);
-  const vocab = SPECIALS.concat(kept.map(x => x[0]));
-  return {
-    vocab,
-    nTrainTypes: counts.size,
-    nEligible,
-    minKeptCount: kept.length ? kept[kept.length - 1][1] : 0,
-  };
+  const out = runText(['vocab', String(minCount), String(cap)], docLines(trainRows.map(r => docs[r])))
+    .toString('latin1').split('\n');
+  out.pop();
+  const [types, eligible, minKept] = out[0].split(' ').map(Number);
+  const vocab = out.slice(1);
+  if (vocab.slice(0, 4).join() !== SPECIALS.join()) throw new Error('ee_text vocab: specials missing');
+  return { vocab, nTrainTypes: types, nEligible: eligible, minKeptCount: minKept };
 }
 
 /** Truncate word lists to T-2 tokens; returns {docs, nTruncated flags}. */
@@ -128,24 +144,19 @@ function truncateDocs(docs, T) {
 
 /** Encode truncated docs into a row-major Int32Array N*T (1-based ids). */
 function encode(docs, vocab, T) {
-  const id = new Map();
-  vocab.forEach((w, i) => id.set(w, i + 1));
+  for (const d of docs) if (d.length > T - 2) throw new Error('encode: doc longer than T-2');
+  const vfile = path.join(require('os').tmpdir(), `ee_text_vocab_${process.pid}.txt`);
+  fs.writeFileSync(vfile, vocab.join('\n') + '\n', 'latin1');
+  let bytes;
+  try { bytes = runText(['encode', String(T), vfile], docLines(docs)); } finally { fs.unlinkSync(vfile); }
   const N = docs.length;
-  const out = new Int32Array(N * T).fill(PAD);
-  let nTok = 0, nUnk = 0;
+  if (bytes.length !== N * T * 4) throw new Error('ee_text encode: wrong output size');
+  const out = new Int32Array(N * T);
+  for (let k = 0; k < N * T; k++) out[k] = bytes.readInt32LE(4 * k);
+  // [UNK] per row among its words (positions 1..length)
   const unkPerRow = new Int32Array(N);
   for (let r = 0; r < N; r++) {
-    const d = docs[r];
-    if (d.length > T - 2) throw new Error('encode: doc longer than T-2');
-    const base = r * T;
-    out[base] = CLS;
-    for (let k = 0; k < d.length; k++) {
-      const v = id.get(d[k]);
-      if (v === undefined || v <= 4) { out[base + 1 + k] = UNK; nUnk++; unkPerRow[r]++; }
-      else out[base + 1 + k] = v;
-      nTok++;
-    }
-    out[base + 1 + d.length] = SEP;
+    for (let k = 0; k < docs[r].length; k++) if (out[r * T + 1 + k] === UNK) unkPerRow[r]++;
   }
   return { tokens: out, unkPerRow };
 }
@@ -159,6 +170,28 @@ function oovRates(docs, unkPerRow, split) {
     res[k] = n ? u / n : 0;
   }
   return res;
+}
+
+/**
+ * The raw texts behind the rows, for tests/octave/test_text_datasets.m
+ * (which tokenizes them with ee_tokenize and compares with the .mat):
+ *   <base>.texts.bin   the texts, then the extra texts, each as a uint32
+ *                      little-endian byte count and its UTF-8 (the bytes
+ *                      the tokenizer was given; NULs and all)
+ *   <base>.texts.json  {n_texts, n_extra, unlabelled: [[src, start], ...]}:
+ *                      unlabelled row k holds words start+1.. of text src
+ *                      (0-based, counting the extra texts after the N rows)
+ * Builders pass `texts` (one per doc) to finish(), and unlabelled items
+ * carry `row` (a doc's text) or `text`, and `start` (0 when absent).
+ */
+function writeTexts(base, texts, unlItems) {
+  const extra = [], unl = [];
+  for (const u of unlItems) {
+    if (u.text !== undefined) { unl.push([texts.length + extra.length, u.start || 0]); extra.push(u.text); }
+    else unl.push([u.row, u.start || 0]);
+  }
+  fs.writeFileSync(base + '.texts.bin', textRecords(texts.concat(extra)));
+  fs.writeFileSync(base + '.texts.json', JSON.stringify({ n_texts: texts.length, n_extra: extra.length, unlabelled: unl }));
 }
 
 /**
@@ -231,16 +264,17 @@ function encodeUnlabelled(list, labelledTokens, vocab, T) {
   }
   const tokens = new Int32Array(keep.length * T);
   keep.forEach((r, i) => tokens.set(all.subarray(r * T, (r + 1) * T), i * T));
-  return { tokens, ids: keep.map(r => list[r].id), nDup: list.length - keep.length };
+  return { tokens, ids: keep.map(r => list[r].id), keep, nDup: list.length - keep.length };
 }
 
 /**
  * Shared tail of the builders: split, vocab, encode, write. `unlabelled`
  * (optional) is a function (split) -> [{id, toks}] of extra in-domain
  * texts without labels; they are encoded with the vocabulary of the train
- * split and written as a separate matrix.
+ * split and written as a separate matrix. `texts` (optional): the raw text
+ * of each doc, written with the unlabelled rows' sources (writeTexts).
  */
-function finish({ name, outBase, docs, labels, classes, docIds, opts, info, unlabelled }) {
+function finish({ name, outBase, docs, texts, labels, classes, docIds, opts, info, unlabelled }) {
   const C = classes.length;
   const { split, counts } = stratifiedSplit(labels, C, opts.split, opts.seed);
   const lengths = docs.map(d => d.length);
@@ -280,7 +314,8 @@ function finish({ name, outBase, docs, labels, classes, docIds, opts, info, unla
     doc_ids: docIds,
     doc_lengths: lengths,
   });
-  const unl = encodeUnlabelled(unlabelled ? unlabelled(split, docs) : [], tokens, voc.vocab, opts.T);
+  const unlList = unlabelled ? unlabelled(split, docs) : [];
+  const unl = encodeUnlabelled(unlList, tokens, voc.vocab, opts.T);
   fullInfo.n_unlabelled = unl.ids.length;
   fullInfo.n_unlabelled_duplicates_removed = unl.nDup;
   fullInfo.unlabelled_ids = unl.ids;
@@ -299,6 +334,7 @@ function finish({ name, outBase, docs, labels, classes, docIds, opts, info, unla
     info: fullInfo,
   };
   writeIntermediate(outBase, obj, tokens, unl.tokens);
+  if (texts) writeTexts(outBase, texts, unl.keep.map(r => unlList[r]));
   const line = classes.map((c, i) => `${c}=${counts[i].join('/')}`).join(' ');
   process.stderr.write(`${name}: N=${docs.length} V=${voc.vocab.length} T=${opts.T} ` +
     `truncated=${fullInfo.n_truncated} [train/valid/test] ${line}\n`);
@@ -307,6 +343,6 @@ function finish({ name, outBase, docs, labels, classes, docIds, opts, info, unla
 
 module.exports = {
   SPECIALS, PAD, UNK, CLS, SEP, TOKENIZER_DESC,
-  tokenize, mulberry32, shuffle, subsample, stratifiedSplit, buildVocab,
-  truncateDocs, encode, writeIntermediate, encodeUnlabelled, parseArgs, checkCommonOpts, finish, cmpStr,
+  tokenize, tokenizeAll, mulberry32, shuffle, subsample, stratifiedSplit, buildVocab,
+  truncateDocs, encode, writeIntermediate, writeTexts, encodeUnlabelled, parseArgs, checkCommonOpts, finish, cmpStr,
 };
