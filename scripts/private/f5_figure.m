@@ -26,9 +26,7 @@ function files = f5_figure (P, panels)
     end
     base = fullfile (P.figures, 'figure5');
     files = {[base '.png'], [base '.pdf'], [base '.svg']};
-    print_atomic (fig, files{1}, '-dpng', '-r150');
-    print_atomic (fig, files{2}, '-dpdf');
-    print_atomic (fig, files{3}, '-dsvg', '-r100');
+    ee_save_figure (fig, files);     # vector PDF/SVG with embedded fonts, 300 dpi PNG
   unwind_protect_cleanup
     close (fig);
   end_unwind_protect
@@ -83,9 +81,8 @@ function draw_panel (P, p, box)
   end
   text (ax, 0.3, lg (36), 'passes:', 'horizontalalignment', 'right', 'fontsize', 9, 'color', grey);
   text (ax, 0.3, lg (17), 's:', 'horizontalalignment', 'right', 'fontsize', 9);
-  text (ax, S / 2, lg (62), sprintf (['s = samples (IG steps / SV permutations); grey: model passes ' ...
-                                      'per explanation (%.0f at s = %d)'], C.passes(S), S), ...
-        'horizontalalignment', 'center', 'fontsize', 9);
+  text (ax, S / 2, lg (62), sprintf ('s: IG steps / SV permutations; grey: passes per explanation (%.0f at s = %d)', ...
+                                     C.passes(S), S), 'horizontalalignment', 'center', 'fontsize', 9);
   ylabel (ax, sprintf ('MSE to the target (s = %d), log scale', S), 'fontsize', 11);
   ## labels of the explainer's line and of the floor: above or below them,
   ## where the curve leaves room
@@ -125,17 +122,17 @@ function draw_panel (P, p, box)
   na = axes ('units', 'pixels', 'position', [box(1) + 10, box(2) + 5, box(3) - 20, 68], 'visible', 'off', ...
              'xlim', [0 1], 'ylim', [0 4]);
   x = p.explainer;
-  lines = {sprintf('black: expensive %s, mean MSE over %d test sequences (band: 25th-75th percentile); blue dotted: floor', ...
+  lines = {sprintf('black: expensive %s, mean MSE over %d test sequences (grey: 25th-75th percentile)', ...
                    p.label, p.n.test), ...
-           sprintf('green: Empirical Explainer (%s head, inputs %s%s); Spearman %.2f, top-5 overlap %.2f', ...
+           sprintf('green: Empirical Explainer (%s head, %s%s), Spearman %.2f, top-5 overlap %.2f', ...
                    x.head, p.explainer_inputs, ensemble_text (x.ensemble), mean_ok (p.curve.explainer_spearman), ...
                    mean_ok (p.curve.explainer_top5)), ...
-           sprintf('%s: %s classifier (%s), test accuracy %.3f, T = %d', p.dataset, p.kind, ...
+           sprintf('%s %s (%s), accuracy %.3f, T = %d', p.dataset, p.kind, ...
                    model_text (p.spec), p.test_accuracy, p.T), ...
-           sprintf('targets: %d train + %d unlabelled / %d valid / %d test sequences; preset %s', ...
-                   p.n.train, p.n.unlabelled, p.n.valid, p.n.test, P.preset)};
+           sprintf('training rows %d + %d unlabelled (s = %d), valid %d, test %d; preset %s', ...
+                   p.n.train, p.n.unlabelled, p.targets_s.train, p.n.valid, p.n.test, P.preset)};
   for j = 1:numel (lines)
-    text (na, 0, 4 - j + 0.5, lines{j}, 'fontsize', 9, 'interpreter', 'none');
+    text (na, 0, 4 - j + 0.5, lines{j}, 'fontsize', 8, 'interpreter', 'none');
   end
 end
 
@@ -160,14 +157,4 @@ end
 
 function m = mean_ok (v)
   m = mean (v(! isnan (v)));
-end
-
-function print_atomic (fig, file, varargin)
-  [d, b, e] = fileparts (file);
-  tmp = fullfile (d, sprintf ('.%s.tmp%d%s', b, getpid (), e));
-  print (fig, tmp, varargin{:});
-  [err, msg] = rename (tmp, file);
-  if (err)
-    error ('ee:ioError', 'figure5: cannot write %s: %s', file, msg);
-  end
 end
