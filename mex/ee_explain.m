@@ -35,7 +35,8 @@
 %! clf = ee_train (struct ('kind', 'transformer', 'd', 16, 'heads', 2, 'layers', 1, 'ffn', 32), ...
 %!                 X, y, 'epochs', 2, 'verbose', false, 'vocab', V);
 %! ex = ee_train (clf, X(1:200,:), A(1:200,:), 'validation', {X(201:250,:), A(201:250,:)}, ...
-%!                'epochs', 40, 'patience', 40, 'verbose', false, 'explains', struct ('method', 'synthetic'));
+%!                'epochs', 40, 'patience', 40, 'verbose', false, 'explains', struct ('method', 'synthetic'), ...
+%!                'freeze', 'none');   # an arbitrary map of token ids: the embeddings must learn it
 
 %!test
 %! ## the explainer learns the map: test MSE far below the variance of A
@@ -66,7 +67,7 @@
 %! assert (ee_explain (ex, X, 'batch', 7), ee_explain (ex, X));
 
 %!test
-%! ex2 = ee_train (clf, X(1:200,:), A(1:200,:), 'head', 'token', 'epochs', 30, 'verbose', false);
+%! ex2 = ee_train (clf, X(1:200,:), A(1:200,:), 'head', 'token', 'epochs', 30, 'verbose', false, 'freeze', 'none');
 %! assert (ex2.head, 'token');
 %! assert (size (ex2.head_W), [16 1]);
 %! P = ee_explain (ex2, X(251:end,:));
@@ -107,6 +108,14 @@
 %! assert (e.history.epochs_run, 3);
 
 %!test
+%! ## the explainer's embeddings stay the classifier's unless 'freeze' is 'none'
+%! e = ee_train (clf, X(1:50,:), A(1:50,:), 'epochs', 2, 'verbose', false);
+%! assert ({e.E_tok, e.E_pos, e.ln_emb_g}, {clf.E_tok, clf.E_pos, clf.ln_emb_g});
+%! assert (e.settings.freeze, 'embeddings');
+%! assert (! isequal (e.encoder(1).W1, clf.encoder(1).W1));
+%! assert (! isequal (ex.E_tok, clf.E_tok));
+
+%!test
 %! ## maps computed by ee_train itself: the same explainer as from ee_ig's maps
 %! a = ee_train (clf, X(1:60,:), 'ig', 'validation', {X(201:230,:)}, 'steps', 5, 'epochs', 2, 'verbose', false);
 %! b = ee_train (clf, X(1:60,:), ee_ig (clf, X(1:60,:), 'steps', 5, 'verbose', false), ...
@@ -118,6 +127,7 @@
 %! assert (s.explains.method, 'sv');
 
 %!error id=ee:badInput ee_train (clf, X, 'lime')
+%!error id=ee:badInput ee_train (clf, X, A, 'freeze', 'encoder')
 %!error id=ee:badInput ee_train (clf, X, A, 'steps', 5)
 %!error id=ee:badInput ee_train (clf, X, A, 'validation', {X})
 %!error <not the classifier the explainer was trained on>

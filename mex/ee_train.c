@@ -201,6 +201,7 @@ static mxArray *settings_struct(const EeTrainOptions *t, EeDevice dev, int expla
     ee_mx_set(s, "epochs", mxCreateDoubleScalar(t->epochs));
     ee_mx_set(s, "lr", mxCreateDoubleScalar(t->lr));
     ee_mx_set(s, "schedule", mxCreateString(t->schedule == EE_SCHEDULE_COSINE ? "cosine" : "constant"));
+    ee_mx_set(s, "freeze", mxCreateString(t->freeze_embeddings ? "embeddings" : "none"));
     if (explainer) ee_mx_set(s, "standardize", mxCreateLogicalScalar(t->standardize != 0));
     ee_mx_set(s, "batch", mxCreateDoubleScalar(t->batch));
     ee_mx_set(s, "patience", mxCreateDoubleScalar(t->patience));
