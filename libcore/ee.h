@@ -190,9 +190,10 @@ typedef struct {
      * positions and fold the factor back into the head at the end, so the
      * optimiser sees unit-scale targets whatever the attribution scale */
     int standardize;
-    /* keep the token and position embeddings (and their LayerNorm) as they
-     * are: an explainer then fine-tunes only its encoder, head and feature
-     * weights */
+    /* keep parts of the model as they are: 0 nothing, 1 the token and
+     * position embeddings (and their LayerNorm), 2 those and every encoder
+     * layer but the last (an explainer then tunes its last layer, head and
+     * feature weights) */
     int freeze_embeddings;
     uint64_t seed;
     int verbose;

@@ -127,7 +127,7 @@
 %! assert (s.explains.method, 'sv');
 
 %!error id=ee:badInput ee_train (clf, X, 'lime')
-%!error id=ee:badInput ee_train (clf, X, A, 'freeze', 'encoder')
+%!error id=ee:badInput ee_train (clf, X, A, 'freeze', 'head')
 %!error id=ee:badInput ee_train (clf, X, A, 'steps', 5)
 %!error id=ee:badInput ee_train (clf, X, A, 'validation', {X})
 %!error <not the classifier the explainer was trained on>

@@ -103,8 +103,8 @@ static void read_train_options(const EeMxOpt *o, EeTrainOptions *t)
     }
     if ((v = o[O_STANDARDIZE].value)) t->standardize = ee_mx_bool(v, "'standardize'");
     if ((v = o[O_FREEZE].value)) {
-        static const char *const what[] = {"none", "embeddings"};
-        t->freeze_embeddings = ee_mx_choice(v, "'freeze'", what, 2);
+        static const char *const what[] = {"none", "embeddings", "encoder"};
+        t->freeze_embeddings = ee_mx_choice(v, "'freeze'", what, 3);
     }
     t->device = ee_mx_device(o[O_DEVICE].value);
     t->print = ee_mx_print;
@@ -201,7 +201,8 @@ static mxArray *settings_struct(const EeTrainOptions *t, EeDevice dev, int expla
     ee_mx_set(s, "epochs", mxCreateDoubleScalar(t->epochs));
     ee_mx_set(s, "lr", mxCreateDoubleScalar(t->lr));
     ee_mx_set(s, "schedule", mxCreateString(t->schedule == EE_SCHEDULE_COSINE ? "cosine" : "constant"));
-    ee_mx_set(s, "freeze", mxCreateString(t->freeze_embeddings ? "embeddings" : "none"));
+    static const char *const frozen[] = {"none", "embeddings", "encoder"};
+    ee_mx_set(s, "freeze", mxCreateString(frozen[t->freeze_embeddings]));
     if (explainer) ee_mx_set(s, "standardize", mxCreateLogicalScalar(t->standardize != 0));
     ee_mx_set(s, "batch", mxCreateDoubleScalar(t->batch));
     ee_mx_set(s, "patience", mxCreateDoubleScalar(t->patience));

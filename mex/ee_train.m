@@ -76,7 +76,8 @@
 ## @qcode{'embeddings'} (explainers' default) keeps the token and position
 ## embeddings and their LayerNorm as they are (as copied from the
 ## classifier, for an explainer); @qcode{'none'} (classifiers' default)
-## trains them.
+## trains them; @qcode{'encoder'} also keeps every encoder layer but the
+## last.
 ## @item 'schedule'
 ## @qcode{'constant'} (classifiers' default) or @qcode{'cosine'} (explainers'
 ## default): a linear warm-up over the first 5 % of the steps, then a

@@ -221,14 +221,21 @@ static void fold_map_scale(EeModel *m, double s)
     }
 }
 
-/* Zero the gradients of the embedding module (token and position tables,
- * their LayerNorm): Adam then leaves them as they are. */
-static void drop_embedding_grads(EeRun *r)
+/* Zero the gradients of what stays frozen (level 1: the embedding module,
+ * token and position tables and their LayerNorm; level 2: also every
+ * encoder layer but the last): Adam then leaves them as they are. */
+static void drop_frozen_grads(EeRun *r, int level)
 {
     static const char *const names[] = {"E_tok", "E_pos", "ln_emb_g", "ln_emb_b"};
-    for (int k = 0; k < 4; k++) {
-        int i = ee_model_find_param(r->m, NULL, 0, names[k]);
-        if (i >= 0) r->be->zero(ee_run_g(r, i), sizeof(float) * r->m->p[i].count);
+    const EeModel *m = r->m;
+    for (int i = 0; i < m->np; i++) {
+        const EeParam *p = &m->p[i];
+        int frozen = 0;
+        if (!p->group[0])
+            for (int k = 0; k < 4; k++) frozen |= !strcmp(p->field, names[k]);
+        else if (level >= 2 && !strcmp(p->group, "encoder"))
+            frozen = p->index < m->cfg.layers - 1;
+        if (frozen) r->be->zero(ee_run_g(r, i), sizeof(float) * p->count);
     }
 }
 
@@ -278,8 +285,8 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
     if (train->in.n < 1) return ee_fail(EE_ERR_INPUT, "no training rows");
     if (opt->epochs < 1 || opt->batch < 1 || !(opt->lr > 0) || !isfinite(opt->lr) ||
         !(opt->dropout >= 0 && opt->dropout < 1) || opt->patience < 0 ||
-        (unsigned)opt->schedule > EE_SCHEDULE_COSINE)
-        return ee_fail(EE_ERR_INPUT, "bad training options (epochs >= 1, batch >= 1, lr > 0, 0 <= dropout < 1, patience >= 0, schedule constant or cosine)");
+        (unsigned)opt->schedule > EE_SCHEDULE_COSINE || (unsigned)opt->freeze_embeddings > 2)
+        return ee_fail(EE_ERR_INPUT, "bad training options (epochs >= 1, batch >= 1, lr > 0, 0 <= dropout < 1, patience >= 0, schedule constant or cosine, freeze 0..2)");
     EeDevice dev;
     if ((st = ee_device_resolve(opt->device, &dev))) return st;
 
@@ -366,7 +373,7 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
             ee_run_backward(t.r, nb, t.d_dout, 1, 1);
             ee_run_embed_backward(t.r, nb);
             ee_run_drop_fixed_grads(t.r);
-            if (opt->freeze_embeddings) drop_embedding_grads(t.r);
+            if (opt->freeze_embeddings) drop_frozen_grads(t.r, opt->freeze_embeddings);
             step++;
             t.be->adam(t.r->w, t.r->g, adam_m, adam_v, W, step_lr(opt, step, total_steps), 0.9f,
                        0.999f, 1e-8f, step);
