@@ -208,6 +208,68 @@ static void fit_feature_scale(EeModel *m, const EeDataset *ds)
     }
 }
 
+/* The explainer's start from the least-squares linear map of its features
+ * to the (standardised) training maps over the predicted positions: feat_v
+ * and head_b from the normal equations (a tiny ridge keeps them solvable),
+ * head_W zero. Adam moves a weight by about lr per step, so a few hundred
+ * steps could not reach this map from zero; from here, training only has to
+ * learn what the features miss. */
+static EeStatus fit_feature_map(EeModel *m, const EeDataset *ds, double map_scale)
+{
+    const EeConfig *c = &m->cfg;
+    int k = ee_config_features(c), K = k + 1, T = c->T;
+    int si = ee_model_find_param(m, NULL, 0, "feat_scale"), vi = ee_model_find_param(m, NULL, 0, "feat_v");
+    int wi = ee_model_find_param(m, NULL, 0, "head_W"), bi = ee_model_find_param(m, NULL, 0, "head_b");
+    if (!k || si < 0 || vi < 0 || wi < 0 || bi < 0) return EE_OK;
+    const float *scale = m->w + m->p[si].offset;
+    double *G = calloc((size_t)K * K + K + K, sizeof(double)), *r = G + (size_t)K * K, *z = r + K;
+    if (!G) return ee_fail(EE_ERR_NOMEM, "out of memory");
+    for (size_t q = 0; q < (size_t)ds->in.n * T; q++) {
+        if (!predicted(c, ds->in.ids[q])) continue;
+        for (int j = 0; j < k; j++) z[j] = ds->in.feats[q * k + j] / scale[j];
+        z[k] = 1.0; /* the bias */
+        double a = ds->maps[q] / map_scale;
+        for (int i = 0; i < K; i++) {
+            r[i] += z[i] * a;
+            for (int j = 0; j <= i; j++) G[(size_t)i * K + j] += z[i] * z[j];
+        }
+    }
+    double tr = 0;
+    for (int i = 0; i < K; i++) tr += G[(size_t)i * K + i];
+    for (int i = 0; i < K; i++) G[(size_t)i * K + i] += 1e-6 * (tr / K + 1e-12);
+    /* Cholesky (lower triangle), then two triangular solves into r */
+    int ok = 1;
+    for (int j = 0; j < K && ok; j++) {
+        double d = G[(size_t)j * K + j];
+        for (int q = 0; q < j; q++) d -= G[(size_t)j * K + q] * G[(size_t)j * K + q];
+        if (!(d > 0)) { ok = 0; break; }
+        G[(size_t)j * K + j] = sqrt(d);
+        for (int i = j + 1; i < K; i++) {
+            double v = G[(size_t)i * K + j];
+            for (int q = 0; q < j; q++) v -= G[(size_t)i * K + q] * G[(size_t)j * K + q];
+            G[(size_t)i * K + j] = v / G[(size_t)j * K + j];
+        }
+    }
+    if (ok) {
+        for (int i = 0; i < K; i++) {
+            double v = r[i];
+            for (int q = 0; q < i; q++) v -= G[(size_t)i * K + q] * r[q];
+            r[i] = v / G[(size_t)i * K + i];
+        }
+        for (int i = K - 1; i >= 0; i--) {
+            double v = r[i];
+            for (int q = i + 1; q < K; q++) v -= G[(size_t)q * K + i] * r[q];
+            r[i] = v / G[(size_t)i * K + i];
+        }
+        float *v = m->w + m->p[vi].offset, *b = m->w + m->p[bi].offset;
+        for (int j = 0; j < k; j++) v[j] = (float)r[j];
+        for (size_t q = 0; q < m->p[bi].count; q++) b[q] = (float)r[k];
+        memset(m->w + m->p[wi].offset, 0, sizeof(float) * m->p[wi].count);
+    }
+    free(G);
+    return EE_OK;
+}
+
 /* The explainer was trained on maps / s: its outputs scale by s when every
  * term of the head does (the head's weights, its bias and the features'
  * direct path). */
@@ -298,7 +360,10 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
     t.outs = ee_config_outputs(c);
     t.feats = ee_config_features(c);
     t.map_scale = !classifier && opt->standardize ? map_rms(c, train) : 1.0;
-    if (t.feats) fit_feature_scale(m, train);
+    if (t.feats) {
+        fit_feature_scale(m, train);
+        if ((st = fit_feature_map(m, train, t.map_scale))) return st;
+    }
     t.be = ee_backend_for(dev);
     if ((st = ee_run_new(m, t.be, B, 1, 1, &t.r))) return st;
     t.r->dropout = opt->dropout;

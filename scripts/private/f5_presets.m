@@ -26,6 +26,7 @@ function P = f5_presets (root, name)
   ig_spam.name = 'ig_spam';
   ig_spam.data = data ('spam');
   ig_spam.n_unlabelled = Inf;          # the windows of long training mails
+  ig_spam.expl.epochs = 12;            # 7000 rows of up to 256 tokens: the time budget
 
   ## wordnet: one classifier for both panels (same settings: one cache file)
   wn = base;
@@ -49,8 +50,9 @@ function P = f5_presets (root, name)
   sv_fort.data = data ('fortunes');
   sv_fort.clf = struct ('n_train', Inf, 'n_valid', Inf, 'epochs', 10, 'lr', 1e-3, 'patience', 3, 'seed', 1);
   sv_fort.n_train = Inf; sv_fort.n_valid = Inf;
-  sv_fort.n_unlabelled = Inf;          # every other fortune of the package
+  sv_fort.n_unlabelled = 8000;         # of the 13.5k other fortunes of the package
   sv_fort.S_train = 5;
+  sv_fort.expl.epochs = 15;
 
   panels = [ig_spam, ig_wn, sv_fort, sv_wn];
   heatmaps = 3;
@@ -74,6 +76,7 @@ function P = f5_presets (root, name)
         panels(k).n_train = Inf; panels(k).n_valid = Inf; panels(k).n_test = Inf;
         panels(k).n_unlabelled = Inf * (panels(k).n_unlabelled > 0);
         panels(k).clf.n_train = Inf; panels(k).clf.n_valid = Inf;
+        panels(k).expl.epochs = 30;
       end
       panels(1).clf.epochs = 10; panels(1).clf.lr = 5e-4; panels(1).clf.patience = 3;
     otherwise
