@@ -182,7 +182,7 @@ static void check_ig(EeKind kind, int bias)
             o.batch = 4; /* several passes per sequence */
             int32_t tg[3];
             float fx[3];
-            EeAttrInfo info = {tg, fx, NULL, NULL, 0, 0, 0};
+            EeAttrInfo info = {tg, fx, NULL, NULL, 0, 0, 0, NULL};
             EeStatus st = ee_ig_attribute(m, &in, &o, A, &info);
             if (runs[q].m == EE_IG_XGRAD && !ee_config_homogeneous(c)) {
                 CHECK(st == EE_ERR_UNSUPPORTED, "xgrad refused on a network with biases (%s)", ee_kind_name(kind));
@@ -349,7 +349,7 @@ static void check_shapley(EeKind kind, int bias)
     o.device = EE_DEVICE_CPU;
     float A[3 * 8], B[3 * 8], fbase[3], delta[3], fx[3];
     int32_t tg[3];
-    EeAttrInfo info = {tg, fx, fbase, delta, 0, 0, 0};
+    EeAttrInfo info = {tg, fx, fbase, delta, 0, 0, 0, NULL};
     CHECK_OK(ee_shapley_exact(m, &in, &o, A, &info));
     double phi[8], err = 0, scale = 0;
     for (int i = 0; i < N; i++) {

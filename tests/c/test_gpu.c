@@ -1335,7 +1335,7 @@ static void attr_parity(const char *label, const EeConfig *cfg)
         og.batch = 16; /* several passes per sequence on the GPU too */
         float fx[6];
         int32_t tg[6];
-        EeAttrInfo info = {tg, fx, NULL, NULL, 0, 0, 0};
+        EeAttrInfo info = {tg, fx, NULL, NULL, 0, 0, 0, NULL};
         CHECK_OK(sv ? ee_sv_attribute(m, &in, &oc, a, &info) : ee_ig_attribute(m, &in, &oc, a, &info));
         CHECK_OK(sv ? ee_sv_attribute(m, &in, &og, b, NULL) : ee_ig_attribute(m, &in, &og, b, NULL));
         char what[96];
@@ -1446,7 +1446,7 @@ static int split_check(void)
     og.batch = 100000;
     float fx[8];
     int32_t tg[8];
-    EeAttrInfo info = {tg, fx, NULL, NULL, 0, 0, 0};
+    EeAttrInfo info = {tg, fx, NULL, NULL, 0, 0, 0, NULL};
     CHECK_OK(ee_ig_attribute(m, &in, &oc, a, &info));
     CHECK_OK(ee_ig_attribute(m, &in, &og, b, NULL));
     double e = relerr_floor(b, a, (size_t)in.n * c.T, maxabs(fx, in.n));

@@ -779,6 +779,58 @@ static void train_case(const char *name, const EeConfig *cfg, EeTrainOptions *o,
     ee_model_free(m);
 }
 
+/* An explainer that reads features starts from the least-squares map of
+ * its features to the maps: with maps = 3 F + 0.5 on the predicted
+ * positions (0 on [CLS], [SEP], PAD) and a learning rate too small to move
+ * anything, its outputs are that map; the stored explainer predicts raw
+ * maps (the standardisation folded back); feat_scale is the features' RMS
+ * over the non-PAD positions and stays frozen. */
+static void test_explainer_start(const int32_t *ids, int n, int T, int V)
+{
+    EeConfig cfg;
+    ee_config_defaults(&cfg, EE_KIND_TRANSFORMER);
+    cfg.vocab = V; cfg.T = T; cfg.d = 8; cfg.heads = 2; cfg.layers = 1; cfg.ffn = 16; cfg.classes = 2;
+    EeModel *clf = new_model(&cfg, 3), *ex = NULL;
+    if (!clf) return;
+    EeExplainerSpec spec;
+    ee_explainer_spec_default(&spec);
+    spec.inputs = EE_INPUTS_GRADIENT;
+    CHECK_OK(ee_explainer_new(clf, &spec, 5, &ex));
+    float *F = gc_alloc(sizeof(float) * n * T), *A = gc_alloc(sizeof(float) * n * T);
+    float *P = gc_alloc(sizeof(float) * n * T);
+    gc_fill_normal_f(&rng, F, (size_t)n * T, 0, 2);
+    double ss = 0;
+    int cnt = 0;
+    for (int q = 0; q < n * T; q++) {
+        if (ids[q] == EE_PAD) F[q] = 0; /* as the classifier's features are */
+        ss += (double)F[q] * F[q];
+        cnt += ids[q] != EE_PAD;
+        A[q] = EE_IS_SPECIAL(ids[q]) ? 0.0f : 3.0f * F[q] + 0.5f;
+    }
+    EeDataset tr = {.in = {.n = n, .ids = ids, .feats = F}, .maps = A};
+    EeTrainOptions o;
+    ee_train_options_defaults(&o, EE_KIND_TRANSFORMER, EE_HEAD_TOKEN);
+    o.verbose = 0; o.device = EE_DEVICE_CPU; o.epochs = 1; o.lr = 1e-12f;
+    EeHistory h;
+    if (ex && ee_train(ex, &tr, NULL, &o, &h) == EE_OK) {
+        ee_history_free(&h);
+        EeInput in = {.n = n, .ids = ids, .feats = F};
+        CHECK_OK(ee_model_predict(ex, &in, P, 64, EE_DEVICE_CPU));
+        double err = 0;
+        for (int q = 0; q < n * T; q++) err = fmax(err, fabs(P[q] - A[q]));
+        CHECK(err < 1e-3, "explainer start: the least-squares map of the features (max err %.3g)", err);
+        float sc;
+        int si = ee_model_find_param(ex, NULL, 0, "feat_scale");
+        CHECK_OK(ee_param_get(ex, si, &sc, 1));
+        CHECK(fabs(sc - sqrt(ss / cnt)) < 1e-5 * sc, "feat_scale %.6g, the features' RMS %.6g", sc, sqrt(ss / cnt));
+    } else {
+        CHECK(0, "explainer start: %s", ee_last_error());
+    }
+    free(F); free(A); free(P);
+    ee_model_free(ex);
+    ee_model_free(clf);
+}
+
 static void test_training(void)
 {
     /* Training makes thousands of tiny OpenMP regions; on a machine busy
@@ -867,6 +919,7 @@ static void test_training(void)
         ee_model_free(m);
     }
     free(noise);
+    test_explainer_start(ids, ntr, T, V);
     free(ids); free(lab); free(x); free(lx);
 #ifdef _OPENMP
     omp_set_num_threads(team);
