@@ -84,6 +84,9 @@ typedef struct {
                                  position (the paper) */
     int zero_special;         /* 1: the output is 0 at [CLS], [SEP] and PAD (where
                                  pad-baseline attributions are 0 by definition) */
+    int efficiency;           /* 1: ee_explain shifts the real tokens' scores so that
+                                 they sum to f(x) - f(pad baseline), as the targets
+                                 do (needs features and zero_special) */
 } EeConfig;
 
 /* Fills the documented defaults for a kind (sizes that are 0 stay to be set
@@ -141,7 +144,7 @@ size_t ee_model_size(const EeModel *m);
 typedef struct {
     EeHead head;
     EeInputs inputs;
-    int attend_tokens, zero_special;
+    int attend_tokens, zero_special, efficiency;
 } EeExplainerSpec;
 /* The paper's design: flat head, tokens only, every position. */
 void ee_explainer_spec_paper(EeExplainerSpec *s);
@@ -300,9 +303,11 @@ EeStatus ee_shapley_exact(EeModel *m, const EeInput *in, const EeAttrOptions *o,
 EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
                                const EeAttrOptions *o, float *F, EeAttrInfo *info);
 /* Attribution maps of an explainer, or the mean of an ensemble of K
- * explainers that share T, vocab and inputs (N x T): computes the features
- * with the classifier once when the explainers read them (clf may be NULL
- * otherwise), then one pass of each explainer. info (optional) counts
+ * explainers that share T, vocab, inputs and efficiency (N x T): computes
+ * the features with the classifier once when the explainers read them (clf
+ * may be NULL otherwise), then one pass of each explainer, then (efficiency)
+ * shifts each row's real-token scores to sum to f(x) - f(pad baseline),
+ * with one classifier pass per distinct baseline. info (optional) counts
  * every pass; o gives batch, device and the features' target. */
 EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in,
                     const EeAttrOptions *o, float *A, EeAttrInfo *info);

@@ -36,14 +36,17 @@
 %!                 X, y, 'epochs', 2, 'verbose', false, 'vocab', V);
 %! ex = ee_train (clf, X(1:200,:), A(1:200,:), 'validation', {X(201:250,:), A(201:250,:)}, ...
 %!                'epochs', 40, 'patience', 40, 'verbose', false, 'explains', struct ('method', 'synthetic'), ...
-%!                'freeze', 'none');   # an arbitrary map of token ids: the embeddings must learn it
+%!                'freeze', 'none', 'efficiency', false);   # an arbitrary map of token ids, not an
+%!                                                         # attribution: the embeddings must learn it
 
 %!test
 %! ## the explainer learns the map: test MSE far below the variance of A
 %! [P, info] = ee_explain (ex, X(251:end,:));
 %! assert (size (P), [50 12]);
 %! assert (class (P), 'single');
-%! assert (info.passes, 150);   # the default design reads the classifier's gradient: 1 + 1 + 1 passes
+%! ## the default design reads the classifier's gradient (1 forward + 1
+%! ## backward per row), then runs the explainer (1 forward per row)
+%! assert (info.passes, 150);
 %! assert (info.forward_passes, 100);
 %! assert (info.inputs, 'gradient');
 %! assert (isstruct (ex.classifier)); assert (size (ex.feat_W), [1 16]);
@@ -67,17 +70,37 @@
 %! assert (ee_explain (ex, X, 'batch', 7), ee_explain (ex, X));
 
 %!test
-%! ex2 = ee_train (clf, X(1:200,:), A(1:200,:), 'head', 'token', 'epochs', 30, 'verbose', false, 'freeze', 'none');
+%! ex2 = ee_train (clf, X(1:200,:), A(1:200,:), 'head', 'token', 'epochs', 30, 'verbose', false, ...
+%!                'freeze', 'none', 'efficiency', false);
 %! assert (ex2.head, 'token');
 %! assert (size (ex2.head_W), [16 1]);
 %! P = ee_explain (ex2, X(251:end,:));
 %! assert (mean ((P(:) - reshape (A(251:end,:), [], 1)) .^ 2) < 0.1 * var (A(:)));
 
 %!test
+%! ## efficiency (the default with gradient inputs): the real tokens' scores
+%! ## sum to f(x) - f(pad baseline) of the explained class, as SV maps do
+%! [~, sv] = ee_sv (clf, X(251:end,:), 'samples', 1, 'verbose', false);
+%! real = X(251:end,:) > 4 | X(251:end,:) == 2;
+%! [~, info] = ee_explain (ex, X(251:end,:));
+%! assert (info.target, sv.target);
+%! e1 = ee_train (clf, X(1:50,:), A(1:50,:), 'epochs', 1, 'verbose', false);
+%! assert (e1.efficiency, true);
+%! [E, info] = ee_explain (e1, X(251:end,:));
+%! assert (sum (double (E) .* real, 2), sv.fx - sv.fbaseline, 1e-4 * max (abs (sv.fx)) + 1e-5);
+%! ## ... at one classifier pass per distinct baseline (sequence length)
+%! nL = numel (unique (sum (X(251:end,:) != 1, 2)));
+%! assert (info.forward_passes, 100 + nL);
+%! e = ex;
+%! assert (e.efficiency, false);                # the shared explainer: efficiency off
+%! E2 = ee_explain (e, X(251:end,:));
+%! assert (max (abs (sum (double (E2) .* real, 2) - (sv.fx - sv.fbaseline))) > 1e-3);
+
+%!test
 %! ## the paper's design, one option away: flat head, token ids only, every
 %! ## position attended and predicted; one pass per explanation
 %! p = ee_train (clf, X(1:200,:), A(1:200,:), 'design', 'paper', 'epochs', 2, 'verbose', false);
-%! assert ({p.head, p.inputs, p.attend, p.zero_special}, {'flat', 'tokens', 'all', false});
+%! assert ({p.head, p.inputs, p.attend, p.zero_special, p.efficiency}, {'flat', 'tokens', 'all', false, false});
 %! assert (! isfield (p, 'classifier'));
 %! [~, info] = ee_explain (p, X(1:10,:));
 %! assert (info.passes, 10);
@@ -93,7 +116,7 @@
 %!test
 %! ## an ensemble (cell or struct array) is the mean of its members' maps,
 %! ## the classifier's gradient computed once
-%! e2 = ee_train (clf, X(1:200,:), A(1:200,:), 'epochs', 3, 'seed', 2, 'verbose', false);
+%! e2 = ee_train (clf, X(1:200,:), A(1:200,:), 'epochs', 3, 'seed', 2, 'verbose', false, 'efficiency', false);
 %! [E, info] = ee_explain ({ex, e2}, X(251:end,:));
 %! M = (double (ee_explain (ex, X(251:end,:))) + double (ee_explain (e2, X(251:end,:)))) / 2;
 %! assert (double (E), M, 1e-6 * max (abs (M(:))));
@@ -127,6 +150,7 @@
 %! assert (s.explains.method, 'sv');
 
 %!error id=ee:badInput ee_train (clf, X, 'lime')
+%!error id=ee:badModel ee_train (clf, X, A, 'inputs', 'tokens', 'efficiency', true)
 %!error id=ee:badInput ee_train (clf, X, A, 'freeze', 'head')
 %!error id=ee:badInput ee_train (clf, X, A, 'steps', 5)
 %!error id=ee:badInput ee_train (clf, X, A, 'validation', {X})
@@ -139,6 +163,7 @@
 %!error id=ee:badInput ee_train (clf, X, A, 'schedule', 'step')
 %!error id=ee:badInput ee_train ('cnn', X, int32 (1 + mod ((1:rows (X))', 2)), 'inputs', 'gradient')
 %!error id=ee:badModel ee_explain ({ex, 3}, X)
+%!error <share> ee_explain ({ex, ee_train(clf, X(1:20,:), A(1:20,:), 'epochs', 1, 'verbose', false)}, X)
 %!error id=ee:badInput ee_train (clf, X, A(:, 1:5))
 %!error id=ee:badInput ee_train (clf, X, A(1:10, :))
 %!error id=ee:badInput

@@ -11,12 +11,12 @@ enum {
     O_VERBOSE, O_D, O_HEADS, O_LAYERS, O_FFN, O_FILTERS, O_WIDTHS, O_HIDDEN, O_BIAS, O_CLASSES,
     O_VOCAB, O_KIND, O_FREEZE,
     /* explainers only */
-    O_HEAD, O_EXPLAINS, O_DESIGN, O_INPUTS, O_ATTEND, O_OUTPUTS, O_STANDARDIZE, O_STEPS, NOPT
+    O_HEAD, O_EXPLAINS, O_DESIGN, O_INPUTS, O_ATTEND, O_OUTPUTS, O_EFFICIENCY, O_STANDARDIZE, O_STEPS, NOPT
 };
 static const char *const opt_names[NOPT] = {
     "validation", "epochs", "lr", "batch", "patience", "seed", "dropout", "schedule", "device",
     "verbose", "d", "heads", "layers", "ffn", "filters", "widths", "hidden", "bias", "classes",
-    "vocab", "kind", "freeze", "head", "explains", "design", "inputs", "attend", "outputs", "standardize", "steps"};
+    "vocab", "kind", "freeze", "head", "explains", "design", "inputs", "attend", "outputs", "efficiency", "standardize", "steps"};
 
 /* A size may come from the spec struct or from a name/value option. */
 static const mxArray *size_field(const mxArray *spec, const EeMxOpt *o, int k)
@@ -260,6 +260,9 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
                                              &maps_method);
         }
         spec.zero_special = read_zero_special(o[O_OUTPUTS].value, spec.zero_special, &train, cfg.T);
+        /* efficiency: by default where it applies (features, pad-baseline maps) */
+        spec.efficiency = o[O_EFFICIENCY].value ? ee_mx_bool(o[O_EFFICIENCY].value, "'efficiency'")
+                                                : spec.efficiency && spec.inputs && spec.zero_special;
         if ((st = ee_explainer_new(clf, &spec, (uint64_t)seed, &m))) ee_mx_fail(st);
         ee_mx_defer((void (*)(void *))ee_model_free, m);
         cfg = *ee_model_config(m);

@@ -50,6 +50,13 @@
 ## at [CLS], [SEP] and PAD (the pad baseline), else @qcode{'all'};
 ## @qcode{'tokens'} fixes the output at 0 there, @qcode{'all'} predicts
 ## every position.
+## @item 'efficiency'
+## true (default with gradient inputs and outputs fixed at the special
+## tokens): @code{ee_explain} shifts the real tokens' scores so that they
+## sum to f(x) - f(pad baseline) for the explained class, as SV maps do
+## exactly and IG maps up to the quadrature error (the map moves no farther
+## from any map that satisfies it).  It costs one classifier pass per
+## distinct baseline (one per sequence length).
 ## @item 'design'
 ## @qcode{'paper'}: all of the paper's choices at once (flat head, tokens,
 ## every position, every output); the options above still apply after it.

@@ -33,6 +33,83 @@ static int *length_order(const int32_t *ids, int N, int T)
     return order;
 }
 
+/* f at the baseline of every row, for its target (info->target), into
+ * info->fbaseline. Baselines repeat: with the pad baseline every row of a
+ * given length has the same one ([CLS], PADs, [SEP]) under the same mask,
+ * so each distinct (baseline, mask) pair is evaluated once; *fwd counts
+ * those passes. */
+static uint64_t row_hash(const int32_t *ids, const uint8_t *mask, int T)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (int t = 0; t < T; t++) h = (h ^ (uint64_t)(uint32_t)ids[t] ^ ((uint64_t)mask[t] << 40)) * 0x100000001b3ULL;
+    return h;
+}
+
+typedef struct { const int32_t *ids; const uint8_t *mask; const uint64_t *h; int T; } RowSet;
+
+static int cmp_rows(const void *a, const void *b, void *ctx)
+{
+    const RowSet *s = ctx;
+    int i = *(const int *)a, j = *(const int *)b;
+    if (s->h[i] != s->h[j]) return s->h[i] < s->h[j] ? -1 : 1;
+    int c = memcmp(s->ids + (size_t)i * s->T, s->ids + (size_t)j * s->T, sizeof(int32_t) * s->T);
+    if (!c) c = memcmp(s->mask + (size_t)i * s->T, s->mask + (size_t)j * s->T, (size_t)s->T);
+    return c ? c : (i > j) - (i < j);
+}
+
+static EeStatus baseline_logits(EeRun *r, const EeInput *in, const EeAttrOptions *o, EeAttrInfo *info,
+                                long *fwd)
+{
+    const EeModel *m = r->m;
+    int N = in->n, T = m->cfg.T, C = m->cfg.classes, B = r->Bmax;
+    int32_t *bids = malloc(sizeof(int32_t) * (size_t)N * T), *uids = malloc(sizeof(int32_t) * (size_t)B * T);
+    uint8_t *mask = malloc((size_t)N * T), *umask = malloc((size_t)B * T);
+    uint64_t *h = malloc(sizeof(uint64_t) * N);
+    int *order = malloc(sizeof(int) * N), *first = malloc(sizeof(int) * N);
+    float *out = malloc(sizeof(float) * (size_t)B * C);
+    EeStatus st = EE_OK;
+    if (!bids || !uids || !mask || !umask || !h || !order || !first || !out) {
+        st = ee_fail(EE_ERR_NOMEM, "out of memory for the baselines");
+        goto done;
+    }
+    for (int i = 0; i < N; i++) {
+        ee_attr_row_mask(m, in, i, mask + (size_t)i * T);
+        ee_attr_row_baseline(m, in, o, i, bids + (size_t)i * T);
+        h[i] = row_hash(bids + (size_t)i * T, mask + (size_t)i * T, T);
+        order[i] = i;
+    }
+    RowSet set = {bids, mask, h, T};
+    qsort_r(order, (size_t)N, sizeof(int), cmp_rows, &set);
+    /* distinct rows in batches; each row's first occurrence in the order */
+    int nu = 0;
+    for (int q = 0; q < N && !st;) {
+        int nb = 0, q0 = q;
+        while (q < N && nb < B) {
+            int i = order[q];
+            int same = q > q0 && h[i] == h[order[q - 1]] &&
+                       !memcmp(bids + (size_t)i * T, bids + (size_t)order[q - 1] * T, sizeof(int32_t) * T) &&
+                       !memcmp(mask + (size_t)i * T, mask + (size_t)order[q - 1] * T, (size_t)T);
+            if (!same) {
+                memcpy(uids + (size_t)nb * T, bids + (size_t)i * T, sizeof(int32_t) * T);
+                memcpy(umask + (size_t)nb * T, mask + (size_t)i * T, (size_t)T);
+                nb++;
+            }
+            first[q] = nb - 1;
+            q++;
+        }
+        if ((st = ee_attr_logits(r, uids, umask, nb, out))) break;
+        for (int p = q0; p < q; p++) {
+            int i = order[p];
+            info->fbaseline[i] = out[(size_t)first[p] * C + info->target[i]];
+        }
+        nu += nb;
+    }
+    *fwd += nu;
+done:
+    free(bids); free(uids); free(mask); free(umask); free(h); free(order); free(first); free(out);
+    return st;
+}
+
 static int features_of(EeInputs inputs, int d)
 {
     return inputs == EE_INPUTS_GRADIENT ? 1 : inputs == EE_INPUTS_GRADIENT_VECTOR ? 1 + d : 0;
@@ -140,6 +217,8 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
         ee_progress_tick(&prog, i0 + nb);
     }
     ee_progress_end(&prog, N, fwd + bwd);
+    if (!st && info && info->fbaseline && info->target && o->baseline != EE_BASELINE_ZERO)
+        st = baseline_logits(r, in, o, info, &fwd);
     if (!st) st = ee_backend_check(be);
     if (!st && info) {
         info->forward += fwd;
@@ -165,9 +244,9 @@ EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in
         const EeConfig *cj = &expl[j]->cfg;
         if (cj->head == EE_HEAD_CLASSIFIER)
             return ee_fail(EE_ERR_MODEL, "model %d is a classifier, not an Empirical Explainer", j + 1);
-        if (cj->T != c->T || cj->vocab != c->vocab || cj->inputs != c->inputs)
-            return ee_fail(EE_ERR_MODEL, "the explainers of an ensemble must share T, vocab and inputs "
-                           "(model %d differs from model 1)", j + 1);
+        if (cj->T != c->T || cj->vocab != c->vocab || cj->inputs != c->inputs || cj->efficiency != c->efficiency)
+            return ee_fail(EE_ERR_MODEL, "the explainers of an ensemble must share T, vocab, inputs and "
+                           "efficiency (model %d differs from model 1)", j + 1);
     }
     int k = ee_config_features(c), N = in->n, T = c->T;
     if (k) {
@@ -183,17 +262,34 @@ EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in
     /* the ids are checked by the classifier (features) and by each explainer */
     if (N == 0) return EE_OK;
     EeStatus st = EE_OK;
-    float *F = NULL, *Fp = NULL, *Ap = NULL;
+    float *F = NULL, *Fp = NULL, *Ap = NULL, *fx = NULL, *fb = NULL;
+    int32_t *tg = NULL;
     double *acc = NULL;
     int32_t *ids = NULL;
     int *order = NULL;
     double t0 = ee_now();
+    int eff = k && c->efficiency;
     if (k) {
         F = malloc(sizeof(float) * (size_t)N * T * k);
-        if (!F) return ee_fail(EE_ERR_NOMEM, "out of memory for %d x %d x %d explainer features", N, T, k);
+        if (eff) {
+            tg = malloc(sizeof(int32_t) * N);
+            fx = malloc(sizeof(float) * N);
+            fb = malloc(sizeof(float) * N);
+        }
+        if (!F || (eff && (!tg || !fx || !fb))) {
+            st = ee_fail(EE_ERR_NOMEM, "out of memory for %d x %d x %d explainer features", N, T, k);
+            goto done;
+        }
         EeAttrOptions fo = *o;
         fo.verbose = 0;
-        if ((st = ee_explainer_features(clf, c->inputs, in, &fo, F, info))) goto done;
+        fo.baseline = EE_BASELINE_PAD;
+        EeAttrInfo fi = {.target = eff ? tg : info ? info->target : NULL, .fx = fx, .fbaseline = fb};
+        if ((st = ee_explainer_features(clf, c->inputs, in, &fo, F, &fi))) goto done;
+        if (info) {
+            info->forward += fi.forward;
+            info->backward += fi.backward;
+            if (eff && info->target) memcpy(info->target, tg, sizeof(int32_t) * N);
+        }
     }
     /* the explainers in order of length (they may run at the active length) */
     order = length_order(in->ids, N, T);
@@ -224,11 +320,28 @@ EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in
         if (K == 1) memcpy(dst, Ap + (size_t)i * T, sizeof(float) * T);
         else for (int t = 0; t < T; t++) dst[t] = (float)(acc[(size_t)i * T + t] / K);
     }
+    /* efficiency: the real tokens' scores sum to f(x) - f(baseline), as
+     * the pad-baseline attributions do (exactly for SV, up to the quadrature
+     * error for IG): the map is projected onto that plane, which moves it
+     * no farther from any map that satisfies it */
+    if (eff)
+        for (int i = 0; i < N; i++) {
+            const int32_t *row = in->ids + (size_t)i * T;
+            float *a = A + (size_t)i * T;
+            double sum = 0;
+            int n = 0;
+            for (int t = 0; t < T; t++)
+                if (!EE_IS_SPECIAL(row[t])) { sum += a[t]; n++; }
+            if (!n) continue;
+            double shift = ((double)fx[i] - fb[i] - sum) / n;
+            for (int t = 0; t < T; t++)
+                if (!EE_IS_SPECIAL(row[t])) a[t] = (float)(a[t] + shift);
+        }
     if (info) {
         info->forward += (long)N * K;
         info->seconds = ee_now() - t0;
     }
 done:
-    free(F); free(Fp); free(Ap); free(acc); free(ids); free(order);
+    free(F); free(Fp); free(Ap); free(acc); free(ids); free(order); free(tg); free(fx); free(fb);
     return st;
 }

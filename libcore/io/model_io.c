@@ -149,6 +149,7 @@ static EeStatus read_config(const Loader *L, EeConfig *c)
             else return ee_fail(EE_ERR_MODEL, "%s.attend must be 'all' or 'tokens', got '%s'", L->what, buf);
         }
         if ((st = get_bool(L, "zero_special", 0, &c->zero_special))) return st;
+        if ((st = get_bool(L, "efficiency", 0, &c->efficiency))) return st;
     }
     const int BIG = 1 << 24;
     if ((st = get_int(L, "classes", 2, 100000, &c->classes))) return st;
@@ -269,6 +270,7 @@ EeStatus ee_model_save(const EeModel *m, const EeFieldSink *s)
         s->put_char(s->ctx, "inputs", ee_inputs_name(c->inputs));
         s->put_char(s->ctx, "attend", c->attend_tokens ? "tokens" : "all");
         s->put_logical(s->ctx, "zero_special", c->zero_special);
+        s->put_logical(s->ctx, "efficiency", c->efficiency);
     }
     /* groups first, with their lengths */
     for (int i = 0; i < m->np; i++) {

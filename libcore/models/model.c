@@ -91,8 +91,11 @@ EeStatus ee_config_check(const EeConfig *c)
                        ee_kind_name(c->kind));
     if ((unsigned)c->inputs > EE_INPUTS_GRADIENT_VECTOR)
         return ee_fail(EE_ERR_MODEL, "unknown explainer inputs %d", (int)c->inputs);
-    if (c->head == EE_HEAD_CLASSIFIER && (c->inputs || c->attend_tokens || c->zero_special))
-        return ee_fail(EE_ERR_MODEL, "inputs, attend and zero_special apply to explainers only");
+    if (c->head == EE_HEAD_CLASSIFIER && (c->inputs || c->attend_tokens || c->zero_special || c->efficiency))
+        return ee_fail(EE_ERR_MODEL, "inputs, attend, zero_special and efficiency apply to explainers only");
+    if (c->efficiency && (c->efficiency != 1 || !c->inputs || !c->zero_special))
+        return ee_fail(EE_ERR_MODEL, "efficiency needs an explainer that reads the classifier (inputs 'gradient') "
+                       "and fixes [CLS]/[SEP]/PAD at 0");
     if ((c->attend_tokens != 0 && c->attend_tokens != 1) || (c->zero_special != 0 && c->zero_special != 1))
         return ee_fail(EE_ERR_MODEL, "attend_tokens and zero_special must be 0 or 1");
     /* the flat head reads the state of every position, and an encoder that
@@ -322,6 +325,7 @@ void ee_explainer_spec_default(EeExplainerSpec *s)
     s->inputs = EE_INPUTS_GRADIENT;
     s->attend_tokens = 1;
     s->zero_special = 1;
+    s->efficiency = 1;
 }
 
 EeStatus ee_model_make_explainer(const EeModel *clf, EeHead head, uint64_t seed, EeModel **out)
@@ -347,6 +351,7 @@ EeStatus ee_explainer_new(const EeModel *clf, const EeExplainerSpec *spec, uint6
     cfg.inputs = spec->inputs;
     cfg.attend_tokens = spec->attend_tokens != 0;
     cfg.zero_special = spec->zero_special != 0;
+    cfg.efficiency = spec->efficiency != 0;
     EeModel *m;
     EeStatus st = ee_model_new(&cfg, &m);
     if (st) return st;
