@@ -2,6 +2,7 @@
  * clocks and device selection. */
 #include "../ee.h"
 #include "../backend/backend.h"
+#include "../backend/cpu/cpu_internal.h"
 #include "../backend/cuda/cuda_backend.h"
 
 #include "../models/model_impl.h"
@@ -27,8 +28,10 @@ void ee_threads_enter(void)
 
 void ee_threads_leave(void)
 {
-    if (enter_depth > 0 && --enter_depth == 0 && saved_blas_threads > 0)
-        openblas_set_num_threads(saved_blas_threads);
+    if (enter_depth > 0 && --enter_depth == 0) {
+        if (saved_blas_threads > 0) openblas_set_num_threads(saved_blas_threads);
+        ee_cpu_release_scratch(); /* the call's scratch does not outlive it */
+    }
 }
 
 int ee_threads_count(void)
@@ -85,6 +88,8 @@ const EeBackend *ee_backend_cuda(void) { return NULL; }
 
 EeStatus ee_backend_check(const EeBackend *be)
 {
+    if (ee_cpu_take_nomem())
+        return ee_fail(EE_ERR_NOMEM, "out of host memory for the scratch space of an operation");
     if (be && be->device == EE_DEVICE_GPU && ee_cuda_check_error())
         return ee_fail(EE_ERR_NODEVICE, "a CUDA operation failed (details on stderr); "
                                         "the GPU may be out of memory: try a smaller 'batch'");

@@ -1,0 +1,209 @@
+/* cpu_gemm.c: the CPU backend's matrix products: blocking, packing of B,
+ * the OpenMP split, and the baseline build of the micro-kernel (the AVX2
+ * build is in cpu_avx2.c; cpu_gemm.h explains why this is not OpenBLAS).
+ *
+ * Blocking: op(B) is cut into blocks of KC rows and NC columns; a block
+ * is packed into strips of NR columns (alpha folded in) and every MR-row
+ * tile of C runs over it. The blocks of k are taken in ascending order,
+ * each continuing the chains that the previous one left in C, so an
+ * element's chain is the same as without blocking. Threads share out the
+ * tiles of a block; each element is written by one thread per block, and
+ * the barrier between blocks keeps the k order. */
+#include "cpu_gemm.h"
+#include "cpu_internal.h"
+
+#include <cblas.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define KC 256
+#define NC 512
+#define MR EE_GEMM_MR
+#define NR EE_GEMM_NR
+
+/* Baseline kernel: multiply and add rounded separately, never contracted
+ * (a contracted and an uncontracted path would differ in the last bit). */
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
+#define EE_FMA_BASE(a, b, c) ((a) * (b) + (c))
+EE_GEMM_TILE(_base, EE_FMA_BASE)
+#pragma GCC pop_options
+
+typedef void (*TileFn)(int, int, int, const float *, ptrdiff_t, ptrdiff_t, const float *, ptrdiff_t,
+                       float *, ptrdiff_t, int);
+
+static TileFn tile_fn(void)
+{
+#if defined(EE_HAVE_AVX2_OBJECT)
+    if (ee_cpu_use_avx2()) return ee_gemm_tile_avx2;
+#endif
+    return ee_gemm_tile_base;
+}
+
+static int round_nr(int n) { return (n + NR - 1) / NR * NR; }
+
+size_t ee_cpu_gemm_packed_size(int K, int N) { return (size_t)K * round_nr(N); }
+
+/* Strips [s0, s1) of the block at rows k0..k0+kc, columns n0..n0+nc of
+ * op(B), into dst (strip s at s*kc*NR), times alpha, zero past nc. */
+static void pack_strips(int tb, const float *B, int ldb, int k0, int kc, int n0, int nc, float alpha,
+                        float *dst, int s0, int s1)
+{
+    for (int s = s0; s < s1; s++) {
+        float *d = dst + (size_t)s * kc * NR;
+        int j0 = n0 + s * NR, w = nc - s * NR < NR ? nc - s * NR : NR;
+        for (int p = 0; p < kc; p++) {
+            float *row = d + (size_t)p * NR;
+            size_t k = (size_t)(k0 + p);
+            if (tb)
+                for (int j = 0; j < w; j++) row[j] = B[(size_t)(j0 + j) * ldb + k];
+            else
+                memcpy(row, B + k * ldb + j0, sizeof(float) * w);
+            if (alpha != 1.0f)
+                for (int j = 0; j < w; j++) row[j] *= alpha;
+            for (int j = w; j < NR; j++) row[j] = 0.0f;
+        }
+    }
+}
+
+/* Every tile of C rows [0, M) x block columns [0, nc) for one block of k
+ * (op(A) element (i, p) at A[i*ars + p*acs]); B is packed (bs = NR,
+ * strip s at s*kc*NR) or read in place (bs = its row stride, strip s at
+ * s*NR). With few rows the strips go outer (one strip serves every row
+ * tile from the cache), else the row tiles (one row tile serves every
+ * strip). Shared out over the enclosing team when `team` (an orphaned
+ * worksharing loop), else by the calling thread. The order changes no
+ * result: each element is one chain either way. */
+static void run_block(TileFn tile, int team, int M, int nc, int kc, const float *A, ptrdiff_t ars,
+                      ptrdiff_t acs, const float *B, ptrdiff_t bs, float *C, ptrdiff_t ldc, int acc)
+{
+    int strips = (nc + NR - 1) / NR, tiles_m = (M + MR - 1) / MR, strips_outer = tiles_m <= 16;
+    long items = (long)tiles_m * strips;
+    size_t sstep = bs == NR ? (size_t)kc * NR : NR;
+#define EE_GEMM_ITEM(q)                                                                        \
+    do {                                                                                       \
+        int t = strips_outer ? (int)((q) % tiles_m) : (int)((q) / strips);                     \
+        int s = strips_outer ? (int)((q) / tiles_m) : (int)((q) % strips), i = t * MR;         \
+        int m = M - i < MR ? M - i : MR, w = nc - s * NR < NR ? nc - s * NR : NR;              \
+        tile(m, w, kc, A + i * ars, ars, acs, B + s * sstep, bs, C + i * ldc + s * NR, ldc, acc); \
+    } while (0)
+    if (team) {
+        #pragma omp for schedule(static)
+        for (long q = 0; q < items; q++) EE_GEMM_ITEM(q);
+    } else {
+        for (long q = 0; q < items; q++) EE_GEMM_ITEM(q);
+    }
+#undef EE_GEMM_ITEM
+}
+
+/* C = beta C before the chains start (beta = 0 writes exact zeros, as
+ * BLAS does, so NaN in C does not survive). */
+static void scale_c(int M, int N, float beta, float *C, int ldc)
+{
+    #pragma omp parallel for if ((size_t)M * N > 65536) schedule(static)
+    for (int i = 0; i < M; i++) {
+        float *c = C + (size_t)i * ldc;
+        for (int j = 0; j < N; j++) c[j] = beta == 0.0f ? 0.0f : beta * c[j];
+    }
+}
+
+/* op(A) = A^T (dW = X^T dY, training only): a sum over the rows of a
+ * batch, whose composition is fixed while it trains. OpenBLAS computes
+ * it on blocks of C fixed by the shape alone, so the bits do not depend
+ * on the thread count (which is what training promises). */
+#define TN_BLOCK 64
+static void gemm_tn(int tb, int M, int N, int K, float alpha, const float *A, int lda, const float *B,
+                    int ldb, float beta, float *C, int ldc)
+{
+    int bm = (M + TN_BLOCK - 1) / TN_BLOCK, bn = (N + TN_BLOCK - 1) / TN_BLOCK;
+    int par = 2.0 * M * N * K >= 1e6;
+#ifdef _OPENMP
+    par = par && !omp_in_parallel();
+#endif
+    #pragma omp parallel for schedule(static) if (par)
+    for (int q = 0; q < bm * bn; q++) {
+        int i0 = q / bn * TN_BLOCK, j0 = q % bn * TN_BLOCK;
+        int m = M - i0 < TN_BLOCK ? M - i0 : TN_BLOCK, n = N - j0 < TN_BLOCK ? N - j0 : TN_BLOCK;
+        cblas_sgemm(CblasRowMajor, CblasTrans, tb ? CblasTrans : CblasNoTrans, m, n, K, alpha, A + i0, lda,
+                    tb ? B + (size_t)j0 * ldb : B + j0, ldb, beta, C + (size_t)i0 * ldc + j0, ldc);
+    }
+}
+
+void ee_cpu_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
+                 const float *B, int ldb, float beta, float *C, int ldc)
+{
+    if (M <= 0 || N <= 0) return;
+    int skip = K <= 0 || alpha == 0.0f;
+    if (ta && !skip) {
+        gemm_tn(tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    /* with beta = 0 the first block of k starts its chains from 0 itself */
+    if (beta != 1.0f && (beta != 0.0f || skip)) scale_c(M, N, beta, C, ldc);
+    if (skip) return;
+    /* full strips of a plain B are read in place; a transposed or scaled
+     * one (and a partial last strip) is packed */
+    int pack_b = tb || alpha != 1.0f;
+    int kcm = K < KC ? K : KC, ncm = N < NC ? round_nr(N) : NC;
+    float *bpack = ee_cpu_scratch(EE_SCRATCH_PACK, sizeof(float) * (size_t)kcm * (pack_b ? ncm : NR));
+    if (!bpack) return; /* ee_backend_check reports it */
+    TileFn tile = tile_fn();
+    int first_acc = beta != 0.0f;
+    int par = 2.0 * M * N * K >= 1e6;
+#ifdef _OPENMP
+    par = par && !omp_in_parallel() && omp_get_max_threads() > 1;
+#endif
+    #pragma omp parallel if (par)
+    {
+        for (int k0 = 0; k0 < K; k0 += KC) {
+            int kc = K - k0 < KC ? K - k0 : KC;
+            for (int n0 = 0; n0 < N; n0 += NC) {
+                int nc = N - n0 < NC ? N - n0 : NC, full = nc / NR * NR;
+                int acc = k0 > 0 || first_acc;
+                if (pack_b) {
+                    int strips = (nc + NR - 1) / NR;
+                    #pragma omp for schedule(static)
+                    for (int s = 0; s < strips; s++) pack_strips(tb, B, ldb, k0, kc, n0, nc, alpha, bpack, s, s + 1);
+                    run_block(tile, 1, M, nc, kc, A + k0, lda, 1, bpack, NR, C + n0, ldc, acc);
+                    continue;
+                }
+                if (full)
+                    run_block(tile, 1, M, full, kc, A + k0, lda, 1, B + (size_t)k0 * ldb + n0, ldb, C + n0, ldc, acc);
+                if (full < nc) {
+                    #pragma omp single
+                    pack_strips(0, B, ldb, k0, kc, n0 + full, nc - full, 1.0f, bpack, 0, 1);
+                    run_block(tile, 1, M, nc - full, kc, A + k0, lda, 1, bpack, NR, C + n0 + full, ldc, acc);
+                }
+            }
+        }
+    }
+}
+
+void ee_cpu_gemm_pack(int tb, int K, int N, float alpha, const float *B, int ldb, float *packed)
+{
+    for (int n0 = 0; n0 < N; n0 += NC) {
+        int nc = N - n0 < NC ? N - n0 : NC;
+        for (int k0 = 0; k0 < K; k0 += KC) {
+            int kc = K - k0 < KC ? K - k0 : KC;
+            pack_strips(tb, B, ldb, k0, kc, n0, nc, alpha, packed + (size_t)n0 * K + (size_t)k0 * round_nr(nc),
+                        0, (nc + NR - 1) / NR);
+        }
+    }
+}
+
+void ee_cpu_gemm_run(int ta, int M, int N, int K, const float *A, int lda, const float *packed,
+                     int accumulate, float *C, int ldc)
+{
+    if (M <= 0 || N <= 0 || K <= 0) return;
+    TileFn tile = tile_fn();
+    for (int n0 = 0; n0 < N; n0 += NC) {
+        int nc = N - n0 < NC ? N - n0 : NC;
+        for (int k0 = 0; k0 < K; k0 += KC) {
+            int kc = K - k0 < KC ? K - k0 : KC;
+            run_block(tile, 0, M, nc, kc, A + (ta ? (size_t)k0 * lda : (size_t)k0), ta ? 1 : lda, ta ? lda : 1,
+                      packed + (size_t)n0 * K + (size_t)k0 * round_nr(nc), NR, C + n0, ldc, k0 > 0 || accumulate);
+        }
+    }
+}
