@@ -14,3 +14,4 @@ EE_LN_ROWS(_avx2)
 /* one rounding per multiply-add, the same instruction on every path */
 #define EE_FMA_AVX2(a, b, c) ((ee_v8)_mm256_fmadd_ps((__m256)(a), (__m256)(b), (__m256)(c)))
 EE_GEMM_TILE(_avx2, EE_FMA_AVX2)
+EE_GEMM_TILE8(_avx2, EE_FMA_AVX2)

@@ -29,17 +29,20 @@
 #pragma GCC optimize("fp-contract=off")
 #define EE_FMA_BASE(a, b, c) ((a) * (b) + (c))
 EE_GEMM_TILE(_base, EE_FMA_BASE)
+EE_GEMM_TILE8(_base, EE_FMA_BASE)
 #pragma GCC pop_options
 
 typedef void (*TileFn)(int, int, int, const float *, ptrdiff_t, ptrdiff_t, const float *, ptrdiff_t,
                        float *, ptrdiff_t, int);
 
-static TileFn tile_fn(void)
+typedef struct { TileFn wide, narrow; } Tiles;
+
+static Tiles tile_fn(void)
 {
 #if defined(EE_HAVE_AVX2_OBJECT)
-    if (ee_cpu_use_avx2()) return ee_gemm_tile_avx2;
+    if (ee_cpu_use_avx2()) return (Tiles){ee_gemm_tile_avx2, ee_gemm_tile8_avx2};
 #endif
-    return ee_gemm_tile_base;
+    return (Tiles){ee_gemm_tile_base, ee_gemm_tile8_base};
 }
 
 static int round_nr(int n) { return (n + NR - 1) / NR * NR; }
@@ -54,13 +57,14 @@ static void pack_strips(int tb, const float *B, int ldb, int k0, int kc, int n0,
     for (int s = s0; s < s1; s++) {
         float *d = dst + (size_t)s * kc * NR;
         int j0 = n0 + s * NR, w = nc - s * NR < NR ? nc - s * NR : NR;
+        if (tb) /* read along the rows of B (its columns of op(B)) */
+            for (int j = 0; j < w; j++) {
+                const float *src = B + (size_t)(j0 + j) * ldb + k0;
+                for (int p = 0; p < kc; p++) d[(size_t)p * NR + j] = src[p];
+            }
         for (int p = 0; p < kc; p++) {
             float *row = d + (size_t)p * NR;
-            size_t k = (size_t)(k0 + p);
-            if (tb)
-                for (int j = 0; j < w; j++) row[j] = B[(size_t)(j0 + j) * ldb + k];
-            else
-                memcpy(row, B + k * ldb + j0, sizeof(float) * w);
+            if (!tb) memcpy(row, B + (size_t)(k0 + p) * ldb + j0, sizeof(float) * w);
             if (alpha != 1.0f)
                 for (int j = 0; j < w; j++) row[j] *= alpha;
             for (int j = w; j < NR; j++) row[j] = 0.0f;
@@ -71,23 +75,33 @@ static void pack_strips(int tb, const float *B, int ldb, int k0, int kc, int n0,
 /* Every tile of C rows [0, M) x block columns [0, nc) for one block of k
  * (op(A) element (i, p) at A[i*ars + p*acs]); B is packed (bs = NR,
  * strip s at s*kc*NR) or read in place (bs = its row stride, strip s at
- * s*NR). With few rows the strips go outer (one strip serves every row
- * tile from the cache), else the row tiles (one row tile serves every
- * strip). Shared out over the enclosing team when `team` (an orphaned
- * worksharing loop), else by the calling thread. The order changes no
- * result: each element is one chain either way. */
-static void run_block(TileFn tile, int team, int M, int nc, int kc, const float *A, ptrdiff_t ars,
+ * s*NR). A last strip of at most 8 columns takes the narrow tiles. With
+ * few rows the strips go outer (one strip serves every row tile from the
+ * cache), else the row tiles (one row tile serves every strip). Shared
+ * out over the enclosing team when `team` (an orphaned worksharing loop),
+ * else by the calling thread. None of this changes a result: each
+ * element is the same chain whichever tile computes it. */
+static void run_block(Tiles tl, int team, int M, int nc, int kc, const float *A, ptrdiff_t ars,
                       ptrdiff_t acs, const float *B, ptrdiff_t bs, float *C, ptrdiff_t ldc, int acc)
 {
     int strips = (nc + NR - 1) / NR, tiles_m = (M + MR - 1) / MR, strips_outer = tiles_m <= 16;
-    long items = (long)tiles_m * strips;
+    int narrow = nc % NR != 0 && nc % NR <= EE_GEMM_NR8, wide = strips - narrow;
+    int tiles8 = narrow ? (M + EE_GEMM_MR8 - 1) / EE_GEMM_MR8 : 0;
+    long items = (long)tiles_m * wide + tiles8;
     size_t sstep = bs == NR ? (size_t)kc * NR : NR;
 #define EE_GEMM_ITEM(q)                                                                        \
     do {                                                                                       \
-        int t = strips_outer ? (int)((q) % tiles_m) : (int)((q) / strips);                     \
-        int s = strips_outer ? (int)((q) / tiles_m) : (int)((q) % strips), i = t * MR;         \
+        if ((q) >= (long)tiles_m * wide) { /* narrow tile of the last strip */                 \
+            int i = (int)((q) - (long)tiles_m * wide) * EE_GEMM_MR8, s = wide;                 \
+            int m = M - i < EE_GEMM_MR8 ? M - i : EE_GEMM_MR8;                                 \
+            tl.narrow(m, nc - s * NR, kc, A + i * ars, ars, acs, B + s * sstep, bs,            \
+                      C + i * ldc + s * NR, ldc, acc);                                         \
+            break;                                                                             \
+        }                                                                                      \
+        int t = strips_outer ? (int)((q) % tiles_m) : (int)((q) / wide);                       \
+        int s = strips_outer ? (int)((q) / tiles_m) : (int)((q) % wide), i = t * MR;           \
         int m = M - i < MR ? M - i : MR, w = nc - s * NR < NR ? nc - s * NR : NR;              \
-        tile(m, w, kc, A + i * ars, ars, acs, B + s * sstep, bs, C + i * ldc + s * NR, ldc, acc); \
+        tl.wide(m, w, kc, A + i * ars, ars, acs, B + s * sstep, bs, C + i * ldc + s * NR, ldc, acc); \
     } while (0)
     if (team) {
         #pragma omp for schedule(static)
@@ -131,8 +145,25 @@ static void gemm_tn(int tb, int M, int N, int K, float alpha, const float *A, in
     }
 }
 
+/* pack_b: 1 packs every strip of B, 0 reads full strips in place (packing
+ * then only the partial last one), -1 decides by the number of rows */
+static void gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
+                 const float *B, int ldb, float beta, float *C, int ldc, int pack_b);
+
 void ee_cpu_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
                  const float *B, int ldb, float beta, float *C, int ldc)
+{
+    gemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, -1);
+}
+
+void ee_cpu_gemm_inplace(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
+                         float beta, float *C, int ldc)
+{
+    gemm(0, 0, M, N, K, 1.0f, A, lda, B, ldb, beta, C, ldc, 0);
+}
+
+static void gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
+                 const float *B, int ldb, float beta, float *C, int ldc, int pack_b)
 {
     if (M <= 0 || N <= 0) return;
     int skip = K <= 0 || alpha == 0.0f;
@@ -143,13 +174,16 @@ void ee_cpu_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *
     /* with beta = 0 the first block of k starts its chains from 0 itself */
     if (beta != 1.0f && (beta != 0.0f || skip)) scale_c(M, N, beta, C, ldc);
     if (skip) return;
-    /* full strips of a plain B are read in place; a transposed or scaled
-     * one (and a partial last strip) is packed */
-    int pack_b = tb || alpha != 1.0f;
+    /* B is packed when many row tiles reuse it (contiguous strips stream
+     * better) and when it must be (transposed, scaled, a partial last
+     * strip); fewer rows read full strips of a plain B in place. The
+     * values, and so the chains, are the same either way. */
+    if (pack_b < 0) pack_b = M > 256;
+    pack_b = pack_b || tb || alpha != 1.0f;
     int kcm = K < KC ? K : KC, ncm = N < NC ? round_nr(N) : NC;
     float *bpack = ee_cpu_scratch(EE_SCRATCH_PACK, sizeof(float) * (size_t)kcm * (pack_b ? ncm : NR));
     if (!bpack) return; /* ee_backend_check reports it */
-    TileFn tile = tile_fn();
+    Tiles tile = tile_fn();
     int first_acc = beta != 0.0f;
     int par = 2.0 * M * N * K >= 1e6;
 #ifdef _OPENMP
@@ -197,7 +231,7 @@ void ee_cpu_gemm_run(int ta, int M, int N, int K, const float *A, int lda, const
                      int accumulate, float *C, int ldc)
 {
     if (M <= 0 || N <= 0 || K <= 0) return;
-    TileFn tile = tile_fn();
+    Tiles tile = tile_fn();
     for (int n0 = 0; n0 < N; n0 += NC) {
         int nc = N - n0 < NC ? N - n0 : NC;
         for (int k0 = 0; k0 < K; k0 += KC) {

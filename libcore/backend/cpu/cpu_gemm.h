@@ -23,6 +23,10 @@
 
 #define EE_GEMM_MR 6
 #define EE_GEMM_NR 16
+/* the narrow tile for a last strip of at most 8 columns (a 6 x 16 tile
+ * would compute twice the lanes it keeps) */
+#define EE_GEMM_MR8 12
+#define EE_GEMM_NR8 8
 
 /* Unaligned 8-float vector loads and stores without intrinsics. */
 typedef float ee_v8 __attribute__((vector_size(32)));
@@ -86,6 +90,54 @@ typedef float ee_v8u __attribute__((vector_size(32), aligned(4), may_alias));
             if (c[r] == buf[r]) memcpy(C + r * ldc, buf[r], sizeof(float) * nc);               \
     }
 
+/* The same for up to MR8 rows and NR8 columns (B's first 8 lanes). */
+#define EE_GEMM_TILE8(SUFFIX, FMA)                                                             \
+    void ee_gemm_tile8##SUFFIX(int m, int nc, int kc, const float *A, ptrdiff_t ars,           \
+                               ptrdiff_t acs, const float *B, ptrdiff_t bs, float *C,          \
+                               ptrdiff_t ldc, int acc)                                         \
+    {                                                                                          \
+        float buf[EE_GEMM_MR8][EE_GEMM_NR8];                                                   \
+        float *c[EE_GEMM_MR8];                                                                 \
+        const float *a[EE_GEMM_MR8];                                                           \
+        int direct = nc == EE_GEMM_NR8;                                                        \
+        for (int r = 0; r < EE_GEMM_MR8; r++) {                                                \
+            int real = r < m;                                                                  \
+            a[r] = A + (real ? r : 0) * ars;                                                   \
+            c[r] = direct && real ? C + r * ldc : buf[r];                                      \
+            if (c[r] != buf[r]) continue;                                                      \
+            memset(buf[r], 0, sizeof buf[r]);                                                  \
+            if (acc && real) memcpy(buf[r], C + r * ldc, sizeof(float) * nc);                  \
+        }                                                                                      \
+        ee_v8 z = {0}, c0 = z, c1 = z, c2 = z, c3 = z, c4 = z, c5 = z, c6 = z, c7 = z, c8 = z, \
+              c9 = z, c10 = z, c11 = z;                                                        \
+        if (acc) {                                                                             \
+            c0 = *(const ee_v8u *)c[0]; c1 = *(const ee_v8u *)c[1]; c2 = *(const ee_v8u *)c[2];     \
+            c3 = *(const ee_v8u *)c[3]; c4 = *(const ee_v8u *)c[4]; c5 = *(const ee_v8u *)c[5];     \
+            c6 = *(const ee_v8u *)c[6]; c7 = *(const ee_v8u *)c[7]; c8 = *(const ee_v8u *)c[8];     \
+            c9 = *(const ee_v8u *)c[9]; c10 = *(const ee_v8u *)c[10]; c11 = *(const ee_v8u *)c[11]; \
+        }                                                                                      \
+        for (int p = 0; p < kc; p++) {                                                         \
+            ee_v8 b = *(const ee_v8u *)(B + p * bs);                                           \
+            ptrdiff_t o = p * acs;                                                             \
+            c0 = FMA(EE_BCAST(a[0][o]), b, c0); c1 = FMA(EE_BCAST(a[1][o]), b, c1);            \
+            c2 = FMA(EE_BCAST(a[2][o]), b, c2); c3 = FMA(EE_BCAST(a[3][o]), b, c3);            \
+            c4 = FMA(EE_BCAST(a[4][o]), b, c4); c5 = FMA(EE_BCAST(a[5][o]), b, c5);            \
+            c6 = FMA(EE_BCAST(a[6][o]), b, c6); c7 = FMA(EE_BCAST(a[7][o]), b, c7);            \
+            c8 = FMA(EE_BCAST(a[8][o]), b, c8); c9 = FMA(EE_BCAST(a[9][o]), b, c9);            \
+            c10 = FMA(EE_BCAST(a[10][o]), b, c10); c11 = FMA(EE_BCAST(a[11][o]), b, c11);      \
+        }                                                                                      \
+        *(ee_v8u *)c[0] = c0; *(ee_v8u *)c[1] = c1; *(ee_v8u *)c[2] = c2;                      \
+        *(ee_v8u *)c[3] = c3; *(ee_v8u *)c[4] = c4; *(ee_v8u *)c[5] = c5;                      \
+        *(ee_v8u *)c[6] = c6; *(ee_v8u *)c[7] = c7; *(ee_v8u *)c[8] = c8;                      \
+        *(ee_v8u *)c[9] = c9; *(ee_v8u *)c[10] = c10; *(ee_v8u *)c[11] = c11;                  \
+        for (int r = 0; r < m; r++)                                                            \
+            if (c[r] == buf[r]) memcpy(C + r * ldc, buf[r], sizeof(float) * nc);               \
+    }
+
+void ee_gemm_tile8_base(int m, int nc, int kc, const float *A, ptrdiff_t ars, ptrdiff_t acs,
+                        const float *B, ptrdiff_t bs, float *C, ptrdiff_t ldc, int acc);
+void ee_gemm_tile8_avx2(int m, int nc, int kc, const float *A, ptrdiff_t ars, ptrdiff_t acs,
+                        const float *B, ptrdiff_t bs, float *C, ptrdiff_t ldc, int acc);
 void ee_gemm_tile_base(int m, int nc, int kc, const float *A, ptrdiff_t ars, ptrdiff_t acs,
                        const float *B, ptrdiff_t bs, float *C, ptrdiff_t ldc, int acc);
 void ee_gemm_tile_avx2(int m, int nc, int kc, const float *A, ptrdiff_t ars, ptrdiff_t acs,

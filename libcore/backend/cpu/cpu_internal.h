@@ -11,7 +11,7 @@
  * between ops so that the hot paths do not allocate; NULL (and the flag
  * below raised) when it cannot be had. Released by
  * ee_cpu_release_scratch (the calling thread's slots). */
-enum { EE_SCRATCH_PACK = 0, EE_SCRATCH_OP, EE_SCRATCH_SLOTS };
+enum { EE_SCRATCH_PACK = 0, EE_SCRATCH_OP, EE_SCRATCH_OP2, EE_SCRATCH_SLOTS };
 void *ee_cpu_scratch(int slot, size_t bytes);
 void ee_cpu_release_scratch(void);
 
@@ -33,6 +33,11 @@ int ee_cpu_use_avx2(void);
  * count. */
 void ee_cpu_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
                  const float *B, int ldb, float beta, float *C, int ldc);
+
+/* C = A B + beta C reading B in place (no packing of its full strips):
+ * for a B too seldom reused to pay for packing. Same results. */
+void ee_cpu_gemm_inplace(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
+                         float beta, float *C, int ldc);
 
 /* The same product with op(B) packed once and reused (the convolution
  * applies one filter bank to many sequences). ee_cpu_gemm_packed_size

@@ -427,17 +427,32 @@ static void cpu_embed_bwd(const int32_t *ids, const float *dOut, float *dE_tok,
 }
 
 /* ---- text CNN ----------------------------------------------------------------- */
-/* Output position t sees tokens t..t+w-1; the tap j contributes
- * E[t+j] * W_j for t + j < T (later tokens are zero padding). Each tap's
- * filters are packed once; one sequence per task, rows through the
- * product kernel (so a position's result does not depend on T). */
+/* Output position t sees tokens t..t+w-1 (zero vectors past T): one
+ * product per sequence of the windows (w*d consecutive floats of E for
+ * t <= T-w, zero-padded copies for the last w-1 positions) with W, whose
+ * rows j*d+c are already in window order. Rows go through the product
+ * kernel, so a position's result does not depend on T (the zeros past a
+ * shorter T are the PAD rows of a longer one). Many sequences share one
+ * packing of the filters; one sequence reads them in place. */
+static void conv_rows(const float *A, int lda, int M, const float *W, const float *packed, int K, int F,
+                      float *o)
+{
+    if (M <= 0) return;
+    if (packed) ee_cpu_gemm_run(0, M, F, K, A, lda, packed, 1, o, F);
+    else ee_cpu_gemm_inplace(M, F, K, A, lda, W, F, 1.0f, o, F);
+}
+
 static void cpu_conv_fwd(const float *E, const float *W, const float *b, float *out,
                          int B, int T, int d, int w, int F)
 {
-    size_t tap = ee_cpu_gemm_packed_size(d, F);
-    float *packed = ee_cpu_scratch(EE_SCRATCH_OP, sizeof(float) * tap * w);
-    if (!packed) return;
-    for (int j = 0; j < w; j++) ee_cpu_gemm_pack(0, d, F, 1.0f, W + (size_t)j * d * F, F, packed + tap * j);
+    int K = w * d;
+    float *packed = NULL;
+    if (B >= 4) {
+        packed = ee_cpu_scratch(EE_SCRATCH_OP, sizeof(float) * ee_cpu_gemm_packed_size(K, F));
+        if (!packed) return;
+        ee_cpu_gemm_pack(0, K, F, 1.0f, W, F, packed);
+    }
+    int tail = w - 1 < T ? w - 1 : T; /* positions whose window passes the end */
     #pragma omp parallel for schedule(static) if ((size_t)B * T * d * F * w > 200000)
     for (int s = 0; s < B; s++) {
         const float *e = E + (size_t)s * T * d;
@@ -446,8 +461,16 @@ static void cpu_conv_fwd(const float *E, const float *W, const float *b, float *
             if (b) memcpy(o + (size_t)t * F, b, sizeof(float) * F);
             else memset(o + (size_t)t * F, 0, sizeof(float) * F);
         }
-        for (int j = 0; j < w && j < T; j++)
-            ee_cpu_gemm_run(0, T - j, F, d, e + (size_t)j * d, d, packed + tap * j, 1, o, F);
+        conv_rows(e, d, T - tail, W, packed, K, F, o);
+        if (!tail) continue;
+        float *win = ee_cpu_scratch(EE_SCRATCH_OP2, sizeof(float) * (size_t)tail * K);
+        if (!win) continue;
+        for (int i = 0; i < tail; i++) {
+            int t = T - tail + i, have = T - t; /* positions t..T-1 exist */
+            memcpy(win + (size_t)i * K, e + (size_t)t * d, sizeof(float) * (size_t)have * d);
+            memset(win + (size_t)i * K + (size_t)have * d, 0, sizeof(float) * (size_t)(w - have) * d);
+        }
+        conv_rows(win, K, tail, W, packed, K, F, o + (size_t)(T - tail) * F);
     }
 }
 
