@@ -31,18 +31,26 @@ static void read_spec(const mxArray *spec, const EeMxOpt *o, EeConfig *c)
     if (mxIsChar(spec)) kind = spec;
     else if (mxIsStruct(spec) && mxGetNumberOfElements(spec) == 1) kind = mxGetField(spec, 0, "kind");
     else ee_mx_error("ee:badInput", "SPEC must be a kind name, a spec struct or a trained classifier");
-    if (!kind) ee_mx_error("ee:badInput", "the spec struct needs a field 'kind'");
     if (mxIsStruct(spec)) { /* every field of a spec must be known */
         for (int f = 0; f < mxGetNumberOfFields(spec); f++) {
             const char *name = mxGetFieldNameByNumber(spec, f);
-            int known = 0;
-            for (int k = O_D; k < NOPT; k++) known |= !strcmp(name, opt_names[k]);
+            int known = !strcmp(name, "kind");
+            for (int k = O_D; k <= O_VOCAB; k++) known |= !strcmp(name, opt_names[k]);
             if (!known)
-                ee_mx_error("ee:badInput", "unknown spec field '%s' (sizes: d, heads, layers, ffn, "
+                ee_mx_error("ee:badInput", "unknown spec field '%s' (kind and the sizes: d, heads, layers, ffn, "
                             "filters, widths, hidden, bias, classes, vocab)", name);
         }
     }
-    ee_config_defaults(c, (EeKind)ee_mx_choice(kind, "kind", kinds, 3));
+    /* the 'kind' option names the kind too: it must agree with SPEC's */
+    const mxArray *kopt = o[O_KIND].value;
+    if (!kind && !kopt) ee_mx_error("ee:badInput", "the spec struct needs a field 'kind'");
+    int k = ee_mx_choice(kind ? kind : kopt, "kind", kinds, 3);
+    if (kind && kopt) {
+        int ko = ee_mx_choice(kopt, "'kind'", kinds, 3);
+        if (ko != k)
+            ee_mx_error("ee:badInput", "'kind' is '%s' but SPEC says '%s': give the kind once", kinds[ko], kinds[k]);
+    }
+    ee_config_defaults(c, (EeKind)k);
     const mxArray *v;
     if ((v = size_field(spec, o, O_D))) c->d = ee_mx_int(v, "d", 1, 1 << 14);
     if ((v = size_field(spec, o, O_HEADS))) c->heads = ee_mx_int(v, "heads", 1, 1 << 14);
@@ -88,17 +96,22 @@ static void read_inputs(const mxArray *X, const char *what, const EeConfig *c, E
     else in->ids = ee_mx_tokens(X, what, c->T, c->vocab, &in->n);
 }
 
+/* 1 x n double row of a per-epoch float record (every epoch run). */
+static mxArray *epoch_row(const float *v, int n)
+{
+    mxArray *a = mxCreateDoubleMatrix(n ? 1 : 0, (size_t)n, mxREAL);
+    double *p = mxGetPr(a);
+    for (int i = 0; i < n; i++) p[i] = v[i];
+    return a;
+}
+
 static mxArray *history_struct(const EeHistory *h, int classifier)
 {
     mxArray *s = mxCreateStructMatrix(1, 1, 0, NULL);
-    double buf[4096];
-    int n = h->epochs_run < 4096 ? h->epochs_run : 4096;
-    for (int i = 0; i < n; i++) buf[i] = h->train_loss[i];
-    ee_mx_set(s, "train_loss", ee_mx_row(buf, n));
-    for (int i = 0; i < n; i++) buf[i] = h->valid_loss[i];
-    ee_mx_set(s, "valid_loss", ee_mx_row(buf, n));
-    for (int i = 0; i < n; i++) buf[i] = h->valid_metric[i];
-    ee_mx_set(s, classifier ? "valid_accuracy" : "valid_mse", ee_mx_row(buf, n));
+    int n = h->epochs_run;
+    ee_mx_set(s, "train_loss", epoch_row(h->train_loss, n));
+    ee_mx_set(s, "valid_loss", epoch_row(h->valid_loss, n));
+    ee_mx_set(s, classifier ? "valid_accuracy" : "valid_mse", epoch_row(h->valid_metric, n));
     ee_mx_set(s, "epochs_run", mxCreateDoubleScalar(h->epochs_run));
     ee_mx_set(s, "best_epoch", mxCreateDoubleScalar(h->best_epoch));
     ee_mx_set(s, "stopped_early", mxCreateLogicalScalar(h->stopped_early != 0));
@@ -162,9 +175,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         if (ee_model_config(clf)->head != EE_HEAD_CLASSIFIER)
             ee_mx_error("ee:badModel", "the first argument is an explainer; pass the classifier it should explain");
         int seed = o[O_SEED].value ? ee_mx_int(o[O_SEED].value, "'seed'", 0, 0x7fffffff) : 1;
-        for (int k = O_D; k <= O_VOCAB; k++)
+        for (int k = O_D; k <= O_KIND; k++)
             if (o[k].value)
-                ee_mx_error("ee:badInput", "'%s' does not apply to an explainer: its sizes are the classifier's", opt_names[k]);
+                ee_mx_error("ee:badInput", "'%s' does not apply to an explainer: its kind and sizes are the classifier's",
+                            opt_names[k]);
         model_fingerprint(clf, fingerprint, sizeof fingerprint);
         if ((st = ee_model_make_explainer(clf, head, (uint64_t)seed, &m))) ee_mx_fail(st);
         ee_mx_defer((void (*)(void *))ee_model_free, m);
