@@ -124,10 +124,16 @@
 %! assert (max (abs (gx(:) - ig(:))) > 0.1 * max (abs (ig(:))));
 
 %!test
-%! ## split runs by rows equal the whole run; target option
+%! ## split runs by rows and other batches give the same bits; target option
 %! A = ee_ig (v.model, v.X, 'verbose', false);
 %! B = [ee_ig(v.model, v.X, 'rows', 1:2, 'verbose', false); ee_ig(v.model, v.X, 'rows', 3:5, 'verbose', false)];
-%! assert (A, B, 1e-6 * max (abs (A(:))));
+%! assert (A, B);
+%! for bt = [1 3 7 100]
+%!   assert (ee_ig (v.model, v.X, 'batch', bt, 'verbose', false), A);
+%! end
+%! ## 'rows' as a logical mask selects like X(mask, :); true is not row 1
+%! assert (ee_ig (v.model, v.X, 'rows', true (1, 5), 'verbose', false), A);
+%! assert (ee_ig (v.model, v.X, 'rows', logical ([1 0 0 1 0]), 'verbose', false), A([1 4], :));
 %! [A2, info] = ee_ig (v.model, v.X, 'target', 2, 'verbose', false);
 %! assert (info.target, 2 * ones (5, 1));
 
@@ -162,6 +168,9 @@
 %!error id=ee:badInput ee_ig (v.model, v.X, 'baseline', 'mean')
 %!error id=ee:badInput ee_ig (v.model, v.X(:, 1:4))
 %!error id=ee:badInput ee_ig (v.model, v.X, 'rows', 6)
+%!error id=ee:badInput ee_ig (v.model, v.X, 'rows', true (4, 1))
+%!error id=ee:badInput ee_ig (v.model, v.X, 'steps', true)
+%!error id=ee:badInput ee_ig (v.model, v.X, 'steps', 3, 'steps', 0)
 %!error id=ee:badInput ee_ig (v.model, v.X, 'batch', 0)
 %!error id=ee:badInput ee_ig (v.model, v.X, 'method', 'xgrad', 'steps', 3)
 %!error id=ee:badModel ee_ig (rmfield (v.model, 'Wc'), v.X)

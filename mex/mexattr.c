@@ -62,6 +62,18 @@ int *ee_mx_attr_rows(const mxArray *v, int N, int *count)
         return rows;
     }
     size_t n = mxGetNumberOfElements(v);
+    if (mxIsLogical(v)) { /* a mask over the rows of X, as X(mask,:) reads it */
+        if (n != (size_t)N || (mxGetM(v) > 1 && mxGetN(v) > 1))
+            ee_mx_error("ee:badInput", "'rows' as a logical mask must be a vector of %d elements (one per row of X), got %zux%zu",
+                        N, mxGetM(v), mxGetN(v));
+        const mxLogical *mk = mxGetLogicals(v);
+        rows = mxMalloc(sizeof(int) * (n + 1));
+        int c = 0;
+        for (int i = 0; i < N; i++)
+            if (mk[i]) rows[c++] = i;
+        *count = c;
+        return rows;
+    }
     rows = mxMalloc(sizeof(int) * (n + 1));
     *count = ee_mx_int_vector(v, "'rows'", 1, N, rows, (int)n);
     for (int i = 0; i < *count; i++) rows[i]--;

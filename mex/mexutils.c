@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- errors and cleanup ------------------------------------------------------ */
@@ -100,6 +101,10 @@ void ee_mx_parse_options(const char *const *names, int nrhs, const mxArray *prhs
             }
             ee_mx_error("ee:badInput", "unknown option '%s' (valid: %s)", name, list);
         }
+        /* a second value would silently win over a first that nobody checked */
+        if (opts[k].value)
+            ee_mx_error("ee:badInput", "option '%s' given twice (again at argument %d); give it once",
+                        opts[k].name, i + 1);
         opts[k].value = prhs[i + 1];
     }
 }
@@ -136,18 +141,23 @@ static double get_elem(const mxArray *a, size_t i)
     }
 }
 
-double ee_mx_scalar(const mxArray *a, const char *what)
+/* A finite real scalar; logical only where a truth value is meant (true
+ * as a count or a rate is a mistake, not 1). */
+static double scalar(const mxArray *a, const char *what, int logical_ok)
 {
-    if (!is_real_numeric(a) || mxGetNumberOfElements(a) != 1)
-        ee_mx_error("ee:badInput", "%s must be a real numeric scalar", what);
+    if (!is_real_numeric(a) || (mxIsLogical(a) && !logical_ok) || mxGetNumberOfElements(a) != 1)
+        ee_mx_error("ee:badInput", "%s must be a real numeric scalar, got %s with %zu elements", what,
+                    mxGetClassName(a), mxGetNumberOfElements(a));
     double v = get_elem(a, 0);
     if (!isfinite(v)) ee_mx_error("ee:badInput", "%s must be finite, got %g", what, v);
     return v;
 }
 
+double ee_mx_scalar(const mxArray *a, const char *what) { return scalar(a, what, 0); }
+
 int ee_mx_int(const mxArray *a, const char *what, long lo, long hi)
 {
-    double v = ee_mx_scalar(a, what);
+    double v = scalar(a, what, 0);
     if (v != floor(v) || v < lo || v > hi)
         ee_mx_error("ee:badInput", "%s must be an integer in [%ld, %ld], got %g", what, lo, hi, v);
     return (int)v;
@@ -155,7 +165,7 @@ int ee_mx_int(const mxArray *a, const char *what, long lo, long hi)
 
 int ee_mx_bool(const mxArray *a, const char *what)
 {
-    double v = ee_mx_scalar(a, what);
+    double v = scalar(a, what, 1);
     if (v != 0 && v != 1) ee_mx_error("ee:badInput", "%s must be true or false, got %g", what, v);
     return v != 0;
 }
@@ -195,8 +205,9 @@ EeDevice ee_mx_device(const mxArray *a)
 
 int ee_mx_int_vector(const mxArray *a, const char *what, long lo, long hi, int *out, int maxn)
 {
-    if (!is_real_numeric(a) || (mxGetM(a) > 1 && mxGetN(a) > 1) || mxGetNumberOfDimensions(a) > 2)
-        ee_mx_error("ee:badInput", "%s must be a numeric vector", what);
+    if (!is_real_numeric(a) || mxIsLogical(a) || (mxGetM(a) > 1 && mxGetN(a) > 1) ||
+        mxGetNumberOfDimensions(a) > 2)
+        ee_mx_error("ee:badInput", "%s must be a numeric vector, got %s", what, mxGetClassName(a));
     size_t n = mxGetNumberOfElements(a);
     if (n > (size_t)maxn) ee_mx_error("ee:badInput", "%s has %zu elements, at most %d allowed", what, n, maxn);
     for (size_t i = 0; i < n; i++) {
@@ -350,7 +361,19 @@ void ee_mx_set(mxArray *s, const char *name, mxArray *v)
 }
 
 /* ---- models ------------------------------------------------------------------------ */
-static int to_value(const mxArray *a, EeValue *v)
+/* The model struct as a field source. Only the class is asked of a value
+ * before its data: a struct read from a corrupted file can hold undefined
+ * elements, on which Octave's mxGetData panics. Char data is copied into
+ * buffers of the source (mxArrayToString's are not freed by Octave 7),
+ * released when the load ends. */
+#define SRC_MAX_STRINGS 16
+typedef struct {
+    const mxArray *s;
+    char *str[SRC_MAX_STRINGS];
+    int nstr;
+} MxSource;
+
+static int to_value(MxSource *src, const mxArray *a, EeValue *v)
 {
     memset(v, 0, sizeof *v);
     if (!a) return 0;
@@ -359,39 +382,43 @@ static int to_value(const mxArray *a, EeValue *v)
     v->ndims = nd < 8 ? (int)nd : 8;
     for (int i = 0; i < v->ndims; i++) v->dims[i] = dims[i];
     v->numel = mxGetNumberOfElements(a);
-    v->data = mxGetData(a);
-    if (mxIsComplex(a) || mxIsSparse(a) || nd > 8) { v->cls = EE_VAL_OTHER; return 1; }
+    v->cls = EE_VAL_OTHER;
+    if (mxIsComplex(a) || mxIsSparse(a) || nd > 8) return 1;
     switch (mxGetClassID(a)) {
     case mxDOUBLE_CLASS: v->cls = EE_VAL_DOUBLE; break;
     case mxSINGLE_CLASS: v->cls = EE_VAL_SINGLE; break;
     case mxINT32_CLASS: v->cls = EE_VAL_INT32; break;
     case mxLOGICAL_CLASS: v->cls = EE_VAL_LOGICAL; break;
     case mxCHAR_CLASS: {
-        /* narrow to a byte string (mxMalloc'd, freed when the call ends) */
-        char *s = mxArrayToString(a);
-        v->cls = s ? EE_VAL_CHAR : EE_VAL_OTHER;
-        v->data = s;
-        if (s) v->numel = strlen(s);
-        break;
+        /* every character, NULs included (the loader refuses those) */
+        if (src->nstr >= SRC_MAX_STRINGS || v->numel > 4096) return 1;
+        char *buf = malloc(v->numel + 1);
+        if (!buf) return 1;
+        src->str[src->nstr++] = buf;
+        if (mxGetString(a, buf, v->numel + 1)) return 1;
+        v->data = buf;
+        v->cls = EE_VAL_CHAR;
+        return 1;
     }
-    default: v->cls = EE_VAL_OTHER;
+    default: return 1; /* includes undefined elements (unknown class) */
     }
+    v->data = mxGetData(a);
     if (!v->data && v->numel) v->cls = EE_VAL_OTHER;
     return 1;
 }
 
 static int src_get(void *ctx, const char *group, int index, const char *field, EeValue *out)
 {
-    const mxArray *s = ctx;
-    if (!group) return to_value(mxGetField(s, 0, field), out);
-    const mxArray *g = mxGetField(s, 0, group);
+    MxSource *src = ctx;
+    if (!group) return to_value(src, mxGetField(src->s, 0, field), out);
+    const mxArray *g = mxGetField(src->s, 0, group);
     if (!g || !mxIsStruct(g) || index < 0 || (size_t)index >= mxGetNumberOfElements(g)) return 0;
-    return to_value(mxGetField(g, (mwIndex)index, field), out);
+    return to_value(src, mxGetField(g, (mwIndex)index, field), out);
 }
 
 static long src_group_len(void *ctx, const char *group)
 {
-    const mxArray *g = mxGetField((const mxArray *)ctx, 0, group);
+    const mxArray *g = mxGetField(((MxSource *)ctx)->s, 0, group);
     if (!g || !mxIsStruct(g)) return -1;
     return (long)mxGetNumberOfElements(g);
 }
@@ -403,9 +430,11 @@ EeModel *ee_mx_model(const mxArray *a, const char *what)
     if (!mxIsStruct(a) || mxGetNumberOfElements(a) != 1)
         ee_mx_error("ee:badModel", "%s must be a scalar model struct (as returned by ee_train), got %s", what,
                     mxGetClassName(a));
-    EeFieldSource src = {(void *)a, src_get, src_group_len};
+    MxSource ms = {a, {NULL}, 0};
+    EeFieldSource src = {&ms, src_get, src_group_len};
     EeModel *m = NULL;
     EeStatus st = ee_model_load(&src, what, &m);
+    for (int i = 0; i < ms.nstr; i++) free(ms.str[i]);
     if (st) ee_mx_fail(st);
     ee_mx_defer(free_model, m);
     return m;

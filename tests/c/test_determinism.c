@@ -12,7 +12,8 @@
  *   (SV keyed by its row offset) against the whole call.
  * - training (transformer with batch 1, 2 and 5, explainer, cnn, mlp):
  *   the trained weights with 1, 2 and 3 threads.
- * Every comparison is memcmp: one differing bit fails. */
+ * Every comparison is memcmp: one differing bit fails. EE_TEST_QUICK
+ * (the valgrind run) takes fewer sizes and epochs. */
 #include "check.h"
 #include "ee.h"
 #include "backend/backend.h"
@@ -25,6 +26,7 @@
 #endif
 
 static EeRng rng;
+static int quick; /* EE_TEST_QUICK (valgrind): smaller problems, fewer runs */
 
 static void set_threads(int n)
 {
@@ -46,7 +48,7 @@ static float *rand_floats(size_t n)
 static void gemm_rows(int tb, int K, int N)
 {
     const EeBackend *be = ee_backend_cpu();
-    const int R = 150;
+    const int R = quick ? 40 : 150;
     float *A = rand_floats((size_t)R * K), *B = rand_floats((size_t)K * N);
     float *one = malloc(sizeof(float) * (size_t)R * N), *C = malloc(sizeof(float) * (size_t)R * N);
     int ldb = tb ? K : N;
@@ -55,7 +57,7 @@ static void gemm_rows(int tb, int K, int N)
     int bad = 0, calls = 0;
     for (int th = 1; th <= 3; th++) {
         set_threads(th);
-        for (int M = 2; M <= R; M += M < 20 ? 1 : 37)
+        for (int M = 2; M <= R; M += M < 20 ? 1 + quick * 4 : 37)
             for (int o = 0; o + M <= R; o += 1 + M / 3) {
                 be->gemm(0, tb, M, N, K, 1.0f, A + (size_t)o * K, K, B, ldb, 0.0f, C, N);
                 bad += memcmp(C, one + (size_t)o * N, sizeof(float) * (size_t)M * N) != 0;
@@ -222,7 +224,7 @@ static void train_case(EeKind kind, EeHead head, int batch)
     EeDataset va = {{5, ids, NULL, x}, tr.labels, tr.maps};
     EeTrainOptions o;
     ee_train_options_defaults(&o, kind, head);
-    o.epochs = 2;
+    o.epochs = quick ? 1 : 2;
     o.batch = batch;
     o.verbose = 0;
     o.device = EE_DEVICE_CPU;
@@ -268,6 +270,7 @@ int main(void)
 {
     ee_threads_enter();
     ee_rng_seed(&rng, 77);
+    quick = getenv("EE_TEST_QUICK") && atoi(getenv("EE_TEST_QUICK"));
     gemm_rows(0, 64, 64);
     gemm_rows(0, 7, 100);
     gemm_rows(1, 33, 21);
@@ -284,7 +287,7 @@ int main(void)
             attr_case(EE_KIND_TRANSFORMER, sv, full);
             attr_case(EE_KIND_CNN, sv, full);
         }
-    train_case(EE_KIND_TRANSFORMER, EE_HEAD_CLASSIFIER, 1);
+    if (!quick) train_case(EE_KIND_TRANSFORMER, EE_HEAD_CLASSIFIER, 1);
     train_case(EE_KIND_TRANSFORMER, EE_HEAD_CLASSIFIER, 2);
     train_case(EE_KIND_TRANSFORMER, EE_HEAD_CLASSIFIER, 5);
     train_case(EE_KIND_TRANSFORMER, EE_HEAD_FLAT, 4);
