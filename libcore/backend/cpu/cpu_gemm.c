@@ -13,6 +13,7 @@
 #include "cpu_internal.h"
 
 #include <cblas.h>
+#include <stdlib.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -181,8 +182,21 @@ static void gemm(int ta, int tb, int M, int N, int K, float alpha, const float *
     if (pack_b < 0) pack_b = M > 256;
     pack_b = pack_b || tb || alpha != 1.0f;
     int kcm = K < KC ? K : KC, ncm = N < NC ? round_nr(N) : NC;
-    float *bpack = ee_cpu_scratch(EE_SCRATCH_PACK, sizeof(float) * (size_t)kcm * (pack_b ? ncm : NR));
-    if (!bpack) return; /* ee_backend_check reports it */
+    size_t pack_floats = (size_t)kcm * (pack_b ? ncm : NR);
+    /* the calling thread keeps its packing buffer between products; a
+     * product inside a parallel region (one task of an op) uses its own,
+     * on the stack when it is one strip */
+    int nested = 0;
+#ifdef _OPENMP
+    nested = omp_in_parallel();
+#endif
+    float strip[KC * NR];
+    float *bpack = !nested ? ee_cpu_scratch(EE_SCRATCH_PACK, sizeof(float) * pack_floats)
+                 : pack_floats <= KC * NR ? strip : malloc(sizeof(float) * pack_floats);
+    if (!bpack) {
+        ee_cpu_raise_nomem(); /* ee_backend_check reports it */
+        return;
+    }
     Tiles tile = tile_fn();
     int first_acc = beta != 0.0f;
     int par = 2.0 * M * N * K >= 1e6;
@@ -213,6 +227,7 @@ static void gemm(int ta, int tb, int M, int N, int K, float alpha, const float *
             }
         }
     }
+    if (nested && bpack != strip) free(bpack);
 }
 
 void ee_cpu_gemm_pack(int tb, int K, int N, float alpha, const float *B, int ldb, float *packed)

@@ -10,8 +10,10 @@
 /* Scratch of the calling thread for one purpose (slot), kept and grown
  * between ops so that the hot paths do not allocate; NULL (and the flag
  * below raised) when it cannot be had. Released by
- * ee_cpu_release_scratch (the calling thread's slots). */
-enum { EE_SCRATCH_PACK = 0, EE_SCRATCH_OP, EE_SCRATCH_OP2, EE_SCRATCH_SLOTS };
+ * ee_cpu_release_scratch (the calling thread's slots). Only for the
+ * thread that called the op, never inside a parallel region: the OpenMP
+ * team's threads may end with their thread-local slots still held. */
+enum { EE_SCRATCH_PACK = 0, EE_SCRATCH_OP, EE_SCRATCH_SLOTS };
 void *ee_cpu_scratch(int slot, size_t bytes);
 void ee_cpu_release_scratch(void);
 

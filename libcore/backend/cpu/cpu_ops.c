@@ -447,7 +447,11 @@ static void cpu_conv_fwd(const float *E, const float *W, const float *b, float *
 {
     int K = w * d;
     float *packed = NULL;
-    if (B >= 4) {
+    int nested = 0;
+#ifdef _OPENMP
+    nested = omp_in_parallel();
+#endif
+    if (B >= 4 && !nested) {
         packed = ee_cpu_scratch(EE_SCRATCH_OP, sizeof(float) * ee_cpu_gemm_packed_size(K, F));
         if (!packed) return;
         ee_cpu_gemm_pack(0, K, F, 1.0f, W, F, packed);
@@ -463,14 +467,21 @@ static void cpu_conv_fwd(const float *E, const float *W, const float *b, float *
         }
         conv_rows(e, d, T - tail, W, packed, K, F, o);
         if (!tail) continue;
-        float *win = ee_cpu_scratch(EE_SCRATCH_OP2, sizeof(float) * (size_t)tail * K);
-        if (!win) continue;
+        /* the zero-padded windows of the last positions: this task's own */
+        float small[4096];
+        size_t need = (size_t)tail * K;
+        float *win = need <= sizeof small / sizeof *small ? small : malloc(sizeof(float) * need);
+        if (!win) {
+            ee_cpu_raise_nomem();
+            continue;
+        }
         for (int i = 0; i < tail; i++) {
             int t = T - tail + i, have = T - t; /* positions t..T-1 exist */
             memcpy(win + (size_t)i * K, e + (size_t)t * d, sizeof(float) * (size_t)have * d);
             memset(win + (size_t)i * K + (size_t)have * d, 0, sizeof(float) * (size_t)(w - have) * d);
         }
         conv_rows(win, K, tail, W, packed, K, F, o + (size_t)(T - tail) * F);
+        if (win != small) free(win);
     }
 }
 
