@@ -240,6 +240,54 @@ static EeStatus check_foreign(const EeFieldSource *src, const char *what, const 
     return EE_OK;
 }
 
+/* The layout of every tensor without its weights (names and dims only). */
+static EeModel *shell_of(const EeConfig *cfg)
+{
+    EeModel *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    m->cfg = *cfg;
+    ee_kind_ops(cfg->kind)->register_params(m);
+    return m;
+}
+
+/* Every struct array has as many elements as the model uses, and every
+ * tensor is a single array of its dims: checked before a single weight is
+ * allocated, so the allocation never exceeds what the source holds. */
+static EeStatus check_fields(const EeFieldSource *src, const char *what, const EeModel *m)
+{
+    for (int i = 0; i < m->np; i++) {
+        const EeParam *p = &m->p[i];
+        if (!p->group[0] || p->index != 0) continue;
+        long want = 0;
+        for (int j = 0; j < m->np; j++)
+            if (!strcmp(m->p[j].group, p->group) && m->p[j].index + 1 > want) want = m->p[j].index + 1;
+        long got = src->group_len(src->ctx, p->group);
+        if (got < 0) return ee_fail(EE_ERR_MODEL, "%s.%s is missing or not a struct array", what, p->group);
+        if (got != want)
+            return ee_fail(EE_ERR_MODEL, "%s.%s must be a 1x%ld struct array, got %ld elements", what, p->group,
+                           want, got);
+    }
+    for (int i = 0; i < m->np; i++) {
+        const EeParam *p = &m->p[i];
+        char name[64], dbuf[96];
+        if (p->group[0]) snprintf(name, sizeof name, "%s.%s(%d).%s", what, p->group, p->index + 1, p->field);
+        else snprintf(name, sizeof name, "%s.%s", what, p->field);
+        EeValue v;
+        if (!src->get(src->ctx, p->group[0] ? p->group : NULL, p->index, p->field, &v))
+            return ee_fail(EE_ERR_MODEL, "%s is missing", name);
+        if (v.cls != EE_VAL_SINGLE)
+            return ee_fail(EE_ERR_MODEL, "%s must be a real single array, got %s", name, cls_name(v.cls));
+        if (!dims_match(&v, p)) {
+            char want[64];
+            if (p->ndims > 2) snprintf(want, sizeof want, "%dx%dx%d", p->dims[0], p->dims[1], p->dims[2]);
+            else snprintf(want, sizeof want, "%dx%d", p->dims[0], p->dims[1]);
+            dims_str(&v, dbuf, sizeof dbuf);
+            return ee_fail(EE_ERR_MODEL, "%s must be %s, got %s", name, want, dbuf);
+        }
+    }
+    return check_foreign(src, what, m);
+}
+
 EeStatus ee_model_load(const EeFieldSource *src, const char *what, EeModel **out)
 {
     *out = NULL;
@@ -248,57 +296,23 @@ EeStatus ee_model_load(const EeFieldSource *src, const char *what, EeModel **out
     EeStatus st = read_config(&L, &cfg);
     if (st) return st;
     if ((st = ee_config_check(&cfg))) return ee_fail(st, "%s: %s", what, ee_last_error());
+    EeModel *shell = shell_of(&cfg);
+    if (!shell) return ee_fail(EE_ERR_NOMEM, "out of memory");
+    st = shell->overflow ? ee_fail(EE_ERR_MODEL, "%s: too many tensors", what) : check_fields(src, what, shell);
+    free(shell);
+    if (st) return st;
     EeModel *m;
     if ((st = ee_model_new(&cfg, &m))) return st;
-    /* Each struct-array group must have exactly as many elements as used. */
     for (int i = 0; i < m->np; i++) {
         const EeParam *p = &m->p[i];
-        if (!p->group[0] || p->index != 0) continue;
-        long want = 0;
-        for (int j = 0; j < m->np; j++)
-            if (!strcmp(m->p[j].group, p->group) && m->p[j].index + 1 > want) want = m->p[j].index + 1;
-        long got = src->group_len(src->ctx, p->group);
-        if (got != want) {
-            char group[EE_NAME_LEN]; /* the message outlives the model */
-            snprintf(group, sizeof group, "%s", p->group);
-            ee_model_free(m);
-            if (got < 0) return ee_fail(EE_ERR_MODEL, "%s.%s is missing or not a struct array", what, group);
-            return ee_fail(EE_ERR_MODEL, "%s.%s must be a 1x%ld struct array, got %ld elements", what, group,
-                           want, got);
-        }
-    }
-    for (int i = 0; i < m->np; i++) {
-        const EeParam *p = &m->p[i];
-        char name[64], dbuf[96];
-        if (p->group[0]) snprintf(name, sizeof name, "%s.%s(%d).%s", what, p->group, p->index + 1, p->field);
-        else snprintf(name, sizeof name, "%s.%s", what, p->field);
         EeValue v;
-        if (!src->get(src->ctx, p->group[0] ? p->group : NULL, p->index, p->field, &v)) {
-            ee_model_free(m);
-            return ee_fail(EE_ERR_MODEL, "%s is missing", name);
-        }
-        if (v.cls != EE_VAL_SINGLE) {
-            ee_model_free(m);
-            return ee_fail(EE_ERR_MODEL, "%s must be a real single array, got %s", name, cls_name(v.cls));
-        }
-        if (!dims_match(&v, p)) {
-            char want[64];
-            if (p->ndims > 2) snprintf(want, sizeof want, "%dx%dx%d", p->dims[0], p->dims[1], p->dims[2]);
-            else snprintf(want, sizeof want, "%dx%d", p->dims[0], p->dims[1]);
-            dims_str(&v, dbuf, sizeof dbuf);
-            ee_model_free(m);
-            return ee_fail(EE_ERR_MODEL, "%s must be %s, got %s", name, want, dbuf);
-        }
+        src->get(src->ctx, p->group[0] ? p->group : NULL, p->index, p->field, &v); /* checked above */
         if ((st = ee_param_set(m, i, v.data, v.numel))) {
             char msg[512];
             snprintf(msg, sizeof msg, "%s", ee_last_error());
             ee_model_free(m);
             return ee_fail(EE_ERR_MODEL, "%s: %s", what, msg);
         }
-    }
-    if ((st = check_foreign(src, what, m))) {
-        ee_model_free(m);
-        return st;
     }
     *out = m;
     return EE_OK;

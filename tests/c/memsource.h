@@ -8,6 +8,7 @@
 
 #include "io/model_io.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

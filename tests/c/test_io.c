@@ -147,7 +147,7 @@ static void test_inconsistent(void)
     ms_put(s, NULL, 0, "layers", EE_VAL_DOUBLE, 2, one, &two, sizeof two);
     expect_load(s, EE_OK, ref, "layers = 2 again");
 
-    float w[12] = {0};
+    float w[72] = {0};
     size_t hd[2] = {12, 6};
     ms_put(s, NULL, 0, "head_W", EE_VAL_SINGLE, 2, hd, w, sizeof(float));
     expect_load(s, EE_ERR_MODEL, NULL, "a classifier with head_W");
