@@ -21,7 +21,9 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     in.ids = ee_mx_tokens(prhs[1], "X", c->T, c->vocab, &in.n);
     int batch = o[O_BATCH].value ? ee_mx_int(o[O_BATCH].value, "'batch'", 1, 1 << 20) : 0;
     EeDevice dev = ee_mx_device(o[O_DEVICE].value);
-    float *A = mxMalloc(sizeof(float) * ((size_t)in.n * c->T + 1));
+    /* the passes, the maps, and the output array Octave gets */
+    ee_mx_budget(ee_predict_bytes(m, in.n, batch, dev) + 2.0 * in.n * c->T * sizeof(float), "the call");
+    float *A = ee_mx_malloc(sizeof(float) * ((size_t)in.n * c->T + 1), "the maps");
     double t0 = ee_now();
     EeStatus st = ee_model_predict(m, &in, A, batch, dev);
     if (st) ee_mx_fail(st);

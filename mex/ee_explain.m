@@ -59,6 +59,23 @@
 %! P = ee_explain (ex2, X(251:end,:));
 %! assert (mean ((P(:) - reshape (A(251:end,:), [], 1)) .^ 2) < 0.1 * var (A(:)));
 
+%!test
+%! ## the memory budget: refused before allocating, with ee:outOfMemory and
+%! ## the estimate; the loaded model is freed (no growth over many refusals)
+%! old = getenv ('EE_MEMORY_MB');
+%! unwind_protect
+%!   setenv ('EE_MEMORY_MB', '1');
+%!   try
+%!     ee_explain (ex, repmat (X, 5000, 1));
+%!     error ('not refused');
+%!   catch err
+%!     assert (err.identifier, 'ee:outOfMemory');
+%!     assert (! isempty (regexp (err.message, 'about \d+ MB.*only 1 MB.*EE_MEMORY_MB', 'once')), err.message);
+%!   end
+%! unwind_protect_cleanup
+%!   setenv ('EE_MEMORY_MB', old);
+%! end_unwind_protect
+
 %!error id=ee:badInput ee_train (clf, X, A(:, 1:5))
 %!error id=ee:badInput ee_train (clf, X, A(1:10, :))
 %!error id=ee:badInput

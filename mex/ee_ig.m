@@ -151,6 +151,51 @@
 %!   end
 %! end
 
+%!test
+%! ## the memory budget: refused before allocating, with ee:outOfMemory and
+%! ## the estimate; the loaded model is freed (no growth over many refusals)
+%! old = getenv ('EE_MEMORY_MB');
+%! unwind_protect
+%!   setenv ('EE_MEMORY_MB', '1');
+%!   try
+%!     ee_ig (v.model, repmat (v.X, 3000, 1), 'verbose', false);
+%!     error ('not refused');
+%!   catch err
+%!     assert (err.identifier, 'ee:outOfMemory');
+%!     assert (! isempty (regexp (err.message, 'about \d+ MB.*only 1 MB.*EE_MEMORY_MB', 'once')), err.message);
+%!   end
+%! unwind_protect_cleanup
+%!   setenv ('EE_MEMORY_MB', old);
+%! end_unwind_protect
+
+%!test
+%! ## the reproducer of issue 10: 5e7 rows asked an allocation far beyond the
+%! ## machine and failed with an empty id, leaking the model; now the
+%! ## estimate refuses it up front (EE_MEMORY_MB keeps the test independent
+%! ## of the machine's memory)
+%! old = getenv ('EE_MEMORY_MB');
+%! unwind_protect
+%!   setenv ('EE_MEMORY_MB', '300');
+%!   rss = @() sscanf (regexp (fileread ('/proc/self/status'), 'VmRSS:\s*(\d+)', 'tokens', 'once'){1}, '%d');
+%!   r = ones (1, 5e6);
+%!   for k = 1:3   # glibc keeps one freed 20 MB block for reuse: warm it up
+%!     try, ee_ig (v.model, v.X, 'rows', r); catch, end
+%!   end
+%!   r0 = rss ();
+%!   for k = 1:30
+%!     try
+%!       ee_ig (v.model, v.X, 'rows', r);
+%!       error ('not refused');
+%!     catch err
+%!       assert (err.identifier, 'ee:outOfMemory', err.message);
+%!     end
+%!   end
+%!   assert (rss () - r0 < 2000, 'refused calls kept %d kB', rss () - r0);
+%!   assert (size (ee_ig (v.model, v.X, 'verbose', false)), size (v.X));   # and Octave still works
+%! unwind_protect_cleanup
+%!   setenv ('EE_MEMORY_MB', old);
+%! end_unwind_protect
+
 %!error id=ee:notSupported ee_ig (v.model, v.X, 'method', 'xgrad')
 %!error id=ee:notSupported
 %! w = load (fullfile (vdir, 'cnn_tiny.mat'));

@@ -91,6 +91,23 @@
 %! for i = 1:20000, ee_predict (m, x); end
 %! assert (rss () - r0 < 1000, 'ee_predict grew the process by %d kB over 20000 calls', rss () - r0);
 
+%!test
+%! ## the memory budget: refused before allocating, with ee:outOfMemory and
+%! ## the estimate; the loaded model is freed (no growth over many refusals)
+%! old = getenv ('EE_MEMORY_MB');
+%! unwind_protect
+%!   setenv ('EE_MEMORY_MB', '1');
+%!   try
+%!     ee_predict (v.model, repmat (X, 20000, 1));
+%!     error ('not refused');
+%!   catch err
+%!     assert (err.identifier, 'ee:outOfMemory');
+%!     assert (! isempty (regexp (err.message, 'about \d+ MB.*only 1 MB.*EE_MEMORY_MB', 'once')), err.message);
+%!   end
+%! unwind_protect_cleanup
+%!   setenv ('EE_MEMORY_MB', old);
+%! end_unwind_protect
+
 %!error id=ee:badInput ee_predict (v.model, X(:, 1:5))
 %!error id=ee:badInput ee_predict (v.model, X + 100)
 %!error id=ee:badInput ee_predict (v.model, X - 1)

@@ -186,6 +186,23 @@
 %! m = ee_train (struct ('kind', 'cnn', 'd', 2, 'filters', 2, 'widths', 1), ...
 %!               int32 ([3 5:17 4 1]), 1, 'classes', 2, 'epochs', 1, 'verbose', false);
 %! ee_sv (m, int32 ([3 5:17 4 1]), 'exact', true);   # 13 real tokens: 2^13 coalitions refused
+%!test
+%! ## the memory budget: refused before allocating, with ee:outOfMemory and
+%! ## the estimate; the loaded model is freed (no growth over many refusals)
+%! old = getenv ('EE_MEMORY_MB');
+%! unwind_protect
+%!   setenv ('EE_MEMORY_MB', '1');
+%!   try
+%!     ee_sv (v.model, repmat (v.X, 3000, 1), 'verbose', false);
+%!     error ('not refused');
+%!   catch err
+%!     assert (err.identifier, 'ee:outOfMemory');
+%!     assert (! isempty (regexp (err.message, 'about \d+ MB.*only 1 MB.*EE_MEMORY_MB', 'once')), err.message);
+%!   end
+%! unwind_protect_cleanup
+%!   setenv ('EE_MEMORY_MB', old);
+%! end_unwind_protect
+
 %!error id=ee:badInput ee_sv (v.model, v.X, 'rows', 0)
 %!error id=ee:badInput ee_sv (v.model, v.X, 'rows', true (1, 4))
 %!error id=ee:badInput ee_sv (v.model, v.X, 'samples', true)

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum {
@@ -142,11 +143,12 @@ static void model_fingerprint(const EeModel *m, char *out, size_t n)
     for (int i = 0; i < ee_model_nparams(m); i++) {
         EeParamInfo pi;
         ee_model_param_info(m, i, &pi);
-        float *buf = mxMalloc(sizeof(float) * (pi.count + 1));
+        float *buf = malloc(sizeof(float) * (pi.count + 1));
+        if (!buf) ee_mx_error("ee:outOfMemory", "out of memory reading the classifier's %s", pi.field);
         ee_param_get(m, i, buf, pi.count);
         const unsigned char *b = (const unsigned char *)buf;
         for (size_t k = 0; k < pi.count * sizeof(float); k++) h = (h ^ b[k]) * 0x100000001b3ULL;
-        mxFree(buf);
+        free(buf);
     }
     snprintf(out, n, "%016llx", (unsigned long long)h);
 }
@@ -180,6 +182,9 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
                 ee_mx_error("ee:badInput", "'%s' does not apply to an explainer: its kind and sizes are the classifier's",
                             opt_names[k]);
         model_fingerprint(clf, fingerprint, sizeof fingerprint);
+        EeConfig ecfg = *ee_model_config(clf);
+        ecfg.head = head;
+        ee_mx_budget(ee_model_bytes(&ecfg), "the explainer's weights");
         if ((st = ee_model_make_explainer(clf, head, (uint64_t)seed, &m))) ee_mx_fail(st);
         ee_mx_defer((void (*)(void *))ee_model_free, m);
         cfg = *ee_model_config(m);
@@ -209,6 +214,8 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         int maxlabel = 0;
         train.labels = ee_mx_labels(prhs[2], "y", train.in.n, cfg.classes, &maxlabel);
         if (cfg.classes == 0) cfg.classes = maxlabel < 2 ? 2 : maxlabel;
+        if ((st = ee_config_check(&cfg))) ee_mx_fail(st);
+        ee_mx_budget(ee_model_bytes(&cfg), "the model's weights");
         if ((st = ee_model_new(&cfg, &m))) ee_mx_fail(st);
         ee_mx_defer((void (*)(void *))ee_model_free, m);
     }
@@ -233,6 +240,9 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 
     EeDevice dev;
     if ((st = ee_device_resolve(topt.device, &dev))) ee_mx_fail(st);
+    /* training (gradients, Adam, activations, copies) and the returned
+     * struct (a copy of every weight) */
+    ee_mx_budget(ee_train_bytes(m, train.in.n, valid.in.n, &topt) + ee_model_bytes(&cfg), "training");
     EeHistory hist;
     st = ee_train(m, &train, valid.in.n ? &valid : NULL, &topt, &hist);
     if (st) ee_mx_fail(st);

@@ -111,6 +111,23 @@
 %! m = ee_train ('transformer', X, y, 'epochs', 1, 'verbose', false, 'd', 4, 'heads', 1, 'layers', 1, 'ffn', 4);
 %! ee_train (m, X, zeros (size (X), 'single'), 'kind', 'cnn');
 
+%!test
+%! ## the memory budget: refused before allocating, with ee:outOfMemory and
+%! ## the estimate; the loaded model is freed (no growth over many refusals)
+%! old = getenv ('EE_MEMORY_MB');
+%! unwind_protect
+%!   setenv ('EE_MEMORY_MB', '1');
+%!   try
+%!     ee_train ('transformer', repmat (X, 5000, 1), repmat (y, 5000, 1), 'verbose', false);
+%!     error ('not refused');
+%!   catch err
+%!     assert (err.identifier, 'ee:outOfMemory');
+%!     assert (! isempty (regexp (err.message, 'about \d+ MB.*only 1 MB.*EE_MEMORY_MB', 'once')), err.message);
+%!   end
+%! unwind_protect_cleanup
+%!   setenv ('EE_MEMORY_MB', old);
+%! end_unwind_protect
+
 %!error <ee_train> ee_train ('cnn', X)
 %!error <Invalid call|usage> ee_train ()
 %!error id=ee:badInput ee_train ('cnn', X, y, 'epochs')

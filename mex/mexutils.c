@@ -13,7 +13,7 @@
 #include <string.h>
 
 /* ---- errors and cleanup ------------------------------------------------------ */
-#define MAX_DEFER 32
+#define MAX_DEFER 64
 static struct { void (*fn)(void *); void *p; } deferred[MAX_DEFER];
 static int ndeferred;
 static int in_core;
@@ -25,8 +25,28 @@ void ee_mx_begin(void)
 {
     static int registered;
     if (!registered) { mexAtExit(at_exit); registered = 1; }
-    ndeferred = 0;
-    if (!in_core) { ee_threads_enter(); in_core = 1; }
+    /* a previous call that Octave ended with its own error (not through
+     * ee_mx_error) left its resources here: release them now */
+    if (ndeferred || in_core) ee_mx_cleanup();
+    ee_threads_enter();
+    in_core = 1;
+    ee_mx_interrupt_clear();
+    ee_set_interrupt(ee_mx_interrupt_poll, NULL);
+}
+
+void *ee_mx_malloc(size_t bytes, const char *what)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p)
+        ee_mx_error("ee:outOfMemory", "out of memory allocating %.1f MB for %s", bytes / 1048576.0, what);
+    ee_mx_defer(free, p);
+    return p;
+}
+
+void ee_mx_budget(double bytes, const char *what)
+{
+    EeStatus st = ee_memory_check(bytes, what);
+    if (st) ee_mx_fail(st);
 }
 
 void ee_mx_defer(void (*fn)(void *), void *p)
@@ -37,7 +57,7 @@ void ee_mx_defer(void (*fn)(void *), void *p)
         ndeferred++;
     } else {
         fn(p); /* cannot track it: release now rather than leak */
-        mexErrMsgIdAndTxt("ee:internal", "too many deferred resources");
+        ee_mx_error("ee:outOfMemory", "a call holds more than %d buffers", MAX_DEFER);
     }
 }
 
@@ -48,6 +68,7 @@ void ee_mx_cleanup(void)
         deferred[ndeferred].fn(deferred[ndeferred].p);
     }
     if (in_core) { ee_threads_leave(); in_core = 0; }
+    ee_set_interrupt(NULL, NULL);
 }
 
 void ee_mx_error(const char *id, const char *fmt, ...)
@@ -66,7 +87,10 @@ void ee_mx_fail(EeStatus st)
 {
     if (st == EE_OK) return;
     char msg[1024];
-    snprintf(msg, sizeof msg, "%s", ee_last_error());
+    if (st == EE_ERR_INTERRUPTED)
+        snprintf(msg, sizeof msg, "%s (Ctrl-C); nothing was returned", ee_last_error());
+    else
+        snprintf(msg, sizeof msg, "%s", ee_last_error());
     ee_mx_error(ee_status_id(st), "%s", msg);
 }
 
@@ -174,8 +198,10 @@ char *ee_mx_string(const mxArray *a, const char *what)
 {
     if (!mxIsChar(a) || (mxGetM(a) > 1 && mxGetNumberOfElements(a) > 0))
         ee_mx_error("ee:badInput", "%s must be a char row", what);
-    char *s = mxArrayToString(a);
-    if (!s) ee_mx_error("ee:badInput", "%s: cannot read the string", what);
+    /* our own copy (Octave 7 never frees mxArrayToString's), freed when the call ends */
+    size_t n = mxGetNumberOfElements(a);
+    char *s = ee_mx_malloc(n + 1, what);
+    if (mxGetString(a, s, n + 1)) ee_mx_error("ee:badInput", "%s: cannot read the string", what);
     for (char *p = s; *p; p++) *p = (char)tolower((unsigned char)*p);
     return s;
 }
@@ -184,7 +210,7 @@ int ee_mx_choice(const mxArray *a, const char *what, const char *const *choices,
 {
     char *s = ee_mx_string(a, what);
     for (int i = 0; i < n; i++)
-        if (!strcmp(s, choices[i])) { mxFree(s); return i; }
+        if (!strcmp(s, choices[i])) return i;
     char list[512] = "";
     for (int i = 0; i < n; i++) {
         strncat(list, i ? "', '" : "'", sizeof list - strlen(list) - 1);
@@ -192,7 +218,6 @@ int ee_mx_choice(const mxArray *a, const char *what, const char *const *choices,
     }
     char got[128];
     snprintf(got, sizeof got, "%s", s);
-    mxFree(s);
     ee_mx_error("ee:badInput", "%s must be one of %s', got '%s'", what, list, got);
 }
 
@@ -238,7 +263,7 @@ int32_t *ee_mx_tokens(const mxArray *a, const char *what, int T_model, int V, in
     if (T_model > 0 && T != (size_t)T_model)
         ee_mx_error("ee:badInput", "%s has %zu columns but the model's T is %d", what, T, T_model);
     if (n > 0x7fffffff / (T ? T : 1)) ee_mx_error("ee:badInput", "%s is too large", what);
-    int32_t *ids = mxMalloc(sizeof(int32_t) * (n * T + 1));
+    int32_t *ids = ee_mx_malloc(sizeof(int32_t) * (n * T + 1), what);
     const int is32 = mxIsInt32(a);
     const int32_t *d32 = is32 ? mxGetData(a) : NULL;
     const double *dd = is32 ? NULL : mxGetData(a);
@@ -260,7 +285,7 @@ uint8_t *ee_mx_mask(const mxArray *a, const char *what, int N, int T)
     check_matrix(a, what);
     if (mxGetM(a) != (size_t)N || mxGetN(a) != (size_t)T)
         ee_mx_error("ee:badInput", "%s must be %dx%d, got %zux%zu", what, N, T, mxGetM(a), mxGetN(a));
-    uint8_t *m = mxMalloc((size_t)N * T + 1);
+    uint8_t *m = ee_mx_malloc((size_t)N * T + 1, what);
     for (int t = 0; t < T; t++)
         for (int i = 0; i < N; i++) {
             double v = get_elem(a, (size_t)i + (size_t)N * t);
@@ -273,7 +298,7 @@ uint8_t *ee_mx_mask(const mxArray *a, const char *what, int N, int T)
 
 static float *float_rows(const mxArray *a, const char *what, size_t n, size_t cols)
 {
-    float *x = mxMalloc(sizeof(float) * (n * cols + 1));
+    float *x = ee_mx_malloc(sizeof(float) * (n * cols + 1), what);
     for (size_t c = 0; c < cols; c++)
         for (size_t i = 0; i < n; i++) {
             double v = get_elem(a, i + n * c);
@@ -302,7 +327,7 @@ int32_t *ee_mx_labels(const mxArray *a, const char *what, int N, int C, int *max
     if ((mxGetM(a) != 1 && mxGetN(a) != 1) || mxGetNumberOfElements(a) != (size_t)N)
         ee_mx_error("ee:badInput", "%s must be a vector with one class index per row of X (%d), got %zux%zu",
                     what, N, mxGetM(a), mxGetN(a));
-    int32_t *y = mxMalloc(sizeof(int32_t) * (N ? N : 1));
+    int32_t *y = ee_mx_malloc(sizeof(int32_t) * (N ? N : 1), what);
     int mx = 0;
     for (int i = 0; i < N; i++) {
         double v = get_elem(a, i);
@@ -485,6 +510,5 @@ mxArray *ee_mx_model_struct(const EeModel *m)
 void ee_mx_print(void *ctx, const char *line)
 {
     (void)ctx;
-    mexPrintf("%s\n", line);
-    mexEvalString("fflush(stdout);");
+    ee_mx_print_line(line); /* never lets Octave's interrupt cross libcore */
 }

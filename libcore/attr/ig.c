@@ -8,6 +8,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* P_s(z) by the three-term recurrence, and its derivative. */
 static void legendre(int s, double z, double *p, double *dp)
@@ -101,7 +104,11 @@ static EeStatus ig_cnn_linear(EeModel *m, const EeInput *in, const EeAttrOptions
         bias[k] = bi >= 0 ? m->w + m->p[bi].offset : NULL;
     }
     double t0 = ee_now();
-    int fail = 0;
+    /* sequences in blocks: between blocks the calling thread (the team's
+     * master) asks whether to stop, and the barrier shows every thread
+     * its answer */
+    int fail = 0, stop = 0;
+    const int block = 16;
     #pragma omp parallel reduction(|| : fail)
     {
         size_t TF = (size_t)T * F;
@@ -114,73 +121,81 @@ static EeStatus ig_cnn_linear(EeModel *m, const EeInput *in, const EeAttrOptions
         uint8_t *mask = malloc((size_t)T);
         if (!ex || !eb || !diff || !acc || !base || !dlt || !pre || !pooled || !dP || !arg || !bids || !mask)
             fail = 1;
-        #pragma omp for schedule(dynamic, 1)
-        for (int i = 0; i < N; i++) {
-            if (fail) continue;
-            const int32_t *ids = in->ids + (size_t)i * T;
-            ee_attr_row_mask(m, in, i, mask);
-            ee_attr_row_baseline(m, in, o, i, bids);
-            int L = 1; /* positions past the last token, baseline token or attended one see zeros */
-            for (int t = 0; t < T; t++)
-                if (mask[t] || ids[t] != EE_PAD || (o->baseline != EE_BASELINE_ZERO && bids[t] != EE_PAD)) L = t + 1;
-            size_t Ld = (size_t)L * d, LF = (size_t)L * F;
-            for (int t = 0; t < L; t++) {
-                memcpy(ex + (size_t)t * d, E + (size_t)ids[t] * d, sizeof(float) * d);
-                if (o->baseline == EE_BASELINE_ZERO) memset(eb + (size_t)t * d, 0, sizeof(float) * d);
-                else memcpy(eb + (size_t)t * d, E + (size_t)bids[t] * d, sizeof(float) * d);
-            }
-            for (size_t q = 0; q < Ld; q++) diff[q] = ex[q] - eb[q];
-            for (int k = 0; k < K; k++) {
-                be->conv_fwd(eb, W[k], bias[k], base + TF * k, 1, L, d, c->widths[k], F);
-                be->conv_fwd(diff, W[k], NULL, dlt + TF * k, 1, L, d, c->widths[k], F);
-            }
-            /* logits at a = 1 (x) and a = 0 (baseline) */
-            double z[2][64];
-            for (int end = 0; end < 2; end++) {
+        for (int i0 = 0; i0 < N; i0 += block) {
+            #pragma omp master
+            stop = ee_interrupted();
+            #pragma omp barrier
+            if (stop) break;
+            int i1 = i0 + block < N ? i0 + block : N;
+            #pragma omp for schedule(dynamic, 1)
+            for (int i = i0; i < i1; i++) {
+                if (fail) continue;
+                const int32_t *ids = in->ids + (size_t)i * T;
+                ee_attr_row_mask(m, in, i, mask);
+                ee_attr_row_baseline(m, in, o, i, bids);
+                int L = 1; /* positions past the last token, baseline token or attended one see zeros */
+                for (int t = 0; t < T; t++)
+                    if (mask[t] || ids[t] != EE_PAD || (o->baseline != EE_BASELINE_ZERO && bids[t] != EE_PAD)) L = t + 1;
+                size_t Ld = (size_t)L * d, LF = (size_t)L * F;
+                for (int t = 0; t < L; t++) {
+                    memcpy(ex + (size_t)t * d, E + (size_t)ids[t] * d, sizeof(float) * d);
+                    if (o->baseline == EE_BASELINE_ZERO) memset(eb + (size_t)t * d, 0, sizeof(float) * d);
+                    else memcpy(eb + (size_t)t * d, E + (size_t)bids[t] * d, sizeof(float) * d);
+                }
+                for (size_t q = 0; q < Ld; q++) diff[q] = ex[q] - eb[q];
                 for (int k = 0; k < K; k++) {
-                    for (size_t q = 0; q < LF; q++) pre[q] = base[TF * k + q] + (end ? 0.0f : dlt[TF * k + q]);
-                    be->maxpool_fwd(pre, mask, pooled, arg, 1, L, F, KF, k * F);
+                    be->conv_fwd(eb, W[k], bias[k], base + TF * k, 1, L, d, c->widths[k], F);
+                    be->conv_fwd(diff, W[k], NULL, dlt + TF * k, 1, L, d, c->widths[k], F);
                 }
-                for (int cl = 0; cl < C && cl < 64; cl++) {
-                    double v = bc ? bc[cl] : 0;
-                    for (int q = 0; q < KF; q++) v += (double)pooled[q] * Wc[(size_t)q * C + cl];
-                    z[end][cl] = v;
+                /* logits at a = 1 (x) and a = 0 (baseline) */
+                double z[2][64];
+                for (int end = 0; end < 2; end++) {
+                    for (int k = 0; k < K; k++) {
+                        for (size_t q = 0; q < LF; q++) pre[q] = base[TF * k + q] + (end ? 0.0f : dlt[TF * k + q]);
+                        be->maxpool_fwd(pre, mask, pooled, arg, 1, L, F, KF, k * F);
+                    }
+                    for (int cl = 0; cl < C && cl < 64; cl++) {
+                        double v = bc ? bc[cl] : 0;
+                        for (int q = 0; q < KF; q++) v += (double)pooled[q] * Wc[(size_t)q * C + cl];
+                        z[end][cl] = v;
+                    }
                 }
-            }
-            int tg = 0;
-            if (o->target) tg = o->target[i];
-            else for (int cl = 1; cl < C; cl++) if (z[0][cl] > z[0][tg]) tg = cl;
-            memset(acc, 0, sizeof(float) * Ld);
-            for (int n = 0; n < s; n++) {
-                float a = (float)alpha[n];
-                for (int k = 0; k < K; k++) {
-                    for (size_t q = 0; q < LF; q++) pre[q] = base[TF * k + q] + a * dlt[TF * k + q];
-                    be->maxpool_fwd(pre, mask, pooled, arg + k * F, 1, L, F, F, 0);
+                int tg = 0;
+                if (o->target) tg = o->target[i];
+                else for (int cl = 1; cl < C; cl++) if (z[0][cl] > z[0][tg]) tg = cl;
+                memset(acc, 0, sizeof(float) * Ld);
+                for (int n = 0; n < s; n++) {
+                    float a = (float)alpha[n];
+                    for (int k = 0; k < K; k++) {
+                        for (size_t q = 0; q < LF; q++) pre[q] = base[TF * k + q] + a * dlt[TF * k + q];
+                        be->maxpool_fwd(pre, mask, pooled, arg + k * F, 1, L, F, F, 0);
+                    }
+                    for (int q = 0; q < KF; q++) dP[q] = (float)wts[n] * Wc[(size_t)q * C + tg];
+                    for (int k = 0; k < K; k++)
+                        be->conv_pool_bwd(NULL, W[k], dP, arg + k * F, acc, NULL, NULL, 1, L, d, c->widths[k], F,
+                                          KF, k * F);
                 }
-                for (int q = 0; q < KF; q++) dP[q] = (float)wts[n] * Wc[(size_t)q * C + tg];
-                for (int k = 0; k < K; k++)
-                    be->conv_pool_bwd(NULL, W[k], dP, arg + k * F, acc, NULL, NULL, 1, L, d, c->widths[k], F,
-                                      KF, k * F);
-            }
-            double total = 0;
-            for (int t = 0; t < T; t++) {
-                double sum = 0;
-                if (t < L)
-                    for (int q = 0; q < d; q++) sum += (double)diff[(size_t)t * d + q] * acc[(size_t)t * d + q];
-                A[(size_t)i * T + t] = (float)sum;
-                total += sum;
-            }
-            if (info) {
-                if (info->target) info->target[i] = tg;
-                if (info->fx) info->fx[i] = (float)z[0][tg];
-                if (info->fbaseline) info->fbaseline[i] = (float)z[1][tg];
-                if (info->delta) info->delta[i] = (float)(total - (z[0][tg] - z[1][tg]));
+                double total = 0;
+                for (int t = 0; t < T; t++) {
+                    double sum = 0;
+                    if (t < L)
+                        for (int q = 0; q < d; q++) sum += (double)diff[(size_t)t * d + q] * acc[(size_t)t * d + q];
+                    A[(size_t)i * T + t] = (float)sum;
+                    total += sum;
+                }
+                if (info) {
+                    if (info->target) info->target[i] = tg;
+                    if (info->fx) info->fx[i] = (float)z[0][tg];
+                    if (info->fbaseline) info->fbaseline[i] = (float)z[1][tg];
+                    if (info->delta) info->delta[i] = (float)(total - (z[0][tg] - z[1][tg]));
+                }
             }
         }
         free(ex); free(eb); free(diff); free(acc); free(base); free(dlt); free(pre); free(pooled);
         free(dP); free(arg); free(bids); free(mask);
     }
     if (fail) return ee_fail(EE_ERR_NOMEM, "out of memory");
+    if (stop) return ee_fail(EE_ERR_INTERRUPTED, "interrupted during IG");
     if (info) {
         info->forward = (long)N * (s + 2);
         info->backward = (long)N * s;
@@ -310,6 +325,10 @@ static EeStatus ig_sorted(EeModel *m, const EeInput *in, const EeAttrOptions *o,
         long rows = (long)g_n * s;
         for (long q0 = 0; q0 < rows && !st; q0 += Bmax) {
             int nb = rows - q0 < Bmax ? (int)(rows - q0) : Bmax;
+            if (ee_interrupted()) {
+                st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during IG");
+                break;
+            }
             memset(h_dout, 0, sizeof(float) * (size_t)nb * C);
             for (int j = 0; j < nb; j++) {
                 int g = (int)((q0 + j) / s);

@@ -349,6 +349,10 @@ static EeStatus sv_run(EeModel *m, const EeInput *in, const EeAttrOptions *o, fl
     if (c->kind == EE_KIND_CNN && dev == EE_DEVICE_CPU && !o->full_passes) {
         for (int i = 0; i < N && !st; i++) {
             SeqState *q;
+            if (ee_interrupted()) {
+                st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during SV");
+                break;
+            }
             if ((st = seq_new(m, in, o, i, &q))) break;
             if (q->n == 0) {
                 memset(A + (size_t)i * T, 0, sizeof(float) * T);
@@ -369,6 +373,10 @@ static EeStatus sv_run(EeModel *m, const EeInput *in, const EeAttrOptions *o, fl
     int tf_fast = c->kind == EE_KIND_TRANSFORMER && dev == EE_DEVICE_CPU && !o->full_passes &&
                   c->layers > 1;
     while (finished < N && !st) {
+        if (ee_interrupted()) {
+            st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during SV");
+            break;
+        }
         /* fill a batch */
         while (nb < B && gi < N) {
             if (!seq[gi]) {
@@ -498,6 +506,10 @@ EeStatus ee_shapley_exact(EeModel *m, const EeInput *in, const EeAttrOptions *o,
         long ncoal = 1L << n;
         for (long s0 = 0; s0 < ncoal && !st; s0 += B) {
             int nb = ncoal - s0 < B ? (int)(ncoal - s0) : B;
+            if (ee_interrupted()) {
+                st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during exact Shapley values");
+                break;
+            }
             for (int j = 0; j < nb; j++) {
                 int32_t *row = h_ids + (size_t)j * T;
                 memcpy(row, base, sizeof(int32_t) * T);

@@ -1,5 +1,5 @@
 /* runtime.c: threads (the one threading model, see backend/cpu/cpu_ops.c),
- * clocks and device selection. */
+ * clocks, the interrupt hook and device selection. */
 #include "../ee.h"
 #include "../backend/backend.h"
 #include "../backend/cpu/cpu_internal.h"
@@ -41,6 +41,31 @@ int ee_threads_count(void)
 #else
     return 1;
 #endif
+}
+
+/* ---- interrupts: the hook of the calling thread, asked at most every
+ * 20 ms (a poll may cost more than a pass of a small model) ---- */
+static _Thread_local int (*interrupt_fn)(void *);
+static _Thread_local void *interrupt_ctx;
+static _Thread_local int interrupt_seen;
+static _Thread_local double interrupt_last;
+
+void ee_set_interrupt(int (*fn)(void *ctx), void *ctx)
+{
+    interrupt_fn = fn;
+    interrupt_ctx = ctx;
+    interrupt_seen = 0;
+    interrupt_last = 0;
+}
+
+int ee_interrupted(void)
+{
+    if (interrupt_seen || !interrupt_fn) return interrupt_seen;
+    double now = ee_now();
+    if (now - interrupt_last < 0.02) return 0;
+    interrupt_last = now;
+    interrupt_seen = interrupt_fn(interrupt_ctx) != 0;
+    return interrupt_seen;
 }
 
 double ee_now(void)

@@ -299,8 +299,10 @@ EeStatus ee_model_load(const EeFieldSource *src, const char *what, EeModel **out
     EeModel *shell = shell_of(&cfg);
     if (!shell) return ee_fail(EE_ERR_NOMEM, "out of memory");
     st = shell->overflow ? ee_fail(EE_ERR_MODEL, "%s: too many tensors", what) : check_fields(src, what, shell);
+    double weights = (double)shell->total * sizeof(float);
     free(shell);
     if (st) return st;
+    if ((st = ee_memory_check(weights, "loading the model"))) return st;
     EeModel *m;
     if ((st = ee_model_new(&cfg, &m))) return st;
     for (int i = 0; i < m->np; i++) {

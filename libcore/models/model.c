@@ -399,6 +399,10 @@ static EeStatus predict_batches(EeModel *m, const EeInput *in, float *out, int B
     int outs = ee_config_outputs(c), T = c->T;
     for (int i0 = 0; i0 < in->n; i0 += B) {
         int nb = in->n - i0 < B ? in->n - i0 : B;
+        if (ee_interrupted()) {
+            st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during prediction");
+            break;
+        }
         if (ee_is_token_model(c))
             st = ee_run_set_input(r, in->ids + (size_t)i0 * T, in->mask ? in->mask + (size_t)i0 * T : NULL,
                                   NULL, nb);
