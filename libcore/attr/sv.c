@@ -97,10 +97,10 @@ static EeStatus check_perms(const EeModel *m, const EeInput *in, const EeAttrOpt
 }
 
 /* phi of a finished sequence, mean over permutations of the marginals. */
-static void seq_finish(const SeqState *q, int s, int T, float *A)
+static EeStatus seq_finish(const SeqState *q, int s, int T, float *A)
 {
     double *phi = calloc((size_t)T, sizeof(double));
-    if (!phi) return; /* caller checked memory for A; phi is tiny */
+    if (!phi) return ee_fail(EE_ERR_NOMEM, "out of memory");
     for (int k = 0; k < s; k++) {
         double prev = q->fbase;
         for (int j = 0; j < q->n; j++) {
@@ -111,6 +111,7 @@ static void seq_finish(const SeqState *q, int s, int T, float *A)
     }
     for (int t = 0; t < T; t++) A[t] = (float)(phi[t] / s);
     free(phi);
+    return EE_OK;
 }
 
 
@@ -231,7 +232,7 @@ static EeStatus sv_cnn_incremental(EeModel *m, const EeInput *in, const EeAttrOp
         }
         if (fail) st = ee_fail(EE_ERR_NOMEM, "out of memory");
     }
-    if (!st) seq_finish(q, s, T, A);
+    if (!st) st = seq_finish(q, s, T, A);
     free(mask); free(base); free(e0); free(out0); free(scratch0);
     return st;
 }
@@ -428,7 +429,7 @@ static EeStatus sv_run(EeModel *m, const EeInput *in, const EeAttrOptions *o, fl
         while (finished < N && seq[finished] && seq[finished]->pending == 0) {
             SeqState *q = seq[finished];
             if (q->n == 0) memset(A + (size_t)finished * T, 0, sizeof(float) * T);
-            else seq_finish(q, s, T, A + (size_t)finished * T);
+            else if ((st = seq_finish(q, s, T, A + (size_t)finished * T))) break;
             if (info && info->fbaseline) info->fbaseline[finished] = q->fbase;
             seq_free(q);
             seq[finished] = NULL;
