@@ -3,12 +3,17 @@
  * build is in cpu_avx2.c; cpu_gemm.h explains why this is not OpenBLAS).
  *
  * Blocking: op(B) is cut into blocks of KC rows and NC columns; a block
- * is packed into strips of NR columns (alpha folded in) and every MR-row
- * tile of C runs over it. The blocks of k are taken in ascending order,
- * each continuing the chains that the previous one left in C, so an
- * element's chain is the same as without blocking. Threads share out the
- * tiles of a block; each element is written by one thread per block, and
- * the barrier between blocks keeps the k order. */
+ * is packed into strips of NR columns (alpha folded in), or read in place
+ * when few rows use it, and every MR-row tile of C runs over it. The
+ * blocks of k are taken in ascending order, each continuing the chains
+ * that the previous one left in C, so an element's chain is the same as
+ * without blocking. Threads share out the tiles of a block; each element
+ * is written by one thread per block, and the barrier between blocks
+ * keeps the k order.
+ *
+ * op(A) = A^T (parameter gradients, a sum over the rows of a batch) goes
+ * to OpenBLAS instead, on blocks of C fixed by the shape: its sums depend
+ * on the shape, never on the thread count, and training needs no more. */
 #include "cpu_gemm.h"
 #include "cpu_internal.h"
 
