@@ -329,6 +329,35 @@ double ee_rng_normal(EeRng *r);             /* Box-Muller */
 uint64_t ee_rng_below(EeRng *r, uint64_t n); /* unbiased, [0, n) */
 void ee_rng_permutation(EeRng *r, int n, int *perm); /* Fisher-Yates */
 
+/* ---- memory budget ------------------------------------------------------- */
+/* Bytes of host memory a call may allocate: MemAvailable of /proc/meminfo,
+ * or EE_MEMORY_MB (environment, read on every call) when smaller. */
+double ee_memory_available(void);
+/* EE_OK when `bytes` fit; else EE_ERR_NOMEM naming `what`, the estimate
+ * and what is available. */
+EeStatus ee_memory_check(double bytes, const char *what);
+/* Estimates of the host bytes a call allocates besides its inputs and
+ * outputs (the weights of m exist already): activations, optimiser
+ * state, copies, scratch. Device memory is not counted (a GPU batch that
+ * does not fit is split, see doc/DESIGN_NOTES.md). */
+double ee_model_bytes(const EeConfig *cfg);   /* the weights of a model */
+double ee_predict_bytes(const EeModel *m, int n, int batch, EeDevice dev);
+double ee_train_bytes(const EeModel *m, int n_train, int n_valid, const EeTrainOptions *o);
+double ee_ig_bytes(const EeModel *m, int n, const EeAttrOptions *o);
+/* SV needs the rows (real tokens per row); exact = ee_shapley_exact */
+double ee_sv_bytes(const EeModel *m, const EeInput *in, const EeAttrOptions *o, int exact);
+
+/* ---- interrupts ------------------------------------------------------------ */
+/* A long call (ee_train, ee_model_predict, the samplers) asks fn, on the
+ * thread that made the call, whether to stop: between model passes, at
+ * least every 0.1 s of work (sooner when passes are short). When fn
+ * returns nonzero the call frees what it allocated and returns
+ * EE_ERR_INTERRUPTED. One hook per thread; NULL removes it. It may be
+ * called from no other thread and must not longjmp. */
+void ee_set_interrupt(int (*fn)(void *ctx), void *ctx);
+/* Nonzero once the hook said stop (sticky until ee_set_interrupt). */
+int ee_interrupted(void);
+
 /* ---- threads ------------------------------------------------------------- */
 /* libcore runs OpenBLAS single-threaded and parallelises with OpenMP itself.
  * ee_threads_enter saves the caller's OpenBLAS thread count and sets 1;

@@ -33,12 +33,14 @@ static const mxArray *member(const mxArray *a, size_t j)
     return s;
 }
 
-/* The fingerprint an explainer stores of the classifier it explains. */
-static char *explained_fingerprint(const mxArray *e)
+/* The fingerprint an explainer stores of the classifier it explains, into
+ * buf ("" when absent). */
+static void explained_fingerprint(const mxArray *e, char *buf, size_t n)
 {
     const mxArray *x = mxGetField(e, 0, "explains");
     const mxArray *f = x && mxIsStruct(x) && mxGetNumberOfElements(x) == 1 ? mxGetField(x, 0, "classifier") : NULL;
-    return f && mxIsChar(f) ? mxArrayToString(f) : NULL;
+    buf[0] = 0;
+    if (f && mxIsChar(f) && mxGetNumberOfElements(f) < n) mxGetString(f, buf, (mwSize)n);
 }
 
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
@@ -54,8 +56,8 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
                     "struct array / cell array of them (an ensemble), got %s", mxGetClassName(E));
     size_t K = mxGetNumberOfElements(E);
     if (K > 1024) ee_mx_error("ee:badInput", "an ensemble of %zu explainers is more than 1024", K);
-    EeModel **ex = mxMalloc(sizeof(EeModel *) * K);
-    char *fp0 = NULL; /* mxMalloc'd */
+    EeModel **ex = ee_mx_malloc(sizeof(EeModel *) * K, "the ensemble");
+    char fp0[64] = "";
     for (size_t j = 0; j < K; j++) {
         const mxArray *e = member(E, j);
         char what[32] = "explainer";
@@ -64,14 +66,14 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         if (ee_model_config(ex[j])->head == EE_HEAD_CLASSIFIER)
             ee_mx_error("ee:badModel", "this model is a classifier, not an Empirical Explainer: "
                         "train one with ee_train(classifier, X, A), or explain it with ee_ig / ee_sv");
-        char *fp = explained_fingerprint(e);
+        char fp[64];
+        explained_fingerprint(e, fp, sizeof fp);
         if (j == 0) {
-            fp0 = fp;
+            snprintf(fp0, sizeof fp0, "%s", fp);
             continue;
         }
-        int differ = fp0 && fp && strcmp(fp0, fp);
-        mxFree(fp);
-        if (differ) ee_mx_error("ee:badModel", "the explainers of an ensemble must explain the same classifier");
+        if (fp0[0] && fp[0] && strcmp(fp0, fp))
+            ee_mx_error("ee:badModel", "the explainers of an ensemble must explain the same classifier");
     }
     const EeConfig *c = ee_model_config(ex[0]);
     /* an explainer that reads the classifier's gradient carries the
@@ -86,9 +88,9 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         clf = ee_mx_model(cs, "explainer.classifier");
         char fp[32];
         ee_mx_fingerprint(clf, fp, sizeof fp);
-        if (!fp0 || strcmp(fp, fp0))
+        if (!fp0[0] || strcmp(fp, fp0))
             ee_mx_error("ee:badModel", "explainer.classifier is not the classifier the explainer was trained "
-                        "on (weight fingerprint %s, explains.classifier %s)", fp, fp0 ? fp0 : "missing");
+                        "on (weight fingerprint %s, explains.classifier %s)", fp, fp0[0] ? fp0 : "missing");
     }
     EeInput in = {0};
     in.ids = ee_mx_tokens(prhs[1], "X", c->T, c->vocab, &in.n);
@@ -97,8 +99,25 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     a.verbose = 0;
     if (o[O_BATCH].value) a.batch = ee_mx_int(o[O_BATCH].value, "'batch'", 1, 1 << 20);
     a.device = ee_mx_device(o[O_DEVICE].value);
-    float *A = mxMalloc(sizeof(float) * ((size_t)in.n * c->T + 1));
-    int32_t *target = mxMalloc(sizeof(int32_t) * ((size_t)in.n + 1));
+    /* the largest pass (an explainer's, or the classifier's forward and
+     * backward for the features, as IG with one step needs), the features
+     * twice (in input and in length order), the maps, the output array */
+    double need = 0;
+    for (size_t j = 0; j < K; j++) {
+        double b = ee_predict_bytes(ex[j], in.n, a.batch, a.device);
+        if (b > need) need = b;
+    }
+    int nf = ee_config_features(c);
+    if (clf) {
+        EeAttrOptions one = a;
+        one.steps = 1;
+        double b = ee_ig_bytes(clf, in.n, &one);
+        if (b > need) need = b;
+    }
+    need += 2.0 * in.n * c->T * nf * sizeof(float) + (2.0 + (K > 1 ? 2 : 0)) * in.n * c->T * sizeof(float);
+    ee_mx_budget(need, "the call");
+    float *A = ee_mx_malloc(sizeof(float) * ((size_t)in.n * c->T + 1), "the maps");
+    int32_t *target = ee_mx_malloc(sizeof(int32_t) * ((size_t)in.n + 1), "the targets");
     EeAttrInfo info = {.target = target};
     double t0 = ee_now();
     EeStatus st = ee_explain(ex, (int)K, clf, &in, &a, A, &info);
@@ -113,7 +132,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         ee_mx_set(s, "members", mxCreateDoubleScalar((double)K));
         ee_mx_set(s, "inputs", mxCreateString(ee_inputs_name(c->inputs)));
         if (clf) {
-            double *tg = mxMalloc(sizeof(double) * ((size_t)in.n + 1));
+            double *tg = ee_mx_malloc(sizeof(double) * ((size_t)in.n + 1), "info.target");
             for (int i = 0; i < in.n; i++) tg[i] = target[i] + 1;
             ee_mx_set(s, "target", ee_mx_double_vector(tg, in.n));
         }

@@ -164,6 +164,24 @@
 %!error id=ee:badInput ee_train ('cnn', X, int32 (1 + mod ((1:rows (X))', 2)), 'inputs', 'gradient')
 %!error id=ee:badModel ee_explain ({ex, 3}, X)
 %!error <share> ee_explain ({ex, ee_train(clf, X(1:20,:), A(1:20,:), 'epochs', 1, 'verbose', false)}, X)
+
+%!test
+%! ## the memory budget: refused before allocating, with ee:outOfMemory and
+%! ## the estimate; the loaded model is freed (no growth over many refusals)
+%! old = getenv ('EE_MEMORY_MB');
+%! unwind_protect
+%!   setenv ('EE_MEMORY_MB', '1');
+%!   try
+%!     ee_explain (ex, repmat (X, 5000, 1));
+%!     error ('not refused');
+%!   catch err
+%!     assert (err.identifier, 'ee:outOfMemory');
+%!     assert (! isempty (regexp (err.message, 'about \d+ MB.*only 1 MB.*EE_MEMORY_MB', 'once')), err.message);
+%!   end
+%! unwind_protect_cleanup
+%!   setenv ('EE_MEMORY_MB', old);
+%! end_unwind_protect
+
 %!error id=ee:badInput ee_train (clf, X, A(:, 1:5))
 %!error id=ee:badInput ee_train (clf, X, A(1:10, :))
 %!error id=ee:badInput

@@ -43,13 +43,17 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     int nrows;
     int *rows = ee_mx_attr_rows(o[O_ROWS].value, all.n, &nrows);
 
-    /* gather the selected rows (IG is deterministic: no stream keys) */
+    /* gather the selected rows (IG is deterministic: no stream keys);
+     * first the budget: the rows' copies, the sampler, the maps twice
+     * (ours and Octave's) and the info arrays */
     int token = c->kind != EE_KIND_MLP, W = token ? c->T : c->D;
+    ee_mx_budget((double)nrows * W * 4 * (2 + (a.baseline_ids != NULL) + 2) + 40.0 * nrows +
+                     ee_ig_bytes(m, nrows, &a), "the call");
     EeInput in = {.n = nrows};
-    int32_t *ids = token ? mxMalloc(sizeof(int32_t) * ((size_t)nrows * W + 1)) : NULL;
-    float *x = token ? NULL : mxMalloc(sizeof(float) * ((size_t)nrows * W + 1));
-    int32_t *bids = a.baseline_ids ? mxMalloc(sizeof(int32_t) * ((size_t)nrows * W + 1)) : NULL;
-    int32_t *tg = a.target ? mxMalloc(sizeof(int32_t) * (nrows + 1)) : NULL;
+    int32_t *ids = token ? ee_mx_malloc(sizeof(int32_t) * ((size_t)nrows * W + 1), "the rows of X") : NULL;
+    float *x = token ? NULL : ee_mx_malloc(sizeof(float) * ((size_t)nrows * W + 1), "the rows of X");
+    int32_t *bids = a.baseline_ids ? ee_mx_malloc(sizeof(int32_t) * ((size_t)nrows * W + 1), "the baseline rows") : NULL;
+    int32_t *tg = a.target ? ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "the targets") : NULL;
     for (int i = 0; i < nrows; i++) {
         if (token) memcpy(ids + (size_t)i * W, all.ids + (size_t)rows[i] * W, sizeof(int32_t) * W);
         else memcpy(x + (size_t)i * W, all.x + (size_t)rows[i] * W, sizeof(float) * W);
@@ -61,12 +65,12 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     a.baseline_ids = bids;
     a.target = tg;
 
-    float *A = mxMalloc(sizeof(float) * ((size_t)nrows * W + 1));
+    float *A = ee_mx_malloc(sizeof(float) * ((size_t)nrows * W + 1), "the attributions");
     EeAttrInfo info = {0};
-    info.target = mxMalloc(sizeof(int32_t) * (nrows + 1));
-    info.fx = mxMalloc(sizeof(float) * (nrows + 1));
-    info.fbaseline = mxMalloc(sizeof(float) * (nrows + 1));
-    info.delta = mxMalloc(sizeof(float) * (nrows + 1));
+    info.target = ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "info");
+    info.fx = ee_mx_malloc(sizeof(float) * (nrows + 1), "info");
+    info.fbaseline = ee_mx_malloc(sizeof(float) * (nrows + 1), "info");
+    info.delta = ee_mx_malloc(sizeof(float) * (nrows + 1), "info");
     EeStatus st = ee_ig_attribute(m, &in, &a, A, &info);
     if (st) ee_mx_fail(st);
     plhs[0] = ee_mx_single_matrix(A, nrows, W);

@@ -27,7 +27,8 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     int batch = o[O_BATCH].value ? ee_mx_int(o[O_BATCH].value, "'batch'", 1, 1 << 20) : 0;
     EeDevice dev = ee_mx_device(o[O_DEVICE].value);
     int C = c->classes;
-    float *logits = mxMalloc(sizeof(float) * ((size_t)in.n * C + 1));
+    ee_mx_budget(ee_predict_bytes(m, in.n, batch, dev) + 2.0 * in.n * C * sizeof(float) + 4.0 * in.n, "the call");
+    float *logits = ee_mx_malloc(sizeof(float) * ((size_t)in.n * C + 1), "the logits");
     EeStatus st = ee_model_predict(m, &in, logits, batch, dev);
     if (st) ee_mx_fail(st);
     mxArray *labels = mxCreateNumericMatrix((size_t)in.n, 1, mxINT32_CLASS, mxREAL);

@@ -15,7 +15,7 @@ static const int32_t **read_perms(const mxArray *v, const EeInput *in, int T, in
 {
     if (!mxIsCell(v) || mxGetNumberOfElements(v) != (size_t)in->n)
         ee_mx_error("ee:badInput", "'permutations' must be a cell with one matrix per row of X (%d)", in->n);
-    const int32_t **perms = mxMalloc(sizeof(int32_t *) * (in->n + 1));
+    const int32_t **perms = ee_mx_malloc(sizeof(int32_t *) * (in->n + 1), "'permutations'");
     int s = -1;
     for (int i = 0; i < in->n; i++) {
         const mxArray *p = mxGetCell(v, i);
@@ -30,7 +30,7 @@ static const int32_t **read_perms(const mxArray *v, const EeInput *in, int T, in
         if (s < 0) s = rows;
         if (rows != s || rows < 1)
             ee_mx_error("ee:badInput", "every permutations{i} must have the same number of rows (samples), >= 1");
-        int32_t *q = mxMalloc(sizeof(int32_t) * ((size_t)rows * cols + 1));
+        int32_t *q = ee_mx_malloc(sizeof(int32_t) * ((size_t)rows * cols + 1), "'permutations'");
         /* values 1..n; libcore checks that each row is a permutation */
         for (int k = 0; k < rows; k++)
             for (int j = 0; j < cols; j++) {
@@ -86,14 +86,17 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         perms = read_perms(o[O_PERMS].value, &all, c->T, &a.steps);
     }
     int T = c->T;
-    float *A = mxMalloc(sizeof(float) * ((size_t)nrows * T + 1));
+    /* the budget: the sampler (estimated over all rows of X, a bound for
+     * any run of them), the maps twice (ours and Octave's) and the info */
+    ee_mx_budget(ee_sv_bytes(m, &all, &a, exact) + 8.0 * nrows * T + 40.0 * nrows, "the call");
+    float *A = ee_mx_malloc(sizeof(float) * ((size_t)nrows * T + 1), "the attributions");
     EeAttrInfo info = {0};
-    info.target = mxMalloc(sizeof(int32_t) * (nrows + 1));
-    info.fx = mxMalloc(sizeof(float) * (nrows + 1));
-    info.fbaseline = mxMalloc(sizeof(float) * (nrows + 1));
-    info.delta = mxMalloc(sizeof(float) * (nrows + 1));
+    info.target = ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "info");
+    info.fx = ee_mx_malloc(sizeof(float) * (nrows + 1), "info");
+    info.fbaseline = ee_mx_malloc(sizeof(float) * (nrows + 1), "info");
+    info.delta = ee_mx_malloc(sizeof(float) * (nrows + 1), "info");
     /* the per-permutation variance, when the caller asks for info */
-    float *var = nlhs > 1 && !exact ? mxMalloc(sizeof(float) * ((size_t)nrows * T + 1)) : NULL;
+    float *var = nlhs > 1 && !exact ? ee_mx_malloc(sizeof(float) * ((size_t)nrows * T + 1), "info.variance") : NULL;
     long fwd = 0;
     double secs = 0;
     /* one call per maximal run of consecutive rows, keyed by its offset in X */

@@ -184,13 +184,18 @@
 %! assert (abs (A(2) - A(4)) < 0.05 * max (abs (e)) + 1e-4);
 
 %!test
-%! ## same seed: same numbers for any batch size and any split of the rows
+%! ## same seed: the same bits for any batch size and any split of the rows
 %! a = ee_sv (v.model, v.X, 'seed', 3, 'verbose', false);
 %! b = ee_sv (v.model, v.X, 'seed', 3, 'batch', 7, 'verbose', false);
 %! d = [ee_sv(v.model, v.X, 'seed', 3, 'rows', 1:2, 'verbose', false); ...
 %!      ee_sv(v.model, v.X, 'seed', 3, 'rows', 3:5, 'verbose', false)];
-%! assert (a, b, 1e-6 * max (abs (a(:))));
-%! assert (a, d, 1e-6 * max (abs (a(:))));
+%! assert (a, b);
+%! assert (a, d);
+%! for bt = [1 2 3]
+%!   assert (ee_sv (v.model, v.X, 'seed', 3, 'batch', bt, 'verbose', false), a);
+%! end
+%! ## 'rows' as a logical mask selects like X(mask, :)
+%! assert (ee_sv (v.model, v.X, 'seed', 3, 'rows', logical ([0 1 0 1 1]), 'verbose', false), a([2 4 5], :));
 %! e = ee_sv (v.model, v.X, 'seed', 4, 'verbose', false);
 %! assert (any (abs (a(:) - e(:)) > 1e-3));
 
@@ -238,7 +243,27 @@
 %! m = ee_train (struct ('kind', 'cnn', 'd', 2, 'filters', 2, 'widths', 1), ...
 %!               int32 ([3 5:17 4 1]), 1, 'classes', 2, 'epochs', 1, 'verbose', false);
 %! ee_sv (m, int32 ([3 5:17 4 1]), 'exact', true);   # 13 real tokens: 2^13 coalitions refused
+%!test
+%! ## the memory budget: refused before allocating, with ee:outOfMemory and
+%! ## the estimate; the loaded model is freed (no growth over many refusals)
+%! old = getenv ('EE_MEMORY_MB');
+%! unwind_protect
+%!   setenv ('EE_MEMORY_MB', '1');
+%!   try
+%!     ee_sv (v.model, repmat (v.X, 3000, 1), 'verbose', false);
+%!     error ('not refused');
+%!   catch err
+%!     assert (err.identifier, 'ee:outOfMemory');
+%!     assert (! isempty (regexp (err.message, 'about \d+ MB.*only 1 MB.*EE_MEMORY_MB', 'once')), err.message);
+%!   end
+%! unwind_protect_cleanup
+%!   setenv ('EE_MEMORY_MB', old);
+%! end_unwind_protect
+
 %!error id=ee:badInput ee_sv (v.model, v.X, 'rows', 0)
+%!error id=ee:badInput ee_sv (v.model, v.X, 'rows', true (1, 4))
+%!error id=ee:badInput ee_sv (v.model, v.X, 'samples', true)
+%!error id=ee:badInput ee_sv (v.model, v.X, 'seed', 1, 'seed', 2)
 %!error id=ee:badInput ee_sv (v.model, v.X(:, 1:3))
 %!error id=ee:notSupported
 %! w = load (fullfile (vdir, 'mlp_tiny.mat'));

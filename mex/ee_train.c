@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum {
@@ -33,18 +34,26 @@ static void read_spec(const mxArray *spec, const EeMxOpt *o, EeConfig *c)
     if (mxIsChar(spec)) kind = spec;
     else if (mxIsStruct(spec) && mxGetNumberOfElements(spec) == 1) kind = mxGetField(spec, 0, "kind");
     else ee_mx_error("ee:badInput", "SPEC must be a kind name, a spec struct or a trained classifier");
-    if (!kind) ee_mx_error("ee:badInput", "the spec struct needs a field 'kind'");
     if (mxIsStruct(spec)) { /* every field of a spec must be known */
         for (int f = 0; f < mxGetNumberOfFields(spec); f++) {
             const char *name = mxGetFieldNameByNumber(spec, f);
-            int known = 0;
-            for (int k = O_D; k <= O_KIND; k++) known |= !strcmp(name, opt_names[k]);
+            int known = !strcmp(name, "kind");
+            for (int k = O_D; k <= O_VOCAB; k++) known |= !strcmp(name, opt_names[k]);
             if (!known)
-                ee_mx_error("ee:badInput", "unknown spec field '%s' (sizes: d, heads, layers, ffn, "
+                ee_mx_error("ee:badInput", "unknown spec field '%s' (kind and the sizes: d, heads, layers, ffn, "
                             "filters, widths, hidden, bias, classes, vocab)", name);
         }
     }
-    ee_config_defaults(c, (EeKind)ee_mx_choice(kind, "kind", kinds, 3));
+    /* the 'kind' option names the kind too: it must agree with SPEC's */
+    const mxArray *kopt = o[O_KIND].value;
+    if (!kind && !kopt) ee_mx_error("ee:badInput", "the spec struct needs a field 'kind'");
+    int k = ee_mx_choice(kind ? kind : kopt, "kind", kinds, 3);
+    if (kind && kopt) {
+        int ko = ee_mx_choice(kopt, "'kind'", kinds, 3);
+        if (ko != k)
+            ee_mx_error("ee:badInput", "'kind' is '%s' but SPEC says '%s': give the kind once", kinds[ko], kinds[k]);
+    }
+    ee_config_defaults(c, (EeKind)k);
     const mxArray *v;
     if ((v = size_field(spec, o, O_D))) c->d = ee_mx_int(v, "d", 1, 1 << 14);
     if ((v = size_field(spec, o, O_HEADS))) c->heads = ee_mx_int(v, "heads", 1, 1 << 14);
@@ -149,7 +158,7 @@ static float *explainer_maps(EeModel *clf, const mxArray *A, const EeInput *in, 
     a.print = ee_mx_print;
     if (o[O_STEPS].value) a.steps = ee_mx_int(o[O_STEPS].value, "'steps'", 1, 1 << 20);
     a.device = ee_mx_device(o[O_DEVICE].value);
-    float *maps = mxMalloc(sizeof(float) * ((size_t)in->n * c->T + 1));
+    float *maps = ee_mx_malloc(sizeof(float) * ((size_t)in->n * c->T + 1), "the maps");
     EeStatus st = *method == 1 ? ee_ig_attribute(clf, in, &a, maps, NULL) : ee_sv_attribute(clf, in, &a, maps, NULL);
     if (st) ee_mx_fail(st);
     return maps;
@@ -177,17 +186,22 @@ static void read_inputs(const mxArray *X, const char *what, const EeConfig *c, E
     else in->ids = ee_mx_tokens(X, what, c->T, c->vocab, &in->n);
 }
 
+/* 1 x n double row of a per-epoch float record (every epoch run). */
+static mxArray *epoch_row(const float *v, int n)
+{
+    mxArray *a = mxCreateDoubleMatrix(n ? 1 : 0, (size_t)n, mxREAL);
+    double *p = mxGetPr(a);
+    for (int i = 0; i < n; i++) p[i] = v[i];
+    return a;
+}
+
 static mxArray *history_struct(const EeHistory *h, int classifier)
 {
     mxArray *s = mxCreateStructMatrix(1, 1, 0, NULL);
-    double buf[4096];
-    int n = h->epochs_run < 4096 ? h->epochs_run : 4096;
-    for (int i = 0; i < n; i++) buf[i] = h->train_loss[i];
-    ee_mx_set(s, "train_loss", ee_mx_row(buf, n));
-    for (int i = 0; i < n; i++) buf[i] = h->valid_loss[i];
-    ee_mx_set(s, "valid_loss", ee_mx_row(buf, n));
-    for (int i = 0; i < n; i++) buf[i] = h->valid_metric[i];
-    ee_mx_set(s, classifier ? "valid_accuracy" : "valid_mse", ee_mx_row(buf, n));
+    int n = h->epochs_run;
+    ee_mx_set(s, "train_loss", epoch_row(h->train_loss, n));
+    ee_mx_set(s, "valid_loss", epoch_row(h->valid_loss, n));
+    ee_mx_set(s, classifier ? "valid_accuracy" : "valid_mse", epoch_row(h->valid_metric, n));
     ee_mx_set(s, "epochs_run", mxCreateDoubleScalar(h->epochs_run));
     ee_mx_set(s, "best_epoch", mxCreateDoubleScalar(h->best_epoch));
     ee_mx_set(s, "stopped_early", mxCreateLogicalScalar(h->stopped_early != 0));
@@ -241,7 +255,8 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         int seed = o[O_SEED].value ? ee_mx_int(o[O_SEED].value, "'seed'", 0, 0x7fffffff) : 1;
         for (int k = O_D; k <= O_KIND; k++)
             if (o[k].value)
-                ee_mx_error("ee:badInput", "'%s' does not apply to an explainer: its sizes are the classifier's", opt_names[k]);
+                ee_mx_error("ee:badInput", "'%s' does not apply to an explainer: its kind and sizes are the classifier's",
+                            opt_names[k]);
         ee_mx_fingerprint(clf, fingerprint, sizeof fingerprint);
         /* the classifier's config decides what the inputs look like; the
          * explainer is made once the outputs are decided from the maps */
@@ -256,13 +271,16 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
                 ee_mx_error("ee:badInput", "'validation' must be a cell {Xv, Av}%s", maps_method ? " or {Xv}" : "");
             read_inputs(mxGetCell(v, 0), "validation Xv", &cfg, &valid.in);
             if (nv == 2) valid.maps = ee_mx_maps(mxGetCell(v, 1), "validation Av", valid.in.n, cfg.T);
-            else valid.maps = explainer_maps(clf, prhs[2], &valid.in, "A", o, verbose,
-                                             &maps_method);
+            else valid.maps = explainer_maps(clf, prhs[2], &valid.in, "A", o, verbose, &maps_method);
         }
         spec.zero_special = read_zero_special(o[O_OUTPUTS].value, spec.zero_special, &train, cfg.T);
         /* efficiency: by default where it applies (features, pad-baseline maps) */
         spec.efficiency = o[O_EFFICIENCY].value ? ee_mx_bool(o[O_EFFICIENCY].value, "'efficiency'")
                                                 : spec.efficiency && spec.inputs && spec.zero_special;
+        EeConfig ecfg = cfg;
+        ecfg.head = spec.head;
+        ecfg.inputs = spec.inputs;
+        ee_mx_budget(ee_model_bytes(&ecfg), "the explainer's weights");
         if ((st = ee_explainer_new(clf, &spec, (uint64_t)seed, &m))) ee_mx_fail(st);
         ee_mx_defer((void (*)(void *))ee_model_free, m);
         cfg = *ee_model_config(m);
@@ -293,6 +311,8 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         int maxlabel = 0;
         train.labels = ee_mx_labels(prhs[2], "y", train.in.n, cfg.classes, &maxlabel);
         if (cfg.classes == 0) cfg.classes = maxlabel < 2 ? 2 : maxlabel;
+        if ((st = ee_config_check(&cfg))) ee_mx_fail(st);
+        ee_mx_budget(ee_model_bytes(&cfg), "the model's weights");
         if ((st = ee_model_new(&cfg, &m))) ee_mx_fail(st);
         ee_mx_defer((void (*)(void *))ee_model_free, m);
     }
@@ -326,14 +346,20 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         fo.device = topt.device;
         fo.verbose = topt.verbose;
         fo.print = ee_mx_print;
+        fo.steps = 1;
+        ee_mx_budget(ee_ig_bytes(clf, train.in.n, &fo) +
+                     (double)(train.in.n + valid.in.n) * cfg.T * nfeat * sizeof(float), "the explainer's features");
         EeDataset *sets[2] = {&train, &valid};
         for (int k = 0; k < 2; k++) {
             if (!sets[k]->in.n) continue;
-            float *F = mxMalloc(sizeof(float) * (size_t)sets[k]->in.n * cfg.T * nfeat);
+            float *F = ee_mx_malloc(sizeof(float) * (size_t)sets[k]->in.n * cfg.T * nfeat, "the explainer's features");
             if ((st = ee_explainer_features(clf, cfg.inputs, &sets[k]->in, &fo, F, &finfo))) ee_mx_fail(st);
             sets[k]->in.feats = F;
         }
     }
+    /* training (gradients, Adam, activations, copies) and the returned
+     * struct (a copy of every weight) */
+    ee_mx_budget(ee_train_bytes(m, train.in.n, valid.in.n, &topt) + ee_model_bytes(&cfg), "training");
     EeHistory hist;
     st = ee_train(m, &train, valid.in.n ? &valid : NULL, &topt, &hist);
     if (st) ee_mx_fail(st);

@@ -163,6 +163,57 @@
 %! m = ee_train ('cnn', X, y, 'epochs', 1, 'verbose', false, 'vocab', 9, 'classes', 2, 'd', 4, 'filters', 2);
 %! assert (! isfield (m, 'vocab_words') && ! isfield (m, 'class_names'));
 
+%!test
+%! ## deep transformers: 32 and 64 layers (past the old 512-tensor table)
+%! for L = [32 64]
+%!   m = ee_train (struct ('kind', 'transformer', 'd', 4, 'heads', 1, 'layers', L, 'ffn', 4), ...
+%!                 X, y, 'epochs', 1, 'verbose', false);
+%!   assert (numel (m.encoder), L);
+%!   f = [tempname() '.mat'];
+%!   save ('-v7', f, 'm'); r = load (f); delete (f);
+%!   [~, a] = ee_predict (m, X); [~, b] = ee_predict (r.m, X);
+%!   assert (a, b);
+%! end
+
+%!test
+%! ## the history keeps every epoch (it stopped at 4096)
+%! m = ee_train (struct ('kind', 'mlp', 'hidden', 2), single ([1 2; 3 1; 0 2; 1 1]), [1; 2; 1; 2], ...
+%!               'epochs', 4100, 'verbose', false);
+%! assert (size (m.history.train_loss), [1 4100]);
+%! assert (m.history.epochs_run, 4100);
+
+%!error <'kind' is 'mlp' but SPEC says 'cnn'> ee_train ('cnn', X, y, 'kind', 'mlp')
+%!error <'kind' is 'mlp'> ee_train (struct ('kind', 'cnn'), X, y, 'kind', 'mlp')
+%!error <given twice> ee_train ('cnn', X, y, 'epochs', 1, 'epochs', 0)
+%!error <given twice> ee_train ('cnn', X, y, 'Epochs', 1, 'epochs', 2)
+%!error id=ee:badInput ee_train ('cnn', X, y, 'epochs', true)
+%!error id=ee:badInput ee_train ('cnn', X, y, 'widths', [true true])
+%!error id=ee:badInput ee_train (struct ('kind', 'cnn', 'explains', 1), X, y)
+%!error id=ee:badInput ee_train ('transformer', X, y, 'layers', 65)
+%!test
+%! m = ee_train (struct ('d', 4, 'filters', 2), X, y, 'kind', 'cnn', 'epochs', 1, 'verbose', false);
+%! assert (m.kind, 'cnn');
+%!error <kind and sizes are the classifier's>
+%! m = ee_train ('transformer', X, y, 'epochs', 1, 'verbose', false, 'd', 4, 'heads', 1, 'layers', 1, 'ffn', 4);
+%! ee_train (m, X, zeros (size (X), 'single'), 'kind', 'cnn');
+
+%!test
+%! ## the memory budget: refused before allocating, with ee:outOfMemory and
+%! ## the estimate; the loaded model is freed (no growth over many refusals)
+%! old = getenv ('EE_MEMORY_MB');
+%! unwind_protect
+%!   setenv ('EE_MEMORY_MB', '1');
+%!   try
+%!     ee_train ('transformer', repmat (X, 5000, 1), repmat (y, 5000, 1), 'verbose', false);
+%!     error ('not refused');
+%!   catch err
+%!     assert (err.identifier, 'ee:outOfMemory');
+%!     assert (! isempty (regexp (err.message, 'about \d+ MB.*only 1 MB.*EE_MEMORY_MB', 'once')), err.message);
+%!   end
+%! unwind_protect_cleanup
+%!   setenv ('EE_MEMORY_MB', old);
+%! end_unwind_protect
+
 %!error <ee_train> ee_train ('cnn', X)
 %!error <Invalid call|usage> ee_train ()
 %!error id=ee:badInput ee_train ('cnn', X, y, 'epochs')

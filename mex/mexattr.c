@@ -44,7 +44,7 @@ void ee_mx_attr_target(const mxArray *v, const EeModel *m, int N, EeAttrOptions 
     int C = ee_model_config(m)->classes;
     if (mxGetNumberOfElements(v) == 1 && N != 1) { /* one class for every row */
         int t = ee_mx_int(v, "'target'", 1, C);
-        int32_t *tg = mxMalloc(sizeof(int32_t) * (N + 1));
+        int32_t *tg = ee_mx_malloc(sizeof(int32_t) * (N + 1), "'target'");
         for (int i = 0; i < N; i++) tg[i] = t - 1;
         o->target = tg;
         return;
@@ -56,13 +56,25 @@ int *ee_mx_attr_rows(const mxArray *v, int N, int *count)
 {
     int *rows;
     if (!v) {
-        rows = mxMalloc(sizeof(int) * (N + 1));
+        rows = ee_mx_malloc(sizeof(int) * (N + 1), "'rows'");
         for (int i = 0; i < N; i++) rows[i] = i;
         *count = N;
         return rows;
     }
     size_t n = mxGetNumberOfElements(v);
-    rows = mxMalloc(sizeof(int) * (n + 1));
+    if (mxIsLogical(v)) { /* a mask over the rows of X, as X(mask,:) reads it */
+        if (n != (size_t)N || (mxGetM(v) > 1 && mxGetN(v) > 1))
+            ee_mx_error("ee:badInput", "'rows' as a logical mask must be a vector of %d elements (one per row of X), got %zux%zu",
+                        N, mxGetM(v), mxGetN(v));
+        const mxLogical *mk = mxGetLogicals(v);
+        rows = ee_mx_malloc(sizeof(int) * (n + 1), "'rows'");
+        int c = 0;
+        for (int i = 0; i < N; i++)
+            if (mk[i]) rows[c++] = i;
+        *count = c;
+        return rows;
+    }
+    rows = ee_mx_malloc(sizeof(int) * (n + 1), "'rows'");
     *count = ee_mx_int_vector(v, "'rows'", 1, N, rows, (int)n);
     for (int i = 0; i < *count; i++) rows[i]--;
     return rows;

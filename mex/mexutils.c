@@ -9,10 +9,11 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- errors and cleanup ------------------------------------------------------ */
-#define MAX_DEFER 32
+#define MAX_DEFER 64
 static struct { void (*fn)(void *); void *p; } deferred[MAX_DEFER];
 static int ndeferred;
 static int in_core;
@@ -24,8 +25,28 @@ void ee_mx_begin(void)
 {
     static int registered;
     if (!registered) { mexAtExit(at_exit); registered = 1; }
-    ndeferred = 0;
-    if (!in_core) { ee_threads_enter(); in_core = 1; }
+    /* a previous call that Octave ended with its own error (not through
+     * ee_mx_error) left its resources here: release them now */
+    if (ndeferred || in_core) ee_mx_cleanup();
+    ee_threads_enter();
+    in_core = 1;
+    ee_mx_interrupt_clear();
+    ee_set_interrupt(ee_mx_interrupt_poll, NULL);
+}
+
+void *ee_mx_malloc(size_t bytes, const char *what)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p)
+        ee_mx_error("ee:outOfMemory", "out of memory allocating %.1f MB for %s", bytes / 1048576.0, what);
+    ee_mx_defer(free, p);
+    return p;
+}
+
+void ee_mx_budget(double bytes, const char *what)
+{
+    EeStatus st = ee_memory_check(bytes, what);
+    if (st) ee_mx_fail(st);
 }
 
 void ee_mx_defer(void (*fn)(void *), void *p)
@@ -36,7 +57,7 @@ void ee_mx_defer(void (*fn)(void *), void *p)
         ndeferred++;
     } else {
         fn(p); /* cannot track it: release now rather than leak */
-        mexErrMsgIdAndTxt("ee:internal", "too many deferred resources");
+        ee_mx_error("ee:outOfMemory", "a call holds more than %d buffers", MAX_DEFER);
     }
 }
 
@@ -47,6 +68,7 @@ void ee_mx_cleanup(void)
         deferred[ndeferred].fn(deferred[ndeferred].p);
     }
     if (in_core) { ee_threads_leave(); in_core = 0; }
+    ee_set_interrupt(NULL, NULL);
 }
 
 void ee_mx_error(const char *id, const char *fmt, ...)
@@ -65,7 +87,10 @@ void ee_mx_fail(EeStatus st)
 {
     if (st == EE_OK) return;
     char msg[1024];
-    snprintf(msg, sizeof msg, "%s", ee_last_error());
+    if (st == EE_ERR_INTERRUPTED)
+        snprintf(msg, sizeof msg, "%s (Ctrl-C); nothing was returned", ee_last_error());
+    else
+        snprintf(msg, sizeof msg, "%s", ee_last_error());
     ee_mx_error(ee_status_id(st), "%s", msg);
 }
 
@@ -100,6 +125,10 @@ void ee_mx_parse_options(const char *const *names, int nrhs, const mxArray *prhs
             }
             ee_mx_error("ee:badInput", "unknown option '%s' (valid: %s)", name, list);
         }
+        /* a second value would silently win over a first that nobody checked */
+        if (opts[k].value)
+            ee_mx_error("ee:badInput", "option '%s' given twice (again at argument %d); give it once",
+                        opts[k].name, i + 1);
         opts[k].value = prhs[i + 1];
     }
 }
@@ -136,18 +165,23 @@ static double get_elem(const mxArray *a, size_t i)
     }
 }
 
-double ee_mx_scalar(const mxArray *a, const char *what)
+/* A finite real scalar; logical only where a truth value is meant (true
+ * as a count or a rate is a mistake, not 1). */
+static double scalar(const mxArray *a, const char *what, int logical_ok)
 {
-    if (!is_real_numeric(a) || mxGetNumberOfElements(a) != 1)
-        ee_mx_error("ee:badInput", "%s must be a real numeric scalar", what);
+    if (!is_real_numeric(a) || (mxIsLogical(a) && !logical_ok) || mxGetNumberOfElements(a) != 1)
+        ee_mx_error("ee:badInput", "%s must be a real numeric scalar, got %s with %zu elements", what,
+                    mxGetClassName(a), mxGetNumberOfElements(a));
     double v = get_elem(a, 0);
     if (!isfinite(v)) ee_mx_error("ee:badInput", "%s must be finite, got %g", what, v);
     return v;
 }
 
+double ee_mx_scalar(const mxArray *a, const char *what) { return scalar(a, what, 0); }
+
 int ee_mx_int(const mxArray *a, const char *what, long lo, long hi)
 {
-    double v = ee_mx_scalar(a, what);
+    double v = scalar(a, what, 0);
     if (v != floor(v) || v < lo || v > hi)
         ee_mx_error("ee:badInput", "%s must be an integer in [%ld, %ld], got %g", what, lo, hi, v);
     return (int)v;
@@ -155,7 +189,7 @@ int ee_mx_int(const mxArray *a, const char *what, long lo, long hi)
 
 int ee_mx_bool(const mxArray *a, const char *what)
 {
-    double v = ee_mx_scalar(a, what);
+    double v = scalar(a, what, 1);
     if (v != 0 && v != 1) ee_mx_error("ee:badInput", "%s must be true or false, got %g", what, v);
     return v != 0;
 }
@@ -164,8 +198,10 @@ char *ee_mx_string(const mxArray *a, const char *what)
 {
     if (!mxIsChar(a) || (mxGetM(a) > 1 && mxGetNumberOfElements(a) > 0))
         ee_mx_error("ee:badInput", "%s must be a char row", what);
-    char *s = mxArrayToString(a);
-    if (!s) ee_mx_error("ee:badInput", "%s: cannot read the string", what);
+    /* our own copy (Octave 7 never frees mxArrayToString's), freed when the call ends */
+    size_t n = mxGetNumberOfElements(a);
+    char *s = ee_mx_malloc(n + 1, what);
+    if (mxGetString(a, s, n + 1)) ee_mx_error("ee:badInput", "%s: cannot read the string", what);
     for (char *p = s; *p; p++) *p = (char)tolower((unsigned char)*p);
     return s;
 }
@@ -174,7 +210,7 @@ int ee_mx_choice(const mxArray *a, const char *what, const char *const *choices,
 {
     char *s = ee_mx_string(a, what);
     for (int i = 0; i < n; i++)
-        if (!strcmp(s, choices[i])) { mxFree(s); return i; }
+        if (!strcmp(s, choices[i])) return i;
     char list[512] = "";
     for (int i = 0; i < n; i++) {
         strncat(list, i ? "', '" : "'", sizeof list - strlen(list) - 1);
@@ -182,7 +218,6 @@ int ee_mx_choice(const mxArray *a, const char *what, const char *const *choices,
     }
     char got[128];
     snprintf(got, sizeof got, "%s", s);
-    mxFree(s);
     ee_mx_error("ee:badInput", "%s must be one of %s', got '%s'", what, list, got);
 }
 
@@ -195,8 +230,9 @@ EeDevice ee_mx_device(const mxArray *a)
 
 int ee_mx_int_vector(const mxArray *a, const char *what, long lo, long hi, int *out, int maxn)
 {
-    if (!is_real_numeric(a) || (mxGetM(a) > 1 && mxGetN(a) > 1) || mxGetNumberOfDimensions(a) > 2)
-        ee_mx_error("ee:badInput", "%s must be a numeric vector", what);
+    if (!is_real_numeric(a) || mxIsLogical(a) || (mxGetM(a) > 1 && mxGetN(a) > 1) ||
+        mxGetNumberOfDimensions(a) > 2)
+        ee_mx_error("ee:badInput", "%s must be a numeric vector, got %s", what, mxGetClassName(a));
     size_t n = mxGetNumberOfElements(a);
     if (n > (size_t)maxn) ee_mx_error("ee:badInput", "%s has %zu elements, at most %d allowed", what, n, maxn);
     for (size_t i = 0; i < n; i++) {
@@ -227,7 +263,7 @@ int32_t *ee_mx_tokens(const mxArray *a, const char *what, int T_model, int V, in
     if (T_model > 0 && T != (size_t)T_model)
         ee_mx_error("ee:badInput", "%s has %zu columns but the model's T is %d", what, T, T_model);
     if (n > 0x7fffffff / (T ? T : 1)) ee_mx_error("ee:badInput", "%s is too large", what);
-    int32_t *ids = mxMalloc(sizeof(int32_t) * (n * T + 1));
+    int32_t *ids = ee_mx_malloc(sizeof(int32_t) * (n * T + 1), what);
     const int is32 = mxIsInt32(a);
     const int32_t *d32 = is32 ? mxGetData(a) : NULL;
     const double *dd = is32 ? NULL : mxGetData(a);
@@ -249,7 +285,7 @@ uint8_t *ee_mx_mask(const mxArray *a, const char *what, int N, int T)
     check_matrix(a, what);
     if (mxGetM(a) != (size_t)N || mxGetN(a) != (size_t)T)
         ee_mx_error("ee:badInput", "%s must be %dx%d, got %zux%zu", what, N, T, mxGetM(a), mxGetN(a));
-    uint8_t *m = mxMalloc((size_t)N * T + 1);
+    uint8_t *m = ee_mx_malloc((size_t)N * T + 1, what);
     for (int t = 0; t < T; t++)
         for (int i = 0; i < N; i++) {
             double v = get_elem(a, (size_t)i + (size_t)N * t);
@@ -262,7 +298,7 @@ uint8_t *ee_mx_mask(const mxArray *a, const char *what, int N, int T)
 
 static float *float_rows(const mxArray *a, const char *what, size_t n, size_t cols)
 {
-    float *x = mxMalloc(sizeof(float) * (n * cols + 1));
+    float *x = ee_mx_malloc(sizeof(float) * (n * cols + 1), what);
     for (size_t c = 0; c < cols; c++)
         for (size_t i = 0; i < n; i++) {
             double v = get_elem(a, i + n * c);
@@ -291,7 +327,7 @@ int32_t *ee_mx_labels(const mxArray *a, const char *what, int N, int C, int *max
     if ((mxGetM(a) != 1 && mxGetN(a) != 1) || mxGetNumberOfElements(a) != (size_t)N)
         ee_mx_error("ee:badInput", "%s must be a vector with one class index per row of X (%d), got %zux%zu",
                     what, N, mxGetM(a), mxGetN(a));
-    int32_t *y = mxMalloc(sizeof(int32_t) * (N ? N : 1));
+    int32_t *y = ee_mx_malloc(sizeof(int32_t) * (N ? N : 1), what);
     int mx = 0;
     for (int i = 0; i < N; i++) {
         double v = get_elem(a, i);
@@ -350,7 +386,19 @@ void ee_mx_set(mxArray *s, const char *name, mxArray *v)
 }
 
 /* ---- models ------------------------------------------------------------------------ */
-static int to_value(const mxArray *a, EeValue *v)
+/* The model struct as a field source. Only the class is asked of a value
+ * before its data: a struct read from a corrupted file can hold undefined
+ * elements, on which Octave's mxGetData panics. Char data is copied into
+ * buffers of the source (mxArrayToString's are not freed by Octave 7),
+ * released when the load ends. */
+#define SRC_MAX_STRINGS 16
+typedef struct {
+    const mxArray *s;
+    char *str[SRC_MAX_STRINGS];
+    int nstr;
+} MxSource;
+
+static int to_value(MxSource *src, const mxArray *a, EeValue *v)
 {
     memset(v, 0, sizeof *v);
     if (!a) return 0;
@@ -359,39 +407,43 @@ static int to_value(const mxArray *a, EeValue *v)
     v->ndims = nd < 8 ? (int)nd : 8;
     for (int i = 0; i < v->ndims; i++) v->dims[i] = dims[i];
     v->numel = mxGetNumberOfElements(a);
-    v->data = mxGetData(a);
-    if (mxIsComplex(a) || mxIsSparse(a) || nd > 8) { v->cls = EE_VAL_OTHER; return 1; }
+    v->cls = EE_VAL_OTHER;
+    if (mxIsComplex(a) || mxIsSparse(a) || nd > 8) return 1;
     switch (mxGetClassID(a)) {
     case mxDOUBLE_CLASS: v->cls = EE_VAL_DOUBLE; break;
     case mxSINGLE_CLASS: v->cls = EE_VAL_SINGLE; break;
     case mxINT32_CLASS: v->cls = EE_VAL_INT32; break;
     case mxLOGICAL_CLASS: v->cls = EE_VAL_LOGICAL; break;
     case mxCHAR_CLASS: {
-        /* narrow to a byte string (mxMalloc'd, freed when the call ends) */
-        char *s = mxArrayToString(a);
-        v->cls = s ? EE_VAL_CHAR : EE_VAL_OTHER;
-        v->data = s;
-        if (s) v->numel = strlen(s);
-        break;
+        /* every character, NULs included (the loader refuses those) */
+        if (src->nstr >= SRC_MAX_STRINGS || v->numel > 4096) return 1;
+        char *buf = malloc(v->numel + 1);
+        if (!buf) return 1;
+        src->str[src->nstr++] = buf;
+        if (mxGetString(a, buf, v->numel + 1)) return 1;
+        v->data = buf;
+        v->cls = EE_VAL_CHAR;
+        return 1;
     }
-    default: v->cls = EE_VAL_OTHER;
+    default: return 1; /* includes undefined elements (unknown class) */
     }
+    v->data = mxGetData(a);
     if (!v->data && v->numel) v->cls = EE_VAL_OTHER;
     return 1;
 }
 
 static int src_get(void *ctx, const char *group, int index, const char *field, EeValue *out)
 {
-    const mxArray *s = ctx;
-    if (!group) return to_value(mxGetField(s, 0, field), out);
-    const mxArray *g = mxGetField(s, 0, group);
+    MxSource *src = ctx;
+    if (!group) return to_value(src, mxGetField(src->s, 0, field), out);
+    const mxArray *g = mxGetField(src->s, 0, group);
     if (!g || !mxIsStruct(g) || index < 0 || (size_t)index >= mxGetNumberOfElements(g)) return 0;
-    return to_value(mxGetField(g, (mwIndex)index, field), out);
+    return to_value(src, mxGetField(g, (mwIndex)index, field), out);
 }
 
 static long src_group_len(void *ctx, const char *group)
 {
-    const mxArray *g = mxGetField((const mxArray *)ctx, 0, group);
+    const mxArray *g = mxGetField(((MxSource *)ctx)->s, 0, group);
     if (!g || !mxIsStruct(g)) return -1;
     return (long)mxGetNumberOfElements(g);
 }
@@ -403,9 +455,11 @@ EeModel *ee_mx_model(const mxArray *a, const char *what)
     if (!mxIsStruct(a) || mxGetNumberOfElements(a) != 1)
         ee_mx_error("ee:badModel", "%s must be a scalar model struct (as returned by ee_train), got %s", what,
                     mxGetClassName(a));
-    EeFieldSource src = {(void *)a, src_get, src_group_len};
+    MxSource ms = {a, {NULL}, 0};
+    EeFieldSource src = {&ms, src_get, src_group_len};
     EeModel *m = NULL;
     EeStatus st = ee_model_load(&src, what, &m);
+    for (int i = 0; i < ms.nstr; i++) free(ms.str[i]);
     if (st) ee_mx_fail(st);
     ee_mx_defer(free_model, m);
     return m;
@@ -423,11 +477,12 @@ void ee_mx_fingerprint(const EeModel *m, char *out, size_t n)
     for (int i = 0; i < ee_model_nparams(m); i++) {
         EeParamInfo pi;
         ee_model_param_info(m, i, &pi);
-        float *buf = mxMalloc(sizeof(float) * (pi.count + 1));
+        float *buf = malloc(sizeof(float) * (pi.count + 1));
+        if (!buf) ee_mx_error("ee:outOfMemory", "out of memory reading the classifier's %s", pi.field);
         ee_param_get(m, i, buf, pi.count);
         const unsigned char *b = (const unsigned char *)buf;
         for (size_t k = 0; k < pi.count * sizeof(float); k++) h = (h ^ b[k]) * 0x100000001b3ULL;
-        mxFree(buf);
+        free(buf);
     }
     snprintf(out, n, "%016llx", (unsigned long long)h);
 }
@@ -471,6 +526,5 @@ mxArray *ee_mx_model_struct(const EeModel *m)
 void ee_mx_print(void *ctx, const char *line)
 {
     (void)ctx;
-    mexPrintf("%s\n", line);
-    mexEvalString("fflush(stdout);");
+    ee_mx_print_line(line); /* never lets Octave's interrupt cross libcore */
 }

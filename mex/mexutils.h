@@ -22,8 +22,24 @@ void ee_mx_error(const char *id, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), noreturn))
 #endif
     ;
-/* Enters libcore's threading model; undone by ee_mx_cleanup / errors. */
+/* Starts a call: releases what a previous call left behind when it
+ * ended in an error raised by Octave itself (an mx* function that failed
+ * to allocate), enters libcore's threading model, and installs the
+ * interrupt poll (mexinterrupt.cc); undone by ee_mx_cleanup / errors. */
 void ee_mx_begin(void);
+/* malloc with the call's cleanup: freed when the gateway ends or fails;
+ * ee:outOfMemory naming `what` when it cannot be had (mxMalloc would raise
+ * an error without an id and skip the cleanup). */
+void *ee_mx_malloc(size_t bytes, const char *what);
+/* Refuses the call with ee:outOfMemory when `bytes` exceed the memory
+ * budget (ee_memory_check): gateways call it with their estimate before
+ * they allocate. */
+void ee_mx_budget(double bytes, const char *what);
+
+/* ---- interrupts (mexinterrupt.cc) ---------------------------------------------- */
+int ee_mx_interrupt_poll(void *ctx);
+void ee_mx_interrupt_clear(void);
+void ee_mx_print_line(const char *line);
 
 /* ---- options ---------------------------------------------------------------- */
 typedef struct {

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # run_all.sh: the whole test suite. Builds what is missing, runs the C tests,
-# then the same binaries under valgrind, then the Octave tests through the
-# gateways, then the installation paths (tests/package/check.sh: make pkg,
-# pkg install, pkg test, make install), and prints one closing line
-# "N passed, N failed" that sums the assertions of the C and Octave tests
-# (valgrind adds one per binary, the package check one per step).
+# then the same binaries under valgrind, then built with AddressSanitizer
+# and UBSan (clang), fuzzes the model loader for EE_FUZZ_SECONDS (default
+# 60), then runs the Octave tests through the gateways, then the
+# installation paths (tests/package/check.sh: make pkg, pkg install, pkg
+# test, make install), and prints one closing line "N passed, N failed"
+# that sums the assertions of the C (plain and sanitized) and Octave tests
+# (valgrind adds one per binary, the fuzz run one, a sanitizer report one,
+# the package check one per step).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -46,6 +49,44 @@ tests/c/valgrind.sh > "$log/vg.out" 2>&1
 grep -E '^(PASS|FAIL|SKIP)' "$log/vg.out"
 tail -1 "$log/vg.out" > "$log/vg.last"
 count "$log/vg.last"
+
+echo "== C tests with AddressSanitizer and UndefinedBehaviorSanitizer (clang)"
+# the same programs built by `make san-tests`; a sanitizer report (or a
+# leak at exit) fails the program even when its assertions passed
+if make -s san-tests > "$log/san-build.out" 2>&1; then
+  for t in $(sed -n 's/^SAN_TESTS = //p' Makefile.am); do
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+      "san/tests/c/$t" > "$log/san.out" 2>&1; rc=$?
+    line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log/san.out" | tail -1)
+    echo "san/$t: ${line:-no summary} (exit $rc)"
+    if [ $rc -ne 0 ]; then
+      grep -E 'FAIL|ERROR: (Address|Leak)Sanitizer|runtime error|SUMMARY' "$log/san.out" | head -20
+      echo "$line" | grep -q ' 0 failed' && failed=$((failed + 1))   # the report itself
+      [ -z "$line" ] && failed=$((failed + 1))
+    fi
+    echo "$line" > "$log/san.last"
+    count "$log/san.last"
+  done
+else
+  tail -20 "$log/san-build.out"; echo "sanitizer build failed"; failed=$((failed + 1))
+fi
+
+echo "== fuzzing the model loader for ${EE_FUZZ_SECONDS:-60} s (libFuzzer)"
+# on a scratch copy of the corpus; a finding is kept in tests/fuzz/findings
+if make -s fuzz-target > "$log/fuzz-build.out" 2>&1; then
+  mkdir -p "$log/corpus" tests/fuzz/findings
+  fuzz/fuzz_model -max_total_time="${EE_FUZZ_SECONDS:-60}" -rss_limit_mb=2048 -timeout=20 \
+    -artifact_prefix=tests/fuzz/findings/ "$log/corpus" tests/fuzz/corpus > "$log/fuzz.out" 2>&1; rc=$?
+  runs=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1 inputs in \2 s/p' "$log/fuzz.out")
+  if [ $rc -eq 0 ]; then
+    echo "fuzz_model: ${runs:-?}, no finding"; passed=$((passed + 1))
+  else
+    grep -E '^==[0-9]+==ERROR|runtime error|SUMMARY|Test unit written' "$log/fuzz.out" | head -10
+    echo "fuzz_model: finding (exit $rc)"; failed=$((failed + 1))
+  fi
+else
+  tail -20 "$log/fuzz-build.out"; echo "fuzz build failed"; failed=$((failed + 1))
+fi
 
 echo "== Octave tests"
 octave-cli --no-gui --no-history -q --eval "addpath('$root/tests/octave'); run_octave_tests()" > "$log/oct.out" 2>&1

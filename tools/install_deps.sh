@@ -12,8 +12,11 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 # figures' fonts (DejaVu Sans, DejaVu Sans Mono); ghostscript and the other
 # fonts: what Octave's own print devices (-dpng, -dpdf through EPS) need.
 # wordnet-base: the glosses of datasets/wordnet.mat.
-for p in build-essential autoconf automake pkg-config libopenblas-dev libmatio-dev \
-         octave liboctave-dev fortunes wordnet-base valgrind \
+# clang, libclang-rt-dev (its sanitizer and libFuzzer runtimes), libomp-dev
+# (OpenMP for clang): the sanitizer build of the C tests and the fuzz run
+# of tests/run_all.sh. zlib1g-dev: the MAT 5 check inflates -v7 variables.
+for p in build-essential autoconf automake pkg-config libopenblas-dev libmatio-dev zlib1g-dev \
+         octave liboctave-dev fortunes wordnet-base valgrind clang libclang-rt-dev libomp-dev \
          gnuplot-nox poppler-utils fonts-dejavu-core ghostscript fonts-freefont-otf fonts-urw-base35; do
   have_pkg "$p" || need+=("$p")
 done

@@ -155,6 +155,10 @@ EeStatus ee_attr_targets(EeRun *r, const EeInput *in, const EeAttrOptions *o, in
     EeStatus st = EE_OK;
     for (int i0 = 0; i0 < in->n && !st; i0 += B) {
         int nb = in->n - i0 < B ? in->n - i0 : B;
+        if (ee_interrupted()) {
+            st = ee_fail(EE_ERR_INTERRUPTED, "interrupted while computing targets");
+            break;
+        }
         if (ee_is_token_model(c)) {
             for (int i = 0; i < nb; i++) ee_attr_row_mask(r->m, in, i0 + i, mask + (size_t)i * T);
             st = ee_attr_logits(r, in->ids + (size_t)i0 * T, mask, nb, out);

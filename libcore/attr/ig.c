@@ -8,6 +8,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* P_s(z) by the three-term recurrence, and its derivative. */
 static void legendre(int s, double z, double *p, double *dp)
@@ -83,104 +86,159 @@ EeStatus ee_ig_nodes(EeIgMethod method, int s, double *a, double *w)
  * each node then needs only the max over time, and its gradient flows
  * through each filter's winning window alone (conv_pool_bwd). The same
  * numbers as s full passes up to float rounding. */
+/* What every sequence of the cnn path reads. */
+typedef struct {
+    const EeModel *m;
+    const EeInput *in;
+    const EeAttrOptions *o;
+    const double *alpha, *wts;
+    const float *E, *Wc, *bc, *W[EE_MAX_WIDTHS], *bias[EE_MAX_WIDTHS];
+    float *A;
+    EeAttrInfo *info;
+} CnnIg;
+
+/* One thread's buffers. */
+typedef struct {
+    float *ex, *eb, *diff, *acc, *base, *dlt, *pre, *pooled, *dP;
+    int32_t *arg, *bids;
+    uint8_t *mask;
+} CnnIgScratch;
+
+static int cnn_ig_scratch(CnnIgScratch *b, const EeConfig *c)
+{
+    size_t T = c->T, d = c->d, F = c->filters, K = c->nwidths, TF = T * F, KF = K * F;
+    b->ex = malloc(sizeof(float) * T * d); b->eb = malloc(sizeof(float) * T * d);
+    b->diff = malloc(sizeof(float) * T * d); b->acc = malloc(sizeof(float) * T * d);
+    b->base = malloc(sizeof(float) * TF * K); b->dlt = malloc(sizeof(float) * TF * K);
+    b->pre = malloc(sizeof(float) * TF); b->pooled = malloc(sizeof(float) * KF);
+    b->dP = malloc(sizeof(float) * KF);
+    b->arg = malloc(sizeof(int32_t) * KF); b->bids = malloc(sizeof(int32_t) * T);
+    b->mask = malloc(T);
+    return b->ex && b->eb && b->diff && b->acc && b->base && b->dlt && b->pre && b->pooled && b->dP && b->arg &&
+           b->bids && b->mask;
+}
+
+static void cnn_ig_scratch_free(CnnIgScratch *b)
+{
+    free(b->ex); free(b->eb); free(b->diff); free(b->acc); free(b->base); free(b->dlt); free(b->pre);
+    free(b->pooled); free(b->dP); free(b->arg); free(b->bids); free(b->mask);
+}
+
+/* Sequence i: two convolutions per width, then every node's max and its
+ * gradient through the winning windows. */
+static void cnn_ig_row(const CnnIg *v, int i, CnnIgScratch *b)
+{
+    const EeModel *m = v->m;
+    const EeConfig *c = &m->cfg;
+    const EeInput *in = v->in;
+    const EeAttrOptions *o = v->o;
+    const EeBackend *be = ee_backend_cpu();
+    int T = c->T, d = c->d, F = c->filters, K = c->nwidths, KF = K * F, C = c->classes, s = o->steps;
+    size_t TF = (size_t)T * F;
+    float *ex = b->ex, *eb = b->eb, *diff = b->diff, *acc = b->acc, *base = b->base, *dlt = b->dlt;
+    float *pre = b->pre, *pooled = b->pooled, *dP = b->dP;
+    int32_t *arg = b->arg, *bids = b->bids;
+    uint8_t *mask = b->mask;
+    const int32_t *ids = in->ids + (size_t)i * T;
+    ee_attr_row_mask(m, in, i, mask);
+    ee_attr_row_baseline(m, in, o, i, bids);
+    int L = 1; /* positions past the last token, baseline token or attended one see zeros */
+    for (int t = 0; t < T; t++)
+        if (mask[t] || ids[t] != EE_PAD || (o->baseline != EE_BASELINE_ZERO && bids[t] != EE_PAD)) L = t + 1;
+    size_t Ld = (size_t)L * d, LF = (size_t)L * F;
+    for (int t = 0; t < L; t++) {
+        memcpy(ex + (size_t)t * d, v->E + (size_t)ids[t] * d, sizeof(float) * d);
+        if (o->baseline == EE_BASELINE_ZERO) memset(eb + (size_t)t * d, 0, sizeof(float) * d);
+        else memcpy(eb + (size_t)t * d, v->E + (size_t)bids[t] * d, sizeof(float) * d);
+    }
+    for (size_t q = 0; q < Ld; q++) diff[q] = ex[q] - eb[q];
+    for (int k = 0; k < K; k++) {
+        be->conv_fwd(eb, v->W[k], v->bias[k], base + TF * k, 1, L, d, c->widths[k], F);
+        be->conv_fwd(diff, v->W[k], NULL, dlt + TF * k, 1, L, d, c->widths[k], F);
+    }
+    /* logits at a = 1 (x) and a = 0 (baseline) */
+    double z[2][64];
+    for (int end = 0; end < 2; end++) {
+        for (int k = 0; k < K; k++) {
+            for (size_t q = 0; q < LF; q++) pre[q] = base[TF * k + q] + (end ? 0.0f : dlt[TF * k + q]);
+            be->maxpool_fwd(pre, mask, pooled, arg, 1, L, F, KF, k * F);
+        }
+        for (int cl = 0; cl < C && cl < 64; cl++) {
+            double val = v->bc ? v->bc[cl] : 0;
+            for (int q = 0; q < KF; q++) val += (double)pooled[q] * v->Wc[(size_t)q * C + cl];
+            z[end][cl] = val;
+        }
+    }
+    int tg = 0;
+    if (o->target) tg = o->target[i];
+    else for (int cl = 1; cl < C; cl++) if (z[0][cl] > z[0][tg]) tg = cl;
+    memset(acc, 0, sizeof(float) * Ld);
+    for (int n = 0; n < s; n++) {
+        float a = (float)v->alpha[n];
+        for (int k = 0; k < K; k++) {
+            for (size_t q = 0; q < LF; q++) pre[q] = base[TF * k + q] + a * dlt[TF * k + q];
+            be->maxpool_fwd(pre, mask, pooled, arg + k * F, 1, L, F, F, 0);
+        }
+        for (int q = 0; q < KF; q++) dP[q] = (float)v->wts[n] * v->Wc[(size_t)q * C + tg];
+        for (int k = 0; k < K; k++)
+            be->conv_pool_bwd(NULL, v->W[k], dP, arg + k * F, acc, NULL, NULL, 1, L, d, c->widths[k], F, KF, k * F);
+    }
+    double total = 0;
+    for (int t = 0; t < T; t++) {
+        double sum = 0;
+        if (t < L)
+            for (int q = 0; q < d; q++) sum += (double)diff[(size_t)t * d + q] * acc[(size_t)t * d + q];
+        v->A[(size_t)i * T + t] = (float)sum;
+        total += sum;
+    }
+    EeAttrInfo *info = v->info;
+    if (info) {
+        if (info->target) info->target[i] = tg;
+        if (info->fx) info->fx[i] = (float)z[0][tg];
+        if (info->fbaseline) info->fbaseline[i] = (float)z[1][tg];
+        if (info->delta) info->delta[i] = (float)(total - (z[0][tg] - z[1][tg]));
+    }
+}
+
 static EeStatus ig_cnn_linear(EeModel *m, const EeInput *in, const EeAttrOptions *o, const double *alpha,
                               const double *wts, float *A, EeAttrInfo *info)
 {
     const EeConfig *c = &m->cfg;
-    const EeBackend *be = ee_backend_cpu();
-    int N = in->n, T = c->T, d = c->d, F = c->filters, K = c->nwidths, KF = K * F, C = c->classes;
-    int s = o->steps;
-    const float *E = m->w + m->p[ee_model_find_param(m, NULL, 0, "E_tok")].offset;
-    const float *Wc = m->w + m->p[ee_model_find_param(m, NULL, 0, "Wc")].offset;
+    int N = in->n, K = c->nwidths, s = o->steps;
+    CnnIg v = {m, in, o, alpha, wts, NULL, NULL, NULL, {NULL}, {NULL}, A, info};
+    v.E = m->w + m->p[ee_model_find_param(m, NULL, 0, "E_tok")].offset;
+    v.Wc = m->w + m->p[ee_model_find_param(m, NULL, 0, "Wc")].offset;
     int bci = ee_model_find_param(m, NULL, 0, "bc");
-    const float *bc = bci >= 0 ? m->w + m->p[bci].offset : NULL;
-    const float *W[EE_MAX_WIDTHS], *bias[EE_MAX_WIDTHS];
+    v.bc = bci >= 0 ? m->w + m->p[bci].offset : NULL;
     for (int k = 0; k < K; k++) {
-        W[k] = m->w + m->p[ee_model_find_param(m, "conv", k, "W")].offset;
+        v.W[k] = m->w + m->p[ee_model_find_param(m, "conv", k, "W")].offset;
         int bi = ee_model_find_param(m, "conv", k, "b");
-        bias[k] = bi >= 0 ? m->w + m->p[bi].offset : NULL;
+        v.bias[k] = bi >= 0 ? m->w + m->p[bi].offset : NULL;
     }
     double t0 = ee_now();
-    int fail = 0;
+    /* sequences in blocks: between blocks the calling thread (the team's
+     * master) asks whether to stop, and the barrier shows every thread
+     * its answer */
+    int fail = 0, stop = 0;
+    const int block = 16;
     #pragma omp parallel reduction(|| : fail)
     {
-        size_t TF = (size_t)T * F;
-        float *ex = malloc(sizeof(float) * T * d), *eb = malloc(sizeof(float) * T * d);
-        float *diff = malloc(sizeof(float) * T * d), *acc = malloc(sizeof(float) * T * d);
-        float *base = malloc(sizeof(float) * TF * K), *dlt = malloc(sizeof(float) * TF * K);
-        float *pre = malloc(sizeof(float) * TF), *pooled = malloc(sizeof(float) * KF);
-        float *dP = malloc(sizeof(float) * KF);
-        int32_t *arg = malloc(sizeof(int32_t) * KF), *bids = malloc(sizeof(int32_t) * T);
-        uint8_t *mask = malloc((size_t)T);
-        if (!ex || !eb || !diff || !acc || !base || !dlt || !pre || !pooled || !dP || !arg || !bids || !mask)
-            fail = 1;
-        #pragma omp for schedule(dynamic, 1)
-        for (int i = 0; i < N; i++) {
-            if (fail) continue;
-            const int32_t *ids = in->ids + (size_t)i * T;
-            ee_attr_row_mask(m, in, i, mask);
-            ee_attr_row_baseline(m, in, o, i, bids);
-            int L = 1; /* positions past the last token, baseline token or attended one see zeros */
-            for (int t = 0; t < T; t++)
-                if (mask[t] || ids[t] != EE_PAD || (o->baseline != EE_BASELINE_ZERO && bids[t] != EE_PAD)) L = t + 1;
-            size_t Ld = (size_t)L * d, LF = (size_t)L * F;
-            for (int t = 0; t < L; t++) {
-                memcpy(ex + (size_t)t * d, E + (size_t)ids[t] * d, sizeof(float) * d);
-                if (o->baseline == EE_BASELINE_ZERO) memset(eb + (size_t)t * d, 0, sizeof(float) * d);
-                else memcpy(eb + (size_t)t * d, E + (size_t)bids[t] * d, sizeof(float) * d);
-            }
-            for (size_t q = 0; q < Ld; q++) diff[q] = ex[q] - eb[q];
-            for (int k = 0; k < K; k++) {
-                be->conv_fwd(eb, W[k], bias[k], base + TF * k, 1, L, d, c->widths[k], F);
-                be->conv_fwd(diff, W[k], NULL, dlt + TF * k, 1, L, d, c->widths[k], F);
-            }
-            /* logits at a = 1 (x) and a = 0 (baseline) */
-            double z[2][64];
-            for (int end = 0; end < 2; end++) {
-                for (int k = 0; k < K; k++) {
-                    for (size_t q = 0; q < LF; q++) pre[q] = base[TF * k + q] + (end ? 0.0f : dlt[TF * k + q]);
-                    be->maxpool_fwd(pre, mask, pooled, arg, 1, L, F, KF, k * F);
-                }
-                for (int cl = 0; cl < C && cl < 64; cl++) {
-                    double v = bc ? bc[cl] : 0;
-                    for (int q = 0; q < KF; q++) v += (double)pooled[q] * Wc[(size_t)q * C + cl];
-                    z[end][cl] = v;
-                }
-            }
-            int tg = 0;
-            if (o->target) tg = o->target[i];
-            else for (int cl = 1; cl < C; cl++) if (z[0][cl] > z[0][tg]) tg = cl;
-            memset(acc, 0, sizeof(float) * Ld);
-            for (int n = 0; n < s; n++) {
-                float a = (float)alpha[n];
-                for (int k = 0; k < K; k++) {
-                    for (size_t q = 0; q < LF; q++) pre[q] = base[TF * k + q] + a * dlt[TF * k + q];
-                    be->maxpool_fwd(pre, mask, pooled, arg + k * F, 1, L, F, F, 0);
-                }
-                for (int q = 0; q < KF; q++) dP[q] = (float)wts[n] * Wc[(size_t)q * C + tg];
-                for (int k = 0; k < K; k++)
-                    be->conv_pool_bwd(NULL, W[k], dP, arg + k * F, acc, NULL, NULL, 1, L, d, c->widths[k], F,
-                                      KF, k * F);
-            }
-            double total = 0;
-            for (int t = 0; t < T; t++) {
-                double sum = 0;
-                if (t < L)
-                    for (int q = 0; q < d; q++) sum += (double)diff[(size_t)t * d + q] * acc[(size_t)t * d + q];
-                A[(size_t)i * T + t] = (float)sum;
-                total += sum;
-            }
-            if (info) {
-                if (info->target) info->target[i] = tg;
-                if (info->fx) info->fx[i] = (float)z[0][tg];
-                if (info->fbaseline) info->fbaseline[i] = (float)z[1][tg];
-                if (info->delta) info->delta[i] = (float)(total - (z[0][tg] - z[1][tg]));
-            }
+        CnnIgScratch b;
+        if (!cnn_ig_scratch(&b, c)) fail = 1;
+        for (int i0 = 0; i0 < N; i0 += block) {
+            #pragma omp master
+            stop = ee_interrupted();
+            #pragma omp barrier
+            if (stop) break;
+            int i1 = i0 + block < N ? i0 + block : N;
+            #pragma omp for schedule(dynamic, 1)
+            for (int i = i0; i < i1; i++)
+                if (!fail) cnn_ig_row(&v, i, &b);
         }
-        free(ex); free(eb); free(diff); free(acc); free(base); free(dlt); free(pre); free(pooled);
-        free(dP); free(arg); free(bids); free(mask);
+        cnn_ig_scratch_free(&b);
     }
     if (fail) return ee_fail(EE_ERR_NOMEM, "out of memory");
+    if (stop) return ee_fail(EE_ERR_INTERRUPTED, "interrupted during IG");
     if (info) {
         info->forward = (long)N * (s + 2);
         info->backward = (long)N * s;
@@ -310,6 +368,10 @@ static EeStatus ig_sorted(EeModel *m, const EeInput *in, const EeAttrOptions *o,
         long rows = (long)g_n * s;
         for (long q0 = 0; q0 < rows && !st; q0 += Bmax) {
             int nb = rows - q0 < Bmax ? (int)(rows - q0) : Bmax;
+            if (ee_interrupted()) {
+                st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during IG");
+                break;
+            }
             memset(h_dout, 0, sizeof(float) * (size_t)nb * C);
             for (int j = 0; j < nb; j++) {
                 int g = (int)((q0 + j) / s);

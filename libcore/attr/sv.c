@@ -99,10 +99,10 @@ static EeStatus check_perms(const EeModel *m, const EeInput *in, const EeAttrOpt
 /* phi of a finished sequence, mean over permutations of the marginals;
  * var (optional): their sample variance over the permutations (the
  * variance of one permutation's estimate; 0 for s = 1). */
-static void seq_finish(const SeqState *q, int s, int T, float *A, float *var)
+static EeStatus seq_finish(const SeqState *q, int s, int T, float *A, float *var)
 {
     double *phi = calloc((size_t)T * 2, sizeof(double)), *sq = phi + T;
-    if (!phi) return; /* caller checked memory for A; phi is tiny */
+    if (!phi) return ee_fail(EE_ERR_NOMEM, "out of memory");
     for (int k = 0; k < s; k++) {
         double prev = q->fbase;
         for (int j = 0; j < q->n; j++) {
@@ -120,6 +120,7 @@ static void seq_finish(const SeqState *q, int s, int T, float *A, float *var)
             var[t] = (float)(v > 0 ? v : 0);
         }
     free(phi);
+    return EE_OK;
 }
 
 
@@ -240,7 +241,7 @@ static EeStatus sv_cnn_incremental(EeModel *m, const EeInput *in, const EeAttrOp
         }
         if (fail) st = ee_fail(EE_ERR_NOMEM, "out of memory");
     }
-    if (!st) seq_finish(q, s, T, A, var);
+    if (!st) st = seq_finish(q, s, T, A, var);
     free(mask); free(base); free(e0); free(out0); free(scratch0);
     return st;
 }
@@ -358,6 +359,10 @@ static EeStatus sv_run(EeModel *m, const EeInput *in, const EeAttrOptions *o, fl
     if (c->kind == EE_KIND_CNN && dev == EE_DEVICE_CPU && !o->full_passes) {
         for (int i = 0; i < N && !st; i++) {
             SeqState *q;
+            if (ee_interrupted()) {
+                st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during SV");
+                break;
+            }
             if ((st = seq_new(m, in, o, i, &q))) break;
             float *var = info && info->variance ? info->variance + (size_t)i * T : NULL;
             if (q->n == 0) {
@@ -380,6 +385,10 @@ static EeStatus sv_run(EeModel *m, const EeInput *in, const EeAttrOptions *o, fl
     int tf_fast = c->kind == EE_KIND_TRANSFORMER && dev == EE_DEVICE_CPU && !o->full_passes &&
                   c->layers > 1;
     while (finished < N && !st) {
+        if (ee_interrupted()) {
+            st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during SV");
+            break;
+        }
         /* fill a batch */
         while (nb < B && gi < N) {
             if (!seq[gi]) {
@@ -434,8 +443,8 @@ static EeStatus sv_run(EeModel *m, const EeInput *in, const EeAttrOptions *o, fl
             if (q->n == 0) {
                 memset(A + (size_t)finished * T, 0, sizeof(float) * T);
                 if (var) memset(var, 0, sizeof(float) * T);
-            } else {
-                seq_finish(q, s, T, A + (size_t)finished * T, var);
+            } else if ((st = seq_finish(q, s, T, A + (size_t)finished * T, var))) {
+                break;
             }
             if (info && info->fbaseline) info->fbaseline[finished] = q->fbase;
             seq_free(q);
@@ -514,6 +523,10 @@ EeStatus ee_shapley_exact(EeModel *m, const EeInput *in, const EeAttrOptions *o,
         long ncoal = 1L << n;
         for (long s0 = 0; s0 < ncoal && !st; s0 += B) {
             int nb = ncoal - s0 < B ? (int)(ncoal - s0) : B;
+            if (ee_interrupted()) {
+                st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during exact Shapley values");
+                break;
+            }
             for (int j = 0; j < nb; j++) {
                 int32_t *row = h_ids + (size_t)j * T;
                 memcpy(row, base, sizeof(int32_t) * T);

@@ -1,7 +1,8 @@
 /* runtime.c: threads (the one threading model, see backend/cpu/cpu_ops.c),
- * clocks and device selection. */
+ * clocks, the interrupt hook and device selection. */
 #include "../ee.h"
 #include "../backend/backend.h"
+#include "../backend/cpu/cpu_internal.h"
 #include "../backend/cuda/cuda_backend.h"
 
 #include "../models/model_impl.h"
@@ -27,8 +28,10 @@ void ee_threads_enter(void)
 
 void ee_threads_leave(void)
 {
-    if (enter_depth > 0 && --enter_depth == 0 && saved_blas_threads > 0)
-        openblas_set_num_threads(saved_blas_threads);
+    if (enter_depth > 0 && --enter_depth == 0) {
+        if (saved_blas_threads > 0) openblas_set_num_threads(saved_blas_threads);
+        ee_cpu_release_scratch(); /* the call's scratch does not outlive it */
+    }
 }
 
 int ee_threads_count(void)
@@ -38,6 +41,31 @@ int ee_threads_count(void)
 #else
     return 1;
 #endif
+}
+
+/* ---- interrupts: the hook of the calling thread, asked at most every
+ * 20 ms (a poll may cost more than a pass of a small model) ---- */
+static _Thread_local int (*interrupt_fn)(void *);
+static _Thread_local void *interrupt_ctx;
+static _Thread_local int interrupt_seen;
+static _Thread_local double interrupt_last;
+
+void ee_set_interrupt(int (*fn)(void *ctx), void *ctx)
+{
+    interrupt_fn = fn;
+    interrupt_ctx = ctx;
+    interrupt_seen = 0;
+    interrupt_last = 0;
+}
+
+int ee_interrupted(void)
+{
+    if (interrupt_seen || !interrupt_fn) return interrupt_seen;
+    double now = ee_now();
+    if (now - interrupt_last < 0.02) return 0;
+    interrupt_last = now;
+    interrupt_seen = interrupt_fn(interrupt_ctx) != 0;
+    return interrupt_seen;
 }
 
 double ee_now(void)
@@ -85,6 +113,8 @@ const EeBackend *ee_backend_cuda(void) { return NULL; }
 
 EeStatus ee_backend_check(const EeBackend *be)
 {
+    if (ee_cpu_take_nomem())
+        return ee_fail(EE_ERR_NOMEM, "out of host memory for the scratch space of an operation");
     if (be && be->device == EE_DEVICE_GPU && ee_cuda_check_error())
         return ee_fail(EE_ERR_NODEVICE, "a CUDA operation failed (details on stderr); "
                                         "the GPU may be out of memory: try a smaller 'batch'");

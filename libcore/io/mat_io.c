@@ -3,6 +3,7 @@
 #include "model_io.h"
 
 #include <matio.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,9 @@ struct EeMatFile {
 EeStatus ee_mat_open(const char *path, EeMatFile **out)
 {
     *out = NULL;
+    /* matio trusts the sizes in a file: check them first (mat_check.c) */
+    EeStatus st = ee_mat5_check(path);
+    if (st) return st;
     mat_t *mat = Mat_Open(path, MAT_ACC_RDONLY);
     if (!mat) return ee_fail(EE_ERR_IO, "cannot open '%s' as a .mat file", path);
     EeMatFile *f = calloc(1, sizeof *f);
@@ -61,18 +65,56 @@ static void *keep(EeMatFile *f, void *p)
     return f->bufs[f->nbufs++] = p;
 }
 
+/* Elements of a variable; 0 (and *ok = 0) when its dimensions are absent
+ * or their product overflows (a damaged file). */
+static size_t numel_ok(const matvar_t *v, int *ok)
+{
+    *ok = 0;
+    if (!v || v->rank < 0 || (v->rank > 0 && !v->dims)) return 0;
+    size_t n = 1;
+    for (int i = 0; i < v->rank; i++) {
+        if (v->dims[i] && n > SIZE_MAX / v->dims[i]) return 0;
+        n *= v->dims[i];
+    }
+    *ok = 1;
+    return n;
+}
+
 static size_t numel(const matvar_t *v)
 {
-    size_t n = 1;
-    for (int i = 0; i < v->rank; i++) n *= v->dims[i];
-    return n;
+    int ok;
+    return numel_ok(v, &ok);
+}
+
+/* Bytes per element of a numeric or char class as matio keeps it after
+ * reading (it converts numeric data to the class's type); 0 for others. */
+static int class_size(const matvar_t *v)
+{
+    switch (v->class_type) {
+    case MAT_C_DOUBLE: return 8;
+    case MAT_C_SINGLE: case MAT_C_INT32: return 4;
+    case MAT_C_UINT8: case MAT_C_INT8: return 1;
+    case MAT_C_CHAR: return v->data_size == 2 ? 2 : 1;
+    default: return 0;
+    }
+}
+
+/* Whether the data of a real numeric or char variable is all there: a
+ * partly read variable has NULL or short data. */
+static int data_ok(const matvar_t *v, size_t *n)
+{
+    int ok, es = class_size(v);
+    *n = numel_ok(v, &ok);
+    if (!ok || !es || v->isComplex || v->data_size != es) return 0;
+    if (*n == 0) return 1;
+    return v->data && v->nbytes / (size_t)es >= *n;
 }
 
 /* Numeric / logical array converted to a double buffer owned by f. */
 static const double *as_double(EeMatFile *f, matvar_t *v, size_t *rows, size_t *cols)
 {
-    if (!v || v->isComplex || !v->data) return NULL;
-    size_t n = numel(v);
+    size_t n;
+    if (!v || v->class_type == MAT_C_CHAR || !data_ok(v, &n)) return NULL;
     double *d = keep(f, malloc(sizeof(double) * (n ? n : 1)));
     if (!d) return NULL;
     for (size_t i = 0; i < n; i++) {
@@ -95,11 +137,34 @@ const double *ee_mat_double(EeMatFile *f, const char *name, size_t *rows, size_t
     return as_double(f, var(f, name), rows, cols);
 }
 
+/* Element i of a cell or field k of element i of a struct, checking that
+ * the container was read completely (matio's own accessors trust it). */
+static matvar_t *element(matvar_t *v, size_t i, size_t per, size_t k)
+{
+    int ok;
+    size_t n = numel_ok(v, &ok);
+    if (!ok || i >= n || k >= per || !v->data || n > SIZE_MAX / per / sizeof(matvar_t *)) return NULL;
+    if (v->nbytes / sizeof(matvar_t *) < n * per) return NULL;
+    return ((matvar_t **)v->data)[i * per + k];
+}
+
 const double *ee_mat_cell_double(EeMatFile *f, const char *name, int i, size_t *rows, size_t *cols)
 {
     matvar_t *v = var(f, name);
-    if (!v || v->class_type != MAT_C_CELL || i < 0 || (size_t)i >= numel(v)) return NULL;
-    return as_double(f, Mat_VarGetCell(v, i), rows, cols);
+    if (!v || v->class_type != MAT_C_CELL || i < 0) return NULL;
+    return as_double(f, element(v, (size_t)i, 1, 0), rows, cols);
+}
+
+/* Field `name` of element `index` of struct s, NULL if absent or damaged. */
+static matvar_t *field_of(matvar_t *s, const char *name, size_t index)
+{
+    if (!s || s->class_type != MAT_C_STRUCT) return NULL;
+    unsigned nf = Mat_VarGetNumberOfFields(s);
+    char *const *names = Mat_VarGetStructFieldnames(s);
+    if (!nf || !names) return NULL;
+    for (unsigned k = 0; k < nf; k++)
+        if (names[k] && !strcmp(names[k], name)) return element(s, index, nf, k);
+    return NULL;
 }
 
 /* ---- struct variable as a field source ------------------------------------ */
@@ -112,11 +177,15 @@ static int to_value(EeMatFile *f, matvar_t *v, EeValue *out)
 {
     memset(out, 0, sizeof *out);
     if (!v) return 0;
+    out->cls = EE_VAL_OTHER;
+    int ok;
+    out->numel = numel_ok(v, &ok);
+    if (!ok) return 1;
     out->ndims = v->rank < 8 ? v->rank : 8;
     for (int i = 0; i < out->ndims; i++) out->dims[i] = v->dims[i];
-    out->numel = numel(v);
+    size_t n;
+    if (!data_ok(v, &n)) return 1; /* wrong class, complex, or data missing */
     out->data = v->data;
-    if (v->isComplex) { out->cls = EE_VAL_OTHER; return 1; }
     switch (v->class_type) {
     case MAT_C_DOUBLE: out->cls = EE_VAL_DOUBLE; break;
     case MAT_C_SINGLE: out->cls = EE_VAL_SINGLE; break;
@@ -126,49 +195,48 @@ static int to_value(EeMatFile *f, matvar_t *v, EeValue *out)
         break;
     case MAT_C_CHAR: {
         /* matio keeps chars as 8- or 16-bit units: narrow to bytes */
-        char *s = keep(f, malloc(out->numel + 1));
-        if (!s) { out->cls = EE_VAL_OTHER; return 1; }
-        for (size_t i = 0; i < out->numel; i++) {
-            unsigned u = v->data_type == MAT_T_UINT16 || v->data_type == MAT_T_UTF16
-                             ? ((const uint16_t *)v->data)[i] : ((const uint8_t *)v->data)[i];
-            s[i] = (char)(u < 128 ? u : '?');
+        char *str = keep(f, malloc(n + 1));
+        if (!str) { out->cls = EE_VAL_OTHER; out->data = NULL; return 1; }
+        for (size_t i = 0; i < n; i++) {
+            unsigned u = v->data_size == 2 ? ((const uint16_t *)v->data)[i] : ((const uint8_t *)v->data)[i];
+            str[i] = (char)(u < 128 ? u : '?');
         }
-        s[out->numel] = 0;
-        out->data = s;
+        str[n] = 0;
+        out->data = str;
         out->cls = EE_VAL_CHAR;
         break;
     }
-    default: out->cls = EE_VAL_OTHER;
+    default: out->cls = EE_VAL_OTHER; out->data = NULL;
     }
-    if (!out->data && out->numel) out->cls = EE_VAL_OTHER;
     return 1;
 }
 
 static int src_get(void *ctx, const char *group, int index, const char *field, EeValue *out)
 {
     StructCtx *c = ctx;
-    matvar_t *s = c->root;
     if (group) {
-        matvar_t *g = Mat_VarGetStructFieldByName(c->root, group, 0);
+        matvar_t *g = field_of(c->root, group, 0);
         if (!g || g->class_type != MAT_C_STRUCT || index < 0 || (size_t)index >= numel(g)) return 0;
-        return to_value(c->f, Mat_VarGetStructFieldByName(g, field, (size_t)index), out);
+        return to_value(c->f, field_of(g, field, (size_t)index), out);
     }
-    return to_value(c->f, Mat_VarGetStructFieldByName(s, field, 0), out);
+    return to_value(c->f, field_of(c->root, field, 0), out);
 }
 
 static long src_group_len(void *ctx, const char *group)
 {
     StructCtx *c = ctx;
-    matvar_t *g = Mat_VarGetStructFieldByName(c->root, group, 0);
+    matvar_t *g = field_of(c->root, group, 0);
+    int ok;
     if (!g || g->class_type != MAT_C_STRUCT) return -1;
-    return (long)numel(g);
+    size_t n = numel_ok(g, &ok);
+    return ok && n <= 0x7fffffff ? (long)n : -1;
 }
 
 EeStatus ee_mat_struct_source(EeMatFile *f, const char *name, EeFieldSource *src)
 {
     matvar_t *v = var(f, name);
     if (!v || v->class_type != MAT_C_STRUCT || numel(v) != 1)
-        return ee_fail(EE_ERR_IO, "variable '%s' is missing or not a scalar struct", name);
+        return ee_fail(EE_ERR_IO, "variable '%s' is missing, damaged or not a scalar struct", name);
     StructCtx *c = keep(f, malloc(sizeof *c));
     if (!c) return ee_fail(EE_ERR_NOMEM, "out of memory");
     c->f = f;

@@ -62,7 +62,8 @@ static EeStatus get_int(const Loader *L, const char *field, int lo, int hi, int 
     EeValue v;
     if (!get_field(L, field, &v))
         return ee_fail(EE_ERR_MODEL, "%s.%s is missing", L->what, field);
-    if (!is_numeric(&v) || v.numel != 1)
+    /* logical is not a number here: true as a size is a mistake, not 1 */
+    if (!is_numeric(&v) || v.cls == EE_VAL_LOGICAL || v.numel != 1)
         return ee_fail(EE_ERR_MODEL, "%s.%s must be a numeric scalar, got %s with %zu elements",
                        L->what, field, cls_name(v.cls), v.numel);
     double x = elem(&v, 0);
@@ -80,7 +81,7 @@ static EeStatus get_ints(const Loader *L, const char *field, int lo, int hi, int
     EeValue v;
     if (!get_field(L, field, &v))
         return ee_fail(EE_ERR_MODEL, "%s.%s is missing", L->what, field);
-    if (!is_numeric(&v) || v.numel < (size_t)minn || v.numel > (size_t)maxn)
+    if (!is_numeric(&v) || v.cls == EE_VAL_LOGICAL || v.numel < (size_t)minn || v.numel > (size_t)maxn)
         return ee_fail(EE_ERR_MODEL, "%s.%s must be a numeric vector of %d to %d elements, got %s with %zu",
                        L->what, field, minn, maxn, cls_name(v.cls), v.numel);
     for (size_t i = 0; i < v.numel; i++) {
@@ -113,6 +114,9 @@ static EeStatus get_str(const Loader *L, const char *field, char *buf, size_t n,
     if (v.cls != EE_VAL_CHAR || v.numel >= n || (v.ndims == 2 && v.dims[0] > 1 && v.numel))
         return ee_fail(EE_ERR_MODEL, "%s.%s must be a short char row, got %s", L->what, field,
                        cls_name(v.cls));
+    /* a NUL would end the name early: 'cnn' followed by anything is not 'cnn' */
+    if (v.numel && memchr(v.data, 0, v.numel))
+        return ee_fail(EE_ERR_MODEL, "%s.%s must not contain NUL characters", L->what, field);
     memcpy(buf, v.data, v.numel);
     buf[v.numel] = 0;
     return EE_OK;
@@ -182,6 +186,123 @@ static int dims_match(const EeValue *v, const EeParam *p)
     return 1;
 }
 
+/* A few words on the settings that decide which weights a model has. */
+static void settings_str(const EeConfig *c, char *buf, size_t n)
+{
+    if (c->kind == EE_KIND_TRANSFORMER)
+        snprintf(buf, n, "a transformer %s with %d layers",
+                 c->head == EE_HEAD_CLASSIFIER ? "classifier" : c->head == EE_HEAD_FLAT ? "explainer (head 'flat')"
+                                                                                        : "explainer (head 'token')",
+                 c->layers);
+    else
+        snprintf(buf, n, "a%s %s with bias = %s", c->kind == EE_KIND_MLP ? "n" : "", ee_kind_name(c->kind),
+                 c->bias ? "true" : "false");
+}
+
+static int registered(const EeModel *m, const char *group, int index, const char *field)
+{
+    return ee_model_find_param(m, group, index, field) >= 0;
+}
+
+/* Weights that this kind has under other settings (another head, bias,
+ * layers present when layers = 0) must be absent: a loader that skipped
+ * them would run a different network than the one saved. */
+static EeStatus check_foreign(const EeFieldSource *src, const char *what, const EeModel *m)
+{
+    const EeConfig *c = &m->cfg;
+    EeConfig probe;
+    memset(&probe, 0, sizeof probe);
+    probe.kind = c->kind;
+    probe.vocab = 5; probe.T = 2; probe.d = 1; probe.classes = 2; probe.bias = 1;
+    probe.heads = 1; probe.layers = 1; probe.ffn = 1;
+    probe.filters = 1; probe.nwidths = 1; probe.widths[0] = 1;
+    probe.D = 1; probe.nhidden = 0;
+    char sets[96];
+    settings_str(c, sets, sizeof sets);
+    int heads = c->kind == EE_KIND_TRANSFORMER ? 3 : 1;
+    for (int h = 0; h < heads; h++) {
+        probe.head = (EeHead)h;
+        EeModel *pm = calloc(1, sizeof *pm);
+        if (!pm) return ee_fail(EE_ERR_NOMEM, "out of memory");
+        pm->cfg = probe;
+        ee_kind_ops(c->kind)->register_params(pm); /* names only: no weights */
+        EeStatus st = EE_OK;
+        for (int i = 0; i < pm->np && !st; i++) {
+            const EeParam *p = &pm->p[i];
+            EeValue v;
+            if (!p->group[0]) {
+                if (!registered(m, NULL, 0, p->field) && src->get(src->ctx, NULL, 0, p->field, &v))
+                    st = ee_fail(EE_ERR_MODEL, "%s.%s is present but %s has no such weight; remove it or fix the settings",
+                                 what, p->field, sets);
+                continue;
+            }
+            long want = 0, got = src->group_len(src->ctx, p->group);
+            for (int j = 0; j < m->np; j++)
+                if (!strcmp(m->p[j].group, p->group) && m->p[j].index + 1 > want) want = m->p[j].index + 1;
+            if (want == 0 && got > 0) {
+                st = ee_fail(EE_ERR_MODEL, "%s.%s has %ld elements but %s has none", what, p->group, got, sets);
+                continue;
+            }
+            for (long k = 0; k < want && !st; k++)
+                if (!registered(m, p->group, (int)k, p->field) &&
+                    src->get(src->ctx, p->group, (int)k, p->field, &v))
+                    st = ee_fail(EE_ERR_MODEL, "%s.%s(%ld).%s is present but %s has no such weight; remove it or fix the settings",
+                                 what, p->group, k + 1, p->field, sets);
+        }
+        free(pm);
+        if (st) return st;
+    }
+    return EE_OK;
+}
+
+/* The layout of every tensor without its weights (names and dims only). */
+static EeModel *shell_of(const EeConfig *cfg)
+{
+    EeModel *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    m->cfg = *cfg;
+    ee_kind_ops(cfg->kind)->register_params(m);
+    return m;
+}
+
+/* Every struct array has as many elements as the model uses, and every
+ * tensor is a single array of its dims: checked before a single weight is
+ * allocated, so the allocation never exceeds what the source holds. */
+static EeStatus check_fields(const EeFieldSource *src, const char *what, const EeModel *m)
+{
+    for (int i = 0; i < m->np; i++) {
+        const EeParam *p = &m->p[i];
+        if (!p->group[0] || p->index != 0) continue;
+        long want = 0;
+        for (int j = 0; j < m->np; j++)
+            if (!strcmp(m->p[j].group, p->group) && m->p[j].index + 1 > want) want = m->p[j].index + 1;
+        long got = src->group_len(src->ctx, p->group);
+        if (got < 0) return ee_fail(EE_ERR_MODEL, "%s.%s is missing or not a struct array", what, p->group);
+        if (got != want)
+            return ee_fail(EE_ERR_MODEL, "%s.%s must be a 1x%ld struct array, got %ld elements", what, p->group,
+                           want, got);
+    }
+    for (int i = 0; i < m->np; i++) {
+        const EeParam *p = &m->p[i];
+        char name[64], dbuf[96];
+        if (p->group[0]) snprintf(name, sizeof name, "%s.%s(%d).%s", what, p->group, p->index + 1, p->field);
+        else snprintf(name, sizeof name, "%s.%s", what, p->field);
+        EeValue v;
+        if (!src->get(src->ctx, p->group[0] ? p->group : NULL, p->index, p->field, &v))
+            return ee_fail(EE_ERR_MODEL, "%s is missing", name);
+        if (v.cls != EE_VAL_SINGLE)
+            return ee_fail(EE_ERR_MODEL, "%s must be a real single array, got %s", name, cls_name(v.cls));
+        if (!dims_match(&v, p)) {
+            char want[64];
+            if (p->ndims > 2) snprintf(want, sizeof want, "%dx%dx%d", p->dims[0], p->dims[1], p->dims[2]);
+            else snprintf(want, sizeof want, "%dx%d", p->dims[0], p->dims[1]);
+            dims_str(&v, dbuf, sizeof dbuf);
+            return ee_fail(EE_ERR_MODEL, "%s must be %s, got %s", name, want, dbuf);
+        }
+    }
+    return check_foreign(src, what, m);
+}
+
 EeStatus ee_model_load(const EeFieldSource *src, const char *what, EeModel **out)
 {
     *out = NULL;
@@ -190,45 +311,19 @@ EeStatus ee_model_load(const EeFieldSource *src, const char *what, EeModel **out
     EeStatus st = read_config(&L, &cfg);
     if (st) return st;
     if ((st = ee_config_check(&cfg))) return ee_fail(st, "%s: %s", what, ee_last_error());
+    EeModel *shell = shell_of(&cfg);
+    if (!shell) return ee_fail(EE_ERR_NOMEM, "out of memory");
+    st = shell->overflow ? ee_fail(EE_ERR_MODEL, "%s: too many tensors", what) : check_fields(src, what, shell);
+    double weights = (double)shell->total * sizeof(float);
+    free(shell);
+    if (st) return st;
+    if ((st = ee_memory_check(weights, "loading the model"))) return st;
     EeModel *m;
     if ((st = ee_model_new(&cfg, &m))) return st;
-    /* Each struct-array group must have exactly as many elements as used. */
     for (int i = 0; i < m->np; i++) {
         const EeParam *p = &m->p[i];
-        if (!p->group[0] || p->index != 0) continue;
-        long want = 0;
-        for (int j = 0; j < m->np; j++)
-            if (!strcmp(m->p[j].group, p->group) && m->p[j].index + 1 > want) want = m->p[j].index + 1;
-        long got = src->group_len(src->ctx, p->group);
-        if (got != want) {
-            ee_model_free(m);
-            if (got < 0) return ee_fail(EE_ERR_MODEL, "%s.%s is missing or not a struct array", what, p->group);
-            return ee_fail(EE_ERR_MODEL, "%s.%s must be a 1x%ld struct array, got %ld elements", what,
-                           p->group, want, got);
-        }
-    }
-    for (int i = 0; i < m->np; i++) {
-        const EeParam *p = &m->p[i];
-        char name[64], dbuf[96];
-        if (p->group[0]) snprintf(name, sizeof name, "%s.%s(%d).%s", what, p->group, p->index + 1, p->field);
-        else snprintf(name, sizeof name, "%s.%s", what, p->field);
         EeValue v;
-        if (!src->get(src->ctx, p->group[0] ? p->group : NULL, p->index, p->field, &v)) {
-            ee_model_free(m);
-            return ee_fail(EE_ERR_MODEL, "%s is missing", name);
-        }
-        if (v.cls != EE_VAL_SINGLE) {
-            ee_model_free(m);
-            return ee_fail(EE_ERR_MODEL, "%s must be a real single array, got %s", name, cls_name(v.cls));
-        }
-        if (!dims_match(&v, p)) {
-            char want[64];
-            if (p->ndims > 2) snprintf(want, sizeof want, "%dx%dx%d", p->dims[0], p->dims[1], p->dims[2]);
-            else snprintf(want, sizeof want, "%dx%d", p->dims[0], p->dims[1]);
-            dims_str(&v, dbuf, sizeof dbuf);
-            ee_model_free(m);
-            return ee_fail(EE_ERR_MODEL, "%s must be %s, got %s", name, want, dbuf);
-        }
+        src->get(src->ctx, p->group[0] ? p->group : NULL, p->index, p->field, &v); /* checked above */
         if ((st = ee_param_set(m, i, v.data, v.numel))) {
             char msg[512];
             snprintf(msg, sizeof msg, "%s", ee_last_error());

@@ -52,9 +52,14 @@ typedef struct {
  * gateway adds). */
 EeStatus ee_model_save(const EeModel *m, const EeFieldSink *sink);
 
-/* Loads the named array variables of a .mat file (matio). */
+/* Loads the named array variables of a .mat file (matio). Only little-
+ * endian MAT 5 files (Octave's -v6 and -v7) whose structure checks out
+ * (ee_mat5_check) are opened; anything else is EE_ERR_IO. */
 typedef struct EeMatFile EeMatFile;
 EeStatus ee_mat_open(const char *path, EeMatFile **out);
+/* Every element of the file lies inside its parent and holds the values
+ * its dimensions announce; EE_ERR_IO saying what is wrong otherwise. */
+EeStatus ee_mat5_check(const char *path);
 void ee_mat_close(EeMatFile *f);
 /* A variable converted to double (numeric/logical), NULL if absent or not
  * numeric; dims filled. Owned by the file. */

@@ -82,6 +82,36 @@ void ee_config_defaults(EeConfig *cfg, EeKind kind)
                            (hi), (v));                                                 \
     } while (0)
 
+/* Every weight of a configuration (in double: the sizes may be hostile). */
+static double config_weights(const EeConfig *c)
+{
+    double d = c->d, w = 0;
+    switch (c->kind) {
+    case EE_KIND_TRANSFORMER:
+        w = (double)c->vocab * d + (double)c->T * d + 2 * d;
+        w += (double)c->layers * (4 * d * d + 9 * d + 2 * d * c->ffn + c->ffn);
+        if (c->head == EE_HEAD_CLASSIFIER) w += d * d + d + d * c->classes + c->classes;
+        else if (c->head == EE_HEAD_FLAT) w += (double)c->T * d * c->T + c->T;
+        else w += d + 1;
+        break;
+    case EE_KIND_CNN:
+        w = (double)c->vocab * d + (double)c->nwidths * c->filters * ((double)c->classes + c->bias);
+        for (int k = 0; k < c->nwidths && k < EE_MAX_WIDTHS; k++) w += (double)c->widths[k] * d * c->filters;
+        w += c->bias ? c->classes : 0;
+        break;
+    case EE_KIND_MLP: {
+        double prev = c->D;
+        for (int i = 0; i <= c->nhidden && i <= EE_MAX_HIDDEN; i++) {
+            double next = i < c->nhidden ? c->hidden[i] : c->classes;
+            w += prev * next + (c->bias ? next : 0);
+            prev = next;
+        }
+        break;
+    }
+    }
+    return w;
+}
+
 EeStatus ee_config_check(const EeConfig *c)
 {
     if ((unsigned)c->kind > EE_KIND_MLP) return ee_fail(EE_ERR_MODEL, "unknown model kind %d", c->kind);
@@ -107,6 +137,8 @@ EeStatus ee_config_check(const EeConfig *c)
         CHECK_RANGE(c->D, 1, 1 << 24, "D");
         CHECK_RANGE(c->nhidden, 0, EE_MAX_HIDDEN, "number of hidden layers");
         for (int i = 0; i < c->nhidden; i++) CHECK_RANGE(c->hidden[i], 1, 1 << 16, "hidden width");
+        if (config_weights(c) > 2e9)
+            return ee_fail(EE_ERR_MODEL, "model too large (%.3g weights, at most 2e9)", config_weights(c));
         return EE_OK;
     }
     CHECK_RANGE(c->vocab, 5, 1 << 24, "vocab");
@@ -124,11 +156,10 @@ EeStatus ee_config_check(const EeConfig *c)
         CHECK_RANGE(c->nwidths, 1, EE_MAX_WIDTHS, "number of widths");
         for (int i = 0; i < c->nwidths; i++) CHECK_RANGE(c->widths[i], 1, c->T, "width");
     }
-    /* Guard against sizes whose products overflow or cannot be allocated. */
-    double params = (double)c->vocab * c->d + (double)c->T * c->d * c->T;
-    if (c->kind == EE_KIND_TRANSFORMER)
-        params += (double)c->layers * (4.0 * c->d * c->d + 2.0 * c->d * c->ffn);
-    if (params > 2e9) return ee_fail(EE_ERR_MODEL, "model too large (%.3g weights)", params);
+    /* Guard against sizes whose products overflow the indexing (what fits
+     * in memory is the gateways' budget, doc/DESIGN_NOTES.md). */
+    double params = config_weights(c);
+    if (params > 2e9) return ee_fail(EE_ERR_MODEL, "model too large (%.3g weights, at most 2e9)", params);
     return EE_OK;
 }
 
@@ -136,7 +167,12 @@ EeStatus ee_config_check(const EeConfig *c)
 static int add_param(EeModel *m, const char *group, int index, const char *field, int init,
                      int fan_in, int ndims, const int *dims, int nl, const int *ldims)
 {
-    if (m->np >= EE_MAX_PARAMS) return -1;
+    if (m->np >= EE_MAX_PARAMS) {
+        /* callers index p[] with the result: hand them a slot that the
+         * refused model never uses, and let ee_model_new fail */
+        m->overflow = 1;
+        return m->np - 1;
+    }
     EeParam *p = &m->p[m->np];
     memset(p, 0, sizeof *p);
     snprintf(p->group, sizeof p->group, "%s", group ? group : "");
@@ -187,6 +223,11 @@ EeStatus ee_model_new(const EeConfig *cfg, EeModel **out)
     if (!m) return ee_fail(EE_ERR_NOMEM, "out of memory allocating a model");
     m->cfg = *cfg;
     ee_kind_ops(cfg->kind)->register_params(m);
+    if (m->overflow) {
+        free(m);
+        return ee_fail(EE_ERR_MODEL, "a %s with these sizes has more than %d tensors", ee_kind_name(cfg->kind),
+                       EE_MAX_PARAMS);
+    }
     m->w = calloc(m->total ? m->total : 1, sizeof(float));
     if (!m->w) {
         size_t total = m->total;
@@ -438,6 +479,10 @@ static EeStatus predict_batches(EeModel *m, const EeInput *in, float *out, int B
     int outs = ee_config_outputs(c), T = c->T;
     for (int i0 = 0; i0 < in->n; i0 += B) {
         int nb = in->n - i0 < B ? in->n - i0 : B;
+        if (ee_interrupted()) {
+            st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during prediction");
+            break;
+        }
         if (ee_is_token_model(c)) {
             st = ee_run_set_input(r, in->ids + (size_t)i0 * T, in->mask ? in->mask + (size_t)i0 * T : NULL,
                                   NULL, nb);

@@ -13,7 +13,9 @@
 #include "../ee.h"
 #include "../backend/backend.h"
 
-#define EE_MAX_PARAMS 512
+/* Tensors of the largest model ee_config_check accepts: a transformer of
+ * 64 layers (16 each) with 4 embedding and 4 head tensors. */
+#define EE_MAX_PARAMS (8 + 16 * 64)
 #define EE_NAME_LEN 16
 
 typedef struct {
@@ -34,6 +36,7 @@ enum { EE_INIT_NORMAL = 0, EE_INIT_ZERO, EE_INIT_ONE, EE_INIT_UNIFORM_FANIN };
 struct EeModel {
     EeConfig cfg;
     int np;
+    int overflow;            /* a tensor did not fit in p[] (ee_model_new refuses) */
     EeParam p[EE_MAX_PARAMS];
     size_t total;
     float *w; /* host weights, internal layout */

@@ -121,6 +121,10 @@ static EeStatus evaluate(Trainer *t, const EeDataset *ds, double *loss, double *
     EeStatus st = EE_OK;
     for (int i0 = 0; i0 < n && !st; i0 += B) {
         int nb = n - i0 < B ? n - i0 : B;
+        if (ee_interrupted()) {
+            st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during training");
+            break;
+        }
         for (int i = 0; i < nb; i++) idx[i] = i0 + i;
         if ((st = load_batch(t, ds, idx, nb))) break;
         ee_run_embed(t->r, nb);
@@ -451,8 +455,8 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
                     opt->epochs, b0 / B + 1, steps_per_epoch, ep_loss / (b0 + nb), rate, eta);
                 last_print = now;
             }
-            if (opt->interrupt && opt->interrupt(opt->interrupt_ctx)) {
-                st = ee_fail(EE_ERR_INTERRUPTED, "training interrupted");
+            if ((opt->interrupt && opt->interrupt(opt->interrupt_ctx)) || ee_interrupted()) {
+                st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during training");
                 break;
             }
         }

@@ -30,7 +30,9 @@ static inline float fast_expf(float x)
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
     p = p * r * r + r + 1.0f;
-    int32_t bits = ((int32_t)n + 127) << 23;
+    /* n is an integer in [-126, 127], or NaN when x is: converting NaN to
+     * int is undefined, so it takes 0 (the result stays NaN through p) */
+    int32_t bits = ((n == n ? (int32_t)n : 0) + 127) << 23;
     float scale;
     memcpy(&scale, &bits, sizeof scale);
     return p * scale;

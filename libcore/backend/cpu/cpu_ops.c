@@ -6,6 +6,7 @@
  * the OpenMP team instead, and BLAS is called from inside those regions on
  * disjoint blocks. One pool, no oversubscription. */
 #include "../backend.h"
+#include "cpu_internal.h"
 #include "cpu_math.h"
 
 #include <cblas.h>
@@ -23,7 +24,7 @@ EE_SOFTMAX_ROWS(_base)
 EE_LN_ROWS(_base)
 
 #define GELU_BLOCK 4096
-static int use_avx2(void)
+int ee_cpu_use_avx2(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__) && defined(EE_HAVE_AVX2_OBJECT)
     static int v = -1;
@@ -34,17 +35,17 @@ static int use_avx2(void)
 #endif
 }
 #if defined(EE_HAVE_AVX2_OBJECT)
-#define GELU_FWD(X, Y, n) (use_avx2() ? ee_gelu_fwd_block_avx2(X, Y, n) : ee_gelu_fwd_block_base(X, Y, n))
-#define GELU_BWD(X, dY, dX, n) (use_avx2() ? ee_gelu_bwd_block_avx2(X, dY, dX, n) : ee_gelu_bwd_block_base(X, dY, dX, n))
-#define SOFTMAX_ROWS(P, ld, mk, rows, S) (use_avx2() ? ee_softmax_rows_avx2(P, ld, mk, rows, S) : ee_softmax_rows_base(P, ld, mk, rows, S))
-#define LN_FWD(...) (use_avx2() ? ee_ln_fwd_rows_avx2(__VA_ARGS__) : ee_ln_fwd_rows_base(__VA_ARGS__))
-#define LN_BWD(...) (use_avx2() ? ee_ln_bwd_rows_avx2(__VA_ARGS__) : ee_ln_bwd_rows_base(__VA_ARGS__))
+#define GELU_FWD(X, Y, n) (ee_cpu_use_avx2() ? ee_gelu_fwd_block_avx2(X, Y, n) : ee_gelu_fwd_block_base(X, Y, n))
+#define GELU_BWD(X, dY, dX, n) (ee_cpu_use_avx2() ? ee_gelu_bwd_block_avx2(X, dY, dX, n) : ee_gelu_bwd_block_base(X, dY, dX, n))
+#define SOFTMAX_ROWS(P, ld, mk, rows, S) (ee_cpu_use_avx2() ? ee_softmax_rows_avx2(P, ld, mk, rows, S) : ee_softmax_rows_base(P, ld, mk, rows, S))
+#define LN_FWD(...) (ee_cpu_use_avx2() ? ee_ln_fwd_rows_avx2(__VA_ARGS__) : ee_ln_fwd_rows_base(__VA_ARGS__))
+#define LN_BWD(...) (ee_cpu_use_avx2() ? ee_ln_bwd_rows_avx2(__VA_ARGS__) : ee_ln_bwd_rows_base(__VA_ARGS__))
 #else
 #define LN_FWD(...) ee_ln_fwd_rows_base(__VA_ARGS__)
 #define LN_BWD(...) ee_ln_bwd_rows_base(__VA_ARGS__)
 #define SOFTMAX_ROWS(P, ld, mk, rows, S) ee_softmax_rows_base(P, ld, mk, rows, S)
-#define GELU_FWD(X, Y, n) ((void)use_avx2, ee_gelu_fwd_block_base(X, Y, n))
-#define GELU_BWD(X, dY, dX, n) ((void)use_avx2, ee_gelu_bwd_block_base(X, dY, dX, n))
+#define GELU_FWD(X, Y, n) ((void)ee_cpu_use_avx2, ee_gelu_fwd_block_base(X, Y, n))
+#define GELU_BWD(X, dY, dX, n) ((void)ee_cpu_use_avx2, ee_gelu_bwd_block_base(X, dY, dX, n))
 #endif
 
 /* ---- memory ------------------------------------------------------------- */
@@ -61,52 +62,12 @@ static void cpu_zero(void *dst, size_t bytes)
 static void cpu_sync(void) {}
 
 /* ---- GEMM ------------------------------------------------------------------ */
-static int nthreads(void)
-{
-#ifdef _OPENMP
-    return omp_in_parallel() ? 1 : omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
-
-/* Splits the larger of M and N over the OpenMP team; each block is one
- * single-threaded sgemm. Small problems run as one call. */
+/* Our own kernel, not OpenBLAS: see cpu_gemm.h. */
 static void cpu_gemm(int ta, int tb, int M, int N, int K, float alpha,
                      const float *A, int lda, const float *B, int ldb,
                      float beta, float *C, int ldc)
 {
-    if (M <= 0 || N <= 0) return;
-    if (K <= 0) {
-        for (int i = 0; i < M; i++)
-            for (int j = 0; j < N; j++) C[(size_t)i * ldc + j] *= beta;
-        return;
-    }
-    const enum CBLAS_TRANSPOSE TA = ta ? CblasTrans : CblasNoTrans;
-    const enum CBLAS_TRANSPOSE TB = tb ? CblasTrans : CblasNoTrans;
-    int nt = nthreads();
-    double flops = 2.0 * M * N * K;
-    if (nt <= 1 || flops < 2e5) {
-        cblas_sgemm(CblasRowMajor, TA, TB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-        return;
-    }
-    int split_m = M >= N;
-    int n = split_m ? M : N;
-    int blocks = nt;
-    #pragma omp parallel for num_threads(nt) schedule(static)
-    for (int i = 0; i < blocks; i++) {
-        int lo = (int)((long)n * i / blocks), hi = (int)((long)n * (i + 1) / blocks);
-        if (hi <= lo) continue;
-        if (split_m) {
-            const float *Ai = ta ? A + lo : A + (size_t)lo * lda;
-            cblas_sgemm(CblasRowMajor, TA, TB, hi - lo, N, K, alpha, Ai, lda, B, ldb,
-                        beta, C + (size_t)lo * ldc, ldc);
-        } else {
-            const float *Bi = tb ? B + (size_t)lo * ldb : B + lo;
-            cblas_sgemm(CblasRowMajor, TA, TB, M, hi - lo, K, alpha, A, lda, Bi, ldb,
-                        beta, C + lo, ldc);
-        }
-    }
+    ee_cpu_gemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 /* ---- elementwise ------------------------------------------------------------ */
@@ -133,15 +94,15 @@ static void cpu_add_bias(float *Y, const float *b, int rows, int cols)
 
 static void cpu_bias_grad(const float *dY, float *db, int rows, int cols)
 {
-    /* Column sums in double: these add up thousands of rows. */
-    double *acc = calloc((size_t)cols, sizeof(double));
-    if (!acc) abort();
+    /* Column sums in double, rows in order: these add up thousands of rows. */
+    double *acc = ee_cpu_scratch(EE_SCRATCH_OP, sizeof(double) * (size_t)cols);
+    if (!acc) return;
+    memset(acc, 0, sizeof(double) * (size_t)cols);
     for (int r = 0; r < rows; r++) {
         const float *y = dY + (size_t)r * cols;
         for (int c = 0; c < cols; c++) acc[c] += y[c];
     }
     for (int c = 0; c < cols; c++) db[c] += (float)acc[c];
-    free(acc);
 }
 
 /* Row blocks over the OpenMP team; the per-row work is in cpu_math.h. */
@@ -158,7 +119,8 @@ static void cpu_layernorm_fwd(const float *X, const float *g, const float *b, fl
 }
 
 /* dX from the rows; dgamma and dbeta (when asked for) are sums over all
- * rows, kept in double per thread and added in thread order. */
+ * rows: kept in double per block of LN_ROWS_PER_TASK rows and added in
+ * block order, so the sum does not depend on the thread count. */
 static void cpu_layernorm_bwd(const float *dY, const float *X, const float *g,
                               const float *mean, const float *rstd, float *dX,
                               float *dg, float *db, int rows, int cols, int accumulate)
@@ -170,18 +132,14 @@ static void cpu_layernorm_bwd(const float *dY, const float *X, const float *g,
         LN_BWD(dY, X, g, mean, rstd, dX, r0, r1, cols, accumulate);
     }
     if (!dg && !db) return;
-    int nt = (size_t)rows * cols > 32768 ? nthreads() : 1;
-    double *part = calloc((size_t)nt * 2 * cols, sizeof(double));
-    if (!part) abort();
-    #pragma omp parallel num_threads(nt)
-    {
-        int tid = 0;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-#endif
-        double *pg = part + (size_t)tid * 2 * cols, *pb = pg + cols;
-        #pragma omp for schedule(static)
-        for (int r = 0; r < rows; r++) {
+    double *part = ee_cpu_scratch(EE_SCRATCH_OP, sizeof(double) * (size_t)tasks * 2 * cols);
+    if (!part) return;
+    #pragma omp parallel for if ((size_t)rows * cols > 32768) schedule(static)
+    for (int k = 0; k < tasks; k++) {
+        double *pg = part + (size_t)k * 2 * cols, *pb = pg + cols;
+        memset(pg, 0, sizeof(double) * 2 * (size_t)cols);
+        int r0 = k * LN_ROWS_PER_TASK, r1 = r0 + LN_ROWS_PER_TASK < rows ? r0 + LN_ROWS_PER_TASK : rows;
+        for (int r = r0; r < r1; r++) {
             const float *x = X + (size_t)r * cols, *dy = dY + (size_t)r * cols;
             float m = mean[r], rs = rstd[r];
             for (int c = 0; c < cols; c++) {
@@ -192,14 +150,13 @@ static void cpu_layernorm_bwd(const float *dY, const float *X, const float *g,
     }
     for (int c = 0; c < cols; c++) {
         double sg = 0, sb = 0;
-        for (int t = 0; t < nt; t++) {
-            sg += part[(size_t)t * 2 * cols + c];
-            sb += part[(size_t)t * 2 * cols + cols + c];
+        for (int k = 0; k < tasks; k++) {
+            sg += part[(size_t)k * 2 * cols + c];
+            sb += part[(size_t)k * 2 * cols + cols + c];
         }
         if (dg) dg[c] += (float)sg;
         if (db) db[c] += (float)sb;
     }
-    free(part);
 }
 
 static void cpu_gelu_fwd(const float *X, float *Y, size_t n)
@@ -325,9 +282,10 @@ static void cpu_attention_bwd(const float *q, const float *k, const float *v,
     #pragma omp parallel if ((size_t)B * T * T * d > 200000)
     {
         float *dS = malloc(sizeof(float) * (size_t)T * T);
-        if (!dS) abort();
+        if (!dS) ee_cpu_raise_nomem(); /* the call fails; this thread skips its share */
         #pragma omp for schedule(dynamic, 1)
         for (int bh = 0; bh < B * H; bh++) {
+            if (!dS) continue;
             int b = bh / H, h = bh % H;
             int S = attended_span(mask + (size_t)b * T, T);
             size_t off = (size_t)b * T * d + h * dh;
@@ -475,12 +433,36 @@ static void cpu_embed_bwd(const int32_t *ids, const float *dOut, float *dE_tok,
 }
 
 /* ---- text CNN ----------------------------------------------------------------- */
-/* Output position t sees tokens t..t+w-1; the tap j contributes
- * E[t+j] * W_j for t + j < T (later tokens are zero padding). One
- * sequence per task, w single-threaded GEMMs each. */
+/* Output position t sees tokens t..t+w-1 (zero vectors past T): one
+ * product per sequence of the windows (w*d consecutive floats of E for
+ * t <= T-w, zero-padded copies for the last w-1 positions) with W, whose
+ * rows j*d+c are already in window order. Rows go through the product
+ * kernel, so a position's result does not depend on T (the zeros past a
+ * shorter T are the PAD rows of a longer one). Many sequences share one
+ * packing of the filters; one sequence reads them in place. */
+static void conv_rows(const float *A, int lda, int M, const float *W, const float *packed, int K, int F,
+                      float *o)
+{
+    if (M <= 0) return;
+    if (packed) ee_cpu_gemm_run(0, M, F, K, A, lda, packed, 1, o, F);
+    else ee_cpu_gemm_inplace(M, F, K, A, lda, W, F, 1.0f, o, F);
+}
+
 static void cpu_conv_fwd(const float *E, const float *W, const float *b, float *out,
                          int B, int T, int d, int w, int F)
 {
+    int K = w * d;
+    float *packed = NULL;
+    int nested = 0;
+#ifdef _OPENMP
+    nested = omp_in_parallel();
+#endif
+    if (B >= 4 && !nested) {
+        packed = ee_cpu_scratch(EE_SCRATCH_OP, sizeof(float) * ee_cpu_gemm_packed_size(K, F));
+        if (!packed) return;
+        ee_cpu_gemm_pack(0, K, F, 1.0f, W, F, packed);
+    }
+    int tail = w - 1 < T ? w - 1 : T; /* positions whose window passes the end */
     #pragma omp parallel for schedule(static) if ((size_t)B * T * d * F * w > 200000)
     for (int s = 0; s < B; s++) {
         const float *e = E + (size_t)s * T * d;
@@ -489,50 +471,51 @@ static void cpu_conv_fwd(const float *E, const float *W, const float *b, float *
             if (b) memcpy(o + (size_t)t * F, b, sizeof(float) * F);
             else memset(o + (size_t)t * F, 0, sizeof(float) * F);
         }
-        for (int j = 0; j < w && j < T; j++)
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T - j, F, d, 1.0f,
-                        e + (size_t)j * d, d, W + (size_t)j * d * F, F, 1.0f, o, F);
+        conv_rows(e, d, T - tail, W, packed, K, F, o);
+        if (!tail) continue;
+        /* the zero-padded windows of the last positions: this task's own */
+        float small[4096];
+        size_t need = (size_t)tail * K;
+        float *win = need <= sizeof small / sizeof *small ? small : malloc(sizeof(float) * need);
+        if (!win) {
+            ee_cpu_raise_nomem();
+            continue;
+        }
+        for (int i = 0; i < tail; i++) {
+            int t = T - tail + i, have = T - t; /* positions t..T-1 exist */
+            memcpy(win + (size_t)i * K, e + (size_t)t * d, sizeof(float) * (size_t)have * d);
+            memset(win + (size_t)i * K + (size_t)have * d, 0, sizeof(float) * (size_t)(w - have) * d);
+        }
+        conv_rows(win, K, tail, W, packed, K, F, o + (size_t)(T - tail) * F);
+        if (win != small) free(win);
     }
 }
 
+/* dE per sequence (tasks); dW and db add the sequences in order, so the
+ * sums do not depend on the thread count (only the tests call this op:
+ * training goes through conv_pool_bwd). */
 static void cpu_conv_bwd(const float *E, const float *W, const float *dOut, float *dE,
                          float *dW, float *db, int B, int T, int d, int w, int F)
 {
-    int nt = (size_t)B * T * d * F * w > 200000 ? nthreads() : 1;
-    size_t wsz = (size_t)w * d * F;
-    float *part = (dW || db) ? calloc((size_t)nt * (wsz + F), sizeof(float)) : NULL;
-    if ((dW || db) && !part) abort();
-    #pragma omp parallel num_threads(nt)
-    {
-        int tid = 0;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-#endif
-        float *pw = part ? part + (size_t)tid * (wsz + F) : NULL;
-        #pragma omp for schedule(static)
-        for (int s = 0; s < B; s++) {
-            const float *e = E + (size_t)s * T * d;
-            const float *go = dOut + (size_t)s * T * F;
-            for (int j = 0; j < w && j < T; j++) {
-                if (dE)
-                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T - j, d, F, 1.0f, go, F,
-                                W + (size_t)j * d * F, F, 1.0f, dE + (size_t)s * T * d + (size_t)j * d, d);
-                if (dW)
-                    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, d, F, T - j, 1.0f,
-                                e + (size_t)j * d, d, go, F, 1.0f, pw + (size_t)j * d * F, F);
-            }
-            if (db)
-                for (int t = 0; t < T; t++)
-                    for (int f = 0; f < F; f++) pw[wsz + f] += go[(size_t)t * F + f];
-        }
+    if (dE) {
+        size_t tap = ee_cpu_gemm_packed_size(F, d);
+        float *packed = ee_cpu_scratch(EE_SCRATCH_OP, sizeof(float) * tap * w);
+        if (!packed) return;
+        for (int j = 0; j < w; j++) ee_cpu_gemm_pack(1, F, d, 1.0f, W + (size_t)j * d * F, F, packed + tap * j);
+        #pragma omp parallel for schedule(static) if ((size_t)B * T * d * F * w > 200000)
+        for (int s = 0; s < B; s++)
+            for (int j = 0; j < w && j < T; j++)
+                ee_cpu_gemm_run(0, T - j, d, F, dOut + (size_t)s * T * F, F, packed + tap * j, 1,
+                                dE + (size_t)s * T * d + (size_t)j * d, d);
     }
-    if (part) {
-        for (int t = 0; t < nt; t++) {
-            const float *pw = part + (size_t)t * (wsz + F);
-            if (dW) for (size_t i = 0; i < wsz; i++) dW[i] += pw[i];
-            if (db) for (int f = 0; f < F; f++) db[f] += pw[wsz + f];
-        }
-        free(part);
+    for (int s = 0; s < B; s++) {
+        const float *e = E + (size_t)s * T * d, *go = dOut + (size_t)s * T * F;
+        if (dW)
+            for (int j = 0; j < w && j < T; j++)
+                ee_cpu_gemm(1, 0, d, F, T - j, 1.0f, e + (size_t)j * d, d, go, F, 1.0f, dW + (size_t)j * d * F, F);
+        if (db)
+            for (int t = 0; t < T; t++)
+                for (int f = 0; f < F; f++) db[f] += go[(size_t)t * F + f];
     }
 }
 

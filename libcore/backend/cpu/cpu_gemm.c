@@ -1,0 +1,263 @@
+/* cpu_gemm.c: the CPU backend's matrix products: blocking, packing of B,
+ * the OpenMP split, and the baseline build of the micro-kernel (the AVX2
+ * build is in cpu_avx2.c; cpu_gemm.h explains why this is not OpenBLAS).
+ *
+ * Blocking: op(B) is cut into blocks of KC rows and NC columns; a block
+ * is packed into strips of NR columns (alpha folded in), or read in place
+ * when few rows use it, and every MR-row tile of C runs over it. The
+ * blocks of k are taken in ascending order, each continuing the chains
+ * that the previous one left in C, so an element's chain is the same as
+ * without blocking. Threads share out the tiles of a block; each element
+ * is written by one thread per block, and the barrier between blocks
+ * keeps the k order.
+ *
+ * op(A) = A^T (parameter gradients, a sum over the rows of a batch) goes
+ * to OpenBLAS instead, on blocks of C fixed by the shape: its sums depend
+ * on the shape, never on the thread count, and training needs no more. */
+#include "cpu_gemm.h"
+#include "cpu_internal.h"
+
+#include <cblas.h>
+#include <stdlib.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define KC 256
+#define NC 512
+#define MR EE_GEMM_MR
+#define NR EE_GEMM_NR
+
+/* Baseline kernel: multiply and add rounded separately, never contracted
+ * (a contracted and an uncontracted path would differ in the last bit). */
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
+#define EE_FMA_BASE(a, b, c) ((a) * (b) + (c))
+EE_GEMM_TILE(_base, EE_FMA_BASE)
+EE_GEMM_TILE8(_base, EE_FMA_BASE)
+#pragma GCC pop_options
+
+typedef void (*TileFn)(int, int, int, const float *, ptrdiff_t, ptrdiff_t, const float *, ptrdiff_t,
+                       float *, ptrdiff_t, int);
+
+typedef struct { TileFn wide, narrow; } Tiles;
+
+static Tiles tile_fn(void)
+{
+#if defined(EE_HAVE_AVX2_OBJECT)
+    if (ee_cpu_use_avx2()) return (Tiles){ee_gemm_tile_avx2, ee_gemm_tile8_avx2};
+#endif
+    return (Tiles){ee_gemm_tile_base, ee_gemm_tile8_base};
+}
+
+static int round_nr(int n) { return (n + NR - 1) / NR * NR; }
+
+size_t ee_cpu_gemm_packed_size(int K, int N) { return (size_t)K * round_nr(N); }
+
+/* Strips [s0, s1) of the block at rows k0..k0+kc, columns n0..n0+nc of
+ * op(B), into dst (strip s at s*kc*NR), times alpha, zero past nc. */
+static void pack_strips(int tb, const float *B, int ldb, int k0, int kc, int n0, int nc, float alpha,
+                        float *dst, int s0, int s1)
+{
+    for (int s = s0; s < s1; s++) {
+        float *d = dst + (size_t)s * kc * NR;
+        int j0 = n0 + s * NR, w = nc - s * NR < NR ? nc - s * NR : NR;
+        if (tb) /* read along the rows of B (its columns of op(B)) */
+            for (int j = 0; j < w; j++) {
+                const float *src = B + (size_t)(j0 + j) * ldb + k0;
+                for (int p = 0; p < kc; p++) d[(size_t)p * NR + j] = src[p];
+            }
+        for (int p = 0; p < kc; p++) {
+            float *row = d + (size_t)p * NR;
+            if (!tb) memcpy(row, B + (size_t)(k0 + p) * ldb + j0, sizeof(float) * w);
+            if (alpha != 1.0f)
+                for (int j = 0; j < w; j++) row[j] *= alpha;
+            for (int j = w; j < NR; j++) row[j] = 0.0f;
+        }
+    }
+}
+
+/* Every tile of C rows [0, M) x block columns [0, nc) for one block of k
+ * (op(A) element (i, p) at A[i*ars + p*acs]); B is packed (bs = NR,
+ * strip s at s*kc*NR) or read in place (bs = its row stride, strip s at
+ * s*NR). A last strip of at most 8 columns takes the narrow tiles. With
+ * few rows the strips go outer (one strip serves every row tile from the
+ * cache), else the row tiles (one row tile serves every strip). Shared
+ * out over the enclosing team when `team` (an orphaned worksharing loop),
+ * else by the calling thread. None of this changes a result: each
+ * element is the same chain whichever tile computes it. */
+static void run_block(Tiles tl, int team, int M, int nc, int kc, const float *A, ptrdiff_t ars,
+                      ptrdiff_t acs, const float *B, ptrdiff_t bs, float *C, ptrdiff_t ldc, int acc)
+{
+    int strips = (nc + NR - 1) / NR, tiles_m = (M + MR - 1) / MR, strips_outer = tiles_m <= 16;
+    int narrow = nc % NR != 0 && nc % NR <= EE_GEMM_NR8, wide = strips - narrow;
+    int tiles8 = narrow ? (M + EE_GEMM_MR8 - 1) / EE_GEMM_MR8 : 0;
+    long items = (long)tiles_m * wide + tiles8;
+    size_t sstep = bs == NR ? (size_t)kc * NR : NR;
+#define EE_GEMM_ITEM(q)                                                                        \
+    do {                                                                                       \
+        if ((q) >= (long)tiles_m * wide) { /* narrow tile of the last strip */                 \
+            int i = (int)((q) - (long)tiles_m * wide) * EE_GEMM_MR8, s = wide;                 \
+            int m = M - i < EE_GEMM_MR8 ? M - i : EE_GEMM_MR8;                                 \
+            tl.narrow(m, nc - s * NR, kc, A + i * ars, ars, acs, B + s * sstep, bs,            \
+                      C + i * ldc + s * NR, ldc, acc);                                         \
+            break;                                                                             \
+        }                                                                                      \
+        int t = strips_outer ? (int)((q) % tiles_m) : (int)((q) / wide);                       \
+        int s = strips_outer ? (int)((q) / tiles_m) : (int)((q) % wide), i = t * MR;           \
+        int m = M - i < MR ? M - i : MR, w = nc - s * NR < NR ? nc - s * NR : NR;              \
+        tl.wide(m, w, kc, A + i * ars, ars, acs, B + s * sstep, bs, C + i * ldc + s * NR, ldc, acc); \
+    } while (0)
+    if (team) {
+        #pragma omp for schedule(static)
+        for (long q = 0; q < items; q++) EE_GEMM_ITEM(q);
+    } else {
+        for (long q = 0; q < items; q++) EE_GEMM_ITEM(q);
+    }
+#undef EE_GEMM_ITEM
+}
+
+/* C = beta C before the chains start (beta = 0 writes exact zeros, as
+ * BLAS does, so NaN in C does not survive). */
+static void scale_c(int M, int N, float beta, float *C, int ldc)
+{
+    #pragma omp parallel for if ((size_t)M * N > 65536) schedule(static)
+    for (int i = 0; i < M; i++) {
+        float *c = C + (size_t)i * ldc;
+        for (int j = 0; j < N; j++) c[j] = beta == 0.0f ? 0.0f : beta * c[j];
+    }
+}
+
+/* op(A) = A^T (dW = X^T dY, training only): a sum over the rows of a
+ * batch, whose composition is fixed while it trains. OpenBLAS computes
+ * it on blocks of C fixed by the shape alone, so the bits do not depend
+ * on the thread count (which is what training promises). */
+#define TN_BLOCK 64
+static void gemm_tn(int tb, int M, int N, int K, float alpha, const float *A, int lda, const float *B,
+                    int ldb, float beta, float *C, int ldc)
+{
+    int bm = (M + TN_BLOCK - 1) / TN_BLOCK, bn = (N + TN_BLOCK - 1) / TN_BLOCK;
+    int par = 2.0 * M * N * K >= 1e6;
+#ifdef _OPENMP
+    par = par && !omp_in_parallel();
+#endif
+    #pragma omp parallel for schedule(static) if (par)
+    for (int q = 0; q < bm * bn; q++) {
+        int i0 = q / bn * TN_BLOCK, j0 = q % bn * TN_BLOCK;
+        int m = M - i0 < TN_BLOCK ? M - i0 : TN_BLOCK, n = N - j0 < TN_BLOCK ? N - j0 : TN_BLOCK;
+        cblas_sgemm(CblasRowMajor, CblasTrans, tb ? CblasTrans : CblasNoTrans, m, n, K, alpha, A + i0, lda,
+                    tb ? B + (size_t)j0 * ldb : B + j0, ldb, beta, C + (size_t)i0 * ldc + j0, ldc);
+    }
+}
+
+/* pack_b: 1 packs every strip of B, 0 reads full strips in place (packing
+ * then only the partial last one), -1 decides by the number of rows */
+static void gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
+                 const float *B, int ldb, float beta, float *C, int ldc, int pack_b);
+
+void ee_cpu_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
+                 const float *B, int ldb, float beta, float *C, int ldc)
+{
+    gemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, -1);
+}
+
+void ee_cpu_gemm_inplace(int M, int N, int K, const float *A, int lda, const float *B, int ldb,
+                         float beta, float *C, int ldc)
+{
+    gemm(0, 0, M, N, K, 1.0f, A, lda, B, ldb, beta, C, ldc, 0);
+}
+
+static void gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
+                 const float *B, int ldb, float beta, float *C, int ldc, int pack_b)
+{
+    if (M <= 0 || N <= 0) return;
+    int skip = K <= 0 || alpha == 0.0f;
+    if (ta && !skip) {
+        gemm_tn(tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    /* with beta = 0 the first block of k starts its chains from 0 itself */
+    if (beta != 1.0f && (beta != 0.0f || skip)) scale_c(M, N, beta, C, ldc);
+    if (skip) return;
+    /* B is packed when many row tiles reuse it (contiguous strips stream
+     * better) and when it must be (transposed, scaled, a partial last
+     * strip); fewer rows read full strips of a plain B in place. The
+     * values, and so the chains, are the same either way. */
+    if (pack_b < 0) pack_b = M > 256;
+    pack_b = pack_b || tb || alpha != 1.0f;
+    int kcm = K < KC ? K : KC, ncm = N < NC ? round_nr(N) : NC;
+    size_t pack_floats = (size_t)kcm * (pack_b ? ncm : NR);
+    /* the calling thread keeps its packing buffer between products; a
+     * product inside a parallel region (one task of an op) uses its own,
+     * on the stack when it is one strip */
+    int nested = 0;
+#ifdef _OPENMP
+    nested = omp_in_parallel();
+#endif
+    float strip[KC * NR];
+    float *bpack = !nested ? ee_cpu_scratch(EE_SCRATCH_PACK, sizeof(float) * pack_floats)
+                 : pack_floats <= KC * NR ? strip : malloc(sizeof(float) * pack_floats);
+    if (!bpack) {
+        ee_cpu_raise_nomem(); /* ee_backend_check reports it */
+        return;
+    }
+    Tiles tile = tile_fn();
+    int first_acc = beta != 0.0f;
+    int par = 2.0 * M * N * K >= 1e6;
+#ifdef _OPENMP
+    par = par && !omp_in_parallel() && omp_get_max_threads() > 1;
+#endif
+    #pragma omp parallel if (par)
+    {
+        for (int k0 = 0; k0 < K; k0 += KC) {
+            int kc = K - k0 < KC ? K - k0 : KC;
+            for (int n0 = 0; n0 < N; n0 += NC) {
+                int nc = N - n0 < NC ? N - n0 : NC, full = nc / NR * NR;
+                int acc = k0 > 0 || first_acc;
+                if (pack_b) {
+                    int strips = (nc + NR - 1) / NR;
+                    #pragma omp for schedule(static)
+                    for (int s = 0; s < strips; s++) pack_strips(tb, B, ldb, k0, kc, n0, nc, alpha, bpack, s, s + 1);
+                    run_block(tile, 1, M, nc, kc, A + k0, lda, 1, bpack, NR, C + n0, ldc, acc);
+                    continue;
+                }
+                if (full)
+                    run_block(tile, 1, M, full, kc, A + k0, lda, 1, B + (size_t)k0 * ldb + n0, ldb, C + n0, ldc, acc);
+                if (full < nc) {
+                    #pragma omp single
+                    pack_strips(0, B, ldb, k0, kc, n0 + full, nc - full, 1.0f, bpack, 0, 1);
+                    run_block(tile, 1, M, nc - full, kc, A + k0, lda, 1, bpack, NR, C + n0 + full, ldc, acc);
+                }
+            }
+        }
+    }
+    if (nested && bpack != strip) free(bpack);
+}
+
+void ee_cpu_gemm_pack(int tb, int K, int N, float alpha, const float *B, int ldb, float *packed)
+{
+    for (int n0 = 0; n0 < N; n0 += NC) {
+        int nc = N - n0 < NC ? N - n0 : NC;
+        for (int k0 = 0; k0 < K; k0 += KC) {
+            int kc = K - k0 < KC ? K - k0 : KC;
+            pack_strips(tb, B, ldb, k0, kc, n0, nc, alpha, packed + (size_t)n0 * K + (size_t)k0 * round_nr(nc),
+                        0, (nc + NR - 1) / NR);
+        }
+    }
+}
+
+void ee_cpu_gemm_run(int ta, int M, int N, int K, const float *A, int lda, const float *packed,
+                     int accumulate, float *C, int ldc)
+{
+    if (M <= 0 || N <= 0 || K <= 0) return;
+    Tiles tile = tile_fn();
+    for (int n0 = 0; n0 < N; n0 += NC) {
+        int nc = N - n0 < NC ? N - n0 : NC;
+        for (int k0 = 0; k0 < K; k0 += KC) {
+            int kc = K - k0 < KC ? K - k0 : KC;
+            run_block(tile, 0, M, nc, kc, A + (ta ? (size_t)k0 * lda : (size_t)k0), ta ? 1 : lda, ta ? lda : 1,
+                      packed + (size_t)n0 * K + (size_t)k0 * round_nr(nc), NR, C + n0, ldc, k0 > 0 || accumulate);
+        }
+    }
+}

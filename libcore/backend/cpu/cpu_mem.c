@@ -1,0 +1,37 @@
+/* cpu_mem.c: per-thread scratch memory of the CPU backend's ops and the
+ * out-of-memory flag they raise instead of aborting (see cpu_internal.h). */
+#include "cpu_internal.h"
+
+#include <stdlib.h>
+
+static _Thread_local struct {
+    void *p;
+    size_t n;
+} scratch[EE_SCRATCH_SLOTS];
+
+static int nomem; /* any thread may raise it */
+
+void ee_cpu_raise_nomem(void) { __atomic_store_n(&nomem, 1, __ATOMIC_RELAXED); }
+
+int ee_cpu_take_nomem(void) { return __atomic_exchange_n(&nomem, 0, __ATOMIC_RELAXED); }
+
+void *ee_cpu_scratch(int slot, size_t bytes)
+{
+    if (bytes == 0) bytes = 1;
+    if (scratch[slot].n < bytes) {
+        free(scratch[slot].p);
+        scratch[slot].p = malloc(bytes);
+        scratch[slot].n = scratch[slot].p ? bytes : 0;
+        if (!scratch[slot].p) ee_cpu_raise_nomem();
+    }
+    return scratch[slot].p;
+}
+
+void ee_cpu_release_scratch(void)
+{
+    for (int i = 0; i < EE_SCRATCH_SLOTS; i++) {
+        free(scratch[i].p);
+        scratch[i].p = NULL;
+        scratch[i].n = 0;
+    }
+}
