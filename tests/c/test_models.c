@@ -584,15 +584,15 @@ static void test_transformer(void)
      * designs that read gradient features, attend to tokens only (active
      * length) and fix the outputs at special tokens */
     struct { EeExplainerSpec s; const char *name; } designs[] = {
-        {{EE_HEAD_FLAT, EE_INPUTS_TOKENS, 0, 0}, "transformer flat head"},
-        {{EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 0, 0}, "transformer token head"},
-        {{EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 1, 1}, "explainer default design"},
-        {{EE_HEAD_TOKEN, EE_INPUTS_GRADIENT_VECTOR, 1, 1}, "token head, gradient vector"},
-        {{EE_HEAD_TOKEN, EE_INPUTS_GRADIENT, 0, 1}, "token head, gradient, all"},
-        {{EE_HEAD_FLAT, EE_INPUTS_GRADIENT, 0, 1}, "flat head, gradient, zero special"},
+        {{EE_HEAD_FLAT, EE_INPUTS_TOKENS, 0, 0, 0}, "transformer flat head"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 0, 0, 0}, "transformer token head"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 1, 1, 0}, "token head, attend tokens"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_GRADIENT_VECTOR, 1, 1, 1}, "token head, gradient vector"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_GRADIENT, 0, 1, 1}, "token head, gradient, all"},
+        {{EE_HEAD_FLAT, EE_INPUTS_GRADIENT, 0, 1, 0}, "flat head, gradient, zero special"},
     };
     EeModel *bad = (EeModel *)1;
-    EeExplainerSpec flat_tokens = {EE_HEAD_FLAT, EE_INPUTS_TOKENS, 1, 0};
+    EeExplainerSpec flat_tokens = {EE_HEAD_FLAT, EE_INPUTS_TOKENS, 1, 0, 0};
     CHECK(ee_explainer_new(clf, &flat_tokens, 1, &bad) == EE_ERR_MODEL && bad == NULL,
           "a flat head that attends to tokens only is refused (it reads every position)");
     for (size_t h = 0; h < sizeof designs / sizeof *designs; h++) {
@@ -603,7 +603,8 @@ static void test_transformer(void)
         const EeConfig *ec = ee_model_config(ex);
         int nf = ee_config_features(ec);
         CHECK(ec->head == designs[h].s.head && ee_config_outputs(ec) == cfg.T && ec->inputs == designs[h].s.inputs &&
-              ec->attend_tokens == designs[h].s.attend_tokens && ec->zero_special == designs[h].s.zero_special,
+              ec->attend_tokens == designs[h].s.attend_tokens && ec->zero_special == designs[h].s.zero_special &&
+              ec->efficiency == designs[h].s.efficiency,
               "%s: explainer config", name);
         CHECK(nf == (designs[h].s.inputs == EE_INPUTS_GRADIENT ? 1 : designs[h].s.inputs ? 1 + cfg.d : 0),
               "%s: %d features", name, nf);
