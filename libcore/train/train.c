@@ -1,9 +1,7 @@
-#define _GNU_SOURCE /* qsort_r */
 /* train.c: minibatch training shared by classifiers (cross-entropy on class
  * labels) and Empirical Explainers (MSE on attribution maps): seeded
  * shuffling, Adam, dropout, per-epoch validation, early stopping that
- * keeps the best weights, length-bucketed batches, and a progress line with
- * rate and ETA. */
+ * keeps the best weights, and a progress line with rate and ETA. */
 #include "../models/model_impl.h"
 
 #include <math.h>
@@ -305,29 +303,6 @@ static void drop_frozen_grads(EeRun *r, int level)
     }
 }
 
-/* Batches of similar length: a pass runs at the longest row of its batch,
- * so rows are sorted by length within windows of 32 batches of the
- * shuffled order, cut into batches, and the full batches shuffled again
- * (the last, partial batch stays last). Every row still comes once per
- * epoch, in a seeded random batch. */
-static int bucket_cmp(const void *a, const void *b, void *len)
-{
-    const int *L = len, *x = a, *y = b;
-    return L[*x] != L[*y] ? (L[*x] > L[*y]) - (L[*x] < L[*y]) : (*x > *y) - (*x < *y);
-}
-
-static void bucket_batches(int *order, int n, int B, int *len, EeRng *rng, int *tmp)
-{
-    int W = 32 * B;
-    for (int w0 = 0; w0 < n; w0 += W)
-        qsort_r(order + w0, (size_t)(n - w0 < W ? n - w0 : W), sizeof(int), bucket_cmp, len);
-    int nfull = n / B;
-    int *perm = tmp + n; /* nfull batch indices */
-    ee_rng_permutation(rng, nfull, perm);
-    for (int k = 0; k < nfull; k++) memcpy(tmp + (size_t)k * B, order + (size_t)perm[k] * B, sizeof(int) * B);
-    memcpy(order, tmp, sizeof(int) * (size_t)nfull * B);
-}
-
 /* Learning rate of step (1-based) out of total. */
 static float step_lr(const EeTrainOptions *o, long step, long total)
 {
@@ -387,26 +362,12 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
     float *adam_v = ee_run_alloc(t.r, sizeof(float) * W, &fail);
     float *best = nv ? malloc(sizeof(float) * W) : NULL;
     int *order = malloc(sizeof(int) * n);
-    /* rows of varying active length: their lengths, for length-bucketed
-     * batches (explainers that read every position have none) */
-    int bucketed = ee_is_token_model(c) && n > B &&
-                   (classifier || (c->head == EE_HEAD_TOKEN && c->attend_tokens));
-    int *lengths = bucketed ? malloc(sizeof(int) * n) : NULL;
-    int *scratch = bucketed ? malloc(sizeof(int) * (2 * (size_t)n + 1)) : NULL;
-    if (lengths)
-        for (int i = 0; i < n; i++) {
-            int L = 1;
-            for (int tpos = 0; tpos < c->T; tpos++)
-                if (train->in.ids[(size_t)i * c->T + tpos] != EE_PAD) L = tpos + 1;
-            lengths[i] = L;
-        }
     hist->train_loss = calloc((size_t)opt->epochs, sizeof(float));
     hist->valid_loss = calloc((size_t)opt->epochs, sizeof(float));
     hist->valid_metric = calloc((size_t)opt->epochs, sizeof(float));
     if (fail || !t.h_ids || !t.h_mask || !t.h_x || !t.h_labels || !t.h_maps || (nv && !best) ||
         (t.feats && !t.h_feats) ||
-        !order || (bucketed && (!lengths || !scratch)) || !hist->train_loss || !hist->valid_loss ||
-        !hist->valid_metric) {
+        !order || !hist->train_loss || !hist->valid_loss || !hist->valid_metric) {
         st = ee_fail(EE_ERR_NOMEM, "out of memory setting up training");
         goto done;
     }
@@ -423,7 +384,6 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
         EeRng rng;
         ee_rng_stream(&rng, opt->seed, 0x7a17ULL, (uint64_t)ep + 1);
         ee_rng_permutation(&rng, n, order);
-        if (lengths) bucket_batches(order, n, B, lengths, &rng, scratch);
         double ep_loss = 0;
         for (int b0 = 0; b0 < n; b0 += B) {
             int nb = n - b0 < B ? n - b0 : B;
@@ -520,8 +480,6 @@ done:
     free(t.h_feats);
     free(best);
     free(order);
-    free(lengths);
-    free(scratch);
     if (st) ee_history_free(hist);
     return st;
 }
