@@ -131,8 +131,8 @@
 %! assert (e.history.epochs_run, 3);
 
 %!test
-%! ## the explainer's embeddings stay the classifier's unless 'freeze' is 'none'
-%! e = ee_train (clf, X(1:50,:), A(1:50,:), 'epochs', 2, 'verbose', false);
+%! ## 'freeze', 'embeddings': the explainer's embeddings stay the classifier's
+%! e = ee_train (clf, X(1:50,:), A(1:50,:), 'epochs', 2, 'verbose', false, 'freeze', 'embeddings');
 %! assert ({e.E_tok, e.E_pos, e.ln_emb_g}, {clf.E_tok, clf.E_pos, clf.ln_emb_g});
 %! assert (e.settings.freeze, 'embeddings');
 %! assert (! isequal (e.encoder(1).W1, clf.encoder(1).W1));

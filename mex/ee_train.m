@@ -66,9 +66,8 @@
 ## scale trains alike.
 ## @end table
 ## Training defaults for explainers: 20 epochs, lr 1e-3 with the
-## @qcode{'cosine'} schedule, batch 32, patience 3, no dropout, the
-## embeddings frozen (@qcode{'freeze'}); without a @qcode{'validation'} set
-## every epoch runs and the last weights are kept.
+## @qcode{'cosine'} schedule, batch 32, patience 3, no dropout; without a
+## @qcode{'validation'} set every epoch runs and the last weights are kept.
 ##
 ## Options (name/value, case-insensitive):
 ## @table @asis
@@ -80,11 +79,11 @@
 ## 5e-4, 32, 3, 1, 0.1; cnn: 10, 1e-3, 50, 3, 1, 0.5; mlp: 50, 1e-3, 32, 3,
 ## 1, 0); explainers as above.
 ## @item 'freeze'
-## @qcode{'embeddings'} (explainers' default) keeps the token and position
-## embeddings and their LayerNorm as they are (as copied from the
-## classifier, for an explainer); @qcode{'none'} (classifiers' default)
-## trains them; @qcode{'encoder'} also keeps every encoder layer but the
-## last.
+## @qcode{'none'} (default) trains everything; @qcode{'embeddings'} keeps
+## the token and position embeddings and their LayerNorm as they are (as
+## copied from the classifier, for an explainer: it helped SV explainers on
+## short texts and hurt IG explainers on spam, doc/FIGURE5.md);
+## @qcode{'encoder'} also keeps every encoder layer but the last.
 ## @item 'schedule'
 ## @qcode{'constant'} (classifiers' default) or @qcode{'cosine'} (explainers'
 ## default): a linear warm-up over the first 5 % of the steps, then a

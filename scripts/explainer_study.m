@@ -83,18 +83,21 @@ function T = explainer_study (varargin)
   printf ('(written to %s)\n', o.file);
 end
 
-## The variants of doc/FIGURE5.md: from the paper's design to this
-## project's, one change at a time.
+## The variants of doc/FIGURE5.md: the paper's design, then this
+## project's one change at a time (each relative to the panel's preset).
 function V = default_variants ()
   paper = struct ('head', 'flat', 'inputs', 'tokens', 'attend', 'all', 'outputs', 'all', ...
-                  'schedule', 'constant', 'lr', 1e-4);
-  V = {'paper: flat head, tokens, every position, lr 1e-4', paper;
-       'token head, every position', struct('inputs', 'tokens', 'attend', 'all', 'outputs', 'all');
-       'token head, attend tokens, zero at specials', struct('inputs', 'tokens');
-       '+ gradient x input (default)', struct();
-       '+ gradient x input terms (vector)', struct('inputs', 'gradient_vector');
-       'default, constant learning rate', struct('schedule', 'constant');
-       'default, ensemble of 3', struct('ensemble', 3)};
+                  'freeze', 'none', 'schedule', 'constant', 'lr', 1e-4);
+  V = {'paper: flat head, token ids, every position, lr 1e-4', paper;
+       'token head, token ids, every position', struct('inputs', 'tokens', 'attend', 'all', 'outputs', 'all');
+       'token head, token ids, attend tokens, 0 at specials', struct('inputs', 'tokens');
+       'preset (gradient x input, efficiency)', struct();
+       'preset without efficiency', struct('efficiency', false);
+       'preset with the gradient x input terms (vector)', struct('inputs', 'gradient_vector');
+       'preset, embeddings frozen', struct('freeze', 'embeddings');
+       'preset, embeddings trained', struct('freeze', 'none');
+       'preset, constant learning rate', struct('schedule', 'constant');
+       'preset, ensemble of 3', struct('ensemble', 3)};
 end
 
 function a = merge (a, b)

@@ -33,7 +33,6 @@ void ee_train_options_defaults(EeTrainOptions *o, EeKind kind, EeHead head)
         o->lr = 1e-3f; o->dropout = 0.0f; o->epochs = 20;
         o->standardize = 1;
         o->schedule = EE_SCHEDULE_COSINE;
-        o->freeze_embeddings = 1; /* the copied embeddings generalise; tuned ones overfit */
     }
 }
 

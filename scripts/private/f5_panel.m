@@ -346,9 +346,14 @@ function r = train_explainer (P, backbone, X, tg, q, e, dsname)
   Xfit = [X.train; X.unlabelled];
   Afit = [tg.train.A; tg.unlabelled.A];
   t0 = tic ();
-  m = ee_train (backbone, Xfit, Afit, 'validation', {X.valid, tg.valid.A}, ...
+  ## efficiency needs gradient inputs (and pad-baseline maps): asked only then
+  eff = {};
+  if (! strcmp (e.inputs, 'tokens'))
+    eff = {'efficiency', e.efficiency};
+  end
+  m = ee_train (backbone, Xfit, Afit, 'validation', {X.valid, tg.valid.A}, eff{:}, ...
                 'explains', desc, 'head', e.head, 'inputs', e.inputs, 'attend', e.attend, ...
-                'outputs', e.outputs, 'epochs', e.epochs, 'lr', e.lr, 'batch', e.batch, ...
+                'outputs', e.outputs, 'freeze', e.freeze, 'epochs', e.epochs, 'lr', e.lr, 'batch', e.batch, ...
                 'schedule', e.schedule, 'patience', e.patience, 'seed', e.seed, 'verbose', P.verbose);
   r.seconds = toc (t0);
   r.model = m;

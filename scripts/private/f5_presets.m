@@ -13,8 +13,8 @@ function P = f5_presets (root, name)
   data = @(f) fullfile (root, 'datasets', [f '.mat']);
   ## the explainer: this project's design (doc/FIGURE5.md has the study)
   expl = struct ('head', 'token', 'inputs', 'gradient', 'attend', 'tokens', 'outputs', 'auto', ...
-                 'epochs', 20, 'lr', 1e-3, 'batch', 32, 'schedule', 'cosine', 'patience', 6, ...
-                 'seed', 1, 'ensemble', 1);
+                 'efficiency', true, 'freeze', 'none', 'epochs', 20, 'lr', 1e-3, 'batch', 32, ...
+                 'schedule', 'cosine', 'patience', 6, 'seed', 1, 'ensemble', 1);
   base = struct ('name', '', 'method', 'ig', 'data', '', 'kind', 'transformer', ...
                  'models', struct ('transformer', tr, 'cnn', cnn), ...
                  'clf', struct ('n_train', 2000, 'n_valid', 300, 'epochs', 3, 'lr', 1e-3, ...
@@ -43,6 +43,7 @@ function P = f5_presets (root, name)
   sv_wn.method = 'sv';
   sv_wn.n_train = 16000;
   sv_wn.S_train = 5;
+  sv_wn.expl.freeze = 'embeddings';    # SV explainers: the copied embeddings generalise better
 
   sv_fort = base;
   sv_fort.name = 'sv_fortunes';
@@ -53,6 +54,7 @@ function P = f5_presets (root, name)
   sv_fort.n_unlabelled = 8000;         # of the 13.5k other fortunes of the package
   sv_fort.S_train = 5;
   sv_fort.expl.epochs = 15;
+  sv_fort.expl.freeze = 'embeddings';
 
   panels = [ig_spam, ig_wn, sv_fort, sv_wn];
   heatmaps = 3;
