@@ -1,9 +1,10 @@
 #define _GNU_SOURCE /* qsort_r */
 /* features.c: what an Empirical Explainer reads from the classifier it
  * explains (one forward and one backward pass per row: the gradient x
- * input features of ee.h), and ee_explain, which computes them when the
- * explainer needs them and then runs the explainer. Both process rows in
- * order of length, so that the rows sharing a pass have similar active
+ * input features of ee.h, and f at the pad baseline for efficiency), and
+ * ee_explain, which computes them when the explainers need them, runs the
+ * explainers (an ensemble's mean) and applies efficiency. Rows go through
+ * in order of length, so that the rows sharing a pass have similar active
  * lengths; results return in the caller's order. */
 #include "attr_common.h"
 
@@ -33,11 +34,7 @@ static int *length_order(const int32_t *ids, int N, int T)
     return order;
 }
 
-/* f at the baseline of every row, for its target (info->target), into
- * info->fbaseline. Baselines repeat: with the pad baseline every row of a
- * given length has the same one ([CLS], PADs, [SEP]) under the same mask,
- * so each distinct (baseline, mask) pair is evaluated once; *fwd counts
- * those passes. */
+/* Rows told apart by a hash of their ids and mask, then by their bytes. */
 static uint64_t row_hash(const int32_t *ids, const uint8_t *mask, int T)
 {
     uint64_t h = 0xcbf29ce484222325ULL;
@@ -57,6 +54,11 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
     return c ? c : (i > j) - (i < j);
 }
 
+/* f at the baseline of every row, for its target (info->target), into
+ * info->fbaseline. Baselines repeat: with the pad baseline every row of a
+ * given length has the same one ([CLS], PADs, [SEP]) under the same mask,
+ * so each distinct (baseline, mask) pair is evaluated once; *fwd counts
+ * those passes. */
 static EeStatus baseline_logits(EeRun *r, const EeInput *in, const EeAttrOptions *o, EeAttrInfo *info,
                                 long *fwd)
 {
