@@ -126,14 +126,14 @@ static void read_design(const EeMxOpt *o, EeExplainerSpec *s)
 {
     static const char *const designs[] = {"default", "paper"};
     static const char *const heads[] = {"flat", "token"};
-    static const char *const inputs[] = {"tokens", "gradient", "gradient_vector"};
+    static const char *const inputs[] = {"tokens", "gradient", "gradient_vector", "gradient_ends"};
     static const char *const attend[] = {"all", "tokens"};
     const mxArray *v;
     if ((v = o[O_DESIGN].value) && ee_mx_choice(v, "'design'", designs, 2) == 1) ee_explainer_spec_paper(s);
     else ee_explainer_spec_default(s);
     if ((v = o[O_HEAD].value)) s->head = (EeHead)(1 + ee_mx_choice(v, "'head'", heads, 2));
     if (s->head == EE_HEAD_FLAT) s->attend_tokens = 0; /* it reads every position */
-    if ((v = o[O_INPUTS].value)) s->inputs = (EeInputs)ee_mx_choice(v, "'inputs'", inputs, 3);
+    if ((v = o[O_INPUTS].value)) s->inputs = (EeInputs)ee_mx_choice(v, "'inputs'", inputs, 4);
     if ((v = o[O_ATTEND].value)) s->attend_tokens = ee_mx_choice(v, "'attend'", attend, 2);
 }
 
