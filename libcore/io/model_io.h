@@ -52,6 +52,11 @@ typedef struct {
  * gateway adds). */
 EeStatus ee_model_save(const EeModel *m, const EeFieldSink *sink);
 
+/* The fingerprint of a model's weights (16 hex digits, FNV-1a over them in
+ * exchange order): an explainer's explains.classifier names the
+ * classifier it was trained on. */
+EeStatus ee_model_fingerprint(const EeModel *m, char *out, size_t n);
+
 /* Loads the named array variables of a .mat file (matio). */
 typedef struct EeMatFile EeMatFile;
 EeStatus ee_mat_open(const char *path, EeMatFile **out);
