@@ -12,7 +12,10 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 # figures' fonts (DejaVu Sans, DejaVu Sans Mono); ghostscript and the other
 # fonts: what Octave's own print devices (-dpng, -dpdf through EPS) need.
 # wordnet-base: the glosses of datasets/wordnet.mat.
+# libopenmpi-dev, openmpi-bin: cli/ee's ranks (configure --with-mpi) and
+# mpirun for its tests.
 for p in build-essential autoconf automake pkg-config libopenblas-dev libmatio-dev \
+         libopenmpi-dev openmpi-bin \
          octave liboctave-dev fortunes wordnet-base valgrind \
          gnuplot-nox poppler-utils fonts-dejavu-core ghostscript fonts-freefont-otf fonts-urw-base35; do
   have_pkg "$p" || need+=("$p")
