@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 typedef enum { CMD_PREDICT, CMD_IG, CMD_SV, CMD_EXPLAIN } RowCmd;
@@ -610,6 +611,12 @@ static EeStatus run(RowCmd cmd, const char *name, const EeOptSpec *spec, int nsp
     if (s->ndone_before)
         ee_cli_say(par, j.verbose, name, "resuming: %d of %d chunks already done in %s", s->ndone_before, s->nchunks, dir);
     st = ee_par_agree(par, compute(&j));
+    /* the CPU time of each rank's work (all its threads): how evenly the
+     * ranks were loaded, whatever else ran on the machine */
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double cpu = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + 1e-6 * (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+    double cpu_max = ee_par_max_double(par, cpu), cpu_sum = ee_par_sum_double(par, cpu);
     if (!st && par->rank == 0) {
         st = ee_shards_merge(s);
         if (!st) st = write_result(&j, out);
@@ -618,8 +625,11 @@ static EeStatus run(RowCmd cmd, const char *name, const EeOptSpec *spec, int nsp
     if (!st && par->rank == 0) {
         ee_shards_remove(s);
         double secs = ee_now() - t0;
-        ee_cli_say(par, j.verbose, name, "%ld rows in %.1f s (%.1f rows/s, %ld model passes) -> %s", j.n, secs,
-                   secs > 0 ? j.n / secs : 0.0, s->forward + s->backward, out);
+        char ranks[128] = "";
+        if (par->size > 1)
+            snprintf(ranks, sizeof ranks, "; CPU %.1f s over %d ranks, %.1f s on the busiest", cpu_sum, par->size, cpu_max);
+        ee_cli_say(par, j.verbose, name, "%ld rows in %.1f s (%.1f rows/s, %ld model passes%s) -> %s", j.n, secs,
+                   secs > 0 ? j.n / secs : 0.0, s->forward + s->backward, ranks, out);
     }
     job_free(&j);
     return st;

@@ -109,6 +109,20 @@ double ee_par_max_double(const EePar *p, double v)
     return v;
 }
 
+double ee_par_sum_double(const EePar *p, double v)
+{
+#ifdef EE_HAVE_MPI
+    if (p->mpi) {
+        double out = v;
+        MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        return out;
+    }
+#else
+    (void)p;
+#endif
+    return v;
+}
+
 void ee_par_bcast(const EePar *p, void *buf, size_t bytes, int root)
 {
 #ifdef EE_HAVE_MPI

@@ -27,6 +27,7 @@ const char *ee_par_describe(void);
 /* Collectives (no-ops for one process). */
 int ee_par_max(const EePar *p, int v);              /* the largest v of all ranks */
 double ee_par_max_double(const EePar *p, double v);
+double ee_par_sum_double(const EePar *p, double v);
 void ee_par_bcast(const EePar *p, void *buf, size_t bytes, int root);
 void ee_par_barrier(const EePar *p);
 /* Every rank passes its status and gets the status of the lowest rank
