@@ -78,7 +78,7 @@ int main(int argc, char **argv)
     EePar par;
     EeStatus st = ee_par_init(&argc, &argv, &par);
     if (st) {
-        fprintf(stderr, "ee %s: %s\n", commands[c].name, ee_last_error());
+        if (par.rank == 0) fprintf(stderr, "ee %s: %s\n", commands[c].name, ee_last_error());
         return exit_status(st);
     }
     /* libcore's threads are OpenMP's; OpenBLAS runs single-threaded inside */

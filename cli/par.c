@@ -45,6 +45,9 @@ int ee_par_init(int *argc, char ***argv, EePar *p)
 #else
     (void)argc;
     (void)argv;
+    /* the launcher's rank, so that only one of the processes reports */
+    const char *r = getenv("OMPI_COMM_WORLD_RANK") ? getenv("OMPI_COMM_WORLD_RANK") : getenv("PMIX_RANK");
+    if (n != 1 && r) p->rank = atoi(r);
     if (n != 1)
         return ee_fail(EE_ERR_UNSUPPORTED,
                        "this ee was built without MPI (configure --with-mpi) but was started as one "

@@ -265,8 +265,13 @@ end
 %! ## tests that start ranks need Open MPI (tools/install_deps.sh brings it)
 %! ## and the tool, which the tree and make install have (an Octave package
 %! ## has the gateways alone)
-%! tool = exist (fullfile (here, '..', 'cli', 'ee'), 'file') || exist (fullfile (here, '..', '..', '..', 'bin', 'ee'), 'file');
-%! mpi = tool && system ('command -v mpirun > /dev/null 2>&1') == 0;
+%! tool = '';
+%! for p = {fullfile(here, '..', 'cli', 'ee'), fullfile(here, '..', '..', '..', 'bin', 'ee')}
+%!   if (isempty (tool) && exist (p{1}, 'file')) tool = p{1}; end
+%! end
+%! [~, version] = system (['"' tool '" --version']);
+%! mpi = ! isempty (tool) && isempty (strfind (version, 'MPI: none')) ...
+%!       && system ('command -v mpirun > /dev/null 2>&1') == 0;
 %! launcher = 'mpirun --allow-run-as-root --oversubscribe';
 
 %!test
