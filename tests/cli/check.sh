@@ -190,6 +190,9 @@ bad "an option given twice" 2 "--seed given twice" sv --model clf.mat --data dat
 bad "a missing --out" 2 "--out is required" sv --model clf.mat --data data.mat
 bad "targets without the training rows" 2 "svt.mat has no map of row 51 of tokens" train-explainer --model clf.mat --data data.mat --rows 45:55 --targets svt.mat --out out.mat
 bad "targets of another variable" 2 "svt.mat holds maps of rows of variable 'tokens', but these rows are of 'unlabelled'" train-explainer --model clf.mat --data data.mat --var unlabelled --rows 1:5 --targets svt.mat --out out.mat
+if "$ee" --version | grep -qE '^CUDA: (no CUDA|this build has no)'; then
+  bad "--device gpu where there is none: status 5 (ee:noDevice)" 5 "device 'gpu' requested but" sv --model clf.mat --data data.mat --device gpu --out out.mat
+fi
 bad "a folder that cannot hold the result (checked before the work)" 4 "cannot write 'nodir/out.mat': its folder 'nodir': No such file" predict --model clf.mat --data data.mat --out nodir/out.mat
 
 # ---- the numbers, in Octave
