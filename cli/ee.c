@@ -82,6 +82,7 @@ int main(int argc, char **argv)
         return exit_status(st);
     }
     /* libcore's threads are OpenMP's; OpenBLAS runs single-threaded inside */
+    ee_par_threads(&par);
     ee_threads_enter();
     st = commands[c].fn(argc - 2, argv + 2, &par);
     ee_threads_leave();

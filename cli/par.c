@@ -1,10 +1,16 @@
 /* par.c: the processes of a run (see par.h). */
+#define _GNU_SOURCE /* sched_getaffinity: the cores this rank may use */
 #include "par.h"
 #include "ee.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #ifdef EE_HAVE_MPI
 #include <mpi.h>
 #endif
@@ -25,7 +31,7 @@ static int launched_size(void)
 int ee_par_init(int *argc, char ***argv, EePar *p)
 {
     memset(p, 0, sizeof *p);
-    p->size = 1;
+    p->size = p->local_size = 1;
     int n = launched_size();
 #ifdef EE_HAVE_MPI
     if (n == 1) return EE_OK; /* started by hand: one process, no MPI start-up */
@@ -39,6 +45,7 @@ int ee_par_init(int *argc, char ***argv, EePar *p)
     MPI_Comm node;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, p->rank, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &p->local_rank);
+    MPI_Comm_size(node, &p->local_size);
     MPI_Comm_free(&node);
     p->mpi = 1;
     return EE_OK;
@@ -62,6 +69,20 @@ void ee_par_finalize(const EePar *p)
 {
 #ifdef EE_HAVE_MPI
     if (p->mpi) MPI_Finalize();
+#else
+    (void)p;
+#endif
+}
+
+void ee_par_threads(const EePar *p)
+{
+#ifdef _OPENMP
+    if (!p->mpi || getenv("OMP_NUM_THREADS")) return;
+    cpu_set_t set;
+    long mine = sched_getaffinity(0, sizeof set, &set) ? 1 : CPU_COUNT(&set);
+    long node = sysconf(_SC_NPROCESSORS_ONLN) / (p->local_size > 0 ? p->local_size : 1);
+    long n = mine < node ? mine : node;
+    omp_set_num_threads(n > 0 ? (int)n : 1);
 #else
     (void)p;
 #endif

@@ -12,6 +12,7 @@
 typedef struct {
     int rank, size;           /* in the job (MPI_COMM_WORLD) */
     int local_rank;           /* among the ranks on this node: picks the GPU */
+    int local_size;           /* ranks on this node */
     int mpi;                  /* 1 when MPI was initialised */
 } EePar;
 
@@ -21,6 +22,11 @@ typedef struct {
  * process compute and write everything. */
 int ee_par_init(int *argc, char ***argv, EePar *p);
 void ee_par_finalize(const EePar *p);
+/* Under MPI, unless OMP_NUM_THREADS says otherwise, each rank takes its
+ * share of the node's cores as OpenMP threads: Open MPI binds more than
+ * two ranks to a socket (not a core), where every rank would otherwise
+ * start a thread per core of it. */
+void ee_par_threads(const EePar *p);
 /* "Open MPI 4.1.4" or why there is none. */
 const char *ee_par_describe(void);
 
