@@ -80,7 +80,7 @@ static int want_help(int argc, char **argv)
 }
 
 /* ---- what the classifier and the explainer share ------------------------------------------ */
-static EeStatus read_train_options(const EeOpts *o, EeTrainOptions *t)
+static EeStatus read_train_options(const EeOpts *o, int explainer, EeTrainOptions *t)
 {
     EeStatus st;
     if ((st = ee_opt_int(o, "epochs", 1, 1000000, &t->epochs))) return st;
@@ -105,7 +105,7 @@ static EeStatus read_train_options(const EeOpts *o, EeTrainOptions *t)
     if ((st = ee_opt_choice(o, "schedule", sched, 2, &k))) return st;
     t->schedule = (EeSchedule)k;
     int stdz = t->standardize;
-    if (o->spec == expl_opts && (st = ee_opt_bool(o, "standardize", &stdz))) return st;
+    if (explainer && (st = ee_opt_bool(o, "standardize", &stdz))) return st;
     t->standardize = stdz;
     static const char *const freeze[] = {"none", "embeddings"};
     if ((st = ee_opt_choice(o, "freeze", freeze, 2, &t->freeze_embeddings))) return st;
@@ -283,7 +283,7 @@ EeStatus ee_cmd_train(int argc, char **argv, const EePar *par)
     if ((st = ee_model_new(&cfg, &m))) goto done;
     EeTrainOptions topt;
     ee_train_options_defaults(&topt, cfg.kind, cfg.head);
-    if ((st = read_train_options(&o, &topt))) goto done;
+    if ((st = read_train_options(&o, 0, &topt))) goto done;
     ee_model_init(m, topt.seed);
     if ((v = ee_opt(&o, "validation"))) {
         if ((st = read_part(&d, v, "validation", &cfg, &valid))) goto done;
@@ -545,7 +545,7 @@ EeStatus ee_cmd_train_explainer(int argc, char **argv, const EePar *par)
     cfg = *ee_model_config(m);
     EeTrainOptions topt;
     ee_train_options_defaults(&topt, cfg.kind, cfg.head);
-    if ((st = read_train_options(&o, &topt))) goto done;
+    if ((st = read_train_options(&o, 1, &topt))) goto done;
     topt.device = want;
     if (ee_opt_given(&o, "explains") && (st = explains_struct(ee_opt(&o, "explains"), &explains))) goto done;
     /* an explainer that reads the classifier's gradient: its features for
