@@ -109,6 +109,12 @@ int ee_config_outputs(const EeConfig *cfg);
 int ee_config_homogeneous(const EeConfig *cfg);
 /* Per-token input features of an explainer (0 for EE_INPUTS_TOKENS). */
 int ee_config_features(const EeConfig *cfg);
+/* The names of EeInputs in enum order, as the model struct and the front
+ * ends' 'inputs' option spell them. */
+#define EE_INPUTS_COUNT 4
+extern const char *const ee_inputs_names[EE_INPUTS_COUNT];
+/* The names of EeTrainOptions.freeze_embeddings 0, 1, 2 ('freeze'). */
+extern const char *const ee_freeze_names[3];
 const char *ee_inputs_name(EeInputs i);
 int ee_inputs_from_name(const char *name, EeInputs *i);
 

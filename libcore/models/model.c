@@ -25,12 +25,13 @@ int ee_kind_from_name(const char *name, EeKind *k)
 
 int ee_is_token_model(const EeConfig *cfg) { return cfg->kind != EE_KIND_MLP; }
 
-static const char *inputs_names[] = {"tokens", "gradient", "gradient_vector", "gradient_ends"};
-const char *ee_inputs_name(EeInputs i) { return (unsigned)i < 4 ? inputs_names[i] : "?"; }
+const char *const ee_inputs_names[EE_INPUTS_COUNT] = {"tokens", "gradient", "gradient_vector", "gradient_ends"};
+const char *const ee_freeze_names[3] = {"none", "embeddings", "encoder"};
+const char *ee_inputs_name(EeInputs i) { return (unsigned)i < EE_INPUTS_COUNT ? ee_inputs_names[i] : "?"; }
 int ee_inputs_from_name(const char *name, EeInputs *i)
 {
-    for (int k = 0; k < 4; k++)
-        if (name && strcmp(name, inputs_names[k]) == 0) { *i = (EeInputs)k; return 1; }
+    for (int k = 0; k < EE_INPUTS_COUNT; k++)
+        if (name && strcmp(name, ee_inputs_names[k]) == 0) { *i = (EeInputs)k; return 1; }
     return 0;
 }
 
