@@ -17,6 +17,8 @@
 %!  assert (acc > 0.9, 'test accuracy %.3f', acc);
 %!  assert (size (S), [2 256]);
 %!  assert (size (E), [numel(te) 256]);
+%!  ## a useful explainer (issue 8): 10x closer to IG than the all-zero map
+%!  assert (fit >= 10, 'the README explainer is only %.1fx better than a zero map', fit);
 %!  assert (size (A), [2 256]);                         # the second example's
 %!  assert (iscellstr (labels) && numel (labels) == 2);
 %!  assert (labels{1}, 'spam');
