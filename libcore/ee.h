@@ -57,8 +57,13 @@ typedef enum { EE_HEAD_CLASSIFIER = 0, EE_HEAD_FLAT, EE_HEAD_TOKEN } EeHead;
 /* What an Empirical Explainer reads besides the token ids: nothing (the
  * paper's design), or per-token features from one gradient of the
  * classifier it explains (ee_explainer_features): the gradient x input
- * score of each token (1 feature), or that score and its d terms (1 + d). */
-typedef enum { EE_INPUTS_TOKENS = 0, EE_INPUTS_GRADIENT, EE_INPUTS_GRADIENT_VECTOR } EeInputs;
+ * score of each token (1 feature), that score and its d terms (1 + d), or
+ * that score and the same with the gradient taken at the pad baseline (2:
+ * both ends of the IG path; the baseline's gradient is shared by every row
+ * of one length and target class, so it costs a pass per such pair). */
+typedef enum {
+    EE_INPUTS_TOKENS = 0, EE_INPUTS_GRADIENT, EE_INPUTS_GRADIENT_VECTOR, EE_INPUTS_GRADIENT_ENDS
+} EeInputs;
 
 #define EE_MAX_WIDTHS 8
 #define EE_MAX_HIDDEN 16
@@ -104,6 +109,12 @@ int ee_config_outputs(const EeConfig *cfg);
 int ee_config_homogeneous(const EeConfig *cfg);
 /* Per-token input features of an explainer (0 for EE_INPUTS_TOKENS). */
 int ee_config_features(const EeConfig *cfg);
+/* The names of EeInputs in enum order, as the model struct and the front
+ * ends' 'inputs' option spell them. */
+#define EE_INPUTS_COUNT 4
+extern const char *const ee_inputs_names[EE_INPUTS_COUNT];
+/* The names of EeTrainOptions.freeze_embeddings 0, 1, 2 ('freeze'). */
+extern const char *const ee_freeze_names[3];
 const char *ee_inputs_name(EeInputs i);
 int ee_inputs_from_name(const char *name, EeInputs *i);
 
@@ -294,9 +305,11 @@ EeStatus ee_shapley_exact(EeModel *m, const EeInput *in, const EeAttrOptions *o,
 /* Features of an explainer with inputs != EE_INPUTS_TOKENS, from one
  * forward and one backward pass of the classifier per row: at each
  * position t, with e_x the embedding-layer output, e_b that of the pad
- * baseline and g the gradient of the target logit at e_x,
+ * baseline, g the gradient of the target logit at e_x and g_b at e_b,
  *   F[t][0] = sum_d (e_x - e_b)[t][d] g[t][d]   (gradient x input)
  *   F[t][1 + d] = (e_x - e_b)[t][d] g[t][d]     (EE_INPUTS_GRADIENT_VECTOR)
+ *   F[t][1] = sum_d (e_x - e_b)[t][d] g_b[t][d] (EE_INPUTS_GRADIENT_ENDS; one
+ *             forward and backward per distinct baseline and target) 
  * F is N x T x k (k = ee_config_features of the explainer). Targets: o->target
  * or the argmax; o->batch and o->device apply; info gets target, fx and the
  * passes. */

@@ -10,44 +10,55 @@ static const char *const opt_names[NOPT] = {"samples", "seed", "permutations", "
                                             "target", "batch", "device", "verbose", "rows", "exact",
                                             "incremental"};
 
-/* 'permutations': 1 x N cell, cell i an s x n_i matrix of permutations of 1..n_i. */
+/* 'permutations': 1 x N cell, cell i an s x n_i matrix of permutations of
+ * 1..n_i. One buffer holds them all (a buffer per row would run into the
+ * gateway's cap on buffers for long X): a first pass checks the shapes and
+ * sums the sizes, the second converts the values. */
 static const int32_t **read_perms(const mxArray *v, const EeInput *in, int T, int *steps)
 {
     if (!mxIsCell(v) || mxGetNumberOfElements(v) != (size_t)in->n)
         ee_mx_error("ee:badInput", "'permutations' must be a cell with one matrix per row of X (%d)", in->n);
-    const int32_t **perms = ee_mx_malloc(sizeof(int32_t *) * (in->n + 1), "'permutations'");
     int s = -1;
+    size_t total = 0;
     for (int i = 0; i < in->n; i++) {
         const mxArray *p = mxGetCell(v, i);
         int n = ee_count_real(in->ids + (size_t)i * T, T);
         if (!p || !(mxIsNumeric(p)) || mxIsComplex(p) || mxIsSparse(p) || mxGetNumberOfDimensions(p) != 2)
             ee_mx_error("ee:badInput", "permutations{%d} must be a numeric s x %d matrix", i + 1, n);
+        if (mxGetClassID(p) != mxDOUBLE_CLASS && mxGetClassID(p) != mxSINGLE_CLASS && mxGetClassID(p) != mxINT32_CLASS)
+            ee_mx_error("ee:badInput", "permutations{%d} must be double, single or int32", i + 1);
         int rows = (int)mxGetM(p), cols = (int)mxGetN(p);
-        if (n == 0) { perms[i] = NULL; continue; }
+        if (n == 0) continue;
         if (cols != n)
             ee_mx_error("ee:badInput", "permutations{%d} must have %d columns (the real tokens of row %d), got %d",
                         i + 1, n, i + 1, cols);
         if (s < 0) s = rows;
         if (rows != s || rows < 1)
             ee_mx_error("ee:badInput", "every permutations{i} must have the same number of rows (samples), >= 1");
-        int32_t *q = ee_mx_malloc(sizeof(int32_t) * ((size_t)rows * cols + 1), "'permutations'");
+        total += (size_t)rows * cols;
+    }
+    const int32_t **perms = ee_mx_malloc(sizeof(int32_t *) * (in->n + 1), "'permutations'");
+    int32_t *q = ee_mx_malloc(sizeof(int32_t) * (total + 1), "'permutations'");
+    for (int i = 0; i < in->n; i++) {
+        const mxArray *p = mxGetCell(v, i);
+        int rows = (int)mxGetM(p), n = ee_count_real(in->ids + (size_t)i * T, T);
+        if (n == 0) { perms[i] = NULL; continue; }
         /* values 1..n; libcore checks that each row is a permutation */
         for (int k = 0; k < rows; k++)
-            for (int j = 0; j < cols; j++) {
-                double val;
+            for (int j = 0; j < n; j++) {
                 size_t idx = (size_t)k + (size_t)rows * j;
+                double val;
                 switch (mxGetClassID(p)) {
                 case mxDOUBLE_CLASS: val = ((const double *)mxGetData(p))[idx]; break;
                 case mxSINGLE_CLASS: val = ((const float *)mxGetData(p))[idx]; break;
-                case mxINT32_CLASS: val = ((const int32_t *)mxGetData(p))[idx]; break;
-                default:
-                    ee_mx_error("ee:badInput", "permutations{%d} must be double, single or int32", i + 1);
+                default: val = ((const int32_t *)mxGetData(p))[idx]; break;
                 }
                 if (!(val >= 1 && val <= n) || val != (double)(int)val)
                     ee_mx_error("ee:badInput", "permutations{%d}(%d,%d) = %g is not in 1..%d", i + 1, k + 1, j + 1, val, n);
-                q[(size_t)k * cols + j] = (int32_t)val - 1;
+                q[(size_t)k * n + j] = (int32_t)val - 1;
             }
         perms[i] = q;
+        q += (size_t)rows * n;
     }
     *steps = s < 0 ? 1 : s;
     return perms;

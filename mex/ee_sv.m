@@ -160,6 +160,14 @@
 %! assert (double (A(i, :)), shapley_outside (v, i), tol (v, v.fx));
 
 %!test
+%! ## permutations for many rows (one buffer, not one per row): row r of a
+%! ## 100-row X gets the map of its own row of the 5-row call
+%! X = repmat (v.X, 20, 1); p = repmat (v.sv_perms(:)', 1, 20);
+%! A = ee_sv (v.model, X, 'permutations', p, 'verbose', false);
+%! B = ee_sv (v.model, v.X, 'permutations', v.sv_perms, 'verbose', false);
+%! assert (A, repmat (B, 20, 1));
+
+%!test
 %! ## special tokens and pads get exactly 0
 %! A = ee_sv (v.model, v.X, 'samples', 5, 'verbose', false);
 %! assert (all (A(v.X == 1 | v.X == 3 | v.X == 4) == 0));

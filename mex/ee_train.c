@@ -111,10 +111,7 @@ static void read_train_options(const EeMxOpt *o, EeTrainOptions *t)
         t->schedule = (EeSchedule)ee_mx_choice(v, "'schedule'", sched, 2);
     }
     if ((v = o[O_STANDARDIZE].value)) t->standardize = ee_mx_bool(v, "'standardize'");
-    if ((v = o[O_FREEZE].value)) {
-        static const char *const what[] = {"none", "embeddings", "encoder"};
-        t->freeze_embeddings = ee_mx_choice(v, "'freeze'", what, 3);
-    }
+    if ((v = o[O_FREEZE].value)) t->freeze_embeddings = ee_mx_choice(v, "'freeze'", ee_freeze_names, 3);
     t->device = ee_mx_device(o[O_DEVICE].value);
     t->print = ee_mx_print;
 }
@@ -126,14 +123,13 @@ static void read_design(const EeMxOpt *o, EeExplainerSpec *s)
 {
     static const char *const designs[] = {"default", "paper"};
     static const char *const heads[] = {"flat", "token"};
-    static const char *const inputs[] = {"tokens", "gradient", "gradient_vector"};
     static const char *const attend[] = {"all", "tokens"};
     const mxArray *v;
     if ((v = o[O_DESIGN].value) && ee_mx_choice(v, "'design'", designs, 2) == 1) ee_explainer_spec_paper(s);
     else ee_explainer_spec_default(s);
     if ((v = o[O_HEAD].value)) s->head = (EeHead)(1 + ee_mx_choice(v, "'head'", heads, 2));
     if (s->head == EE_HEAD_FLAT) s->attend_tokens = 0; /* it reads every position */
-    if ((v = o[O_INPUTS].value)) s->inputs = (EeInputs)ee_mx_choice(v, "'inputs'", inputs, 3);
+    if ((v = o[O_INPUTS].value)) s->inputs = (EeInputs)ee_mx_choice(v, "'inputs'", ee_inputs_names, EE_INPUTS_COUNT);
     if ((v = o[O_ATTEND].value)) s->attend_tokens = ee_mx_choice(v, "'attend'", attend, 2);
 }
 
@@ -215,8 +211,7 @@ static mxArray *settings_struct(const EeTrainOptions *t, EeDevice dev, int expla
     ee_mx_set(s, "epochs", mxCreateDoubleScalar(t->epochs));
     ee_mx_set(s, "lr", mxCreateDoubleScalar(t->lr));
     ee_mx_set(s, "schedule", mxCreateString(t->schedule == EE_SCHEDULE_COSINE ? "cosine" : "constant"));
-    static const char *const frozen[] = {"none", "embeddings", "encoder"};
-    ee_mx_set(s, "freeze", mxCreateString(frozen[t->freeze_embeddings]));
+    ee_mx_set(s, "freeze", mxCreateString(ee_freeze_names[t->freeze_embeddings]));
     if (explainer) ee_mx_set(s, "standardize", mxCreateLogicalScalar(t->standardize != 0));
     ee_mx_set(s, "batch", mxCreateDoubleScalar(t->batch));
     ee_mx_set(s, "patience", mxCreateDoubleScalar(t->patience));

@@ -473,18 +473,7 @@ int ee_mx_is_model(const mxArray *a)
 
 void ee_mx_fingerprint(const EeModel *m, char *out, size_t n)
 {
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (int i = 0; i < ee_model_nparams(m); i++) {
-        EeParamInfo pi;
-        ee_model_param_info(m, i, &pi);
-        float *buf = malloc(sizeof(float) * (pi.count + 1));
-        if (!buf) ee_mx_error("ee:outOfMemory", "out of memory reading the classifier's %s", pi.field);
-        ee_param_get(m, i, buf, pi.count);
-        const unsigned char *b = (const unsigned char *)buf;
-        for (size_t k = 0; k < pi.count * sizeof(float); k++) h = (h ^ b[k]) * 0x100000001b3ULL;
-        free(buf);
-    }
-    snprintf(out, n, "%016llx", (unsigned long long)h);
+    ee_mx_fail(ee_model_fingerprint(m, out, n));
 }
 
 /* Sink that builds an Octave struct. */

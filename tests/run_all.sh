@@ -3,11 +3,12 @@
 # then the same binaries under valgrind, then built with AddressSanitizer
 # and UBSan (clang), fuzzes the model loader for EE_FUZZ_SECONDS (default
 # 60), then runs the Octave tests through the gateways, then the
-# installation paths (tests/package/check.sh: make pkg, pkg install, pkg
-# test, make install), and prints one closing line "N passed, N failed"
-# that sums the assertions of the C (plain and sanitized) and Octave tests
-# (valgrind adds one per binary, the fuzz run one, a sanitizer report one,
-# the package check one per step).
+# command-line tool (tests/cli/check.sh: against the gateways, under mpirun,
+# resumed, bad input), then the installation paths (tests/package/check.sh:
+# make pkg, pkg install, pkg test, make install), and prints one closing
+# line "N passed, N failed" that sums the assertions of the C (plain and
+# sanitized) and Octave tests (valgrind adds one per binary, the fuzz run
+# one, a sanitizer report one, the cli and package checks one per step).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -94,6 +95,12 @@ grep -E '^\S+ +[0-9]+ passed|^test_datasets:|^octave:' "$log/oct.out"
 grep -B6 -A3 '^!!!!!' "$log/oct.out" | head -60   # the failing blocks, if any
 grep '^octave: ' "$log/oct.out" > "$log/oct.last" || { tail -30 "$log/oct.out"; failed=$((failed + 1)); }
 count "$log/oct.last"
+
+echo "== cli/ee (against the gateways; under mpirun -np 2; resume; bad input)"
+tests/cli/check.sh > "$log/cli.out" 2>&1
+grep -E '^(PASS|FAIL|SKIP) ' "$log/cli.out"
+grep '^cli: ' "$log/cli.out" > "$log/cli.last" || { tail -30 "$log/cli.out"; failed=$((failed + 1)); }
+count "$log/cli.last"
 
 echo "== package (make pkg, pkg install, pkg test; make install)"
 tests/package/check.sh > "$log/pkg.out" 2>&1

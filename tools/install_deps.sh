@@ -15,7 +15,10 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 # clang, libclang-rt-dev (its sanitizer and libFuzzer runtimes), libomp-dev
 # (OpenMP for clang): the sanitizer build of the C tests and the fuzz run
 # of tests/run_all.sh. zlib1g-dev: the MAT 5 check inflates -v7 variables.
+# libopenmpi-dev, openmpi-bin: cli/ee's ranks (configure --with-mpi) and
+# mpirun for its tests.
 for p in build-essential autoconf automake pkg-config libopenblas-dev libmatio-dev zlib1g-dev \
+         libopenmpi-dev openmpi-bin \
          octave liboctave-dev fortunes wordnet-base valgrind clang libclang-rt-dev libomp-dev \
          gnuplot-nox poppler-utils fonts-dejavu-core ghostscript fonts-freefont-otf fonts-urw-base35; do
   have_pkg "$p" || need+=("$p")

@@ -42,7 +42,16 @@ static uint64_t row_hash(const int32_t *ids, const uint8_t *mask, int T)
     return h;
 }
 
-typedef struct { const int32_t *ids; const uint8_t *mask; const uint64_t *h; int T; } RowSet;
+/* Rows (and targets, when given) in a fixed order; `equal_only` compares
+ * the contents alone (0: the same baseline), else ties go by index. */
+typedef struct {
+    const int32_t *ids;
+    const uint8_t *mask;
+    const uint64_t *h;
+    int T;
+    const int32_t *target;
+    int equal_only;
+} RowSet;
 
 static int cmp_rows(const void *a, const void *b, void *ctx)
 {
@@ -51,70 +60,155 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
     if (s->h[i] != s->h[j]) return s->h[i] < s->h[j] ? -1 : 1;
     int c = memcmp(s->ids + (size_t)i * s->T, s->ids + (size_t)j * s->T, sizeof(int32_t) * s->T);
     if (!c) c = memcmp(s->mask + (size_t)i * s->T, s->mask + (size_t)j * s->T, (size_t)s->T);
-    return c ? c : (i > j) - (i < j);
+    if (!c && s->target) c = (s->target[i] > s->target[j]) - (s->target[i] < s->target[j]);
+    if (c || s->equal_only) return c;
+    return (i > j) - (i < j);
 }
 
-/* f at the baseline of every row, for its target (info->target), into
- * info->fbaseline. Baselines repeat: with the pad baseline every row of a
- * given length has the same one ([CLS], PADs, [SEP]) under the same mask,
- * so each distinct (baseline, mask) pair is evaluated once; *fwd counts
- * those passes. */
-static EeStatus baseline_logits(EeRun *r, const EeInput *in, const EeAttrOptions *o, EeAttrInfo *info,
-                                long *fwd)
+/* The classifier at the baseline of every row: f for the row's target
+ * into fb (may be NULL), and, when G is given, the gradient of that logit
+ * with respect to the baseline's embedding output: *G gets a table of
+ * U x T x d floats (zero past each row's active length, malloc'd) and
+ * gidx[i] the entry of row i. Baselines repeat: with the pad baseline every
+ * row of a given length has the same one ([CLS], PADs, [SEP]) under the
+ * same mask, so each distinct (baseline, mask[, target]) is evaluated once;
+ * *fwd and *bwd count those passes. */
+static EeStatus baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *o, const int32_t *target,
+                              float *fb, float **G, int *gidx, long *fwd, long *bwd)
 {
     const EeModel *m = r->m;
-    int N = in->n, T = m->cfg.T, C = m->cfg.classes, B = r->Bmax;
+    const EeBackend *be = r->be;
+    int N = in->n, T = m->cfg.T, C = m->cfg.classes, B = r->Bmax, d = m->cfg.d;
     int32_t *bids = malloc(sizeof(int32_t) * (size_t)N * T), *uids = malloc(sizeof(int32_t) * (size_t)B * T);
     uint8_t *mask = malloc((size_t)N * T), *umask = malloc((size_t)B * T);
     uint64_t *h = malloc(sizeof(uint64_t) * N);
-    int *order = malloc(sizeof(int) * N), *first = malloc(sizeof(int) * N);
-    float *out = malloc(sizeof(float) * (size_t)B * C);
+    int *order = malloc(sizeof(int) * N), *first = malloc(sizeof(int) * N), *utg = malloc(sizeof(int) * B);
+    float *out = malloc(sizeof(float) * (size_t)B * C), *dout = malloc(sizeof(float) * (size_t)B * C);
+    float *d_dout = G ? be->alloc(sizeof(float) * (size_t)B * C) : NULL, *table = NULL;
+    size_t cap = 0;
     EeStatus st = EE_OK;
-    if (!bids || !uids || !mask || !umask || !h || !order || !first || !out) {
+    if (!bids || !uids || !mask || !umask || !h || !order || !first || !utg || !out || !dout || (G && !d_dout)) {
         st = ee_fail(EE_ERR_NOMEM, "out of memory for the baselines");
         goto done;
     }
     for (int i = 0; i < N; i++) {
         ee_attr_row_mask(m, in, i, mask + (size_t)i * T);
         ee_attr_row_baseline(m, in, o, i, bids + (size_t)i * T);
-        h[i] = row_hash(bids + (size_t)i * T, mask + (size_t)i * T, T);
+        h[i] = row_hash(bids + (size_t)i * T, mask + (size_t)i * T, T) ^ (G ? (uint64_t)target[i] * 0x9E3779B97F4A7C15ULL : 0);
         order[i] = i;
     }
-    RowSet set = {bids, mask, h, T};
+    RowSet set = {bids, mask, h, T, G ? target : NULL, 0};
     qsort_r(order, (size_t)N, sizeof(int), cmp_rows, &set);
-    /* distinct rows in batches; each row's first occurrence in the order */
+    /* distinct rows in batches; each row's entry among them */
     int nu = 0;
     for (int q = 0; q < N && !st;) {
         int nb = 0, q0 = q;
         while (q < N && nb < B) {
             int i = order[q];
-            int same = q > q0 && h[i] == h[order[q - 1]] &&
-                       !memcmp(bids + (size_t)i * T, bids + (size_t)order[q - 1] * T, sizeof(int32_t) * T) &&
-                       !memcmp(mask + (size_t)i * T, mask + (size_t)order[q - 1] * T, (size_t)T);
-            if (!same) {
+            if (!(q > q0 && !cmp_rows(&i, &order[q - 1], &(RowSet){bids, mask, h, T, set.target, 1}))) {
                 memcpy(uids + (size_t)nb * T, bids + (size_t)i * T, sizeof(int32_t) * T);
                 memcpy(umask + (size_t)nb * T, mask + (size_t)i * T, (size_t)T);
+                utg[nb] = target[i];
                 nb++;
             }
             first[q] = nb - 1;
             q++;
         }
-        if ((st = ee_attr_logits(r, uids, umask, nb, out))) break;
+        int L = ee_run_needed_len(r, uids, umask, nb);
+        if ((st = ee_run_set_input_len(r, uids, umask, NULL, nb, L))) break;
+        ee_run_embed(r, nb);
+        ee_run_forward(r, nb, 0);
+        be->download(out, r->out, sizeof(float) * (size_t)nb * C);
+        *fwd += nb;
+        if (G) {
+            memset(dout, 0, sizeof(float) * (size_t)nb * C);
+            for (int u = 0; u < nb; u++) dout[(size_t)u * C + utg[u]] = 1.0f;
+            be->upload(d_dout, dout, sizeof(float) * (size_t)nb * C);
+            ee_run_backward(r, nb, d_dout, 1, 0);
+            *bwd += nb;
+            if ((size_t)(nu + nb) > cap) {
+                size_t want = cap ? 2 * cap : 64;
+                while (want < (size_t)(nu + nb)) want *= 2;
+                float *t2 = realloc(table, sizeof(float) * want * T * d);
+                if (!t2) { st = ee_fail(EE_ERR_NOMEM, "out of memory for the baselines' gradients"); break; }
+                table = t2;
+                cap = want;
+            }
+            float *dst = table + (size_t)nu * T * d;
+            memset(dst, 0, sizeof(float) * (size_t)nb * T * d);
+            for (int u = 0; u < nb; u++) /* [L][d] rows into [T][d] slots */
+                be->download(dst + (size_t)u * T * d, r->de + (size_t)u * L * d, sizeof(float) * (size_t)L * d);
+        }
         for (int p = q0; p < q; p++) {
             int i = order[p];
-            info->fbaseline[i] = out[(size_t)first[p] * C + info->target[i]];
+            if (fb) fb[i] = out[(size_t)first[p] * C + target[i]];
+            if (G) gidx[i] = nu + first[p];
         }
         nu += nb;
     }
-    *fwd += nu;
 done:
-    free(bids); free(uids); free(mask); free(umask); free(h); free(order); free(first); free(out);
+    if (G && !st) *G = table;
+    else free(table);
+    if (d_dout) be->release(d_dout);
+    free(bids); free(uids); free(mask); free(umask); free(h); free(order); free(first); free(utg);
+    free(out); free(dout);
     return st;
 }
 
 static int features_of(EeInputs inputs, int d)
 {
-    return inputs == EE_INPUTS_GRADIENT ? 1 : inputs == EE_INPUTS_GRADIENT_VECTOR ? 1 + d : 0;
+    switch (inputs) {
+    case EE_INPUTS_GRADIENT: return 1;
+    case EE_INPUTS_GRADIENT_ENDS: return 2;
+    case EE_INPUTS_GRADIENT_VECTOR: return 1 + d;
+    default: return 0;
+    }
+}
+
+/* F[t][1] of every row for EE_INPUTS_GRADIENT_ENDS: sum_d (e_x - e_b) g_b,
+ * g_b the gradient at the row's baseline (table G, entry gidx[i]); the
+ * embeddings are looked up again (no model pass). */
+static EeStatus baseline_end_features(EeRun *r, const EeInput *in, const EeAttrOptions *o, const int *order,
+                                      const float *G, const int *gidx, float *F, int k)
+{
+    const EeModel *m = r->m;
+    const EeBackend *be = r->be;
+    int N = in->n, T = m->cfg.T, d = m->cfg.d, B = r->Bmax;
+    int32_t *h_ids = malloc(sizeof(int32_t) * (size_t)B * T), *h_bids = malloc(sizeof(int32_t) * (size_t)B * T);
+    uint8_t *h_mask = malloc((size_t)B * T);
+    float *h_ex = malloc(sizeof(float) * (size_t)B * T * d), *h_eb = malloc(sizeof(float) * (size_t)B * T * d);
+    EeStatus st = EE_OK;
+    if (!h_ids || !h_bids || !h_mask || !h_ex || !h_eb) st = ee_fail(EE_ERR_NOMEM, "out of memory");
+    for (int i0 = 0; i0 < N && !st; i0 += B) {
+        int nb = N - i0 < B ? N - i0 : B;
+        for (int j = 0; j < nb; j++) {
+            int i = order[i0 + j];
+            memcpy(h_ids + (size_t)j * T, in->ids + (size_t)i * T, sizeof(int32_t) * T);
+            ee_attr_row_mask(m, in, i, h_mask + (size_t)j * T);
+            ee_attr_row_baseline(m, in, o, i, h_bids + (size_t)j * T);
+        }
+        int L = ee_run_needed_len(r, h_ids, h_mask, nb), Lb = ee_run_needed_len(r, h_bids, h_mask, nb);
+        if (Lb > L) L = Lb;
+        size_t Wl = (size_t)L * d;
+        if ((st = ee_run_set_input_len(r, h_bids, h_mask, NULL, nb, L))) break;
+        ee_run_embed(r, nb);
+        be->download(h_eb, r->e, sizeof(float) * nb * Wl);
+        if ((st = ee_run_set_input_len(r, h_ids, h_mask, NULL, nb, L))) break;
+        ee_run_embed(r, nb);
+        be->download(h_ex, r->e, sizeof(float) * nb * Wl);
+        for (int j = 0; j < nb; j++) {
+            int i = order[i0 + j];
+            const float *g = G + (size_t)gidx[i] * T * d;
+            for (int t = 0; t < L; t++) {
+                const float *x = h_ex + (size_t)j * Wl + (size_t)t * d, *b = h_eb + (size_t)j * Wl + (size_t)t * d;
+                double sum = 0;
+                for (int q = 0; q < d; q++) sum += ((double)x[q] - b[q]) * g[(size_t)t * d + q];
+                F[((size_t)i * T + t) * k + 1] = (float)sum;
+            }
+        }
+    }
+    free(h_ids); free(h_bids); free(h_mask); free(h_ex); free(h_eb);
+    return st;
 }
 
 EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
@@ -146,7 +240,16 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
     float *h_out = malloc(sizeof(float) * B * C), *h_dout = malloc(sizeof(float) * B * C);
     float *h_ex = malloc(sizeof(float) * B * W), *h_eb = malloc(sizeof(float) * B * W);
     float *h_g = malloc(sizeof(float) * B * W);
-    if (fail || !order || !h_ids || !h_bids || !h_mask || !h_out || !h_dout || !h_ex || !h_eb || !h_g) {
+    int32_t *tgt = malloc(sizeof(int32_t) * (N ? N : 1));
+    int ends = inputs == EE_INPUTS_GRADIENT_ENDS;
+    int *gidx = ends ? malloc(sizeof(int) * (N ? N : 1)) : NULL;
+    float *G = NULL;
+    if (ends && o->baseline == EE_BASELINE_ZERO) {
+        st = ee_fail(EE_ERR_INPUT, "the baseline end of the path needs the pad baseline");
+        goto done;
+    }
+    if (fail || !order || !h_ids || !h_bids || !h_mask || !h_out || !h_dout || !h_ex || !h_eb || !h_g || !tgt ||
+        (ends && !gidx)) {
         st = ee_fail(EE_ERR_NOMEM, "out of memory for explainer features (batch %d)", B);
         goto done;
     }
@@ -189,6 +292,7 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
             if (o->target) t = o->target[i];
             else for (int q = 1; q < C; q++) if (z[q] > z[t]) t = q; /* ties to the lowest */
             h_dout[(size_t)j * C + t] = 1.0f;
+            tgt[i] = t;
             if (info && info->target) info->target[i] = t;
             if (info && info->fx) info->fx[i] = z[t];
         }
@@ -211,7 +315,7 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
                 for (int q = 0; q < d; q++) {
                     double term = ((double)x[q] - b[q]) * g[q];
                     sum += term;
-                    if (k > 1) f[1 + q] = (float)term;
+                    if (k == 1 + d && !ends) f[1 + q] = (float)term;
                 }
                 f[0] = (float)sum;
             }
@@ -219,8 +323,9 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
         ee_progress_tick(&prog, i0 + nb);
     }
     ee_progress_end(&prog, N, fwd + bwd);
-    if (!st && info && info->fbaseline && info->target && o->baseline != EE_BASELINE_ZERO)
-        st = baseline_logits(r, in, o, info, &fwd);
+    float *fb = info && info->fbaseline && o->baseline != EE_BASELINE_ZERO ? info->fbaseline : NULL;
+    if (!st && (fb || ends)) st = baseline_pass(r, in, o, tgt, fb, ends ? &G : NULL, gidx, &fwd, &bwd);
+    if (!st && ends) st = baseline_end_features(r, in, o, order, G, gidx, F, k);
     if (!st) st = ee_backend_check(be);
     if (!st && info) {
         info->forward += fwd;
@@ -233,7 +338,7 @@ done:
     be->release(d_dout);
     ee_run_free(r);
     free(order); free(h_ids); free(h_bids); free(h_mask); free(h_out); free(h_dout);
-    free(h_ex); free(h_eb); free(h_g);
+    free(h_ex); free(h_eb); free(h_g); free(tgt); free(gidx); free(G);
     return st;
 }
 

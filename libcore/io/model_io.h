@@ -52,6 +52,11 @@ typedef struct {
  * gateway adds). */
 EeStatus ee_model_save(const EeModel *m, const EeFieldSink *sink);
 
+/* The fingerprint of a model's weights (16 hex digits, FNV-1a over them in
+ * exchange order): an explainer's explains.classifier names the
+ * classifier it was trained on. */
+EeStatus ee_model_fingerprint(const EeModel *m, char *out, size_t n);
+
 /* Loads the named array variables of a .mat file (matio). Only little-
  * endian MAT 5 files (Octave's -v6 and -v7) whose structure checks out
  * (ee_mat5_check) are opened; anything else is EE_ERR_IO. */

@@ -232,6 +232,8 @@ static void check_features(EeKind kind)
     int32_t *ids = make_ids(N, T, lens);
     EeInput in = {.n = N, .ids = ids};
     float *F = malloc(sizeof(float) * N * T * k), *F1 = malloc(sizeof(float) * N * T);
+    float *F2 = malloc(sizeof(float) * N * T * 2);
+    double *gb = malloc(sizeof(double) * T * 8 * 8);
     double *ex = malloc(sizeof(double) * T * d), *eb = malloc(sizeof(double) * T * d);
     double *g = malloc(sizeof(double) * T * d);
     int32_t bids[16], tg[4];
@@ -249,7 +251,13 @@ static void check_features(EeKind kind)
               ee_kind_name(kind), info.forward, info.backward, N);
         EeAttrInfo info1 = {0};
         CHECK_OK(ee_explainer_features(m, EE_INPUTS_GRADIENT, &in, &o, F1, &info1));
-        double err = 0, scale = 0, err1 = 0;
+        /* both ends of the path: the gradient at the pad baseline too, one
+         * pass pair per distinct (baseline, target) */
+        EeAttrInfo info2 = {0};
+        EeStatus st2 = ee_explainer_features(m, EE_INPUTS_GRADIENT_ENDS, &in, &o, F2, &info2);
+        if (zero) CHECK(st2 == EE_ERR_INPUT, "gradient_ends refused with the zero baseline");
+        else CHECK_OK(st2);
+        double err = 0, scale = 0, err1 = 0, err2 = 0, scale2 = 0;
         for (int i = 0; i < N; i++) {
             for (int t = 0; t < T; t++) mask[t] = ids[i * T + t] != EE_PAD;
             for (int t = 0; t < T; t++) bids[t] = EE_IS_SPECIAL(ids[i * T + t]) ? ids[i * T + t] : EE_PAD;
@@ -266,6 +274,20 @@ static void check_features(EeKind kind)
             memcpy(e, ex, sizeof(double) * T * d);
             Point pt = {&ref, mask, e, best};
             for (int j = 0; j < T * d; j++) g[j] = gc_fd1(ref_target, &pt, &e[j], 1e-6);
+            /* the gradient at the baseline's embedding output (not for the
+             * cnn: its pad baseline is all zero vectors, where every window
+             * ties in the max over time, as at IG's a = 0 node above) */
+            if (!zero && kind == EE_KIND_TRANSFORMER) {
+                memcpy(e, eb, sizeof(double) * T * d);
+                for (int j = 0; j < T * d; j++) gb[j] = gc_fd1(ref_target, &pt, &e[j], 1e-6);
+                for (int t = 0; t < T; t++) {
+                    double sb = 0;
+                    for (int q = 0; q < d; q++) sb += (ex[t * d + q] - eb[t * d + q]) * gb[t * d + q];
+                    err2 = fmax(err2, fabs(F2[((size_t)i * T + t) * 2 + 1] - sb));
+                    err2 = fmax(err2, fabs(F2[((size_t)i * T + t) * 2] - F1[(size_t)i * T + t]));
+                    scale2 = fmax(scale2, fabs(sb));
+                }
+            }
             free(e);
             for (int t = 0; t < T; t++) {
                 double sum = 0;
@@ -283,8 +305,17 @@ static void check_features(EeKind kind)
               ee_kind_name(kind), zero ? "zero" : "pad", err, scale);
         CHECK(err1 == 0, "%s: the 1-feature inputs equal the first of the vector inputs (err %.3g)",
               ee_kind_name(kind), err1);
+        if (!zero && kind == EE_KIND_TRANSFORMER) {
+            int lens_seen[16] = {0}, distinct = 0;
+            for (int i = 0; i < N; i++) distinct += !lens_seen[lens[i]]++; /* targets may split them further */
+            CHECK(err2 <= 1e-4 * fmax(scale2, 1e-2), "%s gradient at the baseline end: max err %.3g (scale %.3g)",
+                  ee_kind_name(kind), err2, scale2);
+            CHECK(info2.forward >= N + distinct && info2.forward <= 2 * N && info2.backward == info2.forward,
+                  "%s gradient_ends: %ld forward, %ld backward passes (%d rows, %d lengths)", ee_kind_name(kind),
+                  info2.forward, info2.backward, N, distinct);
+        }
     }
-    free(F); free(F1); free(ex); free(eb); free(g); free(ids);
+    free(F); free(F1); free(F2); free(gb); free(ex); free(eb); free(g); free(ids);
     ref_free(&ref);
     ee_model_free(m);
 }

@@ -63,18 +63,20 @@ echo "-- make install prefix=<tmp>"
 make -s install prefix="$tmp/prefix" > "$tmp/minstall.out" 2>&1; rc=$?
 grep -v '^ar: ' "$tmp/minstall.out" | tail -5
 ok=1
-for f in lib/libeecore.a include/ee/ee.h include/ee/ee_text.h bin/ee_text \
+for f in lib/libeecore.a include/ee/ee.h include/ee/ee_text.h bin/ee_text bin/ee \
          lib/empirical-explainers/mex/ee_train.mex lib/empirical-explainers/mex/ee_train.m \
          lib/empirical-explainers/scripts/ee_plot_text.m lib/empirical-explainers/scripts/private/ee_draw_words.m; do
   [ -e "$tmp/prefix/$f" ] || { echo "missing $f"; ok=0; }
 done
-step "make install puts library, headers, ee_text, gateways and scripts under the prefix" $([ $rc -eq 0 ] && [ $ok -eq 1 ]; echo $?)
+step "make install puts library, headers, ee_text, ee, gateways and scripts under the prefix" $([ $rc -eq 0 ] && [ $ok -eq 1 ]; echo $?)
 d="$tmp/prefix/lib/empirical-explainers"
 oct "addpath ('$d/mex', '$d/scripts'); $job" > "$tmp/job2.out"
 cat "$tmp/job2.out"
 step "job from the make install prefix" $(grep -q '^job ok' "$tmp/job2.out"; echo $?)
 printf 'abc d\n' | "$tmp/prefix/bin/ee_text" vocab 1 10 > "$tmp/vocab.out" 2>&1
 step "installed ee_text runs" $(grep -qx 'abc' "$tmp/vocab.out"; echo $?)
+"$tmp/prefix/bin/ee" --version > "$tmp/ee.out" 2>&1
+step "installed ee runs" $(grep -q '^ee (Empirical Explainers)' "$tmp/ee.out"; echo $?)
 
 echo "package: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -653,6 +653,21 @@ extern "C" const EeBackend *ee_backend_cuda(void)
     return g_available;
 }
 
+extern "C" int ee_cuda_select(int index)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n <= 0 || index < 0) {
+        cudaGetLastError();
+        return -1;
+    }
+    /* init_once reads the current device: set it before the first op */
+    if (cudaSetDevice(index % n) != cudaSuccess) {
+        cudaGetLastError();
+        return -1;
+    }
+    return index % n;
+}
+
 extern "C" const char *ee_cuda_describe(void)
 {
     pthread_once(&g_once, init_once);

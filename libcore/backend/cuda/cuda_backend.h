@@ -30,6 +30,12 @@ int ee_cuda_check_error(void);
  * or why there is none. */
 const char *ee_cuda_describe(void);
 
+/* Makes device (index modulo the number of visible devices) the one this
+ * process uses; call it before anything else touches CUDA (cli/ee gives
+ * each MPI rank the GPU of its local rank). Returns the device chosen, or
+ * -1 when there is none. */
+int ee_cuda_select(int index);
+
 /* Device timing with CUDA events on the backend's stream (tests and
  * benchmarks): start records an event; stop records another, waits for it
  * and returns the milliseconds in between (negative on error). */
@@ -40,6 +46,7 @@ double ee_cuda_timer_stop(void);
 
 static inline void ee_cuda_shutdown(void) {}
 static inline int ee_cuda_check_error(void) { return 0; }
+static inline int ee_cuda_select(int index) { (void)index; return -1; }
 static inline const char *ee_cuda_describe(void) { return "this build has no CUDA backend (configure --with-cuda)"; }
 static inline void ee_cuda_timer_start(void) {}
 static inline double ee_cuda_timer_stop(void) { return -1.0; }

@@ -45,6 +45,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t);
 cudaError_t cudaDeviceSynchronize(void);
 cudaError_t cudaGetDeviceCount(int *);
 cudaError_t cudaGetDevice(int *);
+cudaError_t cudaSetDevice(int);
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp *, int);
 template <class F> cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *a, F) { a->dummy = 0; return cudaSuccess; }
 cudaError_t cudaEventCreate(cudaEvent_t *);

@@ -1,0 +1,654 @@
+/* cmd_rows.c: the row-parallel commands: ee predict, ig, sv and explain.
+ * Each reads its models and rows as the gateways do (mex/ee_predict.c,
+ * ee_ig.c, ee_sv.c, ee_explain.c), cuts the rows into chunks (shards.h),
+ * computes its share of the chunks with one libcore call per chunk (SV:
+ * per run of consecutive rows, keyed by the row's index in the data
+ * variable, as the gateway's 'rows' option does), and rank 0 writes the
+ * merged result: the variables the gateway returns, plus `rows` (the
+ * 1-based rows of the data variable) and `data` (its file and variable). */
+#include "common.h"
+#include "data.h"
+#include "models.h"
+#include "shards.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+typedef enum { CMD_PREDICT, CMD_IG, CMD_SV, CMD_EXPLAIN } RowCmd;
+
+/* ---- options ---------------------------------------------------------------- */
+#define COMMON_OPTS(MODEL_KIND, MODEL_HELP)                                                                    \
+    {"model", MODEL_KIND, "FILE", MODEL_HELP},                                                                 \
+    {"data", EE_OPT_VALUE, "FILE", "the data: a .mat file in the layout of doc/API.md"},                      \
+    {"var", EE_OPT_VALUE, "NAME", "the variable of --data that holds the rows (default tokens)"},             \
+    {"rows", EE_OPT_VALUE, "ROWS", "rows of --var, 1-based: A:B, A, lists (1:10,20:30), train/valid/test "    \
+                                   "(the file's split) or all (default)"},                                    \
+    {"out", EE_OPT_VALUE, "FILE", "the result (.mat), written when every row is done"},                       \
+    {"batch", EE_OPT_VALUE, "N", "rows per model pass (default: automatic)"},                                 \
+    {"device", EE_OPT_VALUE, "auto|cpu|gpu", "where to compute (default auto); under MPI each rank takes "    \
+                                             "the GPU of its local rank"},                                    \
+    {"chunk", EE_OPT_VALUE, "N", "rows per checkpointed chunk (default: sv 16, ig 64, predict and "           \
+                                 "explain 1024)"},                                                            \
+    {"shards", EE_OPT_VALUE, "DIR", "folder of the checkpoint shards, seen by every rank (default "           \
+                                    "OUT.shards); a restarted run resumes from it"},                          \
+    {"verbose", EE_OPT_BOOL, "", "progress lines with rate and ETA on stderr (default true)"},                 \
+    {"quiet", EE_OPT_BOOL, "", "no progress lines (--verbose false)"}
+
+static const EeOptSpec predict_opts[] = {
+    COMMON_OPTS(EE_OPT_VALUE, "the classifier: a .mat file with one model struct"),
+    {"mask", EE_OPT_VALUE, "NAME", "a logical N x T variable of --data: the positions attended to "
+                                   "(default: not PAD)"},
+};
+static const EeOptSpec ig_opts[] = {
+    COMMON_OPTS(EE_OPT_VALUE, "the classifier: a .mat file with one model struct"),
+    {"steps", EE_OPT_VALUE, "S", "interpolation nodes (default 20)"},
+    {"method", EE_OPT_VALUE, "NAME", "gausslegendre (default), riemann_right, riemann_left, riemann_middle, "
+                                     "riemann_trapezoid or xgrad"},
+    {"baseline", EE_OPT_VALUE, "pad|zero|NAME", "pad (default), zero, or an N x T id variable of --data"},
+    {"target", EE_OPT_VALUE, "argmax|K|NAME", "argmax (default), one class for every row, or a variable of "
+                                              "--data with a class per row"},
+    {"incremental", EE_OPT_BOOL, "", "the cnn's shortcuts on the CPU (default true; see help ee_ig)"},
+};
+static const EeOptSpec sv_opts[] = {
+    COMMON_OPTS(EE_OPT_VALUE, "the classifier: a .mat file with one model struct"),
+    {"samples", EE_OPT_VALUE, "S", "permutations per sequence (default 20)"},
+    {"seed", EE_OPT_VALUE, "K", "generator seed (default 1); row i draws from its own stream"},
+    {"permutations", EE_OPT_VALUE, "NAME", "a 1 x N cell variable of --data: explicit permutations per row "
+                                           "(overrides --samples and --seed)"},
+    {"baseline", EE_OPT_VALUE, "pad|NAME", "pad (default) or an N x T id variable of --data"},
+    {"target", EE_OPT_VALUE, "argmax|K|NAME", "argmax (default), one class for every row, or a variable of "
+                                              "--data with a class per row"},
+    {"exact", EE_OPT_BOOL, "", "exact Shapley values from all 2^n coalitions (n <= 12)"},
+    {"incremental", EE_OPT_BOOL, "", "the CPU shortcuts of the samplers (default true; see help ee_sv)"},
+};
+static const EeOptSpec explain_opts[] = {
+    COMMON_OPTS(EE_OPT_MULTI, "an explainer (.mat with one struct, or a struct array / cell of them); "
+                              "repeat it for an ensemble"),
+};
+
+#define NOPTS(a) ((int)(sizeof a / sizeof *a))
+
+/* ---- the job ---------------------------------------------------------------- */
+typedef struct {
+    RowCmd cmd;
+    const char *name;
+    const EePar *par;
+    EeOpts o;
+    int verbose;
+    EeModels models;
+    EeData data;
+    long *rows, n;          /* selection: indices into the data variable */
+    int token, T, W;        /* W: values per row of the input (T or D) */
+    int32_t *ids;           /* n x T, 0-based */
+    float *x;               /* n x D (mlp) */
+    uint8_t *mask;          /* predict */
+    EeAttrOptions a;
+    int32_t *bids, *target; /* per selected row */
+    int32_t **perms;
+    int exact;
+    int batch;
+    EeDevice dev;
+    EeShards sh;
+    uint64_t key;
+} Job;
+
+static void job_free(Job *j)
+{
+    ee_models_free(&j->models);
+    ee_data_close(&j->data);
+    free(j->rows);
+    free(j->ids);
+    free(j->x);
+    free(j->mask);
+    free(j->bids);
+    free(j->target);
+    for (long i = 0; j->perms && i < j->n; i++) free(j->perms[i]);
+    free(j->perms);
+    ee_shards_free(&j->sh);
+}
+
+static EeModel *model0(const Job *j) { return j->models.m[0]; }
+
+/* The last position a row needs (its active length), 1 for dense rows. */
+static int active_length(const Job *j, long i)
+{
+    if (!j->token) return 1;
+    const int32_t *r = j->ids + (size_t)i * j->T;
+    int L = j->T;
+    while (L > 1 && r[L - 1] == EE_PAD) L--;
+    return L;
+}
+
+/* What a row costs, for spreading chunks over the ranks: model passes
+ * times the positions they run on (SV makes 1 + s n passes, n the real
+ * tokens; IG 2 s). */
+static double row_cost(const Job *j, long i)
+{
+    double L = active_length(j, i);
+    switch (j->cmd) {
+    case CMD_SV: {
+        int n = ee_count_real(j->ids + (size_t)i * j->T, j->T);
+        return (1.0 + (double)j->a.steps * n) * L;
+    }
+    case CMD_IG: return 2.0 * j->a.steps * L;
+    default: return L;
+    }
+}
+
+/* ---- reading the options ------------------------------------------------------------ */
+static EeStatus read_rows_and_inputs(Job *j)
+{
+    const EeConfig *c = ee_model_config(model0(j));
+    const char *path;
+    EeStatus st = ee_cli_need(&j->o, "data", &path);
+    if (st) return st;
+    if ((st = ee_data_open(path, ee_opt(&j->o, "var"), &j->data))) return st;
+    if ((st = ee_data_rows(&j->data, ee_opt(&j->o, "rows"), "rows", &j->rows, &j->n))) return st;
+    j->token = c->kind != EE_KIND_MLP;
+    j->T = c->T;
+    if (j->token) {
+        j->W = c->T;
+        return ee_data_tokens(&j->data, j->rows, j->n, c->T, c->vocab, &j->ids);
+    }
+    j->W = c->D;
+    return ee_data_dense(&j->data, j->rows, j->n, c->D, &j->x);
+}
+
+static EeStatus read_target(Job *j)
+{
+    const char *v = ee_opt(&j->o, "target");
+    if (!v || ee_str_ieq(v, "argmax")) return EE_OK;
+    return ee_data_target(&j->data, v, j->rows, j->n, ee_model_config(model0(j))->classes, &j->target);
+}
+
+static EeStatus read_baseline(Job *j, int allow_zero)
+{
+    const EeConfig *c = ee_model_config(model0(j));
+    j->a.baseline = j->token ? EE_BASELINE_PAD : EE_BASELINE_ZERO;
+    const char *v = ee_opt(&j->o, "baseline");
+    if (!v) return EE_OK;
+    if (ee_str_ieq(v, "pad") || (allow_zero && ee_str_ieq(v, "zero"))) {
+        j->a.baseline = ee_str_ieq(v, "zero") ? EE_BASELINE_ZERO : EE_BASELINE_PAD;
+        if (!j->token && j->a.baseline != EE_BASELINE_ZERO)
+            return ee_fail(EE_ERR_INPUT, "an mlp has dense inputs: only the 'zero' baseline applies");
+        return EE_OK;
+    }
+    if (!j->token) return ee_fail(EE_ERR_INPUT, "an mlp has dense inputs: only the 'zero' baseline applies");
+    if (!allow_zero && ee_str_ieq(v, "zero"))
+        return ee_fail(EE_ERR_INPUT, "--baseline must be pad or an id variable of --data for sv, got 'zero'");
+    j->a.baseline = EE_BASELINE_IDS;
+    return ee_data_ids(&j->data, v, "baseline", j->rows, j->n, c->T, c->vocab, &j->bids);
+}
+
+static EeStatus setup_predict(Job *j)
+{
+    EeStatus st = ee_models_classifier(ee_opt(&j->o, "model"), &j->models);
+    if (st) return st;
+    if ((st = read_rows_and_inputs(j))) return st;
+    const char *mask = ee_opt(&j->o, "mask");
+    if (mask && !j->token) return ee_fail(EE_ERR_INPUT, "--mask applies to token models only");
+    if (mask) return ee_data_mask(&j->data, mask, j->rows, j->n, j->T, &j->mask);
+    return EE_OK;
+}
+
+static const char *const ig_methods[] = {"gausslegendre", "riemann_right", "riemann_left", "riemann_middle",
+                                         "riemann_trapezoid", "xgrad"};
+
+static EeStatus setup_ig(Job *j)
+{
+    EeStatus st = ee_models_classifier(ee_opt(&j->o, "model"), &j->models);
+    if (st) return st;
+    if ((st = read_rows_and_inputs(j))) return st;
+    int method = 0;
+    if ((st = ee_opt_choice(&j->o, "method", ig_methods, 6, &method))) return st;
+    j->a.method = (EeIgMethod)method;
+    if (ee_opt_given(&j->o, "steps")) {
+        if (j->a.method == EE_IG_XGRAD) return ee_fail(EE_ERR_INPUT, "--steps does not apply to xgrad (one gradient)");
+        if ((st = ee_opt_int(&j->o, "steps", 1, 1 << 20, &j->a.steps))) return st;
+    }
+    if (j->a.method == EE_IG_XGRAD) {
+        j->a.steps = 1;
+        if (ee_opt_given(&j->o, "baseline"))
+            return ee_fail(EE_ERR_INPUT, "xgrad has no baseline option (it equals IG with the zero baseline)");
+    }
+    if ((st = read_baseline(j, 1))) return st;
+    if (j->a.method == EE_IG_XGRAD) j->a.baseline = EE_BASELINE_ZERO;
+    int incremental = 1;
+    if ((st = ee_opt_bool(&j->o, "incremental", &incremental))) return st;
+    j->a.full_passes = !incremental;
+    return read_target(j);
+}
+
+static EeStatus setup_sv(Job *j)
+{
+    EeStatus st = ee_models_classifier(ee_opt(&j->o, "model"), &j->models);
+    if (st) return st;
+    if (ee_model_config(model0(j))->kind == EE_KIND_MLP)
+        return ee_fail(EE_ERR_UNSUPPORTED, "Shapley sampling is defined for token models (transformer, cnn), not mlp");
+    if ((st = read_rows_and_inputs(j))) return st;
+    if ((st = ee_opt_bool(&j->o, "exact", &j->exact))) return st;
+    if ((st = ee_opt_int(&j->o, "samples", 1, 1 << 20, &j->a.steps))) return st;
+    int seed = (int)j->a.seed;
+    if ((st = ee_opt_int(&j->o, "seed", 0, 0x7fffffff, &seed))) return st;
+    j->a.seed = (uint64_t)seed;
+    if ((st = read_baseline(j, 0))) return st;
+    if ((st = read_target(j))) return st;
+    int incremental = 1;
+    if ((st = ee_opt_bool(&j->o, "incremental", &incremental))) return st;
+    j->a.full_passes = !incremental;
+    const char *p = ee_opt(&j->o, "permutations");
+    if (p) {
+        if (j->exact) return ee_fail(EE_ERR_INPUT, "--permutations and --exact exclude each other");
+        if ((st = ee_data_permutations(&j->data, p, j->rows, j->n, j->ids, j->T, &j->perms, &j->a.steps))) return st;
+    }
+    return EE_OK;
+}
+
+static EeStatus setup_explain(Job *j)
+{
+    const char *const *paths;
+    int np = ee_opt_values(&j->o, "model", &paths);
+    if (!np) return ee_fail(EE_ERR_INPUT, "--model is required (see ee explain --help)");
+    EeStatus st = ee_models_explainers(paths, np, &j->models);
+    if (st) return st;
+    return read_rows_and_inputs(j);
+}
+
+/* ---- the job key: everything that changes a number --------------------------------------- */
+static EeStatus job_key(Job *j)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    ee_key_str(&h, j->name);
+    for (int k = 0; k < j->models.K; k++) {
+        char fp[32];
+        EeStatus st = ee_model_fingerprint(j->models.m[k], fp, sizeof fp);
+        if (st) return st;
+        ee_key_str(&h, fp);
+    }
+    if (j->models.clf) {
+        char fp[32];
+        EeStatus st = ee_model_fingerprint(j->models.clf, fp, sizeof fp);
+        if (st) return st;
+        ee_key_str(&h, fp);
+    }
+    ee_key_add(&h, &j->n, sizeof j->n);
+    ee_key_add(&h, j->rows, sizeof(long) * (size_t)j->n);
+    if (j->ids) ee_key_add(&h, j->ids, sizeof(int32_t) * (size_t)j->n * j->T);
+    if (j->x) ee_key_add(&h, j->x, sizeof(float) * (size_t)j->n * j->W);
+    if (j->mask) ee_key_add(&h, j->mask, (size_t)j->n * j->T);
+    if (j->bids) ee_key_add(&h, j->bids, sizeof(int32_t) * (size_t)j->n * j->T);
+    if (j->target) ee_key_add(&h, j->target, sizeof(int32_t) * (size_t)j->n);
+    for (long i = 0; j->perms && i < j->n; i++)
+        if (j->perms[i])
+            ee_key_add(&h, j->perms[i], sizeof(int32_t) * (size_t)j->a.steps * ee_count_real(j->ids + (size_t)i * j->T, j->T));
+    long opts[] = {j->a.steps, j->a.method, j->a.baseline, (long)j->a.seed, j->a.full_passes, j->exact, j->batch,
+                   j->dev, j->perms != NULL};
+    ee_key_add(&h, opts, sizeof opts);
+    j->key = h;
+    return EE_OK;
+}
+
+/* ---- one chunk ------------------------------------------------------------------------------ */
+static EeStatus run_chunk(Job *j, const EeChunk *k, void **out, long *fwd, long *bwd, double *secs)
+{
+    long f = k->first, n = k->n;
+    EeInput in = {.n = (int)n};
+    if (j->ids) in.ids = j->ids + (size_t)f * j->T;
+    if (j->x) in.x = j->x + (size_t)f * j->W;
+    EeAttrOptions a = j->a;
+    a.verbose = 0;
+    a.batch = j->batch;
+    a.device = j->dev;
+    if (j->bids) a.baseline_ids = j->bids + (size_t)f * j->T;
+    if (j->target) a.target = j->target + f;
+    double t0 = ee_now();
+    EeStatus st = EE_OK;
+    switch (j->cmd) {
+    case CMD_PREDICT:
+        if (j->mask) in.mask = j->mask + (size_t)f * j->T;
+        st = ee_model_predict(model0(j), &in, out[0], j->batch, j->dev);
+        *fwd = n;
+        break;
+    case CMD_IG: {
+        EeAttrInfo info = {.target = out[1], .fx = out[2], .fbaseline = out[3], .delta = out[4]};
+        st = ee_ig_attribute(model0(j), &in, &a, out[0], &info);
+        *fwd = info.forward;
+        *bwd = info.backward;
+        break;
+    }
+    case CMD_SV: {
+        /* one call per run of consecutive data rows, keyed by its first */
+        for (long i0 = 0; i0 < n && !st;) {
+            long i1 = i0 + 1;
+            while (i1 < n && j->rows[f + i1] == j->rows[f + i1 - 1] + 1) i1++;
+            long g = f + i0;
+            EeInput r = {.n = (int)(i1 - i0), .ids = j->ids + (size_t)g * j->T};
+            EeAttrOptions s = a;
+            s.row_offset = j->rows[g];
+            if (j->bids) s.baseline_ids = j->bids + (size_t)g * j->T;
+            if (j->target) s.target = j->target + g;
+            if (j->perms) s.perms = (const int32_t *const *)(j->perms + g);
+            EeAttrInfo part = {(int32_t *)out[1] + i0, (float *)out[2] + i0, (float *)out[3] + i0,
+                               (float *)out[4] + i0, 0, 0, 0, j->exact ? NULL : (float *)out[5] + (size_t)i0 * j->T};
+            st = j->exact ? ee_shapley_exact(model0(j), &r, &s, (float *)out[0] + (size_t)i0 * j->T, &part)
+                          : ee_sv_attribute(model0(j), &r, &s, (float *)out[0] + (size_t)i0 * j->T, &part);
+            *fwd += part.forward;
+            i0 = i1;
+        }
+        if (!st && j->exact) /* exact values: delta is the rounding of the sum (as ee_sv) */
+            for (long i = 0; i < n; i++) {
+                double sum = 0;
+                for (int t = 0; t < j->T; t++) sum += ((float *)out[0])[(size_t)i * j->T + t];
+                ((float *)out[4])[i] = (float)(sum - ((double)((float *)out[2])[i] - ((float *)out[3])[i]));
+            }
+        break;
+    }
+    case CMD_EXPLAIN: {
+        EeAttrInfo info = {.target = j->models.clf ? out[1] : NULL};
+        st = ee_explain(j->models.m, j->models.K, j->models.clf, &in, &a, out[0], &info);
+        *fwd = info.forward;
+        *bwd = info.backward;
+        break;
+    }
+    }
+    *secs = ee_now() - t0;
+    return st;
+}
+
+/* ---- the output ------------------------------------------------------------------------------ */
+static matvar_t *double_col_of(const void *src, int is_int, long n, int plus)
+{
+    double *d = ee_xmalloc(sizeof(double) * (size_t)(n ? n : 1));
+    for (long i = 0; i < n; i++) d[i] = (is_int ? ((const int32_t *)src)[i] : ((const float *)src)[i]) + plus;
+    matvar_t *v = ee_mv_col(d, n);
+    free(d);
+    return v;
+}
+
+static EeStatus write_result(Job *j, const char *out)
+{
+    EeShards *s = &j->sh;
+    const EeConfig *c = ee_model_config(model0(j));
+    long n = j->n;
+    double *r = ee_xmalloc(sizeof(double) * (size_t)(n ? n : 1));
+    for (long i = 0; i < n; i++) r[i] = (double)j->rows[i] + 1;
+    matvar_t *rows = ee_mv_col(r, n);
+    free(r);
+    const char *names[5];
+    matvar_t *vars[5];
+    int nv = 0;
+    if (j->cmd == CMD_PREDICT) {
+        int C = c->classes;
+        const float *lg = s->data[0];
+        int32_t *lab = ee_xmalloc(sizeof(int32_t) * (size_t)(n ? n : 1));
+        for (long i = 0; i < n; i++) { /* argmax, ties to the lowest class */
+            int best = 0;
+            for (int q = 1; q < C; q++)
+                if (lg[(size_t)i * C + q] > lg[(size_t)i * C + best]) best = q;
+            lab[i] = best + 1;
+        }
+        names[nv] = "labels", vars[nv++] = ee_mv_int32_col(lab, n);
+        names[nv] = "logits", vars[nv++] = ee_mv_single_rows(lg, n, C);
+        free(lab);
+    } else {
+        names[nv] = "A", vars[nv++] = ee_mv_single_rows(s->data[0], n, j->W);
+        matvar_t *info = ee_mv_struct();
+        if (j->cmd == CMD_EXPLAIN) {
+            ee_mv_set(info, "passes", 0, ee_mv_scalar((double)(s->forward + s->backward)));
+            ee_mv_set(info, "forward_passes", 0, ee_mv_scalar((double)s->forward));
+            ee_mv_set(info, "backward_passes", 0, ee_mv_scalar((double)s->backward));
+            ee_mv_set(info, "members", 0, ee_mv_scalar(j->models.K));
+            ee_mv_set(info, "inputs", 0, ee_mv_char(ee_inputs_name(c->inputs)));
+            if (j->models.clf) ee_mv_set(info, "target", 0, double_col_of(s->data[1], 1, n, 1));
+            ee_mv_set(info, "seconds", 0, ee_mv_scalar(s->seconds));
+        } else {
+            ee_mv_set(info, "target", 0, double_col_of(s->data[1], 1, n, 1));
+            ee_mv_set(info, "fx", 0, double_col_of(s->data[2], 0, n, 0));
+            ee_mv_set(info, "fbaseline", 0, double_col_of(s->data[3], 0, n, 0));
+            ee_mv_set(info, "delta", 0, double_col_of(s->data[4], 0, n, 0));
+            ee_mv_set(info, "passes", 0, ee_mv_scalar((double)(s->forward + s->backward)));
+            ee_mv_set(info, "forward_passes", 0, ee_mv_scalar((double)s->forward));
+            ee_mv_set(info, "backward_passes", 0, ee_mv_scalar((double)s->backward));
+            ee_mv_set(info, "seconds", 0, ee_mv_scalar(s->seconds));
+            const char *method = j->cmd == CMD_IG ? ig_methods[j->a.method]
+                                 : j->exact       ? "exact"
+                                 : j->perms       ? "permutations"
+                                                  : "sampling";
+            ee_mv_set(info, "method", 0, ee_mv_char(method));
+            ee_mv_set(info, "steps", 0, ee_mv_scalar(j->a.steps));
+            if (j->cmd == CMD_SV && !j->exact) ee_mv_set(info, "variance", 0, ee_mv_single_rows(s->data[5], n, j->T));
+        }
+        names[nv] = "info", vars[nv++] = info;
+    }
+    names[nv] = "rows", vars[nv++] = rows;
+    /* where the rows came from (ee train-explainer checks the variable) */
+    matvar_t *src = ee_mv_struct();
+    ee_mv_set(src, "file", 0, ee_mv_char(j->data.path));
+    ee_mv_set(src, "var", 0, ee_mv_char(j->data.var));
+    names[nv] = "data", vars[nv++] = src;
+    return ee_mat_write(out, names, vars, nv);
+}
+
+/* ---- stopped from outside ----------------------------------------------------------------
+ * A launcher that loses a rank (or Slurm at the time limit) stops the
+ * others with SIGTERM; Ctrl-C sends SIGINT. Rank 0 says in one line what
+ * is kept and how to go on; the result file is written only at the end,
+ * so none is left behind. */
+static char stop_message[1200];
+static size_t stop_len;
+
+static void on_stop(int sig)
+{
+    (void)sig;
+    if (stop_len) {
+        ssize_t w = write(2, stop_message, stop_len);
+        (void)w;
+    }
+    _exit(8);
+}
+
+static void catch_stop(const Job *j, const char *dir)
+{
+    if (j->par->rank == 0)
+        stop_len = (size_t)snprintf(stop_message, sizeof stop_message,
+                                    "ee %s: stopped before every row was done (a rank failed, or a signal); the "
+                                    "finished chunks are kept in %s: the same command resumes from them\n",
+                                    j->name, dir);
+    if (stop_len >= sizeof stop_message) stop_len = sizeof stop_message - 1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+}
+
+/* ---- the run ------------------------------------------------------------------------------------ */
+static EeStatus setup(Job *j, int argc, char **argv, const EeOptSpec *spec, int nspec)
+{
+    EeStatus st = ee_opts_parse(&j->o, j->name, spec, nspec, argc, argv);
+    if (st) return st;
+    if ((st = ee_cli_verbose(&j->o, &j->verbose))) return st;
+    const char *need;
+    if ((st = ee_cli_need(&j->o, "out", &need)) || (st = ee_cli_out_folder(need))) return st;
+    if (j->cmd != CMD_EXPLAIN && (st = ee_cli_need(&j->o, "model", &need))) return st;
+    ee_attr_options_defaults(&j->a);
+    switch (j->cmd) {
+    case CMD_PREDICT: st = setup_predict(j); break;
+    case CMD_IG: st = setup_ig(j); break;
+    case CMD_SV: st = setup_sv(j); break;
+    case CMD_EXPLAIN: st = setup_explain(j); break;
+    }
+    if (st) return st;
+    if ((st = ee_opt_int(&j->o, "batch", 1, 1 << 20, &j->batch))) return st;
+    EeDevice want;
+    if ((st = ee_cli_device(&j->o, j->par, &want, &j->dev))) return st;
+    int chunk = j->cmd == CMD_SV ? 16 : j->cmd == CMD_IG ? 64 : 1024;
+    if ((st = ee_opt_int(&j->o, "chunk", 1, 1 << 24, &chunk))) return st;
+    double *cost = ee_xmalloc(sizeof(double) * (size_t)(j->n ? j->n : 1));
+    for (long i = 0; i < j->n; i++) cost[i] = row_cost(j, i);
+    ee_shards_plan(&j->sh, j->par, cost, j->n, chunk);
+    free(cost);
+    EeShards *s = &j->sh;
+    switch (j->cmd) {
+    case CMD_PREDICT: ee_shards_column(s, "logits", 0, ee_model_config(model0(j))->classes); break;
+    case CMD_EXPLAIN:
+        ee_shards_column(s, "A", 0, j->T);
+        if (j->models.clf) ee_shards_column(s, "target", 1, 1);
+        break;
+    default:
+        ee_shards_column(s, "A", 0, j->W);
+        ee_shards_column(s, "target", 1, 1);
+        ee_shards_column(s, "fx", 0, 1);
+        ee_shards_column(s, "fbaseline", 0, 1);
+        ee_shards_column(s, "delta", 0, 1);
+        if (j->cmd == CMD_SV && !j->exact) ee_shards_column(s, "variance", 0, j->T);
+    }
+    return job_key(j);
+}
+
+static EeStatus compute(Job *j)
+{
+    EeShards *s = &j->sh;
+    int *mine = ee_xmalloc(sizeof(int) * (size_t)(s->nchunks + 1));
+    int nmine = ee_shards_mine(s, mine);
+    long maxn = 1;
+    double total = 0;
+    for (int q = 0; q < nmine; q++) {
+        if (s->chunks[mine[q]].n > maxn) maxn = s->chunks[mine[q]].n;
+        total += s->chunks[mine[q]].cost;
+    }
+    void *out[EE_MAX_COLUMNS];
+    for (int k = 0; k < s->ncols; k++) out[k] = ee_xcalloc((size_t)maxn * s->cols[k].width, 4);
+    double t0 = ee_now(), last = t0, done_cost = 0;
+    long done_rows = 0, my_rows = 0;
+    for (int q = 0; q < nmine; q++) my_rows += s->chunks[mine[q]].n;
+    EeStatus st = EE_OK;
+    char who[32] = "";
+    if (j->par->size > 1) snprintf(who, sizeof who, "rank 0 of %d: ", j->par->size);
+    for (int q = 0; q < nmine && !st; q++) {
+        const EeChunk *k = &s->chunks[mine[q]];
+        long fwd = 0, bwd = 0;
+        double secs = 0;
+        st = run_chunk(j, k, out, &fwd, &bwd, &secs);
+        if (!st) st = ee_shards_append(s, mine[q], out, fwd, bwd, secs);
+        done_rows += k->n;
+        done_cost += k->cost;
+        double now = ee_now();
+        if (!st && (now - last >= 2.0 || q + 1 == nmine) && now > t0) {
+            last = now;
+            double eta = done_cost > 0 ? (total - done_cost) * (now - t0) / done_cost : 0;
+            ee_cli_say(j->par, j->verbose, j->name, "%s%ld/%ld rows  %.1f rows/s  ETA %.0fs", who, done_rows, my_rows,
+                       done_rows / (now - t0), eta);
+        }
+    }
+    for (int k = 0; k < s->ncols; k++) free(out[k]);
+    free(mine);
+    return st;
+}
+
+static const char *const usage[] = {
+    "usage: ee predict --model M.mat --data D.mat [--rows A:B] [options] --out P.mat",
+    "usage: ee ig --model M.mat --data D.mat [--rows A:B] [--steps S] [--method M] [--baseline pad|zero] [options] --out A.mat",
+    "usage: ee sv --model M.mat --data D.mat [--rows A:B] [--samples S] [--seed K] [options] --out A.mat",
+    "usage: ee explain --model E.mat [--model E2.mat ...] --data D.mat [--rows A:B] [options] --out A.mat"};
+static const char *const about[] = {
+    "Class labels and logits of a classifier (ee_predict). Writes labels (N x 1 int32), logits (N x C single)\n"
+    "and rows (the 1-based rows of --var).",
+    "Integrated Gradients / X-Gradient of a classifier's target logit (ee_ig). Writes A (N x T single), info\n"
+    "(as ee_ig returns it) and rows.",
+    "Shapley Value Sampling of a token classifier (ee_sv). Row i of --var draws from its own stream, so any\n"
+    "split of the rows (--rows, ranks, chunks) gives the numbers of one run. Writes A, info and rows.",
+    "Maps of an Empirical Explainer, or the mean of an ensemble (ee_explain); an explainer that reads the\n"
+    "classifier's gradient runs the classifier it carries. Writes A, info and rows."};
+static const char *const parallel =
+    "\n\nUnder mpirun or srun the rows are cut into chunks, spread over the ranks by cost, and each rank\n"
+    "appends its finished chunks to a shard in --shards; rank 0 writes --out when all are done. The same\n"
+    "command restarted after a failure (with any number of ranks) computes only the chunks that are missing.";
+
+static EeStatus run(RowCmd cmd, const char *name, const EeOptSpec *spec, int nspec, int argc, char **argv,
+                    const EePar *par)
+{
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            if (par->rank == 0) {
+                char text[2048];
+                snprintf(text, sizeof text, "%s%s", about[cmd], parallel);
+                ee_cmd_help(stdout, usage[cmd], text, spec, nspec);
+            }
+            return EE_OK;
+        }
+    Job j;
+    memset(&j, 0, sizeof j);
+    j.sh.fd = -1;
+    j.cmd = cmd;
+    j.name = name;
+    j.par = par;
+    double t0 = ee_now();
+    EeStatus st = setup(&j, argc, argv, spec, nspec);
+    if ((st = ee_par_agree(par, st))) { job_free(&j); return st; }
+    /* every rank must be doing the same job: the same files, read alike,
+     * and the same device kind */
+    int mine = (int)(j.key & 0x7fffffff);
+    if (ee_par_max(par, mine) != -ee_par_max(par, -mine)) {
+        job_free(&j);
+        return ee_fail(EE_ERR_INPUT, "the ranks do not agree on the job: the files differ between nodes, or "
+                       "--device auto found a GPU on some nodes only (give --device)");
+    }
+    const char *out = ee_opt(&j.o, "out");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", ee_opt(&j.o, "shards") ? ee_opt(&j.o, "shards") : out);
+    if (!ee_opt(&j.o, "shards")) strncat(dir, ".shards", sizeof dir - strlen(dir) - 1);
+    if ((st = ee_shards_open(&j.sh, dir, j.key))) { job_free(&j); return st; }
+    catch_stop(&j, dir);
+    EeShards *s = &j.sh;
+    ee_cli_say(par, j.verbose, name, "%ld rows of %s in %s, %d chunks of up to %ld rows, %d rank%s", j.n, j.data.var,
+               j.data.path, s->nchunks, s->nchunks ? s->chunks[0].n : 0, par->size, par->size > 1 ? "s" : "");
+    if (s->ndone_before)
+        ee_cli_say(par, j.verbose, name, "resuming: %d of %d chunks already done in %s", s->ndone_before, s->nchunks, dir);
+    st = ee_par_agree(par, compute(&j));
+    /* the CPU time of each rank's work (all its threads): how evenly the
+     * ranks were loaded, whatever else ran on the machine */
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double cpu = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + 1e-6 * (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+    double cpu_max = ee_par_max_double(par, cpu), cpu_sum = ee_par_sum_double(par, cpu);
+    if (!st && par->rank == 0) {
+        st = ee_shards_merge(s);
+        if (!st) st = write_result(&j, out);
+    }
+    st = ee_par_agree(par, st);
+    if (!st && par->rank == 0) {
+        ee_shards_remove(s);
+        double secs = ee_now() - t0;
+        char ranks[128] = "";
+        if (par->size > 1)
+            snprintf(ranks, sizeof ranks, "; CPU %.1f s over %d ranks, %.1f s on the busiest", cpu_sum, par->size, cpu_max);
+        ee_cli_say(par, j.verbose, name, "%ld rows in %.1f s (%.1f rows/s, %ld model passes%s) -> %s", j.n, secs,
+                   secs > 0 ? j.n / secs : 0.0, s->forward + s->backward, ranks, out);
+    }
+    job_free(&j);
+    return st;
+}
+
+EeStatus ee_cmd_predict(int argc, char **argv, const EePar *par)
+{
+    return run(CMD_PREDICT, "predict", predict_opts, NOPTS(predict_opts), argc, argv, par);
+}
+EeStatus ee_cmd_ig(int argc, char **argv, const EePar *par)
+{
+    return run(CMD_IG, "ig", ig_opts, NOPTS(ig_opts), argc, argv, par);
+}
+EeStatus ee_cmd_sv(int argc, char **argv, const EePar *par)
+{
+    return run(CMD_SV, "sv", sv_opts, NOPTS(sv_opts), argc, argv, par);
+}
+EeStatus ee_cmd_explain(int argc, char **argv, const EePar *par)
+{
+    return run(CMD_EXPLAIN, "explain", explain_opts, NOPTS(explain_opts), argc, argv, par);
+}
+

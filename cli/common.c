@@ -1,0 +1,76 @@
+/* common.c: what the commands of cli/ee share (see common.h). */
+#include "common.h"
+#include "backend/cuda/cuda_backend.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+void ee_cmd_help(FILE *f, const char *usage, const char *about, const EeOptSpec *spec, int n)
+{
+    fprintf(f, "%s\n\n%s\n\nOptions:\n", usage, about);
+    ee_opts_help(f, spec, n);
+}
+
+EeStatus ee_cli_device(const EeOpts *o, const EePar *par, EeDevice *want, EeDevice *got)
+{
+    static const char *const names[] = {"auto", "cpu", "gpu"};
+    int k = 0;
+    EeStatus st = ee_opt_choice(o, "device", names, 3, &k);
+    if (st) return st;
+    *want = (EeDevice)k;
+    /* before anything starts CUDA: the device of this rank */
+    if (*want != EE_DEVICE_CPU && par->mpi) ee_cuda_select(par->local_rank);
+    return ee_device_resolve(*want, got);
+}
+
+EeStatus ee_cli_verbose(const EeOpts *o, int *verbose)
+{
+    int quiet = 0;
+    *verbose = 1;
+    EeStatus st = ee_opt_bool(o, "verbose", verbose);
+    if (!st) st = ee_opt_bool(o, "quiet", &quiet);
+    if (!st && quiet) *verbose = 0;
+    return st;
+}
+
+void ee_cli_say(const EePar *par, int verbose, const char *cmd, const char *fmt, ...)
+{
+    if (!verbose || par->rank != 0) return;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "ee %s: %s\n", cmd, line);
+    fflush(stderr);
+}
+
+void ee_cli_print(void *ctx, const char *line)
+{
+    (void)ctx;
+    fprintf(stderr, "%s\n", line);
+    fflush(stderr);
+}
+
+EeStatus ee_cli_need(const EeOpts *o, const char *name, const char **value)
+{
+    *value = ee_opt(o, name);
+    if (!*value) return ee_fail(EE_ERR_INPUT, "--%s is required (see ee %s --help)", name, o->cmd);
+    return EE_OK;
+}
+
+EeStatus ee_cli_out_folder(const char *path)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == dir) dir[1] = 0;
+    else *slash = 0;
+    if (access(dir, W_OK))
+        return ee_fail(EE_ERR_IO, "cannot write '%s': its folder '%s': %s", path, dir, strerror(errno));
+    return EE_OK;
+}

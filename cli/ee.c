@@ -1,0 +1,93 @@
+/* ee.c: cli/ee, Empirical Explainers from the command line, without
+ * Octave: the gateways' work on .mat files (see `ee --help`), and under
+ * mpirun / srun the row-parallel commands spread over the ranks. This file
+ * owns the command table, the top-level help and the exit status. */
+#include "common.h"
+#include "backend/cuda/cuda_backend.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    EeCommandFn fn;
+    const char *what;
+} commands[] = {
+    {"train", ee_cmd_train, "train a classifier (ee_train (spec, X, y))"},
+    {"train-explainer", ee_cmd_train_explainer, "train an Empirical Explainer (ee_train (classifier, X, A))"},
+    {"predict", ee_cmd_predict, "labels and logits of a classifier (ee_predict)"},
+    {"ig", ee_cmd_ig, "Integrated Gradients / X-Gradient maps (ee_ig)"},
+    {"sv", ee_cmd_sv, "Shapley Value Sampling maps (ee_sv)"},
+    {"explain", ee_cmd_explain, "maps of an Empirical Explainer or an ensemble (ee_explain)"},
+};
+#define NCOMMANDS ((int)(sizeof commands / sizeof *commands))
+
+/* The exit status says what kind of failure it was (the Octave id). */
+static int exit_status(EeStatus st)
+{
+    switch (st) {
+    case EE_OK: return 0;
+    case EE_ERR_INPUT: return 2;
+    case EE_ERR_MODEL: return 3;
+    case EE_ERR_IO: return 4;
+    case EE_ERR_NODEVICE: return 5;
+    case EE_ERR_NOMEM: return 6;
+    case EE_ERR_UNSUPPORTED: return 7;
+    case EE_ERR_INTERRUPTED: return 8;
+    }
+    return 1;
+}
+
+static void help(FILE *f)
+{
+    fprintf(f, "usage: ee COMMAND [--option VALUE ...]\n"
+               "       ee COMMAND --help      the options of a command\n"
+               "       ee --version           version, MPI and CUDA support\n\n"
+               "Empirical Explainers from the command line: the Octave gateways' work on .mat files\n"
+               "(models as ee_train returns them, data in the layout of doc/API.md, maps N x T single).\n"
+               "Every gateway option has the same name here (--steps 20 for 'steps', 20).\n\n"
+               "Commands:\n");
+    for (int i = 0; i < NCOMMANDS; i++) fprintf(f, "  %-16s %s\n", commands[i].name, commands[i].what);
+    fprintf(f, "\nUnder mpirun -np K (or srun) predict, ig, sv and explain split the rows across the\n"
+               "ranks (one GPU per rank on multi-GPU nodes), checkpoint as they go and resume when\n"
+               "restarted; the result is the one a single process writes.\n\n"
+               "Progress goes to stderr (--quiet silences it); an error is one line on stderr.\n"
+               "Exit status: 0 done, 2 bad input (ee:badInput), 3 bad model (ee:badModel), 4 I/O\n"
+               "(ee:ioError), 5 no device (ee:noDevice), 6 out of memory, 7 not supported.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        help(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("ee (Empirical Explainers) %s\nMPI: %s\nCUDA: %s\n", PACKAGE_VERSION, ee_par_describe(),
+               ee_cuda_describe());
+        return 0;
+    }
+    int c = -1;
+    for (int i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(argv[1], commands[i].name)) c = i;
+    if (c < 0) {
+        fprintf(stderr, "ee: unknown command '%s' (commands: train, train-explainer, predict, ig, sv, explain; "
+                        "see ee --help)\n", argv[1]);
+        return 2;
+    }
+    EePar par;
+    EeStatus st = ee_par_init(&argc, &argv, &par);
+    if (st) {
+        if (par.rank == 0) fprintf(stderr, "ee %s: %s\n", commands[c].name, ee_last_error());
+        return exit_status(st);
+    }
+    /* libcore's threads are OpenMP's; OpenBLAS runs single-threaded inside */
+    ee_par_threads(&par);
+    ee_threads_enter();
+    st = commands[c].fn(argc - 2, argv + 2, &par);
+    ee_threads_leave();
+    if (st && par.rank == 0) fprintf(stderr, "ee %s: %s\n", commands[c].name, ee_last_error());
+    ee_cuda_shutdown();
+    ee_par_finalize(&par);
+    return exit_status(st);
+}
