@@ -248,7 +248,11 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
 /* ---- attribution ---------------------------------------------------------- */
 typedef enum {
     EE_IG_GAUSSLEGENDRE = 0, EE_IG_RIEMANN_RIGHT, EE_IG_RIEMANN_LEFT, EE_IG_RIEMANN_MIDDLE,
-    EE_IG_RIEMANN_TRAPEZOID, EE_IG_XGRAD
+    EE_IG_RIEMANN_TRAPEZOID, EE_IG_XGRAD,
+    /* Input x Gradient: e .* grad f(e), one gradient, any model; the same
+     * numbers as xgrad, without its check that the network is bias-free
+     * (where it is not, this is not IG: the X-DNN comparison needs it) */
+    EE_IG_GRADXINPUT
 } EeIgMethod;
 typedef enum { EE_BASELINE_PAD = 0, EE_BASELINE_ZERO, EE_BASELINE_IDS } EeBaseline;
 
