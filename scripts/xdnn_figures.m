@@ -17,6 +17,10 @@
 ## @item figures/xdnn_attributions.png, .pdf
 ## test images with IG and the one-gradient attribution of both nets, at
 ## contrast 1 and 0.3, each map divided by its largest magnitude.
+## @item figures/xdnn_prior.csv, xdnn_prior.png, .pdf
+## the attribution prior on a decoy task (scripts/xdnn_prior.m, with the
+## same @qcode{'hidden'}, @qcode{'batch'}, @qcode{'seed'}, folders);
+## @qcode{'prior'}, false skips it.
 ## @end table
 ## The trained models and the IG maps are cached under
 ## @file{results/xdnn/} (keyed by the settings), so a second run only
@@ -28,14 +32,14 @@
 ## @qcode{'n_ig'} (the test rows for rel_distance and the timings: all
 ## 10000 by default; fewer for a quick look), @qcode{'data'}
 ## (datasets/fashion.mat), @qcode{'results'}, @qcode{'figures'},
-## @qcode{'verbose'} (true).
+## @qcode{'prior'} (true), @qcode{'verbose'} (true).
 ## @end deftypefn
 function R = xdnn_figures (varargin)
   root = fileparts (fileparts (mfilename ('fullpath')));
   P = struct ('epochs', 10, 'hidden', [512 256], 'batch', 128, 'seed', 1, 'steps', 128, ...
               'n_ig', Inf, 'data', fullfile (root, 'datasets', 'fashion.mat'), ...
               'results', fullfile (root, 'results', 'xdnn'), ...
-              'figures', fullfile (root, 'figures'), 'verbose', true);
+              'figures', fullfile (root, 'figures'), 'prior', true, 'verbose', true);
   if (mod (numel (varargin), 2))
     error ('ee:badInput', 'xdnn_figures: options come as name/value pairs');
   end
@@ -123,6 +127,11 @@ function R = xdnn_figures (varargin)
   end
   R.files = [R.files, xdnn_draw_contrast(P, R)];
   R.files = [R.files, xdnn_draw_attributions(P, R, d)];
+  if (P.prior)
+    R.prior = xdnn_prior ('hidden', P.hidden, 'batch', P.batch, 'seed', P.seed, 'data', P.data, ...
+                          'results', P.results, 'figures', P.figures, 'verbose', P.verbose);
+    R.files = [R.files, R.prior.files];
+  end
   R.seconds = toc (t_all);
   say (P, 'xdnn: done in %.0f s: %s\n', R.seconds, strjoin (R.files, ', '));
 end
