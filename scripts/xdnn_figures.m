@@ -32,14 +32,16 @@
 ## @qcode{'n_ig'} (the test rows for rel_distance and the timings: all
 ## 10000 by default; fewer for a quick look), @qcode{'data'}
 ## (datasets/fashion.mat), @qcode{'results'}, @qcode{'figures'},
-## @qcode{'prior'} (true), @qcode{'verbose'} (true).
+## @qcode{'n_train'} (the first rows of the training split, all 54000 by
+## default), @qcode{'prior'} (true), @qcode{'prior_epochs'} (5),
+## @qcode{'verbose'} (true).
 ## @end deftypefn
 function R = xdnn_figures (varargin)
   root = fileparts (fileparts (mfilename ('fullpath')));
   P = struct ('epochs', 10, 'hidden', [512 256], 'batch', 128, 'seed', 1, 'steps', 128, ...
               'n_ig', Inf, 'data', fullfile (root, 'datasets', 'fashion.mat'), ...
               'results', fullfile (root, 'results', 'xdnn'), ...
-              'figures', fullfile (root, 'figures'), 'prior', true, 'verbose', true);
+              'figures', fullfile (root, 'figures'), 'prior', true, 'prior_epochs', 5, 'n_train', Inf, 'verbose', true);
   if (mod (numel (varargin), 2))
     error ('ee:badInput', 'xdnn_figures: options come as name/value pairs');
   end
@@ -59,7 +61,7 @@ function R = xdnn_figures (varargin)
   ensure_dir (P.figures);
   t_all = tic ();
   d = load (P.data);
-  tr = d.split.train; va = d.split.valid; te = d.split.test;
+  tr = d.split.train(1:min (P.n_train, end)); va = d.split.valid; te = d.split.test;
   n_ig = min (P.n_ig, numel (te));
   te_ig = te(1:n_ig);
 
@@ -68,7 +70,7 @@ function R = xdnn_figures (varargin)
               'ig_seconds', zeros (1, 2), 'xgrad_seconds', zeros (1, 2), 'train_seconds', zeros (1, 2));
   for k = 1:2
     bias = k == 1;
-    key = sprintf ('mlp_%s_h%s_e%d_b%d_s%d', names{k}, strjoin (arrayfun (@num2str, P.hidden, 'uniformoutput', false), '-'), ...
+    key = sprintf ('mlp_%s_n%d_h%s_e%d_b%d_s%d', names{k}, numel (tr), strjoin (arrayfun (@num2str, P.hidden, 'uniformoutput', false), '-'), ...
                    P.epochs, P.batch, P.seed);
     mfile = fullfile (P.results, [key '.mat']);
     if (exist (mfile, 'file'))
@@ -129,6 +131,7 @@ function R = xdnn_figures (varargin)
   R.files = [R.files, xdnn_draw_attributions(P, R, d)];
   if (P.prior)
     R.prior = xdnn_prior ('hidden', P.hidden, 'batch', P.batch, 'seed', P.seed, 'data', P.data, ...
+                          'epochs', P.prior_epochs, 'n_train', P.n_train, ...
                           'results', P.results, 'figures', P.figures, 'verbose', P.verbose);
     R.files = [R.files, R.prior.files];
   end
@@ -163,7 +166,7 @@ function files = xdnn_draw_contrast (P, R)
          'xtick', [0.05 0.1 0.2 0.3 0.5 1], 'xticklabel', {'0.05', '0.1', '0.2', '0.3', '0.5', '1'});
     xlabel (ax, 'contrast \alpha (test images scaled by \alpha)', 'fontsize', 10);
     ylabel (ax, 'test accuracy (%)', 'fontsize', 10);
-    title (ax, 'Fashion-MNIST mlp 784-512-256-10: accuracy under reduced contrast', 'fontsize', 10);
+    title (ax, 'mlp on Fashion-MNIST: reduced contrast', 'fontsize', 10);
     legend (ax, {'regular (with bias)', 'X-DNN (bias-free)'}, 'location', 'southeast');
     grid (ax, 'on');
     base = fullfile (P.figures, 'xdnn_contrast');
@@ -256,6 +259,36 @@ function files = xdnn_draw_attributions (P, R, d)
     close (fig);
   end_unwind_protect
 end
+
+%!test
+%! ## a small run end to end (two mlps of 32 hidden units on 3000 images,
+%! ## 2 epochs, 300 test rows for IG; the prior on 3000 images with
+%! ## weights 0, 1, 10, 100): the X-DNN's X-Gradient is IG, the regular net's gradient x
+%! ## input is not, the X-DNN's accuracy does not depend on the contrast,
+%! ## and every file is written
+%! if (exist (fullfile (fileparts (which ('ee_train')), '..', 'datasets', 'fashion.mat'), 'file'))
+%!   out = tempname ();
+%!   unwind_protect
+%!     R = xdnn_figures ('hidden', 32, 'epochs', 2, 'n_train', 3000, 'n_ig', 300, 'steps', 64, ...
+%!                       'prior_epochs', 2, 'results', fullfile (out, 'r'), 'figures', fullfile (out, 'f'), ...
+%!                       'verbose', false);
+%!     assert (R.rel_distance(2) < 1e-4);
+%!     assert (R.rel_distance(1) > 0.05);
+%!     assert (all (R.contrast_accuracy(2, :) == R.contrast_accuracy(2, 1)));
+%!     assert (R.contrast_accuracy(1, end) < R.contrast_accuracy(1, 1));
+%!     for f = {'xdnn_table.csv', 'xdnn_contrast.png', 'xdnn_contrast.pdf', 'xdnn_attributions.png', ...
+%!              'xdnn_attributions.pdf', 'xdnn_prior.csv', 'xdnn_prior.png', 'xdnn_prior.pdf'}
+%!       assert (exist (fullfile (out, 'f', f{1}), 'file') == 2, f{1});
+%!     end
+%!     t = fileread (fullfile (out, 'f', 'xdnn_table.csv'));
+%!     assert (strncmp (t, 'model,accuracy,rel_distance,ig_seconds,xgrad_seconds', 52));
+%!     ## the prior moves attribution off the decoy
+%!     assert (R.prior.decoy_share(end) < R.prior.decoy_share(1));
+%!   unwind_protect_cleanup
+%!     confirm_recursive_rmdir (false, 'local');
+%!     if (exist (out, 'dir')) rmdir (out, 's'); end
+%!   end_unwind_protect
+%! end
 
 %!error id=ee:badInput xdnn_figures ('epochs')
 %!error id=ee:badInput xdnn_figures ('nonsense', 1)
