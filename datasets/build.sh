@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --force|-f) force=1 ;;
     --only) shift; only="${1:-}" ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     -*) echo "build.sh: unknown option $1" >&2; exit 2 ;;
     *) [ -z "$outdir" ] || { echo "build.sh: more than one OUTDIR" >&2; exit 2; }; outdir="$1" ;;
   esac
