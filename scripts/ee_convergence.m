@@ -27,7 +27,9 @@
 ## @item 'explainer'
 ## an Empirical Explainer (from @code{ee_train}); adds
 ## @code{explainer_mse} (N x 1), @code{explainer_curve} (their mean),
-## @code{explainer_passes} (1) and @code{crossing}.
+## @code{explainer_passes} (model passes per explanation: 1 for an explainer
+## that reads tokens, about 3 for one that reads gradient features) and
+## @code{crossing}.
 ## @item 'target', 'target_info'
 ## the target maps (N x T) and their info struct, when the caller has them
 ## already (they must come from the same call: same X, method, S, seed and

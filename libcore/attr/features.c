@@ -102,6 +102,7 @@ static EeStatus baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *
     /* distinct rows in batches; each row's entry among them */
     int nu = 0;
     for (int q = 0; q < N && !st;) {
+        if (ee_interrupted()) { st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during the baseline passes"); break; }
         int nb = 0, q0 = q;
         while (q < N && nb < B) {
             int i = order[q];
@@ -180,6 +181,7 @@ static EeStatus baseline_end_features(EeRun *r, const EeInput *in, const EeAttrO
     EeStatus st = EE_OK;
     if (!h_ids || !h_bids || !h_mask || !h_ex || !h_eb) st = ee_fail(EE_ERR_NOMEM, "out of memory");
     for (int i0 = 0; i0 < N && !st; i0 += B) {
+        if (ee_interrupted()) { st = ee_fail(EE_ERR_INTERRUPTED, "interrupted while computing explainer features"); break; }
         int nb = N - i0 < B ? N - i0 : B;
         for (int j = 0; j < nb; j++) {
             int i = order[i0 + j];
@@ -258,6 +260,7 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
     EeProgress prog;
     ee_progress_start(&prog, o, "gradient features", N);
     for (int i0 = 0; i0 < N && !st; i0 += B) {
+        if (ee_interrupted()) { st = ee_fail(EE_ERR_INTERRUPTED, "interrupted while computing explainer features"); break; }
         int nb = N - i0 < B ? N - i0 : B;
         for (int j = 0; j < nb; j++) {
             int i = order[i0 + j];

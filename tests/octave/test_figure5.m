@@ -34,11 +34,14 @@
 %!    assert (c{6}(r(end)), 0);                    # s = S reproduces the target
 %!    assert (c{10}(r(end)), 1, 1e-12);            # ... with a perfect rank correlation
 %!    assert (c{6}(r), R.panels(k).curve.curve', 1e-9 * max (c{6}(r)) + eps);
-%!    assert (all (c{19}(r) > 0) && all (c{20}(r) == c{12}(r) ./ c{19}(r)));
+%!    assert (all (c{19}(r) > 0));
+%!    assert (c{20}(r), c{12}(r) ./ c{19}(r), -1e-5);   # the CSV's 6 digits
 %!    assert (all (abs (c{16}(r)) <= 1) && all (c{17}(r) >= 0 & c{17}(r) <= 1));
 %!  end
 %!  assert (c{5}(1:S), 2 * (1:S)' + 2);             # IG passes per explanation
-%!  assert (all (c{18} == 3));                      # gradient-fed explainer: 1 + 1 + 1 passes
+%!  ## gradient-fed explainer: 1 + 1 + 1 passes, and the efficiency projection's
+%!  ## f(baseline) once per distinct baseline (length) of the test rows
+%!  assert (all (c{18} > 3 & c{18} <= 4));
 %!  ## heatmaps and their HTML pages
 %!  for k = 1:4
 %!    h = imread (fullfile (fig, sprintf ('heatmap_%s_1.png', names{k})));
@@ -102,7 +105,7 @@
 %!test
 %! ## the user's own data: only the panel asked for, folders named after the
 %! ## data, the project's figures and results untouched
-%! root = fileparts (fileparts (fileparts (mfilename ('fullpath'))));
+%! root = fileparts (fileparts (which ('figure5')));   # mfilename is empty in a test block
 %! tag = sprintf ('myfortunes%d', getpid ());
 %! src = fullfile (root, 'datasets', 'fortunes.mat');
 %! tmp = tempname (); mkdir (tmp);
