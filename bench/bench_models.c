@@ -4,8 +4,10 @@
  *
  * Sizes (issue 2): batch 64, T = 128, d = 64, 2 layers, 4 heads, ffn 256,
  * vocab 20000, 2 classes; cnn widths 3/4/5 with 100 filters; mlp on
- * D = 1024 inputs with hidden [256 256]. Sequences are full length (no
- * PAD), so the nominal FLOP count is the work actually needed. */
+ * D = 1024 inputs with hidden [256 256], and the bias-free Fashion-MNIST
+ * mlp (784-512-256-10, batch 128; `bench_models mlp` prints the mlp rows
+ * alone). Sequences are full length (no PAD), so the nominal FLOP count
+ * is the work actually needed. */
 #include "ee.h"
 #include "models/model_impl.h"
 
@@ -175,9 +177,23 @@ static void bench_attr(const char *label, const EeConfig *cfg, int n_ig, int n_s
     ee_model_free(m);
 }
 
+/* The mlp rows: the shape of issue 2 (D = 1024, hidden [256 256], 2
+ * classes, batch 64) and the Fashion-MNIST classifier of scripts/xdnn_figures.m
+ * (784-512-256-10, its training batch of 128). */
+static void bench_mlp(double gemm)
+{
+    EeConfig c;
+    ee_config_defaults(&c, EE_KIND_MLP);
+    c.D = 1024; c.nhidden = 2; c.hidden[0] = c.hidden[1] = 256; c.classes = 2;
+    bench_model("mlp", &c, 64, gemm);
+    c.D = 784; c.hidden[0] = 512; c.hidden[1] = 256; c.classes = 10; c.bias = 0;
+    bench_model("mlp fashion", &c, 128, gemm);
+}
+
 int main(int argc, char **argv)
 {
     int only_attr = argc > 1 && !strcmp(argv[1], "attr");
+    int only_mlp = argc > 1 && !strcmp(argv[1], "mlp");
     int threads = ee_threads_count();
     /* GEMM reference: OpenBLAS with its own threads, as users would call it */
     GemmCtx g = {1536, NULL, NULL, NULL};
@@ -208,14 +224,17 @@ int main(int argc, char **argv)
         ee_threads_leave();
         return 0;
     }
+    if (only_mlp) {
+        bench_mlp(gemm);
+        ee_threads_leave();
+        return 0;
+    }
     EeConfig ct = c; /* c is reused below for the cnn and the mlp */
     bench_model("transformer", &c, 64, gemm);
     ee_config_defaults(&c, EE_KIND_CNN);
     c.vocab = 20000; c.T = 128; c.classes = 2;
     bench_model("cnn", &c, 64, gemm);
-    ee_config_defaults(&c, EE_KIND_MLP);
-    c.D = 1024; c.nhidden = 2; c.hidden[0] = c.hidden[1] = 256; c.classes = 2;
-    bench_model("mlp", &c, 64, gemm);
+    bench_mlp(gemm);
     printf("\nattributions (random lengths 32..128; FLOPs at each sequence's length)\n");
     bench_attr("transformer", &ct, 64, 4, gemm);
     bench_attr("cnn", &cc, 256, 16, gemm);

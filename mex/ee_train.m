@@ -95,6 +95,17 @@
 ## 'auto' (default), 'cpu' or 'gpu'.
 ## @item 'verbose'
 ## true (default) prints a progress line with rate and ETA.
+## @item 'prior'
+## @code{struct ('mask', M, 'weight', lambda)}, classifiers that are
+## bias-free mlps without dropout only (@code{ee:notSupported} otherwise):
+## an attribution prior, adding @code{lambda * sum ((M(:)' .* A) .^ 2)} per
+## row to the loss, A the X-Gradient of the row's label logit (= IG with
+## the zero baseline for these networks).  M has D elements (a 28 x 28
+## mask of an upright image works as it is).  Its gradient is exact, the
+## ReLUs' pattern held fixed (libcore/train/prior.c); a step costs about
+## two passes more than plain training, not the s gradients of IG.
+## @code{history.prior_penalty} has the mean penalty per epoch
+## (@code{train_loss} stays the task loss); doc/XDNN.md has an example.
 ## @end table
 ##
 ## The result is a plain struct (kind, sizes, weights as single arrays,
@@ -256,3 +267,37 @@
 %!error id=ee:badInput ee_train ('cnn', X, y, 'classes', {'x'})
 %!error id=ee:badInput ee_train ('cnn', X, y, 'classes', {'x', 3})
 %!error id=ee:badInput ee_train ('cnn', X, [1; 2; 3; 1], 'classes', {'x', 'y'})
+
+%!test
+%! ## the attribution prior: pixel 1 decides the class; the prior on it makes
+%! ## the net use the other (noisier) cue and its X-Gradient on pixel 1 shrinks
+%! rand ('seed', 3); randn ('seed', 3);
+%! n = 400; yy = 1 + (rand (n, 1) > 0.5);
+%! Xd = single (rand (n, 5));
+%! Xd(:, 1) = 0.2 + 0.6 * (yy == 2);
+%! Xd(:, 2) = Xd(:, 2) + 0.5 * (yy == 2);
+%! M = [1 0 0 0 0];
+%! opts = {'epochs', 20, 'lr', 1e-2, 'verbose', false, 'seed', 1};
+%! m0 = ee_train (struct ('kind', 'mlp', 'bias', false, 'hidden', [16]), Xd, yy, opts{:});
+%! m1 = ee_train (struct ('kind', 'mlp', 'bias', false, 'hidden', [16]), Xd, yy, opts{:}, ...
+%!                'prior', struct ('mask', M, 'weight', 10));
+%! assert (! isfield (m0.history, 'prior_penalty'));
+%! assert (numel (m1.history.prior_penalty), 20);
+%! assert (m1.settings.prior_weight, 10);
+%! a0 = ee_ig (m0, Xd, 'method', 'xgrad', 'target', yy);
+%! a1 = ee_ig (m1, Xd, 'method', 'xgrad', 'target', yy);
+%! assert (mean (a1(:, 1) .^ 2) < 0.1 * mean (a0(:, 1) .^ 2));
+%! ## weight 0 trains to the same bits as no prior
+%! m2 = ee_train (struct ('kind', 'mlp', 'bias', false, 'hidden', [16]), Xd, yy, opts{:}, ...
+%!                'prior', struct ('mask', M, 'weight', 0));
+%! assert (m2.fc(1).W, m0.fc(1).W);
+
+%!error id=ee:notSupported ee_train ('mlp', single (rand (4, 3)), [1; 2; 1; 2], 'prior', struct ('mask', [1 0 0], 'weight', 1))
+%!error id=ee:notSupported ee_train ('cnn', X, y, 'prior', struct ('mask', 1, 'weight', 1))
+%!error id=ee:notSupported ee_train (struct ('kind', 'mlp', 'bias', false), single (rand (4, 3)), [1; 2; 1; 2], 'dropout', 0.1, 'prior', struct ('mask', [1 0 0], 'weight', 1))
+%!error id=ee:badInput ee_train (struct ('kind', 'mlp', 'bias', false), single (rand (4, 3)), [1; 2; 1; 2], 'prior', struct ('mask', [1 0], 'weight', 1))
+%!error id=ee:badInput ee_train (struct ('kind', 'mlp', 'bias', false), single (rand (4, 3)), [1; 2; 1; 2], 'prior', struct ('mask', [1 0 0], 'weight', -1))
+%!error id=ee:badInput ee_train (struct ('kind', 'mlp', 'bias', false), single (rand (4, 3)), [1; 2; 1; 2], 'prior', struct ('mask', [1 NaN 0], 'weight', 1))
+%!error id=ee:badInput ee_train (struct ('kind', 'mlp', 'bias', false), single (rand (4, 3)), [1; 2; 1; 2], 'prior', struct ('mask', [1 0 0]))
+%!error id=ee:badInput ee_train (struct ('kind', 'mlp', 'bias', false), single (rand (4, 3)), [1; 2; 1; 2], 'prior', struct ('mask', [1 0 0], 'weight', 1, 'other', 2))
+%!error id=ee:badInput ee_train (struct ('kind', 'mlp', 'bias', false), single (rand (4, 3)), [1; 2; 1; 2], 'prior', [1 0 0])

@@ -11,7 +11,8 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 # (ee_check_graphics checks the fonts are embedded); fonts-dejavu-core: the
 # figures' fonts (DejaVu Sans, DejaVu Sans Mono); ghostscript and the other
 # fonts: what Octave's own print devices (-dpng, -dpdf through EPS) need.
-# wordnet-base: the glosses of datasets/wordnet.mat.
+# wordnet-base: the glosses of datasets/wordnet.mat; dataset-fashion-mnist:
+# the images of datasets/fashion.mat (the X-DNN figures, scripts/xdnn_figures.m).
 # clang, libclang-rt-dev (its sanitizer and libFuzzer runtimes), libomp-dev
 # (OpenMP for clang): the sanitizer build of the C tests and the fuzz run
 # of tests/run_all.sh. zlib1g-dev: the MAT 5 check inflates -v7 variables.
@@ -19,7 +20,7 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 # mpirun for its tests.
 for p in build-essential autoconf automake pkg-config libopenblas-dev libmatio-dev zlib1g-dev \
          libopenmpi-dev openmpi-bin \
-         octave liboctave-dev fortunes wordnet-base valgrind clang libclang-rt-dev libomp-dev \
+         octave liboctave-dev fortunes wordnet-base dataset-fashion-mnist valgrind clang libclang-rt-dev libomp-dev \
          gnuplot-nox poppler-utils fonts-dejavu-core ghostscript fonts-freefont-otf fonts-urw-base35; do
   have_pkg "$p" || need+=("$p")
 done

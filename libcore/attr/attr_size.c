@@ -14,7 +14,7 @@ double ee_ig_bytes(const EeModel *m, int n, const EeAttrOptions *o)
 {
     const EeConfig *c = &m->cfg;
     EeDevice dev = resolve(o->device);
-    int token = ee_is_token_model(c), s = o->method == EE_IG_XGRAD ? 1 : o->steps;
+    int token = ee_is_token_model(c), s = o->method == EE_IG_XGRAD || o->method == EE_IG_GRADXINPUT ? 1 : o->steps;
     double T = token ? c->T : 1, Wd = token ? (double)c->T * c->d : c->D, C = c->classes, N = n;
     if (s < 1 || n < 1) return 0;
     /* ig_ordered's sorted copies of the inputs and results */

@@ -55,7 +55,8 @@ EeStatus ee_ig_nodes(EeIgMethod method, int s, double *a, double *w)
         for (int k = 0; k < s; k++) { a[k] = (1 + a[k]) / 2; w[k] /= 2; }
         return EE_OK;
     case EE_IG_XGRAD:
-        if (s != 1) return ee_fail(EE_ERR_INPUT, "xgrad uses one gradient");
+    case EE_IG_GRADXINPUT:
+        if (s != 1) return ee_fail(EE_ERR_INPUT, "xgrad and gradxinput use one gradient");
         a[0] = 1;
         w[0] = 1;
         return EE_OK;
@@ -251,10 +252,10 @@ static EeStatus ig_sorted(EeModel *m, const EeInput *in, const EeAttrOptions *o,
                           EeAttrInfo *info)
 {
     const EeConfig *c = &m->cfg;
-    int xgrad = o->method == EE_IG_XGRAD;
+    int xgrad = o->method == EE_IG_XGRAD || o->method == EE_IG_GRADXINPUT;
     EeAttrOptions opt = *o;
     if (xgrad) {
-        if (!ee_config_homogeneous(c))
+        if (o->method == EE_IG_XGRAD && !ee_config_homogeneous(c))
             return ee_fail(EE_ERR_UNSUPPORTED,
                            "xgrad needs a nonnegatively homogeneous network (a bias-free cnn or mlp), not a %s%s",
                            ee_kind_name(c->kind), c->kind != EE_KIND_TRANSFORMER && c->bias ? " with biases" : "");

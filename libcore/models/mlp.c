@@ -115,6 +115,23 @@ static void mlp_backward(EeRun *r, int B, const float *dout, int need_de, int pa
 
 static void mlp_embed_backward(EeRun *r, int B) { (void)r; (void)B; /* no parameters */ }
 
+/* h_i := relu'(z_i) .* (h_{i-1} W_i), h_0 = r->e: the hidden layers of the
+ * network with the pattern of z fixed. mlp_backward then reads these h as
+ * the layers' inputs and z for the pattern, as it would for the network. */
+static void mlp_linearized_forward(EeRun *r, int B)
+{
+    const EeConfig *c = &r->m->cfg;
+    const EeBackend *be = r->be;
+    MlpAct *a = r->kind;
+    const float *x = r->e;
+    for (int i = 0; i < c->nhidden; i++) {
+        int n0 = width(c, i), n1 = width(c, i + 1);
+        ee_linear_fwd(be, x, ee_run_w(r, fc_w(c, i)), NULL, a->g1, B, n0, n1);
+        be->relu_bwd(a->z[i + 1], a->g1, a->h[i + 1], (size_t)B * n1);
+        x = a->h[i + 1];
+    }
+}
+
 const EeKindOps ee_mlp_ops = {
     .register_params = mlp_register,
     .alloc = mlp_alloc,
@@ -123,4 +140,5 @@ const EeKindOps ee_mlp_ops = {
     .forward = mlp_forward,
     .backward = mlp_backward,
     .embed_backward = mlp_embed_backward,
+    .linearized_forward = mlp_linearized_forward,
 };

@@ -66,6 +66,13 @@ typedef struct {
     void (*backward)(EeRun *r, int B, const float *dout, int need_de, int param_grads);
     /* from r->de: gradients of the embedding module's parameters */
     void (*embed_backward)(EeRun *r, int B);
+    /* The attribution prior (train/prior.c): replace the activations kept
+     * by the last training forward pass with those of the network
+     * linearised there (its activation pattern fixed, no biases: the
+     * derivative's path) applied to the input now in r->e, so that the next
+     * backward computes the parameter gradient of <r->e, grad_e out . dout>.
+     * NULL where a kind has no prior (only the mlp has one). */
+    void (*linearized_forward)(EeRun *r, int B);
 } EeKindOps;
 
 const EeKindOps *ee_kind_ops(EeKind k);

@@ -3,6 +3,7 @@
  * shuffling, Adam, dropout, per-epoch validation, early stopping that
  * keeps the best weights, and a progress line with rate and ETA. */
 #include "../models/model_impl.h"
+#include "prior.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -42,6 +43,7 @@ void ee_history_free(EeHistory *h)
     free(h->train_loss);
     free(h->valid_loss);
     free(h->valid_metric);
+    free(h->prior_penalty);
     memset(h, 0, sizeof *h);
 }
 
@@ -327,6 +329,8 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
         !(opt->dropout >= 0 && opt->dropout < 1) || opt->patience < 0 ||
         (unsigned)opt->schedule > EE_SCHEDULE_COSINE || (unsigned)opt->freeze_embeddings > 2)
         return ee_fail(EE_ERR_INPUT, "bad training options (epochs >= 1, batch >= 1, lr > 0, 0 <= dropout < 1, patience >= 0, schedule constant or cosine, freeze 0..2)");
+    if (opt->prior_mask && (st = ee_prior_check(m, opt->prior_mask, opt->prior_weight, opt->dropout)))
+        return st;
     EeDevice dev;
     if ((st = ee_device_resolve(opt->device, &dev))) return st;
 
@@ -364,6 +368,12 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
     hist->train_loss = calloc((size_t)opt->epochs, sizeof(float));
     hist->valid_loss = calloc((size_t)opt->epochs, sizeof(float));
     hist->valid_metric = calloc((size_t)opt->epochs, sizeof(float));
+    EePrior *prior = NULL;
+    if (opt->prior_mask) {
+        hist->prior_penalty = calloc((size_t)opt->epochs, sizeof(float));
+        if (!hist->prior_penalty) fail = 1;
+        else if ((st = ee_prior_new(t.r, opt->prior_mask, opt->prior_weight, &prior))) goto done;
+    }
     if (fail || !t.h_ids || !t.h_mask || !t.h_x || !t.h_labels || !t.h_maps || (nv && !best) ||
         (t.feats && !t.h_feats) ||
         !order || !hist->train_loss || !hist->valid_loss || !hist->valid_metric) {
@@ -383,7 +393,7 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
         EeRng rng;
         ee_rng_stream(&rng, opt->seed, 0x7a17ULL, (uint64_t)ep + 1);
         ee_rng_permutation(&rng, n, order);
-        double ep_loss = 0;
+        double ep_loss = 0, ep_prior = 0;
         for (int b0 = 0; b0 < n; b0 += B) {
             int nb = n - b0 < B ? n - b0 : B;
             if ((st = load_batch(&t, train, order + b0, nb))) break;
@@ -399,6 +409,11 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
             ep_loss += (double)loss * nb * t.map_scale * t.map_scale;
             t.be->zero(t.r->g, sizeof(float) * W);
             ee_run_backward(t.r, nb, t.d_dout, 1, 1);
+            if (prior) { /* after the loss's backward: it overwrites the kept activations */
+                double pen;
+                if ((st = ee_prior_step(prior, t.h_x, t.h_labels, nb, &pen))) break;
+                ep_prior += pen * nb;
+            }
             ee_run_embed_backward(t.r, nb);
             ee_run_drop_fixed_grads(t.r);
             if (opt->freeze_embeddings) drop_frozen_grads(t.r, opt->freeze_embeddings);
@@ -421,6 +436,7 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
         }
         if (st) break;
         hist->train_loss[ep] = (float)(ep_loss / n);
+        if (prior) hist->prior_penalty[ep] = (float)(ep_prior / n);
         hist->epochs_run = ep + 1;
         double vloss = NAN, vmetric = NAN;
         if (nv) {
@@ -441,6 +457,8 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
         }
         char el[32];
         fmt_time(ee_now() - t0, el, sizeof el);
+        if (prior) say(opt, "epoch %d/%d  attribution prior %.4g (weight %g)", ep + 1, opt->epochs, ep_prior / n,
+                       (double)opt->prior_weight);
         if (!nv)
             say(opt, "epoch %d/%d  train %s %.4g  (%s)", ep + 1, opt->epochs,
                 classifier ? "loss" : "MSE", ep_loss / n, el);
@@ -465,6 +483,7 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
     hist->seconds = ee_now() - t0;
     if (!st) st = ee_backend_check(t.be);
 done:
+    ee_prior_free(prior);
     t.be->release(adam_m);
     t.be->release(adam_v);
     t.be->release(t.d_labels);

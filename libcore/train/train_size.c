@@ -20,5 +20,7 @@ double ee_train_bytes(const EeModel *m, int n_train, int n_valid, const EeTrainO
     bytes += B * (T * 4 + T + D * 4 + 4 + T * 4);                            /* host staging */
     bytes += (double)n_train * sizeof(int) + 3.0 * o->epochs * sizeof(float);
     bytes += B * (4.0 + outs * 4);                                           /* validation */
+    if (o->prior_mask) /* prior.c: mask^2, g and U (host), the one-hot rows (host and run), penalties */
+        bytes += D * 4 + B * (2 * D * 4 + 2 * outs * 4) + o->epochs * sizeof(float);
     return bytes;
 }

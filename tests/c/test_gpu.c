@@ -12,6 +12,8 @@
  *    gradient; ee_model_predict on both devices; a short ee_train on a
  *    synthetic task on both devices, which must land in the same accuracy
  *    band.
+ *    Also the attribution prior's step (train/prior.c) on a bias-free mlp:
+ *    its penalty and the weight gradient it adds.
  * 3. Timing (printed, not checked): the benchmark transformer's forward and
  *    forward+backward on GPU and CPU, and the cuBLAS SGEMM rate.
  *
@@ -23,6 +25,7 @@
 #include "backend/backend.h"
 #include "backend/cuda/cuda_backend.h"
 #include "models/model_impl.h"
+#include "train/prior.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -1090,6 +1093,53 @@ static EeConfig mlp_config(int bias)
     return c;
 }
 
+/* The attribution prior's step on both backends: the same forward, then
+ * ee_prior_step; penalty and parameter gradient compared. */
+static void prior_parity(void)
+{
+    enum { B = 7 };
+    printf("attribution prior: one step on a bias-free mlp (B=%d)\n", B);
+    EeConfig c;
+    ee_config_defaults(&c, EE_KIND_MLP);
+    c.D = 20; c.nhidden = 2; c.hidden[0] = 16; c.hidden[1] = 12; c.classes = 4; c.bias = 0;
+    EeModel *m = NULL;
+    CHECK_OK(ee_model_new(&c, &m));
+    if (!m) return;
+    ee_model_init(m, 99);
+    float *x = xmalloc(sizeof(float) * B * c.D), mask[20];
+    int32_t y[B];
+    for (size_t i = 0; i < (size_t)B * c.D; i++) x[i] = frand(0, 1);
+    for (int j = 0; j < c.D; j++) mask[j] = frand(0, 1);
+    for (int b = 0; b < B; b++) y[b] = b % c.classes;
+    const EeBackend *bes[2] = {CPU, GPU};
+    float *g[2] = {NULL, NULL};
+    double pen[2] = {0, 0};
+    size_t W = ee_model_size(m);
+    for (int k = 0; k < 2; k++) {
+        EeRun *r = NULL;
+        EePrior *p = NULL;
+        CHECK_OK(ee_run_new(m, bes[k], B, 1, 1, &r));
+        if (r) CHECK_OK(ee_prior_new(r, mask, 3.0f, &p));
+        if (r && p) {
+            CHECK_OK(ee_run_set_input(r, NULL, NULL, x, B));
+            ee_run_forward(r, B, 1);
+            r->be->zero(r->g, sizeof(float) * W);
+            CHECK_OK(ee_prior_step(p, x, y, B, &pen[k]));
+            g[k] = k ? dev_get(r->g, sizeof(float) * W) : xmalloc(sizeof(float) * W);
+            if (!k) memcpy(g[k], r->g, sizeof(float) * W);
+        }
+        ee_prior_free(p);
+        ee_run_free(r);
+    }
+    CHECK(fabs(pen[1] - pen[0]) <= 1e-4 * fabs(pen[0]) && pen[0] > 0, "prior penalty: gpu %.9g, cpu %.9g",
+          pen[1], pen[0]);
+    if (g[0] && g[1]) cmp("prior: weight gradient", g[1], g[0], W, TOL_MODEL_GRAD);
+    free(g[0]);
+    free(g[1]);
+    free(x);
+    ee_model_free(m);
+}
+
 static void test_models(void)
 {
     EeConfig c;
@@ -1501,6 +1551,7 @@ int main(void)
     test_losses();
     CHECK(ee_cuda_check_error() == 0, "a CUDA error was reported during the op tests (see stderr)");
     test_models();
+    prior_parity();
     CHECK(ee_cuda_check_error() == 0, "a CUDA error was reported during the model tests (see stderr)");
     {
         EeConfig c;
