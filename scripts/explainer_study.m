@@ -94,6 +94,7 @@ function V = default_variants ()
        'preset (gradient x input, efficiency)', struct();
        'preset without efficiency', struct('efficiency', false);
        'preset with the gradient x input terms (vector)', struct('inputs', 'gradient_vector');
+       'preset, gradient x input at x and at the baseline', struct('inputs', 'gradient_ends');
        'preset, embeddings frozen', struct('freeze', 'embeddings');
        'preset, embeddings trained', struct('freeze', 'none');
        'preset, constant learning rate', struct('schedule', 'constant');

@@ -47,7 +47,8 @@
 ## @item 'head', 'inputs', 'ensemble'
 ## the explainer's head (@qcode{'token'}, @qcode{'flat'}: the paper's),
 ## inputs (@qcode{'gradient'}, @qcode{'tokens'}: the paper's,
-## @qcode{'gradient_vector'}) and ensemble size, for every panel.
+## @qcode{'gradient_vector'}, @qcode{'gradient_ends'}) and ensemble size,
+## for every panel.
 ## @item 'ig', 'sv', or a panel name
 ## a struct of overrides merged into the settings of every IG / SV panel or
 ## of that panel (e.g. @code{struct ('n_train', 800, 'expl', struct
