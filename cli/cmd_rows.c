@@ -386,12 +386,7 @@ static EeStatus write_result(Job *j, const char *out)
         int C = c->classes;
         const float *lg = s->data[0];
         int32_t *lab = ee_xmalloc(sizeof(int32_t) * (size_t)(n ? n : 1));
-        for (long i = 0; i < n; i++) { /* argmax, ties to the lowest class */
-            int best = 0;
-            for (int q = 1; q < C; q++)
-                if (lg[(size_t)i * C + q] > lg[(size_t)i * C + best]) best = q;
-            lab[i] = best + 1;
-        }
+        for (long i = 0; i < n; i++) lab[i] = ee_argmax(lg + (size_t)i * C, C) + 1; /* ties to the lowest class */
         names[nv] = "labels", vars[nv++] = ee_mv_int32_col(lab, n);
         names[nv] = "logits", vars[nv++] = ee_mv_single_rows(lg, n, C);
         free(lab);

@@ -46,6 +46,10 @@ static void gauss_legendre(int s, double *x, double *g)
     if (s % 2) x[s / 2] = 0.0;
 }
 
+const char *const ee_ig_method_names[EE_IG_METHOD_COUNT] = {
+    "gausslegendre", "riemann_right", "riemann_left", "riemann_middle", "riemann_trapezoid", "xgrad",
+    "gradxinput"};
+
 EeStatus ee_ig_nodes(EeIgMethod method, int s, double *a, double *w)
 {
     if (s < 1) return ee_fail(EE_ERR_INPUT, "'steps' must be >= 1, got %d", s);
@@ -170,9 +174,7 @@ static void cnn_ig_row(const CnnIg *v, int i, CnnIgScratch *b)
             z[end][cl] = val;
         }
     }
-    int tg = 0;
-    if (o->target) tg = o->target[i];
-    else for (int cl = 1; cl < C; cl++) if (z[0][cl] > z[0][tg]) tg = cl;
+    int tg = o->target ? o->target[i] : ee_argmax_double(z[0], C);
     memset(acc, 0, sizeof(float) * Ld);
     for (int n = 0; n < s; n++) {
         float a = (float)v->alpha[n];
@@ -279,7 +281,7 @@ static EeStatus ig_sorted(EeModel *m, const EeInput *in, const EeAttrOptions *o,
     }
 
     int token = ee_is_token_model(c), T = token ? c->T : 1, C = c->classes, N = in->n;
-    int R = opt.batch > 0 ? opt.batch : ee_attr_default_batch(c, dev);
+    int R = opt.batch > 0 ? opt.batch : ee_default_batch(c, dev);
     int G = R / s > 0 ? R / s : 1;            /* sequences per group */
     if (G > N) G = N > 0 ? N : 1;
     if (R > G * s) R = G * s; /* no larger than one group's interpolation rows */
@@ -357,9 +359,7 @@ static EeStatus ig_sorted(EeModel *m, const EeInput *in, const EeAttrOptions *o,
         be->download(h_out, r->out, sizeof(float) * 2 * g_n * C);
         for (int g = 0; g < g_n; g++) {
             const float *z = h_out + (size_t)g * C;
-            int t = 0;
-            if (opt.target) t = opt.target[i0 + g];
-            else for (int k = 1; k < C; k++) if (z[k] > z[t]) t = k;
+            int t = opt.target ? opt.target[i0 + g] : ee_argmax(z, C);
             target[i0 + g] = t;
             fx[i0 + g] = z[t];
             fb[i0 + g] = h_out[(size_t)(g_n + g) * C + t];

@@ -329,7 +329,7 @@ static EeStatus sv_run(EeModel *m, const EeInput *in, const EeAttrOptions *o, fl
     EeDevice dev;
     if ((st = ee_device_resolve(o->device, &dev))) return st;
     int T = c->T, C = c->classes, N = in->n, s = o->steps;
-    int B = o->batch > 0 ? o->batch : ee_attr_default_batch(c, dev);
+    int B = o->batch > 0 ? o->batch : ee_default_batch(c, dev);
     long rows_needed = N; /* no larger than all the perturbed copies together */
     for (int i = 0; i < N; i++) rows_needed += 1 + (long)s * ee_count_real(in->ids + (size_t)i * T, T);
     if (B > rows_needed) B = (int)rows_needed;
@@ -494,7 +494,7 @@ EeStatus ee_shapley_exact(EeModel *m, const EeInput *in, const EeAttrOptions *o,
                            i + 1, ee_count_real(in->ids + (size_t)i * T, T));
     EeDevice dev;
     if ((st = ee_device_resolve(o->device, &dev))) return st;
-    int B = o->batch > 0 ? o->batch : ee_attr_default_batch(c, dev);
+    int B = o->batch > 0 ? o->batch : ee_default_batch(c, dev);
     EeRun *r = NULL;
     if ((st = ee_run_new(m, ee_backend_for(dev), B, 0, 0, &r))) return st;
     double t0 = ee_now();

@@ -1,7 +1,8 @@
 /* model.c: model configuration, the parameter table with its layout
- * conversions, initialisation, explainers built from classifiers, and
- * prediction. The arithmetic of each kind lives in transformer.c, cnn.c
- * and mlp.c. */
+ * conversions, initialisation, explainers built from classifiers, and the
+ * check of inputs. The arithmetic of each kind lives in transformer.c,
+ * cnn.c and mlp.c; runs in run.c; prediction in predict.c (above run.c:
+ * nothing here calls a run). */
 #include "model_impl.h"
 
 #include <math.h>
@@ -10,23 +11,23 @@
 #include <string.h>
 
 /* ---- configuration ------------------------------------------------------ */
-static const char *kind_names[] = {"transformer", "cnn", "mlp"};
-static const char *head_names[] = {"classifier", "flat", "token"};
+const char *const ee_kind_names[EE_KIND_COUNT] = {"transformer", "cnn", "mlp"};
+const char *const ee_head_names[EE_HEAD_COUNT] = {"classifier", "flat", "token"};
 
-const char *ee_kind_name(EeKind k) { return (unsigned)k < 3 ? kind_names[k] : "?"; }
-const char *ee_head_name(EeHead h) { return (unsigned)h < 3 ? head_names[h] : "?"; }
+const char *ee_kind_name(EeKind k) { return (unsigned)k < EE_KIND_COUNT ? ee_kind_names[k] : "?"; }
+const char *ee_head_name(EeHead h) { return (unsigned)h < EE_HEAD_COUNT ? ee_head_names[h] : "?"; }
 
 int ee_kind_from_name(const char *name, EeKind *k)
 {
-    for (int i = 0; i < 3; i++)
-        if (name && strcmp(name, kind_names[i]) == 0) { *k = (EeKind)i; return 1; }
+    for (int i = 0; i < EE_KIND_COUNT; i++)
+        if (name && strcmp(name, ee_kind_names[i]) == 0) { *k = (EeKind)i; return 1; }
     return 0;
 }
 
 int ee_is_token_model(const EeConfig *cfg) { return cfg->kind != EE_KIND_MLP; }
 
 const char *const ee_inputs_names[EE_INPUTS_COUNT] = {"tokens", "gradient", "gradient_vector", "gradient_ends"};
-const char *const ee_freeze_names[3] = {"none", "embeddings", "encoder"};
+const char *const ee_freeze_names[EE_FREEZE_COUNT] = {"none", "embeddings", "encoder"};
 const char *ee_inputs_name(EeInputs i) { return (unsigned)i < EE_INPUTS_COUNT ? ee_inputs_names[i] : "?"; }
 int ee_inputs_from_name(const char *name, EeInputs *i)
 {
@@ -412,7 +413,7 @@ EeStatus ee_explainer_new(const EeModel *clf, const EeExplainerSpec *spec, uint6
     return EE_OK;
 }
 
-/* ---- inputs and prediction ------------------------------------------------- */
+/* ---- inputs ------------------------------------------------------------------ */
 EeStatus ee_input_check(const EeModel *m, const EeInput *in)
 {
     const EeConfig *c = &m->cfg;
@@ -462,56 +463,4 @@ EeStatus ee_input_check(const EeModel *m, const EeInput *in)
                                q / ((size_t)c->T * k) + 1);
     }
     return EE_OK;
-}
-
-static int auto_batch(const EeConfig *c, EeDevice dev)
-{
-    int gpu = dev == EE_DEVICE_GPU;
-    if (!ee_is_token_model(c)) return gpu ? 8192 : 1024;
-    return c->kind == EE_KIND_TRANSFORMER ? (gpu ? 1024 : 64) : (gpu ? 4096 : 256);
-}
-
-static EeStatus predict_batches(EeModel *m, const EeInput *in, float *out, int B, EeDevice got)
-{
-    const EeConfig *c = &m->cfg;
-    EeStatus st;
-    if (B > in->n) B = in->n;
-    EeRun *r;
-    if ((st = ee_run_new(m, ee_backend_for(got), B, 0, 0, &r))) return st;
-    int outs = ee_config_outputs(c), T = c->T;
-    for (int i0 = 0; i0 < in->n; i0 += B) {
-        int nb = in->n - i0 < B ? in->n - i0 : B;
-        if (ee_interrupted()) {
-            st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during prediction");
-            break;
-        }
-        if (ee_is_token_model(c)) {
-            st = ee_run_set_input(r, in->ids + (size_t)i0 * T, in->mask ? in->mask + (size_t)i0 * T : NULL,
-                                  NULL, nb);
-            if (!st && ee_config_features(c))
-                st = ee_run_set_features(r, in->feats + (size_t)i0 * T * ee_config_features(c), nb);
-        } else
-            st = ee_run_set_input(r, NULL, NULL, in->x + (size_t)i0 * c->D, nb);
-        if (st) break;
-        ee_run_embed(r, nb);
-        ee_run_forward(r, nb, 0);
-        r->be->download(out + (size_t)i0 * outs, r->out, sizeof(float) * (size_t)nb * outs);
-    }
-    if (!st) st = ee_backend_check(r->be);
-    ee_run_free(r);
-    return st;
-}
-
-EeStatus ee_model_predict(EeModel *m, const EeInput *in, float *out, int batch, EeDevice dev)
-{
-    EeStatus st = ee_input_check(m, in);
-    if (st) return st;
-    if (in->n == 0) return EE_OK;
-    EeDevice got;
-    if ((st = ee_device_resolve(dev, &got))) return st;
-    int B = batch > 0 ? batch : auto_batch(&m->cfg, got);
-    /* a batch that does not fit in GPU memory is split, not refused */
-    while ((st = predict_batches(m, in, out, B, got)) == EE_ERR_NOMEM && got == EE_DEVICE_GPU && B > 1)
-        B /= 2;
-    return st;
 }
