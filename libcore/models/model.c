@@ -274,6 +274,17 @@ int ee_model_find_param(const EeModel *m, const char *group, int index, const ch
     return -1;
 }
 
+const float *ee_param_view(const EeModel *m, const float *w, int i, const char *group, int index,
+                           const char *field, int *fail)
+{
+    const EeParam *p = i >= 0 && i < m->np ? &m->p[i] : NULL;
+    if (!p || strcmp(p->group, group ? group : "") != 0 || p->index != index || strcmp(p->field, field) != 0) {
+        *fail = 1;
+        return NULL;
+    }
+    return w + p->offset;
+}
+
 /* Internal index (row-major over the logical dims) of the element at
  * exchange position k (column-major over the same dims). */
 static size_t internal_index(const EeParam *p, size_t k)

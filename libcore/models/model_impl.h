@@ -164,6 +164,32 @@ static inline void *ee_run_alloc(EeRun *r, size_t bytes, int *fail)
     return p;
 }
 
+/* ---- views: the weights that code outside a kind reads (the samplers'
+ * incremental paths), as checked pointers into w (m->w, or a run's r->w)
+ * that the kind exports; nothing outside models/ reads p[].offset ---- */
+/* Tensor i of m within w, after checking that it is group[index].field;
+ * NULL (and *fail set) when it is not. */
+const float *ee_param_view(const EeModel *m, const float *w, int i, const char *group, int index,
+                           const char *field, int *fail);
+/* A cnn classifier (cnn.c). */
+typedef struct {
+    int K, F, d, C;                /* widths, filters, embedding width, classes */
+    const int *widths;             /* [K] */
+    const float *E;                /* token embeddings [V][d] */
+    const float *W[EE_MAX_WIDTHS]; /* convolution k: [w_k * d][F], row j*d + c */
+    const float *b[EE_MAX_WIDTHS]; /* its bias [F]; NULL without biases */
+    const float *Wc, *bc;          /* classifier [K*F][C]; bias [C] or NULL */
+} EeCnnView;
+/* EE_ERR_MODEL unless m is a cnn classifier with its tensors in place. */
+EeStatus ee_cnn_view(const EeModel *m, const float *w, EeCnnView *v);
+/* The transformer's layer-0 projections q, k, v (transformer.c): W[0..2]
+ * = Wq, Wk, Wv [d][d], b[0..2] = bq, bk, bv [d]. */
+typedef struct {
+    const float *W[3], *b[3];
+} EeTfQkvView;
+/* EE_ERR_MODEL unless m is a transformer with at least one layer. */
+EeStatus ee_tf_qkv0_view(const EeModel *m, const float *w, EeTfQkvView *v);
+
 /* ---- prediction (predict.c, above run.c) ---- */
 /* Default rows per model pass of a kind on a device. */
 int ee_default_batch(const EeConfig *c, EeDevice dev);
