@@ -63,6 +63,10 @@ typedef enum { EE_HEAD_CLASSIFIER = 0, EE_HEAD_FLAT, EE_HEAD_TOKEN } EeHead;
 extern const char *const ee_kind_names[EE_KIND_COUNT]; /* transformer cnn mlp */
 #define EE_HEAD_COUNT 3
 extern const char *const ee_head_names[EE_HEAD_COUNT]; /* classifier flat token */
+int ee_head_from_name(const char *name, EeHead *h);
+/* EeConfig.attend_tokens 0, 1 by name (an explainer's 'attend'). */
+#define EE_ATTEND_COUNT 2
+extern const char *const ee_attend_names[EE_ATTEND_COUNT]; /* all tokens */
 /* What an Empirical Explainer reads besides the token ids: nothing (the
  * paper's design), or per-token features from one gradient of the
  * classifier it explains (ee_explainer_features): the gradient x input

@@ -17,6 +17,15 @@ const char *const ee_head_names[EE_HEAD_COUNT] = {"classifier", "flat", "token"}
 const char *ee_kind_name(EeKind k) { return (unsigned)k < EE_KIND_COUNT ? ee_kind_names[k] : "?"; }
 const char *ee_head_name(EeHead h) { return (unsigned)h < EE_HEAD_COUNT ? ee_head_names[h] : "?"; }
 
+const char *const ee_attend_names[EE_ATTEND_COUNT] = {"all", "tokens"};
+
+int ee_head_from_name(const char *name, EeHead *h)
+{
+    for (int i = 0; i < EE_HEAD_COUNT; i++)
+        if (name && strcmp(name, ee_head_names[i]) == 0) { *h = (EeHead)i; return 1; }
+    return 0;
+}
+
 int ee_kind_from_name(const char *name, EeKind *k)
 {
     for (int i = 0; i < EE_KIND_COUNT; i++)
