@@ -48,7 +48,7 @@ static const EeOptSpec ig_opts[] = {
     COMMON_OPTS(EE_OPT_VALUE, "the classifier: a .mat file with one model struct"),
     {"steps", EE_OPT_VALUE, "S", "interpolation nodes (default 20)"},
     {"method", EE_OPT_VALUE, "NAME", "gausslegendre (default), riemann_right, riemann_left, riemann_middle, "
-                                     "riemann_trapezoid or xgrad"},
+                                     "riemann_trapezoid, xgrad or gradxinput"},
     {"baseline", EE_OPT_VALUE, "pad|zero|NAME", "pad (default), zero, or an N x T id variable of --data"},
     {"target", EE_OPT_VALUE, "argmax|K|NAME", "argmax (default), one class for every row, or a variable of "
                                               "--data with a class per row"},
@@ -172,14 +172,15 @@ static EeStatus read_baseline(Job *j, int allow_zero)
     j->a.baseline = j->token ? EE_BASELINE_PAD : EE_BASELINE_ZERO;
     const char *v = ee_opt(&j->o, "baseline");
     if (!v) return EE_OK;
-    if (ee_str_ieq(v, "pad") || (allow_zero && ee_str_ieq(v, "zero"))) {
-        j->a.baseline = ee_str_ieq(v, "zero") ? EE_BASELINE_ZERO : EE_BASELINE_PAD;
+    const char *pad = ee_baseline_names[EE_BASELINE_PAD], *zero = ee_baseline_names[EE_BASELINE_ZERO];
+    if (ee_str_ieq(v, pad) || (allow_zero && ee_str_ieq(v, zero))) {
+        j->a.baseline = ee_str_ieq(v, zero) ? EE_BASELINE_ZERO : EE_BASELINE_PAD;
         if (!j->token && j->a.baseline != EE_BASELINE_ZERO)
             return ee_fail(EE_ERR_INPUT, "an mlp has dense inputs: only the 'zero' baseline applies");
         return EE_OK;
     }
     if (!j->token) return ee_fail(EE_ERR_INPUT, "an mlp has dense inputs: only the 'zero' baseline applies");
-    if (!allow_zero && ee_str_ieq(v, "zero"))
+    if (!allow_zero && ee_str_ieq(v, zero))
         return ee_fail(EE_ERR_INPUT, "--baseline must be pad or an id variable of --data for sv, got 'zero'");
     j->a.baseline = EE_BASELINE_IDS;
     return ee_data_ids(&j->data, v, "baseline", j->rows, j->n, c->T, c->vocab, &j->bids);
@@ -196,28 +197,28 @@ static EeStatus setup_predict(Job *j)
     return EE_OK;
 }
 
-static const char *const ig_methods[] = {"gausslegendre", "riemann_right", "riemann_left", "riemann_middle",
-                                         "riemann_trapezoid", "xgrad"};
-
 static EeStatus setup_ig(Job *j)
 {
     EeStatus st = ee_models_classifier(ee_opt(&j->o, "model"), &j->models);
     if (st) return st;
     if ((st = read_rows_and_inputs(j))) return st;
     int method = 0;
-    if ((st = ee_opt_choice(&j->o, "method", ig_methods, 6, &method))) return st;
+    if ((st = ee_opt_choice(&j->o, "method", ee_ig_method_names, EE_IG_METHOD_COUNT, &method))) return st;
     j->a.method = (EeIgMethod)method;
+    int onegrad = j->a.method == EE_IG_XGRAD || j->a.method == EE_IG_GRADXINPUT;
+    const char *mname = ee_ig_method_names[j->a.method];
     if (ee_opt_given(&j->o, "steps")) {
-        if (j->a.method == EE_IG_XGRAD) return ee_fail(EE_ERR_INPUT, "--steps does not apply to xgrad (one gradient)");
+        if (onegrad) return ee_fail(EE_ERR_INPUT, "--steps does not apply to %s (one gradient)", mname);
         if ((st = ee_opt_int(&j->o, "steps", 1, 1 << 20, &j->a.steps))) return st;
     }
-    if (j->a.method == EE_IG_XGRAD) {
+    if (onegrad) {
         j->a.steps = 1;
         if (ee_opt_given(&j->o, "baseline"))
-            return ee_fail(EE_ERR_INPUT, "xgrad has no baseline option (it equals IG with the zero baseline)");
+            return ee_fail(EE_ERR_INPUT, "%s has no baseline option (%s)", mname,
+                           j->a.method == EE_IG_XGRAD ? "it equals IG with the zero baseline" : "one gradient at the input");
     }
     if ((st = read_baseline(j, 1))) return st;
-    if (j->a.method == EE_IG_XGRAD) j->a.baseline = EE_BASELINE_ZERO;
+    if (onegrad) j->a.baseline = EE_BASELINE_ZERO;
     int incremental = 1;
     if ((st = ee_opt_bool(&j->o, "incremental", &incremental))) return st;
     j->a.full_passes = !incremental;
@@ -386,12 +387,7 @@ static EeStatus write_result(Job *j, const char *out)
         int C = c->classes;
         const float *lg = s->data[0];
         int32_t *lab = ee_xmalloc(sizeof(int32_t) * (size_t)(n ? n : 1));
-        for (long i = 0; i < n; i++) { /* argmax, ties to the lowest class */
-            int best = 0;
-            for (int q = 1; q < C; q++)
-                if (lg[(size_t)i * C + q] > lg[(size_t)i * C + best]) best = q;
-            lab[i] = best + 1;
-        }
+        for (long i = 0; i < n; i++) lab[i] = ee_argmax(lg + (size_t)i * C, C) + 1; /* ties to the lowest class */
         names[nv] = "labels", vars[nv++] = ee_mv_int32_col(lab, n);
         names[nv] = "logits", vars[nv++] = ee_mv_single_rows(lg, n, C);
         free(lab);
@@ -415,7 +411,7 @@ static EeStatus write_result(Job *j, const char *out)
             ee_mv_set(info, "forward_passes", 0, ee_mv_scalar((double)s->forward));
             ee_mv_set(info, "backward_passes", 0, ee_mv_scalar((double)s->backward));
             ee_mv_set(info, "seconds", 0, ee_mv_scalar(s->seconds));
-            const char *method = j->cmd == CMD_IG ? ig_methods[j->a.method]
+            const char *method = j->cmd == CMD_IG ? ee_ig_method_names[j->a.method]
                                  : j->exact       ? "exact"
                                  : j->perms       ? "permutations"
                                                   : "sampling";

@@ -102,14 +102,13 @@ static EeStatus read_train_options(const EeOpts *o, int explainer, EeTrainOption
         t->dropout = (float)p;
     }
     if ((st = ee_cli_verbose(o, &t->verbose))) return st;
-    static const char *const sched[] = {"constant", "cosine"};
     int k = (int)t->schedule;
-    if ((st = ee_opt_choice(o, "schedule", sched, 2, &k))) return st;
+    if ((st = ee_opt_choice(o, "schedule", ee_schedule_names, EE_SCHEDULE_COUNT, &k))) return st;
     t->schedule = (EeSchedule)k;
     int stdz = t->standardize;
     if (explainer && (st = ee_opt_bool(o, "standardize", &stdz))) return st;
     t->standardize = stdz;
-    if ((st = ee_opt_choice(o, "freeze", ee_freeze_names, 3, &t->freeze_embeddings))) return st;
+    if ((st = ee_opt_choice(o, "freeze", ee_freeze_names, EE_FREEZE_COUNT, &t->freeze_embeddings))) return st;
     t->print = ee_cli_print;
     return EE_OK;
 }
@@ -137,14 +136,14 @@ static matvar_t *settings_struct(const EeTrainOptions *t, EeDevice dev, int expl
     matvar_t *s = ee_mv_struct();
     ee_mv_set(s, "epochs", 0, ee_mv_scalar(t->epochs));
     ee_mv_set(s, "lr", 0, ee_mv_scalar(t->lr));
-    ee_mv_set(s, "schedule", 0, ee_mv_char(t->schedule == EE_SCHEDULE_COSINE ? "cosine" : "constant"));
+    ee_mv_set(s, "schedule", 0, ee_mv_char(ee_schedule_names[t->schedule]));
     ee_mv_set(s, "freeze", 0, ee_mv_char(ee_freeze_names[t->freeze_embeddings]));
     if (explainer) ee_mv_set(s, "standardize", 0, ee_mv_logical(t->standardize != 0));
     ee_mv_set(s, "batch", 0, ee_mv_scalar(t->batch));
     ee_mv_set(s, "patience", 0, ee_mv_scalar(t->patience));
     ee_mv_set(s, "seed", 0, ee_mv_scalar((double)t->seed));
     ee_mv_set(s, "dropout", 0, ee_mv_scalar(t->dropout));
-    ee_mv_set(s, "device", 0, ee_mv_char(dev == EE_DEVICE_GPU ? "gpu" : "cpu"));
+    ee_mv_set(s, "device", 0, ee_mv_char(ee_device_names[dev == EE_DEVICE_GPU ? EE_DEVICE_GPU : EE_DEVICE_CPU]));
     return s;
 }
 
@@ -228,10 +227,9 @@ EeStatus ee_cmd_train(int argc, char **argv, const EePar *par)
         return ee_fail(EE_ERR_INPUT, "--spec %s and --kind %s disagree", kind, ee_opt(&o, "kind"));
     if (!kind) kind = ee_opt(&o, "kind");
     if (!kind) return ee_fail(EE_ERR_INPUT, "--spec is required: transformer, cnn or mlp (see ee train --help)");
-    static const char *const kinds[] = {"transformer", "cnn", "mlp"};
     int ki = -1;
-    for (int i = 0; i < 3; i++)
-        if (ee_str_ieq(kind, kinds[i])) ki = i;
+    for (int i = 0; i < EE_KIND_COUNT; i++)
+        if (ee_str_ieq(kind, ee_kind_names[i])) ki = i;
     if (ki < 0) return ee_fail(EE_ERR_INPUT, "--spec must be one of transformer, cnn, mlp, got '%s'", kind);
     EeKind k = (EeKind)ki;
     EeConfig cfg;
@@ -407,23 +405,23 @@ static EeStatus maps_computed(EeModel *clf, int method, int steps, EeDevice dev,
 static EeStatus read_design(const EeOpts *o, EeExplainerSpec *s)
 {
     static const char *const designs[] = {"default", "paper"};
-    static const char *const heads[] = {"flat", "token"};
-    static const char *const attend[] = {"all", "tokens"};
     int k = 0;
     EeStatus st = ee_opt_choice(o, "design", designs, 2, &k);
     if (st) return st;
     if (k == 1) ee_explainer_spec_paper(s);
     else ee_explainer_spec_default(s);
     if (ee_opt_given(o, "head")) {
-        if ((st = ee_opt_choice(o, "head", heads, 2, &k))) return st;
-        s->head = (EeHead)(1 + k);
+        /* the explainer heads: those after the classifier's */
+        if ((st = ee_opt_choice(o, "head", ee_head_names + EE_HEAD_FLAT, EE_HEAD_COUNT - EE_HEAD_FLAT, &k)))
+            return st;
+        s->head = (EeHead)(EE_HEAD_FLAT + k);
     }
     if (s->head == EE_HEAD_FLAT) s->attend_tokens = 0; /* it reads every position */
     if (ee_opt_given(o, "inputs")) {
         if ((st = ee_opt_choice(o, "inputs", ee_inputs_names, EE_INPUTS_COUNT, &k))) return st;
         s->inputs = (EeInputs)k;
     }
-    return ee_opt_choice(o, "attend", attend, 2, &s->attend_tokens);
+    return ee_opt_choice(o, "attend", ee_attend_names, EE_ATTEND_COUNT, &s->attend_tokens);
 }
 
 /* 'outputs': as the gateway (read_zero_special in mex/ee_train.c). */

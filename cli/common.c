@@ -16,9 +16,8 @@ void ee_cmd_help(FILE *f, const char *usage, const char *about, const EeOptSpec 
 
 EeStatus ee_cli_device(const EeOpts *o, const EePar *par, EeDevice *want, EeDevice *got)
 {
-    static const char *const names[] = {"auto", "cpu", "gpu"};
     int k = 0;
-    EeStatus st = ee_opt_choice(o, "device", names, 3, &k);
+    EeStatus st = ee_opt_choice(o, "device", ee_device_names, EE_DEVICE_COUNT, &k);
     if (st) return st;
     *want = (EeDevice)k;
     /* before anything starts CUDA: the device of this rank */

@@ -44,6 +44,11 @@ enum { EE_PAD = 0, EE_UNK = 1, EE_CLS = 2, EE_SEP = 3 };
 
 /* ---- devices ------------------------------------------------------------ */
 typedef enum { EE_DEVICE_AUTO = 0, EE_DEVICE_CPU, EE_DEVICE_GPU } EeDevice;
+/* Name <-> enum tables: the names of an enum in enum order, as the model
+ * struct, the gateways' options and the command-line tool spell them, and
+ * their number. The front ends take them from here (never a copy). */
+#define EE_DEVICE_COUNT 3
+extern const char *const ee_device_names[EE_DEVICE_COUNT]; /* auto cpu gpu */
 /* 1 when the build has CUDA and a GPU is visible. */
 int ee_gpu_available(void);
 /* Resolves AUTO and checks availability; EE_ERR_NODEVICE for GPU without one. */
@@ -54,6 +59,14 @@ typedef enum { EE_KIND_TRANSFORMER = 0, EE_KIND_CNN, EE_KIND_MLP } EeKind;
 /* What sits on top of the encoder: a classifier (pooler for the transformer,
  * max-over-time for the cnn) or an Empirical Explainer head. */
 typedef enum { EE_HEAD_CLASSIFIER = 0, EE_HEAD_FLAT, EE_HEAD_TOKEN } EeHead;
+#define EE_KIND_COUNT 3
+extern const char *const ee_kind_names[EE_KIND_COUNT]; /* transformer cnn mlp */
+#define EE_HEAD_COUNT 3
+extern const char *const ee_head_names[EE_HEAD_COUNT]; /* classifier flat token */
+int ee_head_from_name(const char *name, EeHead *h);
+/* EeConfig.attend_tokens 0, 1 by name (an explainer's 'attend'). */
+#define EE_ATTEND_COUNT 2
+extern const char *const ee_attend_names[EE_ATTEND_COUNT]; /* all tokens */
 /* What an Empirical Explainer reads besides the token ids: nothing (the
  * paper's design), or per-token features from one gradient of the
  * classifier it explains (ee_explainer_features): the gradient x input
@@ -114,7 +127,8 @@ int ee_config_features(const EeConfig *cfg);
 #define EE_INPUTS_COUNT 4
 extern const char *const ee_inputs_names[EE_INPUTS_COUNT];
 /* The names of EeTrainOptions.freeze_embeddings 0, 1, 2 ('freeze'). */
-extern const char *const ee_freeze_names[3];
+#define EE_FREEZE_COUNT 3
+extern const char *const ee_freeze_names[EE_FREEZE_COUNT];
 const char *ee_inputs_name(EeInputs i);
 int ee_inputs_from_name(const char *name, EeInputs *i);
 
@@ -190,9 +204,16 @@ EeStatus ee_input_check(const EeModel *m, const EeInput *in);
 /* Forward pass: out is N x outputs (row-major): logits of a classifier,
  * T scores of an explainer. batch = rows per pass (0 = automatic). */
 EeStatus ee_model_predict(EeModel *m, const EeInput *in, float *out, int batch, EeDevice dev);
+/* The class a row of n logits predicts: the largest, ties to the lowest
+ * index (the one argmax of libcore and its front ends; the double version
+ * for logits summed in double). */
+int ee_argmax(const float *z, int n);
+int ee_argmax_double(const double *z, int n);
 
 /* ---- training ---------------------------------------------------------- */
 typedef enum { EE_SCHEDULE_CONSTANT = 0, EE_SCHEDULE_COSINE } EeSchedule;
+#define EE_SCHEDULE_COUNT 2
+extern const char *const ee_schedule_names[EE_SCHEDULE_COUNT]; /* constant cosine */
 
 typedef struct {
     int epochs, batch, patience;
@@ -263,7 +284,14 @@ typedef enum {
      * (where it is not, this is not IG: the X-DNN comparison needs it) */
     EE_IG_GRADXINPUT
 } EeIgMethod;
+#define EE_IG_METHOD_COUNT 7
+/* gausslegendre riemann_right riemann_left riemann_middle riemann_trapezoid
+ * xgrad gradxinput */
+extern const char *const ee_ig_method_names[EE_IG_METHOD_COUNT];
 typedef enum { EE_BASELINE_PAD = 0, EE_BASELINE_ZERO, EE_BASELINE_IDS } EeBaseline;
+/* The baselines given by name (pad zero); EE_BASELINE_IDS comes as ids. */
+#define EE_BASELINE_NAMED 2
+extern const char *const ee_baseline_names[EE_BASELINE_NAMED];
 
 typedef struct {
     int steps;                    /* s (IG) or samples (SV) */

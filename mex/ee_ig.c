@@ -7,9 +7,6 @@ enum { O_STEPS, O_METHOD, O_BASELINE, O_TARGET, O_BATCH, O_DEVICE, O_VERBOSE, O_
        NOPT };
 static const char *const opt_names[NOPT] = {"steps", "method", "baseline", "target", "batch",
                                             "device", "verbose", "rows", "incremental"};
-static const char *const methods[] = {"gausslegendre", "riemann_right", "riemann_left",
-                                      "riemann_middle", "riemann_trapezoid", "xgrad",
-                                      "gradxinput"};
 
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
@@ -25,7 +22,8 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     EeAttrOptions a;
     ee_attr_options_defaults(&a);
     a.print = ee_mx_print;
-    if (o[O_METHOD].value) a.method = (EeIgMethod)ee_mx_choice(o[O_METHOD].value, "'method'", methods, 7);
+    if (o[O_METHOD].value) a.method = (EeIgMethod)ee_mx_choice(o[O_METHOD].value, "'method'", ee_ig_method_names,
+                                                                   EE_IG_METHOD_COUNT);
     int onegrad = a.method == EE_IG_XGRAD || a.method == EE_IG_GRADXINPUT;
     if (o[O_STEPS].value) {
         if (onegrad) ee_mx_error("ee:badInput", "'steps' does not apply to xgrad or gradxinput (one gradient)");
@@ -76,6 +74,6 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     EeStatus st = ee_ig_attribute(m, &in, &a, A, &info);
     if (st) ee_mx_fail(st);
     plhs[0] = ee_mx_single_matrix(A, nrows, W);
-    if (nlhs > 1) plhs[1] = ee_mx_attr_info(&info, nrows, methods[a.method], a.steps, 1);
+    if (nlhs > 1) plhs[1] = ee_mx_attr_info(&info, nrows, ee_ig_method_names[a.method], a.steps, 1);
     ee_mx_cleanup();
 }

@@ -33,12 +33,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     if (st) ee_mx_fail(st);
     mxArray *labels = mxCreateNumericMatrix((size_t)in.n, 1, mxINT32_CLASS, mxREAL);
     int32_t *lab = mxGetData(labels);
-    for (int i = 0; i < in.n; i++) { /* argmax, ties to the lowest class */
-        int best = 0;
-        for (int k = 1; k < C; k++)
-            if (logits[(size_t)i * C + k] > logits[(size_t)i * C + best]) best = k;
-        lab[i] = best + 1;
-    }
+    for (int i = 0; i < in.n; i++) lab[i] = ee_argmax(logits + (size_t)i * C, C) + 1;
     plhs[0] = labels;
     if (nlhs > 1) plhs[1] = ee_mx_single_matrix(logits, in.n, C);
     ee_mx_cleanup();

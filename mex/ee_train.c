@@ -32,7 +32,7 @@ static const mxArray *size_field(const mxArray *spec, const EeMxOpt *o, int k)
 
 static void read_spec(const mxArray *spec, const EeMxOpt *o, EeConfig *c)
 {
-    static const char *const kinds[] = {"transformer", "cnn", "mlp"};
+    const char *const *kinds = ee_kind_names;
     const mxArray *kind = NULL;
     if (mxIsChar(spec)) kind = spec;
     else if (mxIsStruct(spec) && mxGetNumberOfElements(spec) == 1) kind = mxGetField(spec, 0, "kind");
@@ -50,9 +50,9 @@ static void read_spec(const mxArray *spec, const EeMxOpt *o, EeConfig *c)
     /* the 'kind' option names the kind too: it must agree with SPEC's */
     const mxArray *kopt = o[O_KIND].value;
     if (!kind && !kopt) ee_mx_error("ee:badInput", "the spec struct needs a field 'kind'");
-    int k = ee_mx_choice(kind ? kind : kopt, "kind", kinds, 3);
+    int k = ee_mx_choice(kind ? kind : kopt, "kind", kinds, EE_KIND_COUNT);
     if (kind && kopt) {
-        int ko = ee_mx_choice(kopt, "'kind'", kinds, 3);
+        int ko = ee_mx_choice(kopt, "'kind'", kinds, EE_KIND_COUNT);
         if (ko != k)
             ee_mx_error("ee:badInput", "'kind' is '%s' but SPEC says '%s': give the kind once", kinds[ko], kinds[k]);
     }
@@ -109,12 +109,10 @@ static void read_train_options(const EeMxOpt *o, EeTrainOptions *t)
         t->dropout = (float)p;
     }
     if ((v = o[O_VERBOSE].value)) t->verbose = ee_mx_bool(v, "'verbose'");
-    if ((v = o[O_SCHEDULE].value)) {
-        static const char *const sched[] = {"constant", "cosine"};
-        t->schedule = (EeSchedule)ee_mx_choice(v, "'schedule'", sched, 2);
-    }
+    if ((v = o[O_SCHEDULE].value))
+        t->schedule = (EeSchedule)ee_mx_choice(v, "'schedule'", ee_schedule_names, EE_SCHEDULE_COUNT);
     if ((v = o[O_STANDARDIZE].value)) t->standardize = ee_mx_bool(v, "'standardize'");
-    if ((v = o[O_FREEZE].value)) t->freeze_embeddings = ee_mx_choice(v, "'freeze'", ee_freeze_names, 3);
+    if ((v = o[O_FREEZE].value)) t->freeze_embeddings = ee_mx_choice(v, "'freeze'", ee_freeze_names, EE_FREEZE_COUNT);
     t->device = ee_mx_device(o[O_DEVICE].value);
     t->print = ee_mx_print;
 }
@@ -125,15 +123,15 @@ static void read_train_options(const EeMxOpt *o, EeTrainOptions *t)
 static void read_design(const EeMxOpt *o, EeExplainerSpec *s)
 {
     static const char *const designs[] = {"default", "paper"};
-    static const char *const heads[] = {"flat", "token"};
-    static const char *const attend[] = {"all", "tokens"};
     const mxArray *v;
     if ((v = o[O_DESIGN].value) && ee_mx_choice(v, "'design'", designs, 2) == 1) ee_explainer_spec_paper(s);
     else ee_explainer_spec_default(s);
-    if ((v = o[O_HEAD].value)) s->head = (EeHead)(1 + ee_mx_choice(v, "'head'", heads, 2));
+    if ((v = o[O_HEAD].value)) /* the explainer heads: those after the classifier's */
+        s->head = (EeHead)(EE_HEAD_FLAT + ee_mx_choice(v, "'head'", ee_head_names + EE_HEAD_FLAT,
+                                                       EE_HEAD_COUNT - EE_HEAD_FLAT));
     if (s->head == EE_HEAD_FLAT) s->attend_tokens = 0; /* it reads every position */
     if ((v = o[O_INPUTS].value)) s->inputs = (EeInputs)ee_mx_choice(v, "'inputs'", ee_inputs_names, EE_INPUTS_COUNT);
-    if ((v = o[O_ATTEND].value)) s->attend_tokens = ee_mx_choice(v, "'attend'", attend, 2);
+    if ((v = o[O_ATTEND].value)) s->attend_tokens = ee_mx_choice(v, "'attend'", ee_attend_names, EE_ATTEND_COUNT);
 }
 
 /* Attribution maps of X for an explainer: given (N x T), or computed here
@@ -214,14 +212,14 @@ static mxArray *settings_struct(const EeTrainOptions *t, EeDevice dev, int expla
     mxArray *s = mxCreateStructMatrix(1, 1, 0, NULL);
     ee_mx_set(s, "epochs", mxCreateDoubleScalar(t->epochs));
     ee_mx_set(s, "lr", mxCreateDoubleScalar(t->lr));
-    ee_mx_set(s, "schedule", mxCreateString(t->schedule == EE_SCHEDULE_COSINE ? "cosine" : "constant"));
+    ee_mx_set(s, "schedule", mxCreateString(ee_schedule_names[t->schedule]));
     ee_mx_set(s, "freeze", mxCreateString(ee_freeze_names[t->freeze_embeddings]));
     if (explainer) ee_mx_set(s, "standardize", mxCreateLogicalScalar(t->standardize != 0));
     ee_mx_set(s, "batch", mxCreateDoubleScalar(t->batch));
     ee_mx_set(s, "patience", mxCreateDoubleScalar(t->patience));
     ee_mx_set(s, "seed", mxCreateDoubleScalar((double)t->seed));
     ee_mx_set(s, "dropout", mxCreateDoubleScalar(t->dropout));
-    ee_mx_set(s, "device", mxCreateString(dev == EE_DEVICE_GPU ? "gpu" : "cpu"));
+    ee_mx_set(s, "device", mxCreateString(ee_device_names[dev == EE_DEVICE_GPU ? EE_DEVICE_GPU : EE_DEVICE_CPU]));
     if (t->prior_mask) ee_mx_set(s, "prior_weight", mxCreateDoubleScalar(t->prior_weight));
     return s;
 }

@@ -17,9 +17,9 @@ void ee_mx_attr_baseline(const mxArray *v, const EeModel *m, int N, int allow_ze
     o->baseline = c->kind == EE_KIND_MLP ? EE_BASELINE_ZERO : EE_BASELINE_PAD;
     if (!v) return;
     if (mxIsChar(v)) {
-        static const char *const names[] = {"pad", "zero"};
-        int k = ee_mx_choice(v, "'baseline'", names, allow_zero ? 2 : 1);
-        o->baseline = k ? EE_BASELINE_ZERO : EE_BASELINE_PAD;
+        /* pad, and zero where it applies (IG): the names before it */
+        int n = allow_zero ? EE_BASELINE_NAMED : EE_BASELINE_ZERO;
+        o->baseline = (EeBaseline)ee_mx_choice(v, "'baseline'", ee_baseline_names, n);
         if (c->kind == EE_KIND_MLP && o->baseline != EE_BASELINE_ZERO)
             ee_mx_error("ee:badInput", "an mlp has dense inputs: only the 'zero' baseline applies");
         return;

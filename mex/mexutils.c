@@ -223,9 +223,8 @@ int ee_mx_choice(const mxArray *a, const char *what, const char *const *choices,
 
 EeDevice ee_mx_device(const mxArray *a)
 {
-    static const char *const names[] = {"auto", "cpu", "gpu"};
     if (!a) return EE_DEVICE_AUTO;
-    return (EeDevice)ee_mx_choice(a, "'device'", names, 3);
+    return (EeDevice)ee_mx_choice(a, "'device'", ee_device_names, EE_DEVICE_COUNT);
 }
 
 int ee_mx_int_vector(const mxArray *a, const char *what, long lo, long hi, int *out, int maxn)

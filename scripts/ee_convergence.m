@@ -113,8 +113,7 @@ function C = ee_convergence (model, X, method, S, varargin)
   ## resume from a checkpoint written for the same arguments
   ckey = '';
   if (! isempty (o.checkpoint))
-    ckey = hash ('md5', ['v2' method o.method sprintf('|%d', S, o.seed, N, T) ...
-                         sprintf('%d,', X(:)) ee_model_digest(model)]);
+    ckey = cache_key ({'ee_convergence v3', method, o.method, S, o.seed, N, T, X, model});
     if (exist (o.checkpoint, 'file'))
       try
         P = load (o.checkpoint);
@@ -232,29 +231,6 @@ function o = parse_options (o, args)
       error ('ee:badInput', 'ee_convergence: unknown option ''%s''', num2str (name));
     end
     o.(lower (name)) = args{k+1};
-  end
-end
-
-## a short digest of a model struct's weights (for the checkpoint key)
-function h = ee_model_digest (m)
-  h = hash ('md5', digest_text (m));
-end
-
-function t = digest_text (x)
-  if (isstruct (x))
-    t = '';
-    for i = 1:numel (x)
-      for f = fieldnames (x)'
-        t = [t f{1} '{' digest_text(x(i).(f{1})) '}'];
-      end
-    end
-  elseif (isnumeric (x) || islogical (x))
-    v = double (x(:));
-    t = sprintf ('%d:%.9g:%.9g;', numel (v), sum (v), sum (v .* (1:numel (v))'));
-  elseif (ischar (x))
-    t = x(:)';
-  else
-    t = class (x);
   end
 end
 

@@ -77,18 +77,7 @@ function ee_heatmap_html (file, X, vocab, A, B, varargin)
     parts{i + 1} = [rowtxt{:}];
   end
   parts{N + 2} = sprintf ('</body></html>\n');
-  [d, b, e] = fileparts (file);
-  tmp = fullfile (d, sprintf ('.%s.tmp%d%s', b, getpid (), e));
-  fid = fopen (tmp, 'w');
-  if (fid < 0)
-    error ('ee:ioError', 'ee_heatmap_html: cannot write %s', tmp);
-  end
-  fputs (fid, [parts{:}]);
-  fclose (fid);
-  [err, msg] = rename (tmp, file);
-  if (err)
-    error ('ee:ioError', 'ee_heatmap_html: cannot write %s: %s', file, msg);
-  end
+  atomic_text (file, [parts{:}], 'ee_heatmap_html');
 end
 
 function t = esc (t)

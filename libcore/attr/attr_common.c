@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *const ee_baseline_names[EE_BASELINE_NAMED] = {"pad", "zero"};
+
 void ee_attr_options_defaults(EeAttrOptions *o)
 {
     memset(o, 0, sizeof *o);
@@ -26,15 +28,21 @@ int ee_count_real(const int32_t *ids, int T)
     return n;
 }
 
-int ee_attr_default_batch(const EeConfig *c, EeDevice dev)
+typedef struct {
+    EeAttrFn fn;
+    EeModel *m;
+    const EeInput *in;
+    const EeAttrOptions *o;
+    float *A;
+    EeAttrInfo *info;
+} FitBatch;
+
+static EeStatus fit_batch_fn(void *ctx, int B)
 {
-    /* a GPU needs large passes to be busy; the CPU gains nothing past these */
-    int gpu = dev == EE_DEVICE_GPU;
-    switch (c->kind) {
-    case EE_KIND_TRANSFORMER: return gpu ? 1024 : 64;
-    case EE_KIND_CNN: return gpu ? 4096 : 256;
-    default: return gpu ? 8192 : 1024;
-    }
+    FitBatch *f = ctx;
+    EeAttrOptions opt = *f->o;
+    opt.batch = B;
+    return f->fn(f->m, f->in, &opt, f->A, f->info);
 }
 
 EeStatus ee_attr_fit_batch(EeAttrFn fn, EeModel *m, const EeInput *in, const EeAttrOptions *o,
@@ -43,11 +51,8 @@ EeStatus ee_attr_fit_batch(EeAttrFn fn, EeModel *m, const EeInput *in, const EeA
     EeDevice dev;
     EeStatus st = ee_device_resolve(o->device, &dev);
     if (st) return st;
-    EeAttrOptions opt = *o;
-    opt.batch = o->batch > 0 ? o->batch : ee_attr_default_batch(&m->cfg, dev);
-    while ((st = fn(m, in, &opt, A, info)) == EE_ERR_NOMEM && dev == EE_DEVICE_GPU && opt.batch > 1)
-        opt.batch /= 2;
-    return st;
+    FitBatch f = {fn, m, in, o, A, info};
+    return ee_fit_batch(dev, &m->cfg, o->batch, fit_batch_fn, &f);
 }
 
 EeStatus ee_attr_check(const EeModel *m, const EeInput *in, const EeAttrOptions *o, int for_sv)
@@ -142,16 +147,9 @@ EeStatus ee_attr_logits(EeRun *r, const int32_t *ids, const uint8_t *mask, int B
 EeStatus ee_attr_targets(EeRun *r, const EeInput *in, const EeAttrOptions *o, int32_t *target,
                          float *fx)
 {
-    const EeConfig *c = &r->m->cfg;
-    int B = r->Bmax, C = c->classes, T = c->T;
+    int B = r->Bmax, C = r->m->cfg.classes;
     float *out = malloc(sizeof(float) * (size_t)B * C);
-    float *x = NULL;
-    uint8_t *mask = ee_is_token_model(c) ? malloc((size_t)B * T) : NULL;
-    if (!out || (ee_is_token_model(c) && !mask)) {
-        free(out);
-        free(mask);
-        return ee_fail(EE_ERR_NOMEM, "out of memory");
-    }
+    if (!out) return ee_fail(EE_ERR_NOMEM, "out of memory");
     EeStatus st = EE_OK;
     for (int i0 = 0; i0 < in->n && !st; i0 += B) {
         int nb = in->n - i0 < B ? in->n - i0 : B;
@@ -159,29 +157,14 @@ EeStatus ee_attr_targets(EeRun *r, const EeInput *in, const EeAttrOptions *o, in
             st = ee_fail(EE_ERR_INTERRUPTED, "interrupted while computing targets");
             break;
         }
-        if (ee_is_token_model(c)) {
-            for (int i = 0; i < nb; i++) ee_attr_row_mask(r->m, in, i0 + i, mask + (size_t)i * T);
-            st = ee_attr_logits(r, in->ids + (size_t)i0 * T, mask, nb, out);
-        } else {
-            x = (float *)in->x + (size_t)i0 * c->D;
-            if (!(st = ee_run_set_input(r, NULL, NULL, x, nb))) {
-                ee_run_embed(r, nb);
-                ee_run_forward(r, nb, 0);
-                r->be->download(out, r->out, sizeof(float) * (size_t)nb * C);
-            }
-        }
+        st = ee_run_predict(r, in, i0, nb, out);
         for (int i = 0; i < nb && !st; i++) {
             const float *z = out + (size_t)i * C;
-            int t = 0;
-            if (o->target) t = o->target[i0 + i];
-            else
-                for (int k = 1; k < C; k++)
-                    if (z[k] > z[t]) t = k; /* ties to the lowest class */
+            int t = o->target ? o->target[i0 + i] : ee_argmax(z, C);
             target[i0 + i] = t;
             fx[i0 + i] = z[t];
         }
     }
     free(out);
-    free(mask);
     return st;
 }

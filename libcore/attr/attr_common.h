@@ -27,14 +27,11 @@ void ee_progress_end(EeProgress *p, long done, long passes);
 
 /* Runs fn with the options' batch (or the device's default) and, on the
  * GPU, halves the batch while fn runs out of memory: a batch that does not
- * fit is split, not refused. */
+ * fit is split, not refused (ee_fit_batch, models/predict.c). */
 typedef EeStatus (*EeAttrFn)(EeModel *m, const EeInput *in, const EeAttrOptions *o, float *A,
                              EeAttrInfo *info);
 EeStatus ee_attr_fit_batch(EeAttrFn fn, EeModel *m, const EeInput *in, const EeAttrOptions *o,
                            float *A, EeAttrInfo *info);
-
-/* Default rows per model pass for a model. */
-int ee_attr_default_batch(const EeConfig *c, EeDevice dev);
 
 /* Forward logits of B token rows (row-major ids and masks, host) into
  * out (host, B x classes). */

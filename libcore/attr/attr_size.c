@@ -24,7 +24,7 @@ double ee_ig_bytes(const EeModel *m, int n, const EeAttrOptions *o)
         double per = 4 * Wd * 4 + 2 * T * KF * 4 + T * c->filters * 4 + 3 * KF * 4 + T * 5;
         return bytes + threads() * (per + 64.0 * 1024); /* + a packing strip per thread */
     }
-    int R = o->batch > 0 ? o->batch : ee_attr_default_batch(c, dev);
+    int R = o->batch > 0 ? o->batch : ee_default_batch(c, dev);
     int G = R / s > 0 ? R / s : 1;
     if (G > n) G = n;
     if (R > G * s) R = G * s;
@@ -42,7 +42,7 @@ double ee_sv_bytes(const EeModel *m, const EeInput *in, const EeAttrOptions *o, 
     EeDevice dev = resolve(o->device);
     int T = c->T, s = exact ? 1 : o->steps;
     double N = in->n, C = c->classes, d = c->d;
-    int B = o->batch > 0 ? o->batch : ee_attr_default_batch(c, dev);
+    int B = o->batch > 0 ? o->batch : ee_default_batch(c, dev);
     double nmax = 0, rows = N;
     for (int i = 0; i < in->n; i++) {
         int k = ee_count_real(in->ids + (size_t)i * T, T);

@@ -227,7 +227,7 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
     if ((st = ee_device_resolve(o->device, &dev))) return st;
     const EeBackend *be = ee_backend_for(dev);
     int N = in->n, T = c->T, d = c->d, C = c->classes;
-    int B = o->batch > 0 ? o->batch : ee_attr_default_batch(c, dev);
+    int B = o->batch > 0 ? o->batch : ee_default_batch(c, dev);
     if (B > N) B = N > 0 ? N : 1;
     EeRun *r = NULL;
     if ((st = ee_run_new(clf, be, B, 1, 0, &r))) return st;
@@ -291,9 +291,7 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
         for (int j = 0; j < nb; j++) {
             int i = order[i0 + j];
             const float *z = h_out + (size_t)j * C;
-            int t = 0;
-            if (o->target) t = o->target[i];
-            else for (int q = 1; q < C; q++) if (z[q] > z[t]) t = q; /* ties to the lowest */
+            int t = o->target ? o->target[i] : ee_argmax(z, C);
             h_dout[(size_t)j * C + t] = 1.0f;
             tgt[i] = t;
             if (info && info->target) info->target[i] = t;

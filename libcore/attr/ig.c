@@ -46,6 +46,10 @@ static void gauss_legendre(int s, double *x, double *g)
     if (s % 2) x[s / 2] = 0.0;
 }
 
+const char *const ee_ig_method_names[EE_IG_METHOD_COUNT] = {
+    "gausslegendre", "riemann_right", "riemann_left", "riemann_middle", "riemann_trapezoid", "xgrad",
+    "gradxinput"};
+
 EeStatus ee_ig_nodes(EeIgMethod method, int s, double *a, double *w)
 {
     if (s < 1) return ee_fail(EE_ERR_INPUT, "'steps' must be >= 1, got %d", s);
@@ -93,7 +97,7 @@ typedef struct {
     const EeInput *in;
     const EeAttrOptions *o;
     const double *alpha, *wts;
-    const float *E, *Wc, *bc, *W[EE_MAX_WIDTHS], *bias[EE_MAX_WIDTHS];
+    EeCnnView w; /* the classifier's weights */
     float *A;
     EeAttrInfo *info;
 } CnnIg;
@@ -148,14 +152,14 @@ static void cnn_ig_row(const CnnIg *v, int i, CnnIgScratch *b)
         if (mask[t] || ids[t] != EE_PAD || (o->baseline != EE_BASELINE_ZERO && bids[t] != EE_PAD)) L = t + 1;
     size_t Ld = (size_t)L * d, LF = (size_t)L * F;
     for (int t = 0; t < L; t++) {
-        memcpy(ex + (size_t)t * d, v->E + (size_t)ids[t] * d, sizeof(float) * d);
+        memcpy(ex + (size_t)t * d, v->w.E + (size_t)ids[t] * d, sizeof(float) * d);
         if (o->baseline == EE_BASELINE_ZERO) memset(eb + (size_t)t * d, 0, sizeof(float) * d);
-        else memcpy(eb + (size_t)t * d, v->E + (size_t)bids[t] * d, sizeof(float) * d);
+        else memcpy(eb + (size_t)t * d, v->w.E + (size_t)bids[t] * d, sizeof(float) * d);
     }
     for (size_t q = 0; q < Ld; q++) diff[q] = ex[q] - eb[q];
     for (int k = 0; k < K; k++) {
-        be->conv_fwd(eb, v->W[k], v->bias[k], base + TF * k, 1, L, d, c->widths[k], F);
-        be->conv_fwd(diff, v->W[k], NULL, dlt + TF * k, 1, L, d, c->widths[k], F);
+        be->conv_fwd(eb, v->w.W[k], v->w.b[k], base + TF * k, 1, L, d, c->widths[k], F);
+        be->conv_fwd(diff, v->w.W[k], NULL, dlt + TF * k, 1, L, d, c->widths[k], F);
     }
     /* logits at a = 1 (x) and a = 0 (baseline) */
     double z[2][64];
@@ -165,14 +169,12 @@ static void cnn_ig_row(const CnnIg *v, int i, CnnIgScratch *b)
             be->maxpool_fwd(pre, mask, pooled, arg, 1, L, F, KF, k * F);
         }
         for (int cl = 0; cl < C && cl < 64; cl++) {
-            double val = v->bc ? v->bc[cl] : 0;
-            for (int q = 0; q < KF; q++) val += (double)pooled[q] * v->Wc[(size_t)q * C + cl];
+            double val = v->w.bc ? v->w.bc[cl] : 0;
+            for (int q = 0; q < KF; q++) val += (double)pooled[q] * v->w.Wc[(size_t)q * C + cl];
             z[end][cl] = val;
         }
     }
-    int tg = 0;
-    if (o->target) tg = o->target[i];
-    else for (int cl = 1; cl < C; cl++) if (z[0][cl] > z[0][tg]) tg = cl;
+    int tg = o->target ? o->target[i] : ee_argmax_double(z[0], C);
     memset(acc, 0, sizeof(float) * Ld);
     for (int n = 0; n < s; n++) {
         float a = (float)v->alpha[n];
@@ -180,9 +182,9 @@ static void cnn_ig_row(const CnnIg *v, int i, CnnIgScratch *b)
             for (size_t q = 0; q < LF; q++) pre[q] = base[TF * k + q] + a * dlt[TF * k + q];
             be->maxpool_fwd(pre, mask, pooled, arg + k * F, 1, L, F, F, 0);
         }
-        for (int q = 0; q < KF; q++) dP[q] = (float)v->wts[n] * v->Wc[(size_t)q * C + tg];
+        for (int q = 0; q < KF; q++) dP[q] = (float)v->wts[n] * v->w.Wc[(size_t)q * C + tg];
         for (int k = 0; k < K; k++)
-            be->conv_pool_bwd(NULL, v->W[k], dP, arg + k * F, acc, NULL, NULL, 1, L, d, c->widths[k], F, KF, k * F);
+            be->conv_pool_bwd(NULL, v->w.W[k], dP, arg + k * F, acc, NULL, NULL, 1, L, d, c->widths[k], F, KF, k * F);
     }
     double total = 0;
     for (int t = 0; t < T; t++) {
@@ -205,17 +207,10 @@ static EeStatus ig_cnn_linear(EeModel *m, const EeInput *in, const EeAttrOptions
                               const double *wts, float *A, EeAttrInfo *info)
 {
     const EeConfig *c = &m->cfg;
-    int N = in->n, K = c->nwidths, s = o->steps;
-    CnnIg v = {m, in, o, alpha, wts, NULL, NULL, NULL, {NULL}, {NULL}, A, info};
-    v.E = m->w + m->p[ee_model_find_param(m, NULL, 0, "E_tok")].offset;
-    v.Wc = m->w + m->p[ee_model_find_param(m, NULL, 0, "Wc")].offset;
-    int bci = ee_model_find_param(m, NULL, 0, "bc");
-    v.bc = bci >= 0 ? m->w + m->p[bci].offset : NULL;
-    for (int k = 0; k < K; k++) {
-        v.W[k] = m->w + m->p[ee_model_find_param(m, "conv", k, "W")].offset;
-        int bi = ee_model_find_param(m, "conv", k, "b");
-        v.bias[k] = bi >= 0 ? m->w + m->p[bi].offset : NULL;
-    }
+    int N = in->n, s = o->steps;
+    CnnIg v = {m, in, o, alpha, wts, {0}, A, info};
+    EeStatus st = ee_cnn_view(m, m->w, &v.w);
+    if (st) return st;
     double t0 = ee_now();
     /* sequences in blocks: between blocks the calling thread (the team's
      * master) asks whether to stop, and the barrier shows every thread
@@ -279,7 +274,7 @@ static EeStatus ig_sorted(EeModel *m, const EeInput *in, const EeAttrOptions *o,
     }
 
     int token = ee_is_token_model(c), T = token ? c->T : 1, C = c->classes, N = in->n;
-    int R = opt.batch > 0 ? opt.batch : ee_attr_default_batch(c, dev);
+    int R = opt.batch > 0 ? opt.batch : ee_default_batch(c, dev);
     int G = R / s > 0 ? R / s : 1;            /* sequences per group */
     if (G > N) G = N > 0 ? N : 1;
     if (R > G * s) R = G * s; /* no larger than one group's interpolation rows */
@@ -357,9 +352,7 @@ static EeStatus ig_sorted(EeModel *m, const EeInput *in, const EeAttrOptions *o,
         be->download(h_out, r->out, sizeof(float) * 2 * g_n * C);
         for (int g = 0; g < g_n; g++) {
             const float *z = h_out + (size_t)g * C;
-            int t = 0;
-            if (opt.target) t = opt.target[i0 + g];
-            else for (int k = 1; k < C; k++) if (z[k] > z[t]) t = k;
+            int t = opt.target ? opt.target[i0 + g] : ee_argmax(z, C);
             target[i0 + g] = t;
             fx[i0 + g] = z[t];
             fb[i0 + g] = h_out[(size_t)(g_n + g) * C + t];

@@ -13,7 +13,6 @@
 #include "attr_common.h"
 #include "../models/layers.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,20 +126,21 @@ static EeStatus seq_finish(const SeqState *q, int s, int T, float *A, float *var
 /* ---- the cnn on the CPU: one token at a time ----------------------------------
  * Adding one token to a coalition changes only the convolution windows that
  * contain it (w per width). Each permutation keeps its pre-activations and
- * recomputes those windows, then the max over time and the target logit:
- * the same numbers as a full pass up to float rounding, at a fraction of
- * the work. Permutations run in parallel. */
+ * recomputes those windows (through the backend's product, the same chains
+ * as the full pass's convolution), then the max over time and the target
+ * logit (summed in double: the same number as a full pass up to float
+ * rounding), at a fraction of the work. Permutations run in parallel. */
 typedef struct {
-    int K, F, d, L, C;
-    const int *widths;
-    const float *E, *W[EE_MAX_WIDTHS], *b[EE_MAX_WIDTHS], *Wc, *bc;
+    EeCnnView w;          /* the classifier's weights */
+    int L;                /* the sequence's active length */
+    const EeBackend *be;  /* the CPU backend: its products */
 } CnnView;
 
 /* out[t0..t1] of width k from embeddings e [L][d] (zero past L). */
 static void cnn_windows(const CnnView *v, int k, const float *e, int t0, int t1, float *scratch,
                         float *out)
 {
-    int w = v->widths[k], d = v->d, F = v->F, n = t1 - t0 + 1;
+    int w = v->w.widths[k], d = v->w.d, F = v->w.F, n = t1 - t0 + 1;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < w; j++) {
             int t = t0 + i + j;
@@ -150,23 +150,22 @@ static void cnn_windows(const CnnView *v, int k, const float *e, int t0, int t1,
         }
     float *o = out + (size_t)t0 * F;
     for (int i = 0; i < n; i++) {
-        if (v->b[k]) memcpy(o + (size_t)i * F, v->b[k], sizeof(float) * F);
+        if (v->w.b[k]) memcpy(o + (size_t)i * F, v->w.b[k], sizeof(float) * F);
         else memset(o + (size_t)i * F, 0, sizeof(float) * F);
     }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, F, w * d, 1.0f, scratch, w * d, v->W[k], F,
-                1.0f, o, F);
+    v->be->gemm(0, 0, n, F, w * d, 1.0f, scratch, w * d, v->w.W[k], F, 1.0f, o, F);
 }
 
 /* Target logit from the pre-activations of every width. */
 static float cnn_value(const CnnView *v, float *const *out, const uint8_t *mask, int tg)
 {
-    double z = v->bc ? v->bc[tg] : 0;
-    for (int k = 0; k < v->K; k++)
-        for (int f = 0; f < v->F; f++) {
+    double z = v->w.bc ? v->w.bc[tg] : 0;
+    for (int k = 0; k < v->w.K; k++)
+        for (int f = 0; f < v->w.F; f++) {
             float best = -INFINITY;
             for (int t = 0; t < v->L; t++)
-                if (mask[t] && out[k][(size_t)t * v->F + f] > best) best = out[k][(size_t)t * v->F + f];
-            if (best > 0) z += (double)best * v->Wc[((size_t)k * v->F + f) * v->C + tg];
+                if (mask[t] && out[k][(size_t)t * v->w.F + f] > best) best = out[k][(size_t)t * v->w.F + f];
+            if (best > 0) z += (double)best * v->w.Wc[((size_t)k * v->w.F + f) * v->w.C + tg];
         }
     return (float)z;
 }
@@ -176,18 +175,12 @@ static EeStatus sv_cnn_incremental(EeModel *m, const EeInput *in, const EeAttrOp
 {
     const EeConfig *c = &m->cfg;
     int T = c->T, d = c->d, s = o->steps;
-    CnnView v = {c->nwidths, c->filters, d, 0, c->classes, c->widths, m->w + m->p[0].offset,
-                 {0}, {0}, NULL, NULL};
+    CnnView v = {.be = ee_backend_for(EE_DEVICE_CPU)};
+    EeStatus st = ee_cnn_view(m, m->w, &v.w);
+    if (st) return st;
     int wmax = 1;
-    for (int k = 0; k < v.K; k++) {
-        v.W[k] = m->w + m->p[ee_model_find_param(m, "conv", k, "W")].offset;
-        int bi = ee_model_find_param(m, "conv", k, "b");
-        v.b[k] = bi >= 0 ? m->w + m->p[bi].offset : NULL;
+    for (int k = 0; k < v.w.K; k++)
         if (c->widths[k] > wmax) wmax = c->widths[k];
-    }
-    v.Wc = m->w + m->p[ee_model_find_param(m, NULL, 0, "Wc")].offset;
-    int bci = ee_model_find_param(m, NULL, 0, "bc");
-    v.bc = bci >= 0 ? m->w + m->p[bci].offset : NULL;
     const int32_t *ids = in->ids + (size_t)i * T;
     uint8_t *mask = malloc((size_t)T);
     int32_t *base = malloc(sizeof(int32_t) * T);
@@ -197,17 +190,16 @@ static EeStatus sv_cnn_incremental(EeModel *m, const EeInput *in, const EeAttrOp
     v.L = 1; /* windows past the last token or attended position see only zeros */
     for (int t = 0; t < T; t++)
         if (mask[t] || ids[t] != EE_PAD || base[t] != EE_PAD) v.L = t + 1;
-    size_t LF = (size_t)v.L * v.F, Ld = (size_t)v.L * d;
+    size_t LF = (size_t)v.L * v.w.F, Ld = (size_t)v.L * d;
     size_t scratch_n = (size_t)(v.L > wmax ? v.L : wmax) * wmax * d;
     /* the baseline's embeddings and pre-activations, shared by every permutation */
-    float *e0 = malloc(sizeof(float) * Ld), *out0 = malloc(sizeof(float) * LF * v.K);
+    float *e0 = malloc(sizeof(float) * Ld), *out0 = malloc(sizeof(float) * LF * v.w.K);
     float *scratch0 = malloc(sizeof(float) * scratch_n);
-    EeStatus st = EE_OK;
     if (!e0 || !out0 || !scratch0) st = ee_fail(EE_ERR_NOMEM, "out of memory");
     if (!st) {
-        for (int t = 0; t < v.L; t++) memcpy(e0 + (size_t)t * d, v.E + (size_t)base[t] * d, sizeof(float) * d);
+        for (int t = 0; t < v.L; t++) memcpy(e0 + (size_t)t * d, v.w.E + (size_t)base[t] * d, sizeof(float) * d);
         float *o0[EE_MAX_WIDTHS];
-        for (int k = 0; k < v.K; k++) {
+        for (int k = 0; k < v.w.K; k++) {
             o0[k] = out0 + LF * k;
             cnn_windows(&v, k, e0, 0, v.L - 1, scratch0, o0[k]);
         }
@@ -215,7 +207,7 @@ static EeStatus sv_cnn_incremental(EeModel *m, const EeInput *in, const EeAttrOp
         int fail = 0;
         #pragma omp parallel reduction(|| : fail)
         {
-            float *e = malloc(sizeof(float) * Ld), *outb = malloc(sizeof(float) * LF * v.K);
+            float *e = malloc(sizeof(float) * Ld), *outb = malloc(sizeof(float) * LF * v.w.K);
             float *scratch = malloc(sizeof(float) * (size_t)wmax * wmax * d);
             float *ok[EE_MAX_WIDTHS];
             if (!e || !outb || !scratch) fail = 1;
@@ -223,13 +215,13 @@ static EeStatus sv_cnn_incremental(EeModel *m, const EeInput *in, const EeAttrOp
             for (int k = 0; k < s; k++) {
                 if (!e || !outb || !scratch) continue;
                 memcpy(e, e0, sizeof(float) * Ld);
-                memcpy(outb, out0, sizeof(float) * LF * v.K);
-                for (int kk = 0; kk < v.K; kk++) ok[kk] = outb + LF * kk;
+                memcpy(outb, out0, sizeof(float) * LF * v.w.K);
+                for (int kk = 0; kk < v.w.K; kk++) ok[kk] = outb + LF * kk;
                 for (int j = 0; j < q->n; j++) {
                     int p = q->pos[q->perm[(size_t)k * q->n + j]];
-                    memcpy(e + (size_t)p * d, v.E + (size_t)ids[p] * d, sizeof(float) * d);
-                    for (int kk = 0; kk < v.K; kk++) {
-                        int t0 = p - v.widths[kk] + 1 > 0 ? p - v.widths[kk] + 1 : 0;
+                    memcpy(e + (size_t)p * d, v.w.E + (size_t)ids[p] * d, sizeof(float) * d);
+                    for (int kk = 0; kk < v.w.K; kk++) {
+                        int t0 = p - v.w.widths[kk] + 1 > 0 ? p - v.w.widths[kk] + 1 : 0;
                         cnn_windows(&v, kk, e, t0, p, scratch, ok[kk]);
                     }
                     q->vals[(size_t)k * q->n + j] = cnn_value(&v, ok, mask, target[i]);
@@ -272,12 +264,10 @@ static EeStatus sv_tf_cache(EeRun *r, const EeInput *in, const EeAttrOptions *o,
     if (st) return st;
     ee_run_embed(r, 2);
     memcpy(q->cache + C_EX * Td, r->e, sizeof(float) * 2 * Td); /* C_EX, C_EB */
-    static const char *wn[3] = {"Wq", "Wk", "Wv"}, *bn[3] = {"bq", "bk", "bv"};
-    for (int k = 0; k < 3; k++) {
-        const float *W = r->w + m->p[ee_model_find_param(m, "encoder", 0, wn[k])].offset;
-        const float *b = r->w + m->p[ee_model_find_param(m, "encoder", 0, bn[k])].offset;
-        ee_linear_fwd(r->be, r->e, W, b, q->cache + (C_QX + 2 * k) * Td, 2 * T, d, d);
-    }
+    EeTfQkvView qkv;
+    if ((st = ee_tf_qkv0_view(m, r->w, &qkv))) return st;
+    for (int k = 0; k < 3; k++)
+        ee_linear_fwd(r->be, r->e, qkv.W[k], qkv.b[k], q->cache + (C_QX + 2 * k) * Td, 2 * T, d, d);
     return EE_OK;
 }
 
@@ -329,7 +319,7 @@ static EeStatus sv_run(EeModel *m, const EeInput *in, const EeAttrOptions *o, fl
     EeDevice dev;
     if ((st = ee_device_resolve(o->device, &dev))) return st;
     int T = c->T, C = c->classes, N = in->n, s = o->steps;
-    int B = o->batch > 0 ? o->batch : ee_attr_default_batch(c, dev);
+    int B = o->batch > 0 ? o->batch : ee_default_batch(c, dev);
     long rows_needed = N; /* no larger than all the perturbed copies together */
     for (int i = 0; i < N; i++) rows_needed += 1 + (long)s * ee_count_real(in->ids + (size_t)i * T, T);
     if (B > rows_needed) B = (int)rows_needed;
@@ -494,7 +484,7 @@ EeStatus ee_shapley_exact(EeModel *m, const EeInput *in, const EeAttrOptions *o,
                            i + 1, ee_count_real(in->ids + (size_t)i * T, T));
     EeDevice dev;
     if ((st = ee_device_resolve(o->device, &dev))) return st;
-    int B = o->batch > 0 ? o->batch : ee_attr_default_batch(c, dev);
+    int B = o->batch > 0 ? o->batch : ee_default_batch(c, dev);
     EeRun *r = NULL;
     if ((st = ee_run_new(m, ee_backend_for(dev), B, 0, 0, &r))) return st;
     double t0 = ee_now();

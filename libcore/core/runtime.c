@@ -4,8 +4,7 @@
 #include "../backend/backend.h"
 #include "../backend/cpu/cpu_internal.h"
 #include "../backend/cuda/cuda_backend.h"
-
-#include "../models/model_impl.h"
+#include "core.h"
 
 #include <cblas.h>
 #include <stdarg.h>
@@ -74,6 +73,8 @@ double ee_now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
+
+const char *const ee_device_names[EE_DEVICE_COUNT] = {"auto", "cpu", "gpu"};
 
 int ee_gpu_available(void) { return ee_backend_cuda() != NULL; }
 

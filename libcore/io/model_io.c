@@ -135,10 +135,8 @@ static EeStatus read_config(const Loader *L, EeConfig *c)
     ee_config_defaults(c, k);
     if ((st = get_str(L, "head", head, sizeof head, &found))) return st;
     if (found) {
-        if (!strcmp(head, "classifier")) c->head = EE_HEAD_CLASSIFIER;
-        else if (!strcmp(head, "flat")) c->head = EE_HEAD_FLAT;
-        else if (!strcmp(head, "token")) c->head = EE_HEAD_TOKEN;
-        else return ee_fail(EE_ERR_MODEL, "%s.head must be 'classifier', 'flat' or 'token', got '%s'", L->what, head);
+        if (!ee_head_from_name(head, &c->head))
+            return ee_fail(EE_ERR_MODEL, "%s.head must be 'classifier', 'flat' or 'token', got '%s'", L->what, head);
     }
     if (c->head != EE_HEAD_CLASSIFIER) { /* the explainer's design; absent: the paper's */
         char buf[32];
@@ -148,9 +146,11 @@ static EeStatus read_config(const Loader *L, EeConfig *c)
                            L->what, buf);
         if ((st = get_str(L, "attend", buf, sizeof buf, &found))) return st;
         if (found) {
-            if (!strcmp(buf, "all")) c->attend_tokens = 0;
-            else if (!strcmp(buf, "tokens")) c->attend_tokens = 1;
-            else return ee_fail(EE_ERR_MODEL, "%s.attend must be 'all' or 'tokens', got '%s'", L->what, buf);
+            int a = -1;
+            for (int i = 0; i < EE_ATTEND_COUNT; i++)
+                if (!strcmp(buf, ee_attend_names[i])) a = i;
+            if (a < 0) return ee_fail(EE_ERR_MODEL, "%s.attend must be 'all' or 'tokens', got '%s'", L->what, buf);
+            c->attend_tokens = a;
         }
         if ((st = get_bool(L, "zero_special", 0, &c->zero_special))) return st;
         if ((st = get_bool(L, "efficiency", 0, &c->efficiency))) return st;
@@ -363,7 +363,7 @@ EeStatus ee_model_save(const EeModel *m, const EeFieldSink *s)
     s->put_logical(s->ctx, "bias", c->bias);
     if (c->head != EE_HEAD_CLASSIFIER) {
         s->put_char(s->ctx, "inputs", ee_inputs_name(c->inputs));
-        s->put_char(s->ctx, "attend", c->attend_tokens ? "tokens" : "all");
+        s->put_char(s->ctx, "attend", ee_attend_names[c->attend_tokens != 0]);
         s->put_logical(s->ctx, "zero_special", c->zero_special);
         s->put_logical(s->ctx, "efficiency", c->efficiency);
     }

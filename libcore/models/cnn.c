@@ -6,6 +6,7 @@
 #include "model_impl.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 enum { P_ETOK = 0, P_CONV };
 
@@ -122,6 +123,29 @@ static void cnn_embed_backward(EeRun *r, int B)
     const EeConfig *c = &r->m->cfg;
     if (!r->g) return;
     r->be->embed_bwd(r->ids, r->de, ee_run_g(r, P_ETOK), NULL, B, r->T, c->d);
+}
+
+EeStatus ee_cnn_view(const EeModel *m, const float *w, EeCnnView *v)
+{
+    const EeConfig *c = &m->cfg;
+    memset(v, 0, sizeof *v);
+    if (c->kind != EE_KIND_CNN || c->head != EE_HEAD_CLASSIFIER)
+        return ee_fail(EE_ERR_MODEL, "a cnn classifier's weights asked of a %s", ee_kind_name(c->kind));
+    v->K = c->nwidths;
+    v->F = c->filters;
+    v->d = c->d;
+    v->C = c->classes;
+    v->widths = c->widths;
+    int fail = 0, h = head0(c);
+    v->E = ee_param_view(m, w, P_ETOK, NULL, 0, "E_tok", &fail);
+    for (int k = 0; k < c->nwidths; k++) {
+        v->W[k] = ee_param_view(m, w, conv_w(c, k), "conv", k, "W", &fail);
+        if (c->bias) v->b[k] = ee_param_view(m, w, conv_b(c, k), "conv", k, "b", &fail);
+    }
+    v->Wc = ee_param_view(m, w, h, NULL, 0, "Wc", &fail);
+    if (c->bias) v->bc = ee_param_view(m, w, h + 1, NULL, 0, "bc", &fail);
+    if (fail) return ee_fail(EE_ERR_MODEL, "a cnn whose tensors are not where its kind registers them");
+    return EE_OK;
 }
 
 const EeKindOps ee_cnn_ops = {

@@ -1,7 +1,8 @@
 /* model.c: model configuration, the parameter table with its layout
- * conversions, initialisation, explainers built from classifiers, and
- * prediction. The arithmetic of each kind lives in transformer.c, cnn.c
- * and mlp.c. */
+ * conversions and views, initialisation, and the check of inputs: what
+ * the kinds (transformer.c, cnn.c, mlp.c) build on. It calls no kind:
+ * kinds.c picks a kind's operations and builds models and explainers with
+ * them; runs are in run.c, prediction in predict.c (above run.c). */
 #include "model_impl.h"
 
 #include <math.h>
@@ -10,23 +11,32 @@
 #include <string.h>
 
 /* ---- configuration ------------------------------------------------------ */
-static const char *kind_names[] = {"transformer", "cnn", "mlp"};
-static const char *head_names[] = {"classifier", "flat", "token"};
+const char *const ee_kind_names[EE_KIND_COUNT] = {"transformer", "cnn", "mlp"};
+const char *const ee_head_names[EE_HEAD_COUNT] = {"classifier", "flat", "token"};
 
-const char *ee_kind_name(EeKind k) { return (unsigned)k < 3 ? kind_names[k] : "?"; }
-const char *ee_head_name(EeHead h) { return (unsigned)h < 3 ? head_names[h] : "?"; }
+const char *ee_kind_name(EeKind k) { return (unsigned)k < EE_KIND_COUNT ? ee_kind_names[k] : "?"; }
+const char *ee_head_name(EeHead h) { return (unsigned)h < EE_HEAD_COUNT ? ee_head_names[h] : "?"; }
+
+const char *const ee_attend_names[EE_ATTEND_COUNT] = {"all", "tokens"};
+
+int ee_head_from_name(const char *name, EeHead *h)
+{
+    for (int i = 0; i < EE_HEAD_COUNT; i++)
+        if (name && strcmp(name, ee_head_names[i]) == 0) { *h = (EeHead)i; return 1; }
+    return 0;
+}
 
 int ee_kind_from_name(const char *name, EeKind *k)
 {
-    for (int i = 0; i < 3; i++)
-        if (name && strcmp(name, kind_names[i]) == 0) { *k = (EeKind)i; return 1; }
+    for (int i = 0; i < EE_KIND_COUNT; i++)
+        if (name && strcmp(name, ee_kind_names[i]) == 0) { *k = (EeKind)i; return 1; }
     return 0;
 }
 
 int ee_is_token_model(const EeConfig *cfg) { return cfg->kind != EE_KIND_MLP; }
 
 const char *const ee_inputs_names[EE_INPUTS_COUNT] = {"tokens", "gradient", "gradient_vector", "gradient_ends"};
-const char *const ee_freeze_names[3] = {"none", "embeddings", "encoder"};
+const char *const ee_freeze_names[EE_FREEZE_COUNT] = {"none", "embeddings", "encoder"};
 const char *ee_inputs_name(EeInputs i) { return (unsigned)i < EE_INPUTS_COUNT ? ee_inputs_names[i] : "?"; }
 int ee_inputs_from_name(const char *name, EeInputs *i)
 {
@@ -206,40 +216,6 @@ int ee_param_add_logical(EeModel *m, const char *group, int index, const char *f
     return add_param(m, group, index, field, init, fan_in, 2, dims, 3, ld);
 }
 
-const EeKindOps *ee_kind_ops(EeKind k)
-{
-    switch (k) {
-    case EE_KIND_TRANSFORMER: return &ee_transformer_ops;
-    case EE_KIND_CNN: return &ee_cnn_ops;
-    case EE_KIND_MLP: return &ee_mlp_ops;
-    }
-    return NULL;
-}
-
-EeStatus ee_model_new(const EeConfig *cfg, EeModel **out)
-{
-    *out = NULL;
-    EeStatus st = ee_config_check(cfg);
-    if (st) return st;
-    EeModel *m = calloc(1, sizeof *m);
-    if (!m) return ee_fail(EE_ERR_NOMEM, "out of memory allocating a model");
-    m->cfg = *cfg;
-    ee_kind_ops(cfg->kind)->register_params(m);
-    if (m->overflow) {
-        free(m);
-        return ee_fail(EE_ERR_MODEL, "a %s with these sizes has more than %d tensors", ee_kind_name(cfg->kind),
-                       EE_MAX_PARAMS);
-    }
-    m->w = calloc(m->total ? m->total : 1, sizeof(float));
-    if (!m->w) {
-        size_t total = m->total;
-        free(m);
-        return ee_fail(EE_ERR_NOMEM, "out of memory allocating %zu weights", total);
-    }
-    *out = m;
-    return EE_OK;
-}
-
 void ee_model_free(EeModel *m)
 {
     if (!m) return;
@@ -271,6 +247,17 @@ int ee_model_find_param(const EeModel *m, const char *group, int index, const ch
             return i;
     }
     return -1;
+}
+
+const float *ee_param_view(const EeModel *m, const float *w, int i, const char *group, int index,
+                           const char *field, int *fail)
+{
+    const EeParam *p = i >= 0 && i < m->np ? &m->p[i] : NULL;
+    if (!p || strcmp(p->group, group ? group : "") != 0 || p->index != index || strcmp(p->field, field) != 0) {
+        *fail = 1;
+        return NULL;
+    }
+    return w + p->offset;
 }
 
 /* Internal index (row-major over the logical dims) of the element at
@@ -353,66 +340,7 @@ void ee_model_init(EeModel *m, uint64_t seed)
     for (int i = 0; i < m->np; i++) init_param(m, i, seed);
 }
 
-/* ---- explainers ------------------------------------------------------------- */
-void ee_explainer_spec_paper(EeExplainerSpec *s)
-{
-    memset(s, 0, sizeof *s);
-    s->head = EE_HEAD_FLAT;
-    s->inputs = EE_INPUTS_TOKENS;
-}
-
-void ee_explainer_spec_default(EeExplainerSpec *s)
-{
-    memset(s, 0, sizeof *s);
-    s->head = EE_HEAD_TOKEN;
-    s->inputs = EE_INPUTS_GRADIENT;
-    s->attend_tokens = 1;
-    s->zero_special = 1;
-    s->efficiency = 1;
-}
-
-EeStatus ee_model_make_explainer(const EeModel *clf, EeHead head, uint64_t seed, EeModel **out)
-{
-    EeExplainerSpec s;
-    ee_explainer_spec_paper(&s);
-    s.head = head;
-    return ee_explainer_new(clf, &s, seed, out);
-}
-
-EeStatus ee_explainer_new(const EeModel *clf, const EeExplainerSpec *spec, uint64_t seed,
-                          EeModel **out)
-{
-    *out = NULL;
-    if (clf->cfg.head != EE_HEAD_CLASSIFIER)
-        return ee_fail(EE_ERR_MODEL, "an explainer is built from a classifier, not from an explainer");
-    if (clf->cfg.kind == EE_KIND_MLP)
-        return ee_fail(EE_ERR_UNSUPPORTED, "explainers are defined for token models (transformer, cnn), not mlp");
-    if (spec->head != EE_HEAD_FLAT && spec->head != EE_HEAD_TOKEN)
-        return ee_fail(EE_ERR_INPUT, "explainer head must be 'flat' or 'token'");
-    EeConfig cfg = clf->cfg;
-    cfg.head = spec->head;
-    cfg.inputs = spec->inputs;
-    cfg.attend_tokens = spec->attend_tokens != 0;
-    cfg.zero_special = spec->zero_special != 0;
-    cfg.efficiency = spec->efficiency != 0;
-    EeModel *m;
-    EeStatus st = ee_model_new(&cfg, &m);
-    if (st) return st;
-    ee_model_init(m, seed);
-    /* Copy every tensor that the classifier has under the same name: the
-     * embedding module and the encoder. The head is new. */
-    for (int i = 0; i < m->np; i++) {
-        const EeParam *p = &m->p[i];
-        int j = ee_model_find_param(clf, p->group, p->index, p->field);
-        if (j >= 0 && clf->p[j].count == p->count && strncmp(p->field, "head_", 5) != 0 &&
-            strncmp(p->field, "feat_", 5) != 0)
-            memcpy(m->w + p->offset, clf->w + clf->p[j].offset, sizeof(float) * p->count);
-    }
-    *out = m;
-    return EE_OK;
-}
-
-/* ---- inputs and prediction ------------------------------------------------- */
+/* ---- inputs ------------------------------------------------------------------ */
 EeStatus ee_input_check(const EeModel *m, const EeInput *in)
 {
     const EeConfig *c = &m->cfg;
@@ -462,56 +390,4 @@ EeStatus ee_input_check(const EeModel *m, const EeInput *in)
                                q / ((size_t)c->T * k) + 1);
     }
     return EE_OK;
-}
-
-static int auto_batch(const EeConfig *c, EeDevice dev)
-{
-    int gpu = dev == EE_DEVICE_GPU;
-    if (!ee_is_token_model(c)) return gpu ? 8192 : 1024;
-    return c->kind == EE_KIND_TRANSFORMER ? (gpu ? 1024 : 64) : (gpu ? 4096 : 256);
-}
-
-static EeStatus predict_batches(EeModel *m, const EeInput *in, float *out, int B, EeDevice got)
-{
-    const EeConfig *c = &m->cfg;
-    EeStatus st;
-    if (B > in->n) B = in->n;
-    EeRun *r;
-    if ((st = ee_run_new(m, ee_backend_for(got), B, 0, 0, &r))) return st;
-    int outs = ee_config_outputs(c), T = c->T;
-    for (int i0 = 0; i0 < in->n; i0 += B) {
-        int nb = in->n - i0 < B ? in->n - i0 : B;
-        if (ee_interrupted()) {
-            st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during prediction");
-            break;
-        }
-        if (ee_is_token_model(c)) {
-            st = ee_run_set_input(r, in->ids + (size_t)i0 * T, in->mask ? in->mask + (size_t)i0 * T : NULL,
-                                  NULL, nb);
-            if (!st && ee_config_features(c))
-                st = ee_run_set_features(r, in->feats + (size_t)i0 * T * ee_config_features(c), nb);
-        } else
-            st = ee_run_set_input(r, NULL, NULL, in->x + (size_t)i0 * c->D, nb);
-        if (st) break;
-        ee_run_embed(r, nb);
-        ee_run_forward(r, nb, 0);
-        r->be->download(out + (size_t)i0 * outs, r->out, sizeof(float) * (size_t)nb * outs);
-    }
-    if (!st) st = ee_backend_check(r->be);
-    ee_run_free(r);
-    return st;
-}
-
-EeStatus ee_model_predict(EeModel *m, const EeInput *in, float *out, int batch, EeDevice dev)
-{
-    EeStatus st = ee_input_check(m, in);
-    if (st) return st;
-    if (in->n == 0) return EE_OK;
-    EeDevice got;
-    if ((st = ee_device_resolve(dev, &got))) return st;
-    int B = batch > 0 ? batch : auto_batch(&m->cfg, got);
-    /* a batch that does not fit in GPU memory is split, not refused */
-    while ((st = predict_batches(m, in, out, B, got)) == EE_ERR_NOMEM && got == EE_DEVICE_GPU && B > 1)
-        B /= 2;
-    return st;
 }

@@ -12,6 +12,7 @@
 
 #include "../ee.h"
 #include "../backend/backend.h"
+#include "../core/core.h"
 
 /* Tensors of the largest model ee_config_check accepts: a transformer of
  * 64 layers (16 each) with 4 embedding and 4 head tensors. */
@@ -154,15 +155,52 @@ EeStatus ee_run_set_features(EeRun *r, const float *feats, int B);
  * token embedding and every frozen tensor. */
 void ee_run_drop_fixed_grads(EeRun *r);
 
-/* A progress or report line through the caller's printer (stderr when
- * print is NULL); nothing when verbose is 0. */
-void ee_say(int verbose, void (*print)(void *, const char *), void *ctx, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
+/* Shared allocation helper for kinds and callers of a run: memory of the
+ * run's backend, zero-filled; sets *fail when it cannot be had. */
+static inline void *ee_run_alloc(EeRun *r, size_t bytes, int *fail)
+{
+    void *p = r->be->alloc(bytes);
+    if (!p) *fail = 1;
+    return p;
+}
 
-/* Shared allocation helper for kinds: NULL-safe, zero-filled. */
-void *ee_run_alloc(EeRun *r, size_t bytes, int *fail);
+/* ---- views: the weights that code outside a kind reads (the samplers'
+ * incremental paths), as checked pointers into w (m->w, or a run's r->w)
+ * that the kind exports; nothing outside models/ reads p[].offset ---- */
+/* Tensor i of m within w, after checking that it is group[index].field;
+ * NULL (and *fail set) when it is not. */
+const float *ee_param_view(const EeModel *m, const float *w, int i, const char *group, int index,
+                           const char *field, int *fail);
+/* A cnn classifier (cnn.c). */
+typedef struct {
+    int K, F, d, C;                /* widths, filters, embedding width, classes */
+    const int *widths;             /* [K] */
+    const float *E;                /* token embeddings [V][d] */
+    const float *W[EE_MAX_WIDTHS]; /* convolution k: [w_k * d][F], row j*d + c */
+    const float *b[EE_MAX_WIDTHS]; /* its bias [F]; NULL without biases */
+    const float *Wc, *bc;          /* classifier [K*F][C]; bias [C] or NULL */
+} EeCnnView;
+/* EE_ERR_MODEL unless m is a cnn classifier with its tensors in place. */
+EeStatus ee_cnn_view(const EeModel *m, const float *w, EeCnnView *v);
+/* The transformer's layer-0 projections q, k, v (transformer.c): W[0..2]
+ * = Wq, Wk, Wv [d][d], b[0..2] = bq, bk, bv [d]. */
+typedef struct {
+    const float *W[3], *b[3];
+} EeTfQkvView;
+/* EE_ERR_MODEL unless m is a transformer with at least one layer. */
+EeStatus ee_tf_qkv0_view(const EeModel *m, const float *w, EeTfQkvView *v);
+
+/* ---- prediction (predict.c, above run.c) ---- */
+/* Default rows per model pass of a kind on a device. */
+int ee_default_batch(const EeConfig *c, EeDevice dev);
+/* Runs fn(ctx, B) with B = batch (or the device's default when batch <= 0)
+ * and, on the GPU, halves B while fn runs out of memory: a batch that does
+ * not fit is split, not refused. */
+typedef EeStatus (*EeBatchFn)(void *ctx, int B);
+EeStatus ee_fit_batch(EeDevice dev, const EeConfig *c, int batch, EeBatchFn fn, void *ctx);
+/* Forward pass of rows i0 .. i0+nb-1 of an input (nb <= Bmax) into out
+ * (host, nb x outputs): ids and mask (NULL: id != PAD) and explainer
+ * features, or dense x. */
+EeStatus ee_run_predict(EeRun *r, const EeInput *in, int i0, int nb, float *out);
 
 #endif

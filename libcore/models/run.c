@@ -6,13 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void *ee_run_alloc(EeRun *r, size_t bytes, int *fail)
-{
-    void *p = r->be->alloc(bytes);
-    if (!p) *fail = 1;
-    return p;
-}
-
 EeStatus ee_run_new(EeModel *m, const EeBackend *be, int Bmax, int keep, int with_grads,
                     EeRun **out)
 {

@@ -478,6 +478,24 @@ void ee_tf_layer0_qkv(EeRun *r, float **q, float **k, float **v)
     *v = a->L[0].v;
 }
 
+EeStatus ee_tf_qkv0_view(const EeModel *m, const float *w, EeTfQkvView *v)
+{
+    const EeConfig *c = &m->cfg;
+    memset(v, 0, sizeof *v);
+    if (c->kind != EE_KIND_TRANSFORMER || c->layers < 1)
+        return ee_fail(EE_ERR_MODEL, "layer 0's projections asked of a %s with %d layers", ee_kind_name(c->kind),
+                       c->kind == EE_KIND_TRANSFORMER ? c->layers : 0);
+    static const char *const wn[3] = {"Wq", "Wk", "Wv"}, *const bn[3] = {"bq", "bk", "bv"};
+    static const int wi[3] = {L_WQ, L_WK, L_WV}, bi[3] = {L_BQ, L_BK, L_BV};
+    int fail = 0;
+    for (int k = 0; k < 3; k++) {
+        v->W[k] = ee_param_view(m, w, LP(0, wi[k]), "encoder", 0, wn[k], &fail);
+        v->b[k] = ee_param_view(m, w, LP(0, bi[k]), "encoder", 0, bn[k], &fail);
+    }
+    if (fail) return ee_fail(EE_ERR_MODEL, "a transformer whose tensors are not where its kind registers them");
+    return EE_OK;
+}
+
 const EeKindOps ee_transformer_ops = {
     .register_params = tf_register,
     .alloc = tf_alloc,

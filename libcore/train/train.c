@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *const ee_schedule_names[EE_SCHEDULE_COUNT] = {"constant", "cosine"};
+
 void ee_train_options_defaults(EeTrainOptions *o, EeKind kind, EeHead head)
 {
     memset(o, 0, sizeof *o);
@@ -132,9 +134,7 @@ static EeStatus evaluate(Trainer *t, const EeDataset *ds, double *loss, double *
         if (t->classifier) {
             t->be->download(out, t->r->out, sizeof(float) * (size_t)nb * t->outs);
             for (int i = 0; i < nb; i++) {
-                int best = 0;
-                for (int k = 1; k < t->outs; k++)
-                    if (out[(size_t)i * t->outs + k] > out[(size_t)i * t->outs + best]) best = k;
+                int best = ee_argmax(out + (size_t)i * t->outs, t->outs);
                 correct += best == t->h_labels[i];
             }
         }

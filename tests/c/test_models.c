@@ -927,6 +927,77 @@ static void test_training(void)
 #endif
 }
 
+/* The views that the samplers read the weights through (ee_cnn_view,
+ * ee_tf_qkv0_view): the tensors each kind registered, checked by name;
+ * a model of another kind, or a tensor not where its name says, is an
+ * error, never an offset read from a -1 index. Also the name tables and
+ * argmax of ee.h. */
+static void test_views(void)
+{
+    EeConfig cc, tc;
+    ee_config_defaults(&cc, EE_KIND_CNN);
+    cc.vocab = 20; cc.T = 8; cc.classes = 3; cc.d = 4; cc.filters = 3; cc.nwidths = 2;
+    cc.widths[0] = 2; cc.widths[1] = 3;
+    ee_config_defaults(&tc, EE_KIND_TRANSFORMER);
+    tc.vocab = 20; tc.T = 8; tc.classes = 3; tc.d = 4; tc.heads = 2; tc.layers = 1; tc.ffn = 8;
+    for (int bias = 1; bias >= 0; bias--) {
+        cc.bias = bias;
+        EeModel *m;
+        CHECK_OK(ee_model_new(&cc, &m));
+        EeCnnView v;
+        CHECK_OK(ee_cnn_view(m, m->w, &v));
+        int e = ee_model_find_param(m, NULL, 0, "E_tok"), wc = ee_model_find_param(m, NULL, 0, "Wc");
+        int bc = ee_model_find_param(m, NULL, 0, "bc");
+        CHECK(v.E == m->w + m->p[e].offset && v.Wc == m->w + m->p[wc].offset, "cnn view: E_tok or Wc misplaced");
+        CHECK(bias ? bc >= 0 && v.bc == m->w + m->p[bc].offset : bc < 0 && v.bc == NULL, "cnn view: bc (bias %d)", bias);
+        for (int k = 0; k < 2; k++) {
+            int wi = ee_model_find_param(m, "conv", k, "W"), bi = ee_model_find_param(m, "conv", k, "b");
+            CHECK(v.W[k] == m->w + m->p[wi].offset, "cnn view: conv(%d).W misplaced", k + 1);
+            CHECK(bias ? v.b[k] == m->w + m->p[bi].offset : v.b[k] == NULL, "cnn view: conv(%d).b (bias %d)", k + 1, bias);
+        }
+        CHECK(v.K == 2 && v.F == 3 && v.d == 4 && v.C == 3 && v.widths[1] == 3, "cnn view: sizes");
+        EeTfQkvView q;
+        CHECK(ee_tf_qkv0_view(m, m->w, &q) == EE_ERR_MODEL && !q.W[0], "a cnn has no layer-0 projections");
+        int fail = 0;
+        CHECK(ee_param_view(m, m->w, e, NULL, 0, "Wc", &fail) == NULL && fail, "a tensor viewed under another name");
+        fail = 0;
+        CHECK(ee_param_view(m, m->w, -1, NULL, 0, "E_tok", &fail) == NULL && fail, "index -1 viewed");
+        ee_model_free(m);
+    }
+    for (int layers = 1; layers >= 0; layers--) {
+        tc.layers = layers;
+        EeModel *m;
+        CHECK_OK(ee_model_new(&tc, &m));
+        EeTfQkvView q;
+        EeStatus st = ee_tf_qkv0_view(m, m->w, &q);
+        if (layers) {
+            CHECK_OK(st);
+            static const char *const wn[3] = {"Wq", "Wk", "Wv"}, *const bn[3] = {"bq", "bk", "bv"};
+            for (int k = 0; k < 3; k++)
+                CHECK(q.W[k] == m->w + m->p[ee_model_find_param(m, "encoder", 0, wn[k])].offset &&
+                      q.b[k] == m->w + m->p[ee_model_find_param(m, "encoder", 0, bn[k])].offset,
+                      "transformer view: %s/%s misplaced", wn[k], bn[k]);
+        } else
+            CHECK(st == EE_ERR_MODEL, "a transformer without layers has no layer-0 projections");
+        EeCnnView v;
+        CHECK(ee_cnn_view(m, m->w, &v) == EE_ERR_MODEL && !v.E, "a transformer viewed as a cnn");
+        ee_model_free(m);
+    }
+    /* the name tables follow their enums */
+    EeKind k;
+    CHECK(ee_kind_from_name(ee_kind_names[EE_KIND_MLP], &k) && k == EE_KIND_MLP, "kind names");
+    CHECK(!strcmp(ee_head_names[EE_HEAD_TOKEN], "token") && !strcmp(ee_device_names[EE_DEVICE_GPU], "gpu") &&
+          !strcmp(ee_schedule_names[EE_SCHEDULE_COSINE], "cosine") &&
+          !strcmp(ee_ig_method_names[EE_IG_GRADXINPUT], "gradxinput") &&
+          !strcmp(ee_ig_method_names[EE_IG_XGRAD], "xgrad") &&
+          !strcmp(ee_baseline_names[EE_BASELINE_ZERO], "zero") && !strcmp(ee_freeze_names[2], "encoder"),
+          "a name table out of its enum's order");
+    /* argmax: the largest, ties to the lowest index */
+    float z[5] = {0.5f, 2.0f, -1.0f, 2.0f, 1.0f};
+    double zd[3] = {1.0, 1.0 + 1e-12, 1.0};
+    CHECK(ee_argmax(z, 5) == 1 && ee_argmax(z, 1) == 0 && ee_argmax_double(zd, 3) == 1, "argmax");
+}
+
 int main(void)
 {
     ee_threads_enter();
@@ -936,6 +1007,7 @@ int main(void)
     double t0 = ee_now();
     struct { const char *name; void (*fn)(void); } tests[] = {
         {"transformer", test_transformer}, {"cnn", test_cnn}, {"mlp", test_mlp}, {"training", test_training},
+        {"views", test_views},
     };
     for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {
         double t = ee_now();

@@ -106,6 +106,8 @@ step "ee predict, ig, sv (sampling, exact, permutations), explain (an ensemble) 
 "$ee" sv --model clf.mat --data data.mat --rows 1:10 --samples 4 --seed 7 --chunk 5 --quiet --out rows_a.mat &&
 "$ee" sv --model clf.mat --data data.mat --rows 11:20 --samples 4 --seed 7 --chunk 5 --quiet --out rows_b.mat
 step "ee sv on two row ranges" $?
+"$ee" ig --model clf.mat --data data.mat --rows 1:20 --method gradxinput --quiet --out gxi.mat
+step "ee ig --method gradxinput (libcore's table of IG methods)" $?
 
 if [ $mpi -eq 1 ]; then
   # ---- the same under two ranks
@@ -187,6 +189,7 @@ bad "token ids beyond the vocabulary" 2 "data.mat: big\(2,3\) = 25 is not a toke
 bad "labels of the wrong shape" 2 "data.mat: base must be a vector with one class index per row of tokens \(60\), got 60x12" train "${SPEC[@]}" --data data.mat --labels base --out out.mat
 bad "an unknown option" 2 "unknown option '--sample' \(valid: .*--samples" sv --model clf.mat --data data.mat --sample 3 --out out.mat
 bad "an option out of range" 2 "--samples must be an integer in \[1, 1048576\], got '0'" sv --model clf.mat --data data.mat --samples 0 --out out.mat
+bad "--steps with a one-gradient method" 2 "--steps does not apply to gradxinput \(one gradient\)" ig --model clf.mat --data data.mat --method gradxinput --steps 3 --out out.mat
 bad "an option given twice" 2 "--seed given twice" sv --model clf.mat --data data.mat --seed 1 --seed 2 --out out.mat
 bad "a missing --out" 2 "--out is required" sv --model clf.mat --data data.mat
 bad "targets without the training rows" 2 "svt.mat has no map of row 51 of tokens" train-explainer --model clf.mat --data data.mat --rows 45:55 --targets svt.mat --out out.mat
@@ -226,6 +229,8 @@ ok ('ee predict: labels and logits of ee_predict', isequal (o.labels, l) && clos
 o = load ('one_ig.mat'); [A, info] = ee_ig (clf, d.tokens, 'rows', 3:60, 'steps', 5, 'target', d.tg, 'verbose', false);
 ok ('ee ig: the maps and info of ee_ig', close_to (o.A, A) && isequal (fieldnames (o.info), fieldnames (info)) ...
     && isequal (o.info.target, info.target) && close_to (o.info.delta, info.delta) && o.info.passes == info.passes);
+o = load ('gxi.mat'); A = ee_ig (clf, d.tokens, 'rows', 1:20, 'method', 'gradxinput', 'verbose', false);
+ok ('ee ig --method gradxinput: ee_ig gradxinput', close_to (o.A, A) && strcmp (o.info.method, 'gradxinput') && o.info.steps == 1);
 o = load ('one_sv.mat'); [A, info] = ee_sv (clf, d.tokens, 'samples', 4, 'seed', 7, 'baseline', d.base, 'verbose', false);
 ok ('ee sv: the maps and info of ee_sv', close_to (o.A, A) && isequal (fieldnames (o.info), fieldnames (info)) ...
     && isequal (o.info.target, info.target) && close_to (o.info.variance, info.variance) && o.info.passes == info.passes ...

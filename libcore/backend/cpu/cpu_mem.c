@@ -1,5 +1,7 @@
-/* cpu_mem.c: per-thread scratch memory of the CPU backend's ops and the
- * out-of-memory flag they raise instead of aborting (see cpu_internal.h). */
+/* cpu_mem.c: per-thread scratch memory of the CPU backend's ops, the
+ * out-of-memory flag they raise instead of aborting, and the choice of the
+ * AVX2 loops (see cpu_internal.h): the base of cpu/, calling no other file
+ * of it (cpu_gemm.c and cpu_ops.c build on it). */
 #include "cpu_internal.h"
 
 #include <stdlib.h>
@@ -34,4 +36,15 @@ void ee_cpu_release_scratch(void)
         scratch[i].p = NULL;
         scratch[i].n = 0;
     }
+}
+
+int ee_cpu_use_avx2(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__) && defined(EE_HAVE_AVX2_OBJECT)
+    static int v = -1;
+    if (v < 0) v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return v;
+#else
+    return 0;
+#endif
 }

@@ -24,16 +24,6 @@ EE_SOFTMAX_ROWS(_base)
 EE_LN_ROWS(_base)
 
 #define GELU_BLOCK 4096
-int ee_cpu_use_avx2(void)
-{
-#if defined(__x86_64__) && defined(__GNUC__) && defined(EE_HAVE_AVX2_OBJECT)
-    static int v = -1;
-    if (v < 0) v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return v;
-#else
-    return 0;
-#endif
-}
 #if defined(EE_HAVE_AVX2_OBJECT)
 #define GELU_FWD(X, Y, n) (ee_cpu_use_avx2() ? ee_gelu_fwd_block_avx2(X, Y, n) : ee_gelu_fwd_block_base(X, Y, n))
 #define GELU_BWD(X, dY, dX, n) (ee_cpu_use_avx2() ? ee_gelu_bwd_block_avx2(X, dY, dX, n) : ee_gelu_bwd_block_base(X, dY, dX, n))

@@ -1,0 +1,93 @@
+/* predict.c: prediction. The forward pass of rows of an input through a
+ * run, the default batch of a device, the batch-and-retry that splits a
+ * batch the GPU cannot hold, argmax, and ee_model_predict built from them.
+ * It sits above run.c and model.c (neither calls it); the samplers
+ * (attr/) reuse it. */
+#include "model_impl.h"
+
+/* The class of a row of logits: the largest, ties to the lowest index. */
+#define EE_ARGMAX_BODY(z, n)                                                                       \
+    int best = 0;                                                                                  \
+    for (int k = 1; k < (n); k++)                                                                  \
+        if ((z)[k] > (z)[best]) best = k;                                                          \
+    return best;
+
+int ee_argmax(const float *z, int n) { EE_ARGMAX_BODY(z, n) }
+int ee_argmax_double(const double *z, int n) { EE_ARGMAX_BODY(z, n) }
+
+int ee_default_batch(const EeConfig *c, EeDevice dev)
+{
+    /* a GPU needs large passes to be busy; the CPU gains nothing past these */
+    int gpu = dev == EE_DEVICE_GPU;
+    switch (c->kind) {
+    case EE_KIND_TRANSFORMER: return gpu ? 1024 : 64;
+    case EE_KIND_CNN: return gpu ? 4096 : 256;
+    default: return gpu ? 8192 : 1024;
+    }
+}
+
+EeStatus ee_fit_batch(EeDevice dev, const EeConfig *c, int batch, EeBatchFn fn, void *ctx)
+{
+    int B = batch > 0 ? batch : ee_default_batch(c, dev);
+    EeStatus st;
+    while ((st = fn(ctx, B)) == EE_ERR_NOMEM && dev == EE_DEVICE_GPU && B > 1) B /= 2;
+    return st;
+}
+
+EeStatus ee_run_predict(EeRun *r, const EeInput *in, int i0, int nb, float *out)
+{
+    const EeConfig *c = &r->m->cfg;
+    int T = c->T, k = ee_config_features(c);
+    EeStatus st;
+    if (ee_is_token_model(c)) {
+        st = ee_run_set_input(r, in->ids + (size_t)i0 * T, in->mask ? in->mask + (size_t)i0 * T : NULL, NULL,
+                              nb);
+        if (!st && k) st = ee_run_set_features(r, in->feats + (size_t)i0 * T * k, nb);
+    } else
+        st = ee_run_set_input(r, NULL, NULL, in->x + (size_t)i0 * c->D, nb);
+    if (st) return st;
+    ee_run_embed(r, nb);
+    ee_run_forward(r, nb, 0);
+    r->be->download(out, r->out, sizeof(float) * (size_t)nb * ee_config_outputs(c));
+    return EE_OK;
+}
+
+typedef struct {
+    EeModel *m;
+    const EeInput *in;
+    float *out;
+    EeDevice dev;
+} Predict;
+
+static EeStatus predict_batches(void *ctx, int B)
+{
+    Predict *p = ctx;
+    const EeInput *in = p->in;
+    EeStatus st;
+    if (B > in->n) B = in->n;
+    EeRun *r;
+    if ((st = ee_run_new(p->m, ee_backend_for(p->dev), B, 0, 0, &r))) return st;
+    int outs = ee_config_outputs(&p->m->cfg);
+    for (int i0 = 0; i0 < in->n; i0 += B) {
+        int nb = in->n - i0 < B ? in->n - i0 : B;
+        if (ee_interrupted()) {
+            st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during prediction");
+            break;
+        }
+        if ((st = ee_run_predict(r, in, i0, nb, p->out + (size_t)i0 * outs))) break;
+    }
+    if (!st) st = ee_backend_check(r->be);
+    ee_run_free(r);
+    return st;
+}
+
+EeStatus ee_model_predict(EeModel *m, const EeInput *in, float *out, int batch, EeDevice dev)
+{
+    EeStatus st = ee_input_check(m, in);
+    if (st) return st;
+    if (in->n == 0) return EE_OK;
+    Predict p = {m, in, out, EE_DEVICE_CPU};
+    if ((st = ee_device_resolve(dev, &p.dev))) return st;
+    /* a batch that does not fit in GPU memory is split, not refused */
+    return ee_fit_batch(p.dev, &m->cfg, batch, predict_batches, &p);
+}
