@@ -90,8 +90,9 @@ function draw_panel (P, p, box)
     above = ok(end) && C.curve(S - 1) < e;
     up = 0.035 * above - 0.06 * (! above);
     text (ax, S - 0.7, e * 10 ^ (up * diff (log10 (yl))), ...
-          sprintf ('Empirical Explainer, %s: %.3g (%.1fx floor)', pass_text (C.explainer_passes), e, e / fl), ...
-          'color', green, 'horizontalalignment', 'right', 'fontsize', 11, 'fontweight', 'bold');
+          sprintf ('Empirical Explainer (%s): %.3g, %s the floor', pass_text (C.explainer_passes), e, ...
+                   times_text (e / fl)), ...
+          'color', green, 'horizontalalignment', 'right', 'fontsize', 10, 'fontweight', 'bold');
   end
   if (isfinite (fl) && fl > 0)
     text (ax, 1, fl * 10 ^ (-0.05 * diff (log10 (yl))), sprintf ('floor: %.3g', fl), 'color', blue, ...
@@ -140,11 +141,23 @@ function t = ifelse_str (c, a, b)
   if (c) t = a; else t = b; end
 end
 
+## passes per explanation: fractional when the efficiency projection's
+## baseline passes are shared by the rows of one length
 function t = pass_text (n)
   if (n == 1)
     t = '1 pass';
+  elseif (n == round (n))
+    t = sprintf ('%d passes', n);
   else
-    t = sprintf ('%g passes', n);
+    t = sprintf ('%.1f passes', n);
+  end
+end
+
+function t = times_text (r)
+  if (r < 10)
+    t = sprintf ('%.1fx', r);
+  else
+    t = sprintf ('%.0fx', r);
   end
 end
 

@@ -39,9 +39,11 @@
 %!    assert (all (abs (c{16}(r)) <= 1) && all (c{17}(r) >= 0 & c{17}(r) <= 1));
 %!  end
 %!  assert (c{5}(1:S), 2 * (1:S)' + 2);             # IG passes per explanation
-%!  ## gradient-fed explainer: 1 + 1 + 1 passes, and the efficiency projection's
-%!  ## f(baseline) once per distinct baseline (length) of the test rows
-%!  assert (all (c{18} > 3 & c{18} <= 4));
+%!  ## gradient-fed explainer (the presets': Gradient x Input at both ends):
+%!  ## 1 + 1 + 1 passes, and a forward and a backward pass at the baseline
+%!  ## (its gradient and the projection's f(baseline)) per distinct baseline
+%!  ## and target of the test rows
+%!  assert (all (c{18} > 3 & c{18} <= 5));
 %!  ## heatmaps and their HTML pages
 %!  for k = 1:4
 %!    h = imread (fullfile (fig, sprintf ('heatmap_%s_1.png', names{k})));
