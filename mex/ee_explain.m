@@ -36,7 +36,7 @@
 %!                 X, y, 'epochs', 2, 'verbose', false, 'vocab', V);
 %! ex = ee_train (clf, X(1:200,:), A(1:200,:), 'validation', {X(201:250,:), A(201:250,:)}, ...
 %!                'epochs', 40, 'patience', 40, 'verbose', false, 'explains', struct ('method', 'synthetic'), ...
-%!                'freeze', 'none', 'efficiency', false);   # an arbitrary map of token ids, not an
+%!                'freeze', 'none', 'efficiency', false, 'inputs', 'gradient');   # an arbitrary map of token ids, not an
 %!                                                         # attribution: the embeddings must learn it
 
 %!test
@@ -88,9 +88,18 @@
 %! assert (e1.efficiency, true);
 %! [E, info] = ee_explain (e1, X(251:end,:));
 %! assert (sum (double (E) .* real, 2), sv.fx - sv.fbaseline, 1e-4 * max (abs (sv.fx)) + 1e-5);
-%! ## ... at one classifier pass per distinct baseline (sequence length)
+%! ## ... with the default inputs (Gradient x Input at the text and at the
+%! ## baseline): a forward and a backward pass at the baseline per distinct
+%! ## baseline (sequence length) and explained class
+%! assert (info.inputs, 'gradient_ends'); assert (size (e1.feat_W), [2 16]);
+%! nD = rows (unique ([sum(X(251:end,:) != 1, 2), double(info.target)], 'rows'));
+%! assert ([info.forward_passes info.backward_passes], [100 + nD, 50 + nD]);
+%! e1 = ee_train (clf, X(1:50,:), A(1:50,:), 'epochs', 1, 'verbose', false, 'inputs', 'gradient');
+%! [E, info] = ee_explain (e1, X(251:end,:));
+%! assert (sum (double (E) .* real, 2), sv.fx - sv.fbaseline, 1e-4 * max (abs (sv.fx)) + 1e-5);
+%! ## with the gradient at the text only, one forward pass per distinct baseline
 %! nL = numel (unique (sum (X(251:end,:) != 1, 2)));
-%! assert (info.forward_passes, 100 + nL);
+%! assert ([info.forward_passes info.backward_passes], [100 + nL, 50]);
 %! e = ex;
 %! assert (e.efficiency, false);                # the shared explainer: efficiency off
 %! E2 = ee_explain (e, X(251:end,:));
@@ -116,7 +125,8 @@
 %!test
 %! ## an ensemble (cell or struct array) is the mean of its members' maps,
 %! ## the classifier's gradient computed once
-%! e2 = ee_train (clf, X(1:200,:), A(1:200,:), 'epochs', 3, 'seed', 2, 'verbose', false, 'efficiency', false);
+%! e2 = ee_train (clf, X(1:200,:), A(1:200,:), 'epochs', 3, 'seed', 2, 'verbose', false, 'efficiency', false, ...
+%!                'inputs', 'gradient');
 %! [E, info] = ee_explain ({ex, e2}, X(251:end,:));
 %! M = (double (ee_explain (ex, X(251:end,:))) + double (ee_explain (e2, X(251:end,:)))) / 2;
 %! assert (double (E), M, 1e-6 * max (abs (M(:))));

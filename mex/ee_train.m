@@ -35,14 +35,14 @@
 ## @code{y(t) = H(t,:) head_W + head_b}) or @qcode{'flat'} (the paper's:
 ## @code{y = H(:)' head_W + head_b}, (T d) x T weights).
 ## @item 'inputs'
-## @qcode{'gradient'} (default): the explainer also reads, per token, the
-## gradient x input score of the classifier (one forward and one backward
-## pass of the classifier per explanation; @code{ee_explain} runs them, the
-## explainer carries the classifier); @qcode{'gradient_vector'}: that
-## score and its d terms; @qcode{'gradient_ends'}: the score and the same
-## product taken with the gradient at the baseline (one classifier pass
-## more per distinct baseline); @qcode{'tokens'}: the token ids only (the
-## paper's, one pass).
+## @qcode{'gradient_ends'} (default): the explainer also reads, per token,
+## the gradient x input score of the classifier at the text and the same
+## product taken with the gradient at the baseline (a forward and a
+## backward pass of the classifier per explanation, and one of each per
+## distinct baseline and class; @code{ee_explain} runs them, the explainer
+## carries the classifier); @qcode{'gradient'}: the score at the text only;
+## @qcode{'gradient_vector'}: that score and its d terms;
+## @qcode{'tokens'}: the token ids only (the paper's, one pass).
 ## @item 'attend'
 ## @qcode{'tokens'} (default for the token head): attend to the non-PAD
 ## positions and run at the active length, as the classifier does;

@@ -54,7 +54,7 @@ void ee_explainer_spec_default(EeExplainerSpec *s)
 {
     memset(s, 0, sizeof *s);
     s->head = EE_HEAD_TOKEN;
-    s->inputs = EE_INPUTS_GRADIENT;
+    s->inputs = EE_INPUTS_GRADIENT_ENDS;
     s->attend_tokens = 1;
     s->zero_special = 1;
     s->efficiency = 1;
