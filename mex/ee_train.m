@@ -118,7 +118,7 @@
 ## expl = ee_train (clf, d.tokens(tr(1:2:end),:), 'ig', 'steps', 8, 'epochs', 6);
 ## E = ee_explain (expl, d.tokens(te(1:60),:));
 ## A = ee_ig (clf, d.tokens(te(1:60),:));
-## mean (A(:) .^ 2) / mean ((E(:) - A(:)) .^ 2)   # about 13x better than a zero map
+## mean (A(:) .^ 2) / mean ((E(:) - A(:)) .^ 2)   # over 10x better than a zero map
 ## @end example
 ## @seealso{ee_predict, ee_explain, ee_ig, ee_sv}
 ## @end deftypefn
