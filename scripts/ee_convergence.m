@@ -75,7 +75,7 @@ function C = ee_convergence (model, X, method, S, varargin)
   end
   o = struct ('method', 'gausslegendre', 'seed', 1, 'explainer', [], 'target', [], ...
               'target_info', [], 'batch', [], 'device', [], 'checkpoint', '', 'verbose', true);
-  o = parse_options (o, varargin);
+  o = name_value (o, varargin, 'ee_convergence');
   N = rows (X);
   T = columns (X);
 
@@ -219,19 +219,6 @@ function C = ee_convergence (model, X, method, S, varargin)
     end
   end
   C.total_seconds = toc (t_all);
-end
-
-function o = parse_options (o, args)
-  if (mod (numel (args), 2))
-    error ('ee:badInput', 'ee_convergence: options come in name/value pairs');
-  end
-  for k = 1:2:numel (args)
-    name = args{k};
-    if (! ischar (name) || ! isfield (o, lower (name)))
-      error ('ee:badInput', 'ee_convergence: unknown option ''%s''', num2str (name));
-    end
-    o.(lower (name)) = args{k+1};
-  end
 end
 
 ## the curves themselves are tested in tests/octave/test_convergence.m

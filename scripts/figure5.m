@@ -71,7 +71,7 @@ function R = figure5 (varargin)
   root = fileparts (fileparts (mfilename ('fullpath')));
   addpath (fullfile (root, 'mex'));
   P = settings_from_args (root, varargin);
-  f5_say (P, '== figure5: preset ''%s'', panels %s, results in %s, figures in %s\n', P.preset, ...
+  say (P, '== figure5: preset ''%s'', panels %s, results in %s, figures in %s\n', P.preset, ...
           strjoin ({P.panels.name}, ', '), P.results, P.figures);
   ensure_dir (P.results);
   ensure_dir (P.figures);
@@ -101,14 +101,14 @@ function R = figure5 (varargin)
   R.files = files;
   R.seconds = toc (t_start);
   atomic_save (fullfile (P.results, 'figure5.mat'), struct ('R', R));
-  f5_say (P, '\nruntime report: %s\n', f);
+  say (P, '\nruntime report: %s\n', f);
   for k = 1:numel (R.panels)
     p = R.panels(k); C = p.curve;
-    f5_say (P, '%s: explainer MSE %.4g (%.2f x floor); expensive MSE at s = 1, 2, 5, 10: %s; crossing s = %s\n', ...
+    say (P, '%s: explainer MSE %.4g (%.2f x floor); expensive MSE at s = 1, 2, 5, 10: %s; crossing s = %s\n', ...
             p.name, C.explainer_curve, C.explainer_curve / C.floor, ...
             sprintf ('%.4g ', C.curve([1 2 5 10](p.S > [1 2 5 10]))), num2str (C.crossing));
   end
-  f5_say (P, '== figure5 done in %.1f s; figure: %s\n', R.seconds, files{1});
+  say (P, '== figure5 done in %.1f s; figure: %s\n', R.seconds, files{1});
 end
 
 ## ------------------------------------------------------------------ settings

@@ -42,16 +42,7 @@ function R = xdnn_figures (varargin)
               'n_ig', Inf, 'data', fullfile (root, 'datasets', 'fashion.mat'), ...
               'results', fullfile (root, 'results', 'xdnn'), ...
               'figures', fullfile (root, 'figures'), 'prior', true, 'prior_epochs', 5, 'n_train', Inf, 'verbose', true);
-  if (mod (numel (varargin), 2))
-    error ('ee:badInput', 'xdnn_figures: options come as name/value pairs');
-  end
-  for k = 1:2:numel (varargin)
-    name = varargin{k};
-    if (! ischar (name) || ! isfield (P, lower (name)))
-      error ('ee:badInput', 'xdnn_figures: unknown option %s', disp_name (name));
-    end
-    P.(lower (name)) = varargin{k + 1};
-  end
+  P = name_value (P, varargin, 'xdnn_figures');
   if (! exist (P.data, 'file'))
     error ('ee:badInput', 'xdnn_figures: %s not found: run datasets/build.sh --only fashion', P.data);
   end
@@ -139,16 +130,6 @@ function R = xdnn_figures (varargin)
   say (P, 'xdnn: done in %.0f s: %s\n', R.seconds, strjoin (R.files, ', '));
 end
 
-function say (P, varargin)
-  if (P.verbose)
-    printf (varargin{:});
-    fflush (stdout);
-  end
-end
-
-function s = disp_name (x)
-  if (ischar (x)) s = x; else s = class (x); end
-end
 
 ## Accuracy against alpha, both nets, log alpha axis (1 on the right).
 function files = xdnn_draw_contrast (P, R)

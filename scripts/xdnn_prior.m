@@ -27,16 +27,7 @@ function R = xdnn_prior (varargin)
               'n_train', Inf, 'data', fullfile (root, 'datasets', 'fashion.mat'), ...
               'results', fullfile (root, 'results', 'xdnn'), ...
               'figures', fullfile (root, 'figures'), 'verbose', true);
-  if (mod (numel (varargin), 2))
-    error ('ee:badInput', 'xdnn_prior: options come as name/value pairs');
-  end
-  for k = 1:2:numel (varargin)
-    name = varargin{k};
-    if (! ischar (name) || ! isfield (P, lower (name)))
-      error ('ee:badInput', 'xdnn_prior: unknown option %s', num2str (name));
-    end
-    P.(lower (name)) = varargin{k + 1};
-  end
+  P = name_value (P, varargin, 'xdnn_prior');
   if (! isnumeric (P.weights) || isempty (P.weights) || any (! isfinite (P.weights) | P.weights < 0))
     error ('ee:badInput', 'xdnn_prior: ''weights'' must be finite values >= 0');
   end
@@ -103,13 +94,6 @@ function [X, patch] = decoy (X, labels, random)
     labels = 1 + mod (s, 10);
   end
   X(:, patch) = repmat (single (0.1 + 0.1 * (double (labels(:)) - 1)), 1, numel (patch));
-end
-
-function say (P, varargin)
-  if (P.verbose)
-    printf (varargin{:});
-    fflush (stdout);
-  end
 end
 
 ## Left: test accuracy and decoy share against the prior weight; right:

@@ -8,12 +8,12 @@ function [v, hit] = f5_cached (P, file, what, fn)
   if (hit)
     z = load (file);
     v = z.v;
-    f5_say (P, '%s: cached (%s)\n', what, file);
+    say (P, '%s: cached (%s)\n', what, file);
     return;
   end
-  f5_say (P, '%s: computing ...\n', what);
+  say (P, '%s: computing ...\n', what);
   t0 = tic ();
   v = fn ();
   atomic_save (file, struct ('v', v));
-  f5_say (P, '%s: done in %.1f s -> %s\n', what, toc (t0), file);
+  say (P, '%s: done in %.1f s -> %s\n', what, toc (t0), file);
 end

@@ -16,7 +16,7 @@ function S = f5_panel (P, q)
   ensure_dir (dir);
   vocab = numel (d.vocab);
   nm = upper (q.method);
-  f5_say (P, '\n== %s panel: %s (%s), kind %s\n', nm, dsname, q.data, q.kind);
+  say (P, '\n== %s panel: %s (%s), kind %s\n', nm, dsname, q.data, q.kind);
   data_md5 = hash ('md5', fileread (q.data));   # the data's identity: its bytes
 
   ## subsets: evenly spaced rows of each split (deterministic, spread over
@@ -39,7 +39,7 @@ function S = f5_panel (P, q)
   hits = struct ();
   [clf, hits.classifier] = f5_cached (P, fullfile (cdir, ['classifier_' ck '.mat']), 'classifier', ...
                 @() train_classifier (P, spec, q.clf, d, tr, va, vocab));
-  f5_say (P, '%s classifier %s: test accuracy %.4f (%d train rows, best epoch %d, %.0f s)\n', ...
+  say (P, '%s classifier %s: test accuracy %.4f (%d train rows, best epoch %d, %.0f s)\n', ...
           dsname, q.kind, clf.test_accuracy, numel (tr), clf.model.history.best_epoch, clf.seconds);
   if (strcmp (q.kind, 'transformer'))
     bb = clf; bk = ck;
@@ -92,7 +92,7 @@ function S = f5_panel (P, q)
     members{j} = ex.model;
     ex_seconds += ex.seconds;
     h = ex.model.history;
-    f5_say (P, '%s explainer%s (%s head, inputs %s): best epoch %d of %d, validation MSE %.4g, %.0f s\n', ...
+    say (P, '%s explainer%s (%s head, inputs %s): best epoch %d of %d, validation MSE %.4g, %.0f s\n', ...
             nm, member_text (j, e.ensemble), ex.model.head, ex.model.inputs, h.best_epoch, h.epochs_run, ...
             min (h.valid_mse), ex.seconds);
   end
@@ -145,7 +145,7 @@ function S = f5_panel (P, q)
   if (isempty (C.crossing))
     C.crossing = NaN;
   end
-  f5_say (P, ['%s: Empirical Explainer MSE %.4g (%.1f x the floor %.3g; median %.4g), %g passes; ' ...
+  say (P, ['%s: Empirical Explainer MSE %.4g (%.1f x the floor %.3g; median %.4g), %g passes; ' ...
               'expensive MSE at s = 1: %.4g; crossing at s = %s\n'], ...
           nm, C.explainer_curve, C.explainer_curve / C.floor, C.floor, median (C.explainer_mse), ...
           C.explainer_passes, C.curve(1), num2str (C.crossing));
@@ -286,7 +286,7 @@ function estimate_cost (P, q, model, X, tfile, parts, ts)
     curve_passes = sum (1:q.S - 1) / q.S;
   end
   passes = info.passes / rows (cal) * (n + curve_passes * rows (X.test));
-  f5_say (P, ['%s on %s: about %.3g model passes and %.0f s to go for the %s targets and the curve ' ...
+  say (P, ['%s on %s: about %.3g model passes and %.0f s to go for the %s targets and the curve ' ...
               '(calibrated on %d rows: %.3f s per row at s = %d)\n'], upper (q.method), q.name, passes, ...
           passes * per_pass, strjoin (todo, '/'), rows (cal), per_row, q.S);
 end
@@ -317,7 +317,7 @@ function r = make_targets (P, model, X, q, S, file, chunked)
   if (exist (partial, 'file'))
     z = load (partial);
     A = z.A; done = z.done; target = z.target; passes = z.passes; secs = z.secs;
-    f5_say (P, '  resuming from %s: %d of %d rows done\n', partial, sum (done), N);
+    say (P, '  resuming from %s: %d of %d rows done\n', partial, sum (done), N);
   end
   chunk = max (10, ceil (N / 20));
   while (any (! done))
@@ -330,7 +330,7 @@ function r = make_targets (P, model, X, q, S, file, chunked)
     passes += info.passes;
     done(rws) = true;
     atomic_save (partial, struct ('A', A, 'done', done, 'target', target, 'passes', passes, 'secs', secs));
-    f5_say (P, '  %s targets: %d/%d rows, %.1f s, %.1f rows/s (ETA %.0f s)\n', upper (q.method), sum (done), N, ...
+    say (P, '  %s targets: %d/%d rows, %.1f s, %.1f rows/s (ETA %.0f s)\n', upper (q.method), sum (done), N, ...
             secs, sum (done) / secs, secs / sum (done) * (N - sum (done)));
   end
   info = struct ('target', target, 'passes', passes, 'seconds', secs);
