@@ -32,6 +32,8 @@ typedef enum { CMD_PREDICT, CMD_IG, CMD_SV, CMD_EXPLAIN } RowCmd;
     {"batch", EE_OPT_VALUE, "N", "rows per model pass (default: automatic)"},                                 \
     {"device", EE_OPT_VALUE, "auto|cpu|gpu", "where to compute (default auto); under MPI each rank takes "    \
                                              "the GPU of its local rank"},                                    \
+    {"precision", EE_OPT_VALUE, "fp32|tf32|bf16", "matrix products in fp32 (default) or on a GPU's tensor "  \
+                                                   "cores (doc/GPU.md)"},                                     \
     {"chunk", EE_OPT_VALUE, "N", "rows per checkpointed chunk (default: sv 16, ig 64, predict and "           \
                                  "explain 1024)"},                                                            \
     {"shards", EE_OPT_VALUE, "DIR", "folder of the checkpoint shards, seen by every rank (default "           \
@@ -93,6 +95,7 @@ typedef struct {
     int exact;
     int batch;
     EeDevice dev;
+    EePrecision prec;
     EeShards sh;
     uint64_t key;
 } Job;
@@ -288,7 +291,7 @@ static EeStatus job_key(Job *j)
         if (j->perms[i])
             ee_key_add(&h, j->perms[i], sizeof(int32_t) * (size_t)j->a.steps * ee_count_real(j->ids + (size_t)i * j->T, j->T));
     long opts[] = {j->a.steps, j->a.method, j->a.baseline, (long)j->a.seed, j->a.full_passes, j->exact, j->batch,
-                   j->dev, j->perms != NULL};
+                   j->dev, j->perms != NULL, j->prec};
     ee_key_add(&h, opts, sizeof opts);
     j->key = h;
     return EE_OK;
@@ -305,6 +308,7 @@ static EeStatus run_chunk(Job *j, const EeChunk *k, void **out, long *fwd, long 
     a.verbose = 0;
     a.batch = j->batch;
     a.device = j->dev;
+    a.precision = j->prec;
     if (j->bids) a.baseline_ids = j->bids + (size_t)f * j->T;
     if (j->target) a.target = j->target + f;
     double t0 = ee_now();
@@ -312,7 +316,7 @@ static EeStatus run_chunk(Job *j, const EeChunk *k, void **out, long *fwd, long 
     switch (j->cmd) {
     case CMD_PREDICT:
         if (j->mask) in.mask = j->mask + (size_t)f * j->T;
-        st = ee_model_predict(model0(j), &in, out[0], j->batch, j->dev);
+        st = ee_model_predict_precision(model0(j), &in, out[0], j->batch, j->dev, j->prec);
         *fwd = n;
         break;
     case CMD_IG: {
@@ -482,7 +486,7 @@ static EeStatus setup(Job *j, int argc, char **argv, const EeOptSpec *spec, int 
     if (st) return st;
     if ((st = ee_opt_int(&j->o, "batch", 1, 1 << 20, &j->batch))) return st;
     EeDevice want;
-    if ((st = ee_cli_device(&j->o, j->par, &want, &j->dev))) return st;
+    if ((st = ee_cli_device(&j->o, j->par, &want, &j->dev, &j->prec))) return st;
     int chunk = j->cmd == CMD_SV ? 16 : j->cmd == CMD_IG ? 64 : 1024;
     if ((st = ee_opt_int(&j->o, "chunk", 1, 1 << 24, &chunk))) return st;
     double *cost = ee_xmalloc(sizeof(double) * (size_t)(j->n ? j->n : 1));

@@ -30,6 +30,7 @@
     {"schedule", EE_OPT_VALUE, "constant|cosine", "learning rate over the run"},                              \
     {"freeze", EE_OPT_VALUE, "none|embeddings|encoder", "keep the embeddings (and the encoder but its last layer) as they are"},                        \
     {"device", EE_OPT_VALUE, "auto|cpu|gpu", "where to train (default auto)"},                                \
+    {"precision", EE_OPT_VALUE, "fp32|tf32|bf16", "matrix products in fp32 (default) or on a GPU's tensor cores"}, \
     {"verbose", EE_OPT_BOOL, "", "a progress line per epoch on stderr (default true)"},                      \
     {"quiet", EE_OPT_BOOL, "", "no progress lines (--verbose false)"}
 
@@ -297,8 +298,10 @@ EeStatus ee_cmd_train(int argc, char **argv, const EePar *par)
             goto done;
         }
     EeDevice want, dev;
-    if ((st = ee_cli_device(&o, par, &want, &dev))) goto done;
+    EePrecision prec;
+    if ((st = ee_cli_device(&o, par, &want, &dev, &prec))) goto done;
     topt.device = want;
+    topt.precision = prec;
     if ((st = ee_train(m, &train.set, valid.n ? &valid.set : NULL, &topt, &hist))) goto done;
     have_hist = 1;
     matvar_t *extra[] = {ee_mv_char("ee-model-1"), settings_struct(&topt, dev, 0), history_struct(&hist, 1),
@@ -388,7 +391,8 @@ done:
 /* Maps of a part computed here ('ig': Gauss-Legendre IG with the pad
  * baseline; 'sv': Shapley Value Sampling, seed 1; keyed by the row's place
  * among the part's rows, as the gateway does for its X). */
-static EeStatus maps_computed(EeModel *clf, int method, int steps, EeDevice dev, int verbose, Part *p)
+static EeStatus maps_computed(EeModel *clf, int method, int steps, EeDevice dev, EePrecision prec, int verbose,
+                              Part *p)
 {
     EeAttrOptions a;
     ee_attr_options_defaults(&a);
@@ -396,6 +400,7 @@ static EeStatus maps_computed(EeModel *clf, int method, int steps, EeDevice dev,
     a.print = ee_cli_print;
     a.steps = steps;
     a.device = dev;
+    a.precision = prec;
     p->maps = malloc(sizeof(float) * ((size_t)p->n * ee_model_config(clf)->T + 1));
     if (!p->maps) return ee_fail(EE_ERR_NOMEM, "out of memory for %ld maps", p->n);
     return method == 1 ? ee_ig_attribute(clf, &p->set.in, &a, p->maps, NULL)
@@ -505,14 +510,15 @@ EeStatus ee_cmd_train_explainer(int argc, char **argv, const EePar *par)
     int verbose;
     if ((st = ee_cli_verbose(&o, &verbose))) goto done;
     EeDevice want, dev;
-    if ((st = ee_cli_device(&o, par, &want, &dev))) goto done;
+    EePrecision prec;
+    if ((st = ee_cli_device(&o, par, &want, &dev, &prec))) goto done;
     /* the maps: a file, or computed here (method 1 ig, 2 sv) */
     int method = ee_str_ieq(targets, "ig") ? 1 : ee_str_ieq(targets, "sv") ? 2 : 0, steps = 20;
     if (ee_opt_given(&o, "steps")) {
         if (!method) { st = ee_fail(EE_ERR_INPUT, "--steps applies when the maps are computed here (--targets ig or sv)"); goto done; }
         if ((st = ee_opt_int(&o, "steps", 1, 1 << 20, &steps))) goto done;
     }
-    if (method) st = maps_computed(clf, method, steps, want, verbose, &train);
+    if (method) st = maps_computed(clf, method, steps, want, prec, verbose, &train);
     else st = maps_from_file(targets, d.var, &train, cfg.T, &train.maps);
     if (st) goto done;
     train.set.maps = train.maps;
@@ -532,7 +538,7 @@ EeStatus ee_cmd_train_explainer(int argc, char **argv, const EePar *par)
         }
         st = read_part(src, vrows, "validation", &cfg, &valid);
         if (!st) {
-            if (method && !vtargets) st = maps_computed(clf, method, steps, want, verbose, &valid);
+            if (method && !vtargets) st = maps_computed(clf, method, steps, want, prec, verbose, &valid);
             else st = maps_from_file(vtargets ? vtargets : targets, src->var, &valid, cfg.T, &valid.maps);
         }
         valid.set.maps = valid.maps;
@@ -549,6 +555,7 @@ EeStatus ee_cmd_train_explainer(int argc, char **argv, const EePar *par)
     ee_train_options_defaults(&topt, cfg.kind, cfg.head);
     if ((st = read_train_options(&o, 1, &topt))) goto done;
     topt.device = want;
+    topt.precision = prec;
     if (ee_opt_given(&o, "explains") && (st = explains_struct(ee_opt(&o, "explains"), &explains))) goto done;
     /* an explainer that reads the classifier's gradient: its features for
      * every training and validation row */
@@ -558,6 +565,7 @@ EeStatus ee_cmd_train_explainer(int argc, char **argv, const EePar *par)
         EeAttrOptions fo;
         ee_attr_options_defaults(&fo);
         fo.device = topt.device;
+        fo.precision = topt.precision;
         fo.verbose = topt.verbose;
         fo.print = ee_cli_print;
         Part *parts[2] = {&train, &valid};

@@ -14,15 +14,18 @@ void ee_cmd_help(FILE *f, const char *usage, const char *about, const EeOptSpec 
     ee_opts_help(f, spec, n);
 }
 
-EeStatus ee_cli_device(const EeOpts *o, const EePar *par, EeDevice *want, EeDevice *got)
+EeStatus ee_cli_device(const EeOpts *o, const EePar *par, EeDevice *want, EeDevice *got, EePrecision *prec)
 {
-    int k = 0;
+    int k = 0, p = 0;
     EeStatus st = ee_opt_choice(o, "device", ee_device_names, EE_DEVICE_COUNT, &k);
+    if (!st) st = ee_opt_choice(o, "precision", ee_precision_names, EE_PRECISION_COUNT, &p);
     if (st) return st;
     *want = (EeDevice)k;
+    *prec = (EePrecision)p;
     /* before anything starts CUDA: the device of this rank */
     if (*want != EE_DEVICE_CPU && par->mpi) ee_cuda_select(par->local_rank);
-    return ee_device_resolve(*want, got);
+    if ((st = ee_device_resolve(*want, got))) return st;
+    return ee_precision_check(*got, *prec);
 }
 
 EeStatus ee_cli_verbose(const EeOpts *o, int *verbose)

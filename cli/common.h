@@ -21,8 +21,9 @@ EeStatus ee_cmd_explain(int argc, char **argv, const EePar *par);
 void ee_cmd_help(FILE *f, const char *usage, const char *about, const EeOptSpec *spec, int n);
 
 /* --device auto|cpu|gpu, resolved; on a node with several GPUs each rank
- * takes the one of its local rank (modulo their number). */
-EeStatus ee_cli_device(const EeOpts *o, const EePar *par, EeDevice *want, EeDevice *got);
+ * takes the one of its local rank (modulo their number). --precision
+ * fp32|tf32|bf16, checked against the device (ee:notSupported on the CPU). */
+EeStatus ee_cli_device(const EeOpts *o, const EePar *par, EeDevice *want, EeDevice *got, EePrecision *prec);
 /* --verbose / --quiet: whether progress lines are printed. */
 EeStatus ee_cli_verbose(const EeOpts *o, int *verbose);
 

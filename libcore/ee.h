@@ -54,6 +54,19 @@ int ee_gpu_available(void);
 /* Resolves AUTO and checks availability; EE_ERR_NODEVICE for GPU without one. */
 EeStatus ee_device_resolve(EeDevice want, EeDevice *got);
 
+/* Precision of the matrix products (GEMMs, the attention products, the
+ * convolution): fp32 (the default, every result as documented), or the
+ * tensor cores of a GPU, fed tf32 (10-bit mantissa) or bf16 (7-bit) inputs
+ * with FP32 accumulation. Everything else stays FP32 whatever the
+ * precision: activations in memory, LayerNorm statistics, softmax sums, the
+ * IG accumulation, losses and the optimiser (doc/GPU.md has the errors). */
+typedef enum { EE_PRECISION_FP32 = 0, EE_PRECISION_TF32, EE_PRECISION_BF16 } EePrecision;
+#define EE_PRECISION_COUNT 3
+extern const char *const ee_precision_names[EE_PRECISION_COUNT]; /* fp32 tf32 bf16 */
+/* EE_OK when a resolved device computes at precision p; EE_ERR_UNSUPPORTED
+ * for tf32/bf16 on the CPU (no tensor cores: fp32 only). */
+EeStatus ee_precision_check(EeDevice dev, EePrecision p);
+
 /* ---- model configuration ------------------------------------------------ */
 typedef enum { EE_KIND_TRANSFORMER = 0, EE_KIND_CNN, EE_KIND_MLP } EeKind;
 /* What sits on top of the encoder: a classifier (pooler for the transformer,
@@ -204,6 +217,9 @@ EeStatus ee_input_check(const EeModel *m, const EeInput *in);
 /* Forward pass: out is N x outputs (row-major): logits of a classifier,
  * T scores of an explainer. batch = rows per pass (0 = automatic). */
 EeStatus ee_model_predict(EeModel *m, const EeInput *in, float *out, int batch, EeDevice dev);
+/* The same at a given precision of the matrix products (see EePrecision). */
+EeStatus ee_model_predict_precision(EeModel *m, const EeInput *in, float *out, int batch,
+                                    EeDevice dev, EePrecision precision);
 /* The class a row of n logits predicts: the largest, ties to the lowest
  * index (the one argmax of libcore and its front ends; the double version
  * for logits summed in double). */
@@ -233,6 +249,7 @@ typedef struct {
     uint64_t seed;
     int verbose;
     EeDevice device;
+    EePrecision precision; /* of the matrix products (fp32 default) */
     /* Called once per epoch and every progress tick; return nonzero to stop
      * (e.g. Ctrl-C in Octave). May be NULL. */
     int (*interrupt)(void *ctx);
@@ -311,6 +328,7 @@ typedef struct {
      * the incremental cnn path (for tests that compare the two) */
     int full_passes;
     EeDevice device;
+    EePrecision precision;        /* of the matrix products (fp32 default) */
     int verbose;
     void (*print)(void *ctx, const char *line);
     void *print_ctx;

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { O_BATCH, O_DEVICE, NOPT };
-static const char *const opt_names[NOPT] = {"batch", "device"};
+enum { O_BATCH, O_DEVICE, O_PRECISION, NOPT };
+static const char *const opt_names[NOPT] = {"batch", "device", "precision"};
 
 static void destroy(void *p) { mxDestroyArray(p); }
 
@@ -99,6 +99,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     a.verbose = 0;
     if (o[O_BATCH].value) a.batch = ee_mx_int(o[O_BATCH].value, "'batch'", 1, 1 << 20);
     a.device = ee_mx_device(o[O_DEVICE].value);
+    a.precision = ee_mx_precision(o[O_PRECISION].value);
     /* the largest pass (an explainer's, or the classifier's forward and
      * backward for the features, as IG with one step needs), the features
      * twice (in input and in length order), the maps, the output array */

@@ -10,7 +10,9 @@
 ## @qcode{'gradient'}, the default) runs its classifier first, one forward
 ## and one backward pass per row.  A cell or struct array of explainers of
 ## the same classifier is an ensemble: @var{A} is the mean of their maps.
-## Options: @qcode{'batch'} (rows per pass), @qcode{'device'}.
+## Options: @qcode{'batch'} (rows per pass), @qcode{'device'},
+## @qcode{'precision'} ('fp32' default; 'tf32' or 'bf16' on a GPU, as for
+## @code{ee_predict}).
 ## @var{info}: @code{passes} (every pass through the classifier and the
 ## explainers), @code{forward_passes}, @code{backward_passes},
 ## @code{members}, @code{inputs}, @code{target} (the explained class, when
@@ -160,6 +162,9 @@
 %! assert (s.explains.method, 'sv');
 
 %!error id=ee:badInput ee_train (clf, X, 'lime')
+%!error id=ee:notSupported ee_explain (ex, X(1:3,:), 'device', 'cpu', 'precision', 'bf16')
+%!error id=ee:badInput ee_explain (ex, X(1:3,:), 'precision', 'int8')
+%!error id=ee:notSupported ee_train (clf, X(1:20,:), 'ig', 'device', 'cpu', 'precision', 'tf32', 'verbose', false)
 %!error id=ee:badModel ee_train (clf, X, A, 'inputs', 'tokens', 'efficiency', true)
 %!error id=ee:badInput ee_train (clf, X, A, 'freeze', 'head')
 %!error id=ee:badInput ee_train (clf, X, A, 'steps', 5)

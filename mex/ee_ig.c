@@ -3,10 +3,10 @@
 
 #include <string.h>
 
-enum { O_STEPS, O_METHOD, O_BASELINE, O_TARGET, O_BATCH, O_DEVICE, O_VERBOSE, O_ROWS, O_INCREMENTAL,
+enum { O_STEPS, O_METHOD, O_BASELINE, O_TARGET, O_BATCH, O_DEVICE, O_PRECISION, O_VERBOSE, O_ROWS, O_INCREMENTAL,
        NOPT };
 static const char *const opt_names[NOPT] = {"steps", "method", "baseline", "target", "batch",
-                                            "device", "verbose", "rows", "incremental"};
+                                            "device", "precision", "verbose", "rows", "incremental"};
 
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
@@ -38,6 +38,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     ee_mx_attr_target(o[O_TARGET].value, m, all.n, &a);
     if (o[O_BATCH].value) a.batch = ee_mx_int(o[O_BATCH].value, "'batch'", 1, 1 << 20);
     a.device = ee_mx_device(o[O_DEVICE].value);
+    a.precision = ee_mx_precision(o[O_PRECISION].value);
     if (o[O_VERBOSE].value) a.verbose = ee_mx_bool(o[O_VERBOSE].value, "'verbose'");
     if (o[O_INCREMENTAL].value) a.full_passes = !ee_mx_bool(o[O_INCREMENTAL].value, "'incremental'");
     int nrows;

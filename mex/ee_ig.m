@@ -35,6 +35,12 @@
 ## float rounding); false runs s full forward and backward passes.
 ## @item 'batch', 'device', 'verbose'
 ## rows per model pass, 'auto'|'cpu'|'gpu', progress with rate and ETA.
+## @item 'precision'
+## 'fp32' (default) computes every matrix product in single precision;
+## 'tf32' and 'bf16' use a GPU's tensor cores (inputs rounded to tf32 or
+## bf16, FP32 accumulation; activations, LayerNorm, softmax sums, the IG
+## accumulation and the losses stay FP32): faster, less exact (doc/GPU.md
+## gives the errors). On the CPU they raise @code{ee:notSupported}.
 ## @end table
 ##
 ## @var{info}: @code{target}, @code{fx}, @code{fbaseline}, @code{delta}
@@ -208,6 +214,8 @@
 %! end_unwind_protect
 
 %!error id=ee:notSupported ee_ig (v.model, v.X, 'method', 'xgrad')
+%!error id=ee:notSupported ee_ig (v.model, v.X, 'device', 'cpu', 'precision', 'bf16', 'verbose', false)
+%!error id=ee:badInput ee_ig (v.model, v.X, 'precision', 16)
 %!error id=ee:notSupported
 %! w = load (fullfile (vdir, 'cnn_tiny.mat'));
 %! ee_ig (w.model, w.X, 'method', 'xgrad');

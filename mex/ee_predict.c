@@ -2,8 +2,8 @@
  * (see ee_predict.m). */
 #include "mexutils.h"
 
-enum { O_MASK, O_BATCH, O_DEVICE, NOPT };
-static const char *const opt_names[NOPT] = {"mask", "batch", "device"};
+enum { O_MASK, O_BATCH, O_DEVICE, O_PRECISION, NOPT };
+static const char *const opt_names[NOPT] = {"mask", "batch", "device", "precision"};
 
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
@@ -26,10 +26,11 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     }
     int batch = o[O_BATCH].value ? ee_mx_int(o[O_BATCH].value, "'batch'", 1, 1 << 20) : 0;
     EeDevice dev = ee_mx_device(o[O_DEVICE].value);
+    EePrecision prec = ee_mx_precision(o[O_PRECISION].value);
     int C = c->classes;
     ee_mx_budget(ee_predict_bytes(m, in.n, batch, dev) + 2.0 * in.n * C * sizeof(float) + 4.0 * in.n, "the call");
     float *logits = ee_mx_malloc(sizeof(float) * ((size_t)in.n * C + 1), "the logits");
-    EeStatus st = ee_model_predict(m, &in, logits, batch, dev);
+    EeStatus st = ee_model_predict_precision(m, &in, logits, batch, dev, prec);
     if (st) ee_mx_fail(st);
     mxArray *labels = mxCreateNumericMatrix((size_t)in.n, 1, mxINT32_CLASS, mxREAL);
     int32_t *lab = mxGetData(labels);

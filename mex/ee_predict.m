@@ -11,7 +11,11 @@
 ## to; default @code{X ~= 1}, i.e. not PAD: pass the mask of an original
 ## input to evaluate a perturbed copy exactly as the attribution samplers
 ## do), @qcode{'batch'} (rows per pass), @qcode{'device'} ('auto', 'cpu',
-## 'gpu').
+## 'gpu'), @qcode{'precision'}: 'fp32' (default) computes every matrix product in single precision;
+## 'tf32' and 'bf16' use a GPU's tensor cores (inputs rounded to tf32 or
+## bf16, FP32 accumulation; activations, LayerNorm, softmax sums, the IG
+## accumulation and the losses stay FP32): faster, less exact (doc/GPU.md
+## gives the errors). On the CPU they raise @code{ee:notSupported}.
 ##
 ## The model struct is validated field by field: a malformed struct raises
 ## @code{ee:badModel}, bad data @code{ee:badInput}.
@@ -117,6 +121,14 @@
 %!error id=ee:badInput ee_predict (v.model, X, 'mask', [false(5, 1) true(5, 11)])
 %!error id=ee:badInput ee_predict (v.model, X, 'batch', 0)
 %!error id=ee:badInput ee_predict (v.model, X, 'device', 3)
+%!error id=ee:badInput ee_predict (v.model, X, 'precision', 'fp16')
+%!error id=ee:notSupported ee_predict (v.model, X, 'device', 'cpu', 'precision', 'tf32')
+%!error id=ee:notSupported ee_predict (v.model, X, 'device', 'cpu', 'precision', 'bf16')
+%!test
+%! ## 'fp32' is the default precision: the same logits, bit for bit
+%! [~, a] = ee_predict (v.model, X, 'device', 'cpu');
+%! [~, b] = ee_predict (v.model, X, 'device', 'cpu', 'precision', 'fp32');
+%! assert (isequal (a, b));
 %!error id=ee:badInput ee_predict (v.model, X, 'Mask')
 %!error id=ee:badInput ee_predict (v.model, cat (3, X, X))
 ## hostile model structs

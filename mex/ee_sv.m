@@ -32,7 +32,7 @@
 ## embedding outputs and first-layer projections of the positions a
 ## coalition takes from the input or the baseline (the same values up to
 ## float rounding); false evaluates every perturbed copy with a full pass.
-## @item 'target', 'rows', 'batch', 'device', 'verbose'
+## @item 'target', 'rows', 'batch', 'device', 'precision', 'verbose'
 ## as for @code{ee_ig}.
 ## @end table
 ##
@@ -234,6 +234,8 @@
 %! assert (double (a), double (b), 1e-4 * max (abs (lg(:))));
 
 %!error id=ee:badInput ee_sv (v.model, v.X, 'samples', 0)
+%!error id=ee:badInput ee_sv (v.model, v.X, 'precision', 'half')
+%!error id=ee:notSupported ee_sv (v.model, v.X, 'device', 'cpu', 'precision', 'tf32', 'verbose', false)
 %!error id=ee:badInput ee_sv (v.model, v.X, 'seed', -1)
 %!error id=ee:badInput ee_sv (v.model, v.X, 'baseline', 'zero')
 %!error id=ee:badInput ee_sv (v.model, v.X, 'target', 0)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 enum {
-    O_VALIDATION, O_EPOCHS, O_LR, O_BATCH, O_PATIENCE, O_SEED, O_DROPOUT, O_SCHEDULE, O_DEVICE,
+    O_VALIDATION, O_EPOCHS, O_LR, O_BATCH, O_PATIENCE, O_SEED, O_DROPOUT, O_SCHEDULE, O_DEVICE, O_PRECISION,
     O_VERBOSE, O_D, O_HEADS, O_LAYERS, O_FFN, O_FILTERS, O_WIDTHS, O_HIDDEN, O_BIAS, O_CLASSES,
     O_VOCAB, O_KIND, O_FREEZE,
     /* explainers only */
@@ -17,7 +17,7 @@ enum {
     O_PRIOR, NOPT
 };
 static const char *const opt_names[NOPT] = {
-    "validation", "epochs", "lr", "batch", "patience", "seed", "dropout", "schedule", "device",
+    "validation", "epochs", "lr", "batch", "patience", "seed", "dropout", "schedule", "device", "precision",
     "verbose", "d", "heads", "layers", "ffn", "filters", "widths", "hidden", "bias", "classes",
     "vocab", "kind", "freeze", "head", "explains", "design", "inputs", "attend", "outputs", "efficiency", "standardize", "steps",
     "prior"};
@@ -114,6 +114,7 @@ static void read_train_options(const EeMxOpt *o, EeTrainOptions *t)
     if ((v = o[O_STANDARDIZE].value)) t->standardize = ee_mx_bool(v, "'standardize'");
     if ((v = o[O_FREEZE].value)) t->freeze_embeddings = ee_mx_choice(v, "'freeze'", ee_freeze_names, EE_FREEZE_COUNT);
     t->device = ee_mx_device(o[O_DEVICE].value);
+    t->precision = ee_mx_precision(o[O_PRECISION].value);
     t->print = ee_mx_print;
 }
 
@@ -155,6 +156,7 @@ static float *explainer_maps(EeModel *clf, const mxArray *A, const EeInput *in, 
     a.print = ee_mx_print;
     if (o[O_STEPS].value) a.steps = ee_mx_int(o[O_STEPS].value, "'steps'", 1, 1 << 20);
     a.device = ee_mx_device(o[O_DEVICE].value);
+    a.precision = ee_mx_precision(o[O_PRECISION].value);
     float *maps = ee_mx_malloc(sizeof(float) * ((size_t)in->n * c->T + 1), "the maps");
     EeStatus st = *method == 1 ? ee_ig_attribute(clf, in, &a, maps, NULL) : ee_sv_attribute(clf, in, &a, maps, NULL);
     if (st) ee_mx_fail(st);
@@ -372,7 +374,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
                             train.labels[i] + 1, cfg.classes);
 
     EeDevice dev;
-    if ((st = ee_device_resolve(topt.device, &dev))) ee_mx_fail(st);
+    if ((st = ee_device_resolve(topt.device, &dev)) || (st = ee_precision_check(dev, topt.precision))) ee_mx_fail(st);
     /* an explainer that reads the classifier's gradient: its features for
      * every training and validation row (one forward and backward each) */
     int nfeat = ee_config_features(&cfg);
@@ -381,6 +383,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         EeAttrOptions fo;
         ee_attr_options_defaults(&fo);
         fo.device = topt.device;
+        fo.precision = topt.precision;
         fo.verbose = topt.verbose;
         fo.print = ee_mx_print;
         fo.steps = 1;

@@ -93,6 +93,13 @@
 ## cosine decay to lr/20.
 ## @item 'device'
 ## 'auto' (default), 'cpu' or 'gpu'.
+## @item 'precision'
+## 'fp32' (default) computes every matrix product in single precision;
+## 'tf32' and 'bf16' use a GPU's tensor cores (inputs rounded to tf32 or
+## bf16, FP32 accumulation; activations, LayerNorm, softmax sums, the IG
+## accumulation and the losses stay FP32): faster, less exact (doc/GPU.md
+## gives the errors). On the CPU they raise @code{ee:notSupported}.
+## With @var{A} 'ig' or 'sv' it applies to the maps computed here too.
 ## @item 'verbose'
 ## true (default) prints a progress line with rate and ETA.
 ## @item 'prior'
@@ -249,6 +256,8 @@
 %!error id=ee:badInput ee_train ('cnn', X, y, 'epochs', 1.5)
 %!error id=ee:badInput ee_train ('cnn', X, y, 'dropout', 1)
 %!error id=ee:badInput ee_train ('cnn', X, y, 'device', 'tpu')
+%!error id=ee:badInput ee_train ('cnn', X, y, 'precision', 'fp64')
+%!error id=ee:notSupported ee_train ('cnn', X, y, 'device', 'cpu', 'precision', 'tf32', 'verbose', false)
 %!error id=ee:badInput ee_train ('cnn', X, y, 'verbose', 2)
 %!error id=ee:badInput ee_train ('cnn', X, y, 'validation', {X})
 %!error id=ee:badInput ee_train ('cnn', X, y, 'validation', {X(:, 1:3), y})

@@ -227,6 +227,12 @@ EeDevice ee_mx_device(const mxArray *a)
     return (EeDevice)ee_mx_choice(a, "'device'", ee_device_names, EE_DEVICE_COUNT);
 }
 
+EePrecision ee_mx_precision(const mxArray *a)
+{
+    if (!a) return EE_PRECISION_FP32;
+    return (EePrecision)ee_mx_choice(a, "'precision'", ee_precision_names, EE_PRECISION_COUNT);
+}
+
 int ee_mx_int_vector(const mxArray *a, const char *what, long lo, long hi, int *out, int maxn)
 {
     if (!is_real_numeric(a) || mxIsLogical(a) || (mxGetM(a) > 1 && mxGetN(a) > 1) ||

@@ -63,6 +63,8 @@ char *ee_mx_string(const mxArray *a, const char *what);
 /* Index of a string among choices (case-insensitive), or an error listing them. */
 int ee_mx_choice(const mxArray *a, const char *what, const char *const *choices, int n);
 EeDevice ee_mx_device(const mxArray *a);
+/* 'precision' option: fp32 (absent) | tf32 | bf16 (ee:badInput otherwise). */
+EePrecision ee_mx_precision(const mxArray *a);
 /* Integer row vector; returns count. */
 int ee_mx_int_vector(const mxArray *a, const char *what, long lo, long hi, int *out, int maxn);
 

@@ -151,6 +151,10 @@ EeStatus ee_attr_targets(EeRun *r, const EeInput *in, const EeAttrOptions *o, in
     float *out = malloc(sizeof(float) * (size_t)B * C);
     if (!out) return ee_fail(EE_ERR_NOMEM, "out of memory");
     EeStatus st = EE_OK;
+    /* f(x) in FP32 whatever the precision of the sampler's other passes
+     * (the same device's FP32 table works on the same buffers) */
+    const EeBackend *be = r->be;
+    r->be = ee_backend_at(be->device, EE_PRECISION_FP32);
     for (int i0 = 0; i0 < in->n && !st; i0 += B) {
         int nb = in->n - i0 < B ? in->n - i0 : B;
         if (ee_interrupted()) {
@@ -165,6 +169,7 @@ EeStatus ee_attr_targets(EeRun *r, const EeInput *in, const EeAttrOptions *o, in
             fx[i0 + i] = z[t];
         }
     }
+    r->be = be;
     free(out);
     return st;
 }

@@ -224,8 +224,8 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
     EeStatus st = ee_attr_check(clf, in, o, 0);
     if (st) return st;
     EeDevice dev;
-    if ((st = ee_device_resolve(o->device, &dev))) return st;
-    const EeBackend *be = ee_backend_for(dev);
+    const EeBackend *be;
+    if ((st = ee_backend_resolve(o->device, o->precision, &dev, &be))) return st;
     int N = in->n, T = c->T, d = c->d, C = c->classes;
     int B = o->batch > 0 ? o->batch : ee_default_batch(c, dev);
     if (B > N) B = N > 0 ? N : 1;
@@ -418,7 +418,7 @@ EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in
     if ((st = ee_device_resolve(o->device, &dev))) goto done;
     /* an ensemble's map is the mean of its members' maps */
     for (int j = 0; j < K && !st; j++) {
-        if ((st = ee_model_predict(expl[j], &x, Ap, o->batch, dev))) break;
+        if ((st = ee_model_predict_precision(expl[j], &x, Ap, o->batch, dev, o->precision))) break;
         if (K > 1)
             for (size_t q = 0; q < (size_t)N * T; q++) acc[q] += Ap[q];
     }

@@ -264,8 +264,8 @@ static EeStatus ig_sorted(EeModel *m, const EeInput *in, const EeAttrOptions *o,
     if (!alpha || !wts) { free(alpha); free(wts); return ee_fail(EE_ERR_NOMEM, "out of memory"); }
     if ((st = ee_ig_nodes(opt.method, s, alpha, wts))) { free(alpha); free(wts); return st; }
     EeDevice dev;
-    if ((st = ee_device_resolve(opt.device, &dev))) { free(alpha); free(wts); return st; }
-    const EeBackend *be = ee_backend_for(dev);
+    const EeBackend *be;
+    if ((st = ee_backend_resolve(opt.device, opt.precision, &dev, &be))) { free(alpha); free(wts); return st; }
     if (c->kind == EE_KIND_CNN && dev == EE_DEVICE_CPU && c->classes <= 64 && !opt.full_passes) {
         st = ig_cnn_linear(m, in, &opt, alpha, wts, A, info);
         free(alpha);
@@ -347,7 +347,11 @@ static EeStatus ig_sorted(EeModel *m, const EeInput *in, const EeAttrOptions *o,
         }
         be->copy(r->e, ex, sizeof(float) * g_n * Wg);
         be->copy(r->e + (size_t)g_n * Wg, eb, sizeof(float) * g_n * Wg);
+        /* in FP32 whatever the precision: f(x) and f(baseline) are what
+         * completeness and the callers compare the map with */
+        r->be = ee_backend_at(dev, EE_PRECISION_FP32);
         ee_run_forward(r, 2 * g_n, 0);
+        r->be = be;
         fwd += 2 * g_n;
         be->download(h_out, r->out, sizeof(float) * 2 * g_n * C);
         for (int g = 0; g < g_n; g++) {

@@ -317,7 +317,8 @@ static EeStatus sv_run(EeModel *m, const EeInput *in, const EeAttrOptions *o, fl
     if (o->perms && (st = check_perms(m, in, o))) return st;
     const EeConfig *c = &m->cfg;
     EeDevice dev;
-    if ((st = ee_device_resolve(o->device, &dev))) return st;
+    const EeBackend *be;
+    if ((st = ee_backend_resolve(o->device, o->precision, &dev, &be))) return st;
     int T = c->T, C = c->classes, N = in->n, s = o->steps;
     int B = o->batch > 0 ? o->batch : ee_default_batch(c, dev);
     long rows_needed = N; /* no larger than all the perturbed copies together */
@@ -325,7 +326,7 @@ static EeStatus sv_run(EeModel *m, const EeInput *in, const EeAttrOptions *o, fl
     if (B > rows_needed) B = (int)rows_needed;
     EeRun *r = NULL;
     /* the transformer's per-sequence cache embeds two rows at once */
-    if ((st = ee_run_new(m, ee_backend_for(dev), B > 2 ? B : 2, 0, 0, &r))) return st;
+    if ((st = ee_run_new(m, be, B > 2 ? B : 2, 0, 0, &r))) return st;
     double t0 = ee_now();
     SeqState **seq = calloc((size_t)(N ? N : 1), sizeof *seq);
     int32_t *target = malloc(sizeof(int32_t) * (N ? N : 1));
@@ -483,10 +484,11 @@ EeStatus ee_shapley_exact(EeModel *m, const EeInput *in, const EeAttrOptions *o,
             return ee_fail(EE_ERR_INPUT, "exact Shapley values enumerate 2^n coalitions: row %d has %d real tokens (at most 12)",
                            i + 1, ee_count_real(in->ids + (size_t)i * T, T));
     EeDevice dev;
-    if ((st = ee_device_resolve(o->device, &dev))) return st;
+    const EeBackend *be;
+    if ((st = ee_backend_resolve(o->device, o->precision, &dev, &be))) return st;
     int B = o->batch > 0 ? o->batch : ee_default_batch(c, dev);
     EeRun *r = NULL;
-    if ((st = ee_run_new(m, ee_backend_for(dev), B, 0, 0, &r))) return st;
+    if ((st = ee_run_new(m, be, B, 0, 0, &r))) return st;
     double t0 = ee_now();
     long passes = N;
     int32_t *target = malloc(sizeof(int32_t) * (N ? N : 1));

@@ -102,14 +102,42 @@ EeStatus ee_device_resolve(EeDevice want, EeDevice *got)
     return ee_fail(EE_ERR_INPUT, "unknown device %d", (int)want);
 }
 
-const EeBackend *ee_backend_for(EeDevice dev)
+const char *const ee_precision_names[EE_PRECISION_COUNT] = {"fp32", "tf32", "bf16"};
+
+EeStatus ee_precision_check(EeDevice dev, EePrecision p)
 {
-    if (dev == EE_DEVICE_GPU) return ee_backend_cuda();
-    return ee_backend_cpu();
+    if ((unsigned)p >= EE_PRECISION_COUNT) return ee_fail(EE_ERR_INPUT, "unknown precision %d", (int)p);
+    if (p == EE_PRECISION_FP32) return EE_OK;
+    if (dev != EE_DEVICE_GPU)
+        return ee_fail(EE_ERR_UNSUPPORTED,
+                       "precision '%s' needs the tensor cores of a GPU; the CPU computes in fp32 only "
+                       "(use 'precision', 'fp32' or 'device', 'gpu')",
+                       ee_precision_names[p]);
+    return EE_OK;
+}
+
+const EeBackend *ee_backend_at(EeDevice dev, EePrecision p)
+{
+    if (dev == EE_DEVICE_GPU) return ee_backend_cuda_at(p);
+    return p == EE_PRECISION_FP32 ? ee_backend_cpu() : NULL;
+}
+
+const EeBackend *ee_backend_for(EeDevice dev) { return ee_backend_at(dev, EE_PRECISION_FP32); }
+
+EeStatus ee_backend_resolve(EeDevice want, EePrecision p, EeDevice *dev, const EeBackend **be)
+{
+    EeStatus st = ee_device_resolve(want, dev);
+    if (!st) st = ee_precision_check(*dev, p);
+    if (st) return st;
+    *be = ee_backend_at(*dev, p);
+    if (!*be) return ee_fail(EE_ERR_UNSUPPORTED, "no backend computes at precision '%s' on this device",
+                             ee_precision_names[p]);
+    return EE_OK;
 }
 
 #ifndef EE_HAVE_CUDA
 const EeBackend *ee_backend_cuda(void) { return NULL; }
+const EeBackend *ee_backend_cuda_at(EePrecision p) { (void)p; return NULL; }
 #endif
 
 EeStatus ee_backend_check(const EeBackend *be)

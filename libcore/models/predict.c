@@ -57,6 +57,7 @@ typedef struct {
     const EeInput *in;
     float *out;
     EeDevice dev;
+    const EeBackend *be;
 } Predict;
 
 static EeStatus predict_batches(void *ctx, int B)
@@ -66,7 +67,7 @@ static EeStatus predict_batches(void *ctx, int B)
     EeStatus st;
     if (B > in->n) B = in->n;
     EeRun *r;
-    if ((st = ee_run_new(p->m, ee_backend_for(p->dev), B, 0, 0, &r))) return st;
+    if ((st = ee_run_new(p->m, p->be, B, 0, 0, &r))) return st;
     int outs = ee_config_outputs(&p->m->cfg);
     for (int i0 = 0; i0 < in->n; i0 += B) {
         int nb = in->n - i0 < B ? in->n - i0 : B;
@@ -83,11 +84,17 @@ static EeStatus predict_batches(void *ctx, int B)
 
 EeStatus ee_model_predict(EeModel *m, const EeInput *in, float *out, int batch, EeDevice dev)
 {
+    return ee_model_predict_precision(m, in, out, batch, dev, EE_PRECISION_FP32);
+}
+
+EeStatus ee_model_predict_precision(EeModel *m, const EeInput *in, float *out, int batch,
+                                    EeDevice dev, EePrecision precision)
+{
     EeStatus st = ee_input_check(m, in);
     if (st) return st;
     if (in->n == 0) return EE_OK;
-    Predict p = {m, in, out, EE_DEVICE_CPU};
-    if ((st = ee_device_resolve(dev, &p.dev))) return st;
+    Predict p = {m, in, out, EE_DEVICE_CPU, NULL};
+    if ((st = ee_backend_resolve(dev, precision, &p.dev, &p.be))) return st;
     /* a batch that does not fit in GPU memory is split, not refused */
     return ee_fit_batch(p.dev, &m->cfg, batch, predict_batches, &p);
 }

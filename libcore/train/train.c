@@ -332,7 +332,8 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
     if (opt->prior_mask && (st = ee_prior_check(m, opt->prior_mask, opt->prior_weight, opt->dropout)))
         return st;
     EeDevice dev;
-    if ((st = ee_device_resolve(opt->device, &dev))) return st;
+    const EeBackend *be;
+    if ((st = ee_backend_resolve(opt->device, opt->precision, &dev, &be))) return st;
 
     int n = train->in.n, B = opt->batch < n ? opt->batch : n;
     int nv = valid ? valid->in.n : 0;
@@ -346,7 +347,7 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
         fit_feature_scale(m, train);
         if ((st = fit_feature_map(m, train, t.map_scale))) return st;
     }
-    t.be = ee_backend_for(dev);
+    t.be = be;
     if ((st = ee_run_new(m, t.be, B, 1, 1, &t.r))) return st;
     t.r->dropout = opt->dropout;
     size_t T = ee_is_token_model(c) ? (size_t)c->T : 0;

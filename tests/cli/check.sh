@@ -197,6 +197,9 @@ bad "targets of another variable" 2 "svt.mat holds maps of rows of variable 'tok
 if "$ee" --version | grep -qE '^CUDA: (no CUDA|this build has no)'; then
   bad "--device gpu where there is none: status 5 (ee:noDevice)" 5 "device 'gpu' requested but" sv --model clf.mat --data data.mat --device gpu --out out.mat
 fi
+bad "--precision bf16 on the CPU: status 7 (ee:notSupported)" 7 "precision 'bf16' needs the tensor cores of a GPU" ig --model clf.mat --data data.mat --device cpu --precision bf16 --out out.mat
+bad "--precision tf32 for training on the CPU: status 7" 7 "precision 'tf32' needs the tensor cores" train "${SPEC[@]}" --data data.mat --labels labels --device cpu --precision tf32 --out out.mat
+bad "an unknown precision" 2 "precision" sv --model clf.mat --data data.mat --precision fp16 --out out.mat
 bad "a folder that cannot hold the result (checked before the work)" 4 "cannot write 'nodir/out.mat': its folder 'nodir': No such file" predict --model clf.mat --data data.mat --out nodir/out.mat
 
 # ---- the numbers, in Octave
