@@ -18,6 +18,9 @@ typedef struct EeBackend EeBackend;
 struct EeBackend {
     const char *name;
     EeDevice device;
+    /* of gemm, the attention products and the convolution; a backend
+     * offers one table per precision it supports (ee_backend_at) */
+    EePrecision precision;
 
     /* memory */
     void *(*alloc)(size_t bytes);             /* NULL on failure; zero-filled */
@@ -49,6 +52,16 @@ struct EeBackend {
     void (*layernorm_bwd)(const float *dY, const float *X, const float *g,
                           const float *mean, const float *rstd, float *dX,
                           float *dg, float *db, int rows, int cols, int accumulate);
+
+    /* Fusions for the transformer layer's forward, each the ops it names in
+     * that order (the CPU calls them; a GPU saves trips through memory):
+     * Z[r][c] += b[c], then G = gelu(Z) ... */
+    void (*bias_gelu_fwd)(float *Z, const float *b, float *G, int rows, int cols);
+    /* ... and Y[r][c] += b[c] (b may be NULL), then Y += X (the residual),
+     * then layernorm_fwd(Y) into out (out is not Y or X). */
+    void (*bias_residual_layernorm_fwd)(float *Y, const float *b, const float *X, const float *g,
+                                        const float *beta, float *out, float *mean, float *rstd,
+                                        int rows, int cols, float eps);
 
     /* Activations (elementwise, in place allowed where Y == X). */
     void (*gelu_fwd)(const float *X, float *Y, size_t n);
@@ -149,10 +162,18 @@ struct EeBackend {
 
 /* The CPU backend (always present). */
 const EeBackend *ee_backend_cpu(void);
-/* The CUDA backend, or NULL when the build has no CUDA or no GPU is seen. */
+/* The CUDA backend (FP32), or NULL when the build has no CUDA or no GPU is seen. */
 const EeBackend *ee_backend_cuda(void);
-/* Backend for a resolved device. */
+/* Its table for precision p (NULL where ee_backend_cuda() is). */
+const EeBackend *ee_backend_cuda_at(EePrecision p);
+/* Backend for a resolved device, FP32. */
 const EeBackend *ee_backend_for(EeDevice dev);
+/* Backend for a resolved device at a precision ee_precision_check accepted
+ * (NULL otherwise). */
+const EeBackend *ee_backend_at(EeDevice dev, EePrecision p);
+/* Resolves the device (ee_device_resolve), checks the precision on it
+ * (ee_precision_check) and gives the backend for both. */
+EeStatus ee_backend_resolve(EeDevice want, EePrecision p, EeDevice *dev, const EeBackend **be);
 /* EE_OK, or the failure a GPU op recorded since the last check (ops cannot
  * return a status themselves). */
 EeStatus ee_backend_check(const EeBackend *be);

@@ -221,6 +221,26 @@ static TfLayer *layer_at(EeRun *r, int l)
 
 /* The classifier pools [CLS] only, so its last layer needs keys and
  * values of every position but everything else for position 0 alone. */
+/* A sublayer's end: Y = X W + b, dropout (training), the residual Xres,
+ * LayerNorm into out. Without dropout the backend's fused op does the
+ * bias, the residual and the LayerNorm in one pass. */
+static void sublayer_end(EeRun *r, const float *X, int w, int bias, float *Y, uint8_t *keep, uint64_t seed,
+                         const float *Xres, int ln_g, int ln_b, float *out, float *mean, float *rstd, int R,
+                         int m, float pdrop)
+{
+    const EeBackend *be = r->be;
+    int d = r->m->cfg.d;
+    if (pdrop > 0) {
+        ee_linear_fwd(be, X, ee_run_w(r, w), ee_run_w(r, bias), Y, R, m, d);
+        be->dropout_fwd(Y, keep, (size_t)R * d, pdrop, seed);
+        be->axpy((size_t)R * d, 1.0f, Xres, Y);
+        be->layernorm_fwd(Y, ee_run_w(r, ln_g), ee_run_w(r, ln_b), out, mean, rstd, R, d, LN_EPS);
+    } else {
+        ee_linear_residual_ln_fwd(be, X, ee_run_w(r, w), ee_run_w(r, bias), Y, Xres, ee_run_w(r, ln_g),
+                                  ee_run_w(r, ln_b), out, mean, rstd, R, m, d, LN_EPS);
+    }
+}
+
 static int cls_only(const EeRun *r, int l)
 {
     const EeConfig *c = &r->m->cfg;
@@ -233,25 +253,17 @@ static void last_layer_cls_fwd(EeRun *r, TfLayer *L, int l, float *x, int B, flo
     const EeBackend *be = r->be;
     TfAct *a = r->kind;
     int T = r->T, d = c->d, f = c->ffn, R = B * T;
-    size_t Bd = (size_t)B * d;
     if (r->keep) L->x_in = x;
     ee_linear_fwd(be, x, ee_run_w(r, LP(l, L_WK)), ee_run_w(r, LP(l, L_BK)), L->k, R, d, d);
     ee_linear_fwd(be, x, ee_run_w(r, LP(l, L_WV)), ee_run_w(r, LP(l, L_BV)), L->v, R, d, d);
     be->gather_rows(x, T * d, a->xcls, B, d);
     ee_linear_fwd(be, a->xcls, ee_run_w(r, LP(l, L_WQ)), ee_run_w(r, LP(l, L_BQ)), L->q, B, d, d);
     be->attention_cls_fwd(L->q, L->k, L->v, r->mask, L->P, L->ctx, B, T, d, c->heads);
-    ee_linear_fwd(be, L->ctx, ee_run_w(r, LP(l, L_WO)), ee_run_w(r, LP(l, L_BO)), L->y1, B, d, d);
-    if (pdrop > 0) be->dropout_fwd(L->y1, L->keep_a, Bd, pdrop, site_seed(r, l, 1));
-    be->axpy(Bd, 1.0f, a->xcls, L->y1);
-    be->layernorm_fwd(L->y1, ee_run_w(r, LP(l, L_LN1_G)), ee_run_w(r, LP(l, L_LN1_B)), L->x1,
-                      L->mean1, L->rstd1, B, d, LN_EPS);
-    ee_linear_fwd(be, L->x1, ee_run_w(r, LP(l, L_W1)), ee_run_w(r, LP(l, L_B1)), L->z, B, d, f);
-    be->gelu_fwd(L->z, L->gz, (size_t)B * f);
-    ee_linear_fwd(be, L->gz, ee_run_w(r, LP(l, L_W2)), ee_run_w(r, LP(l, L_B2)), L->y2, B, f, d);
-    if (pdrop > 0) be->dropout_fwd(L->y2, L->keep_m, Bd, pdrop, site_seed(r, l, 2));
-    be->axpy(Bd, 1.0f, L->x1, L->y2);
-    be->layernorm_fwd(L->y2, ee_run_w(r, LP(l, L_LN2_G)), ee_run_w(r, LP(l, L_LN2_B)), L->x2,
-                      L->mean2, L->rstd2, B, d, LN_EPS);
+    sublayer_end(r, L->ctx, LP(l, L_WO), LP(l, L_BO), L->y1, L->keep_a, site_seed(r, l, 1), a->xcls,
+                 LP(l, L_LN1_G), LP(l, L_LN1_B), L->x1, L->mean1, L->rstd1, B, d, pdrop);
+    ee_linear_gelu_fwd(be, L->x1, ee_run_w(r, LP(l, L_W1)), ee_run_w(r, LP(l, L_B1)), L->z, L->gz, B, d, f);
+    sublayer_end(r, L->gz, LP(l, L_W2), LP(l, L_B2), L->y2, L->keep_m, site_seed(r, l, 2), L->x1,
+                 LP(l, L_LN2_G), LP(l, L_LN2_B), L->x2, L->mean2, L->rstd2, B, f, pdrop);
 }
 
 /* From g (gradient at the last layer's [CLS] output, B x d) to a->gx, the
@@ -326,18 +338,11 @@ static void tf_forward(EeRun *r, int B, int train)
             ee_linear_fwd(be, x, ee_run_w(r, LP(l, L_WV)), ee_run_w(r, LP(l, L_BV)), L->v, R, d, d);
         }
         be->attention_fwd(L->q, L->k, L->v, r->mask, L->P, L->ctx, B, T, d, c->heads);
-        ee_linear_fwd(be, L->ctx, ee_run_w(r, LP(l, L_WO)), ee_run_w(r, LP(l, L_BO)), L->y1, R, d, d);
-        if (pdrop > 0) be->dropout_fwd(L->y1, L->keep_a, Rd, pdrop, site_seed(r, l, 1));
-        be->axpy(Rd, 1.0f, x, L->y1);
-        be->layernorm_fwd(L->y1, ee_run_w(r, LP(l, L_LN1_G)), ee_run_w(r, LP(l, L_LN1_B)), L->x1,
-                          L->mean1, L->rstd1, R, d, LN_EPS);
-        ee_linear_fwd(be, L->x1, ee_run_w(r, LP(l, L_W1)), ee_run_w(r, LP(l, L_B1)), L->z, R, d, f);
-        be->gelu_fwd(L->z, L->gz, (size_t)R * f);
-        ee_linear_fwd(be, L->gz, ee_run_w(r, LP(l, L_W2)), ee_run_w(r, LP(l, L_B2)), L->y2, R, f, d);
-        if (pdrop > 0) be->dropout_fwd(L->y2, L->keep_m, Rd, pdrop, site_seed(r, l, 2));
-        be->axpy(Rd, 1.0f, L->x1, L->y2);
-        be->layernorm_fwd(L->y2, ee_run_w(r, LP(l, L_LN2_G)), ee_run_w(r, LP(l, L_LN2_B)), x_out,
-                          L->mean2, L->rstd2, R, d, LN_EPS);
+        sublayer_end(r, L->ctx, LP(l, L_WO), LP(l, L_BO), L->y1, L->keep_a, site_seed(r, l, 1), x,
+                     LP(l, L_LN1_G), LP(l, L_LN1_B), L->x1, L->mean1, L->rstd1, R, d, pdrop);
+        ee_linear_gelu_fwd(be, L->x1, ee_run_w(r, LP(l, L_W1)), ee_run_w(r, LP(l, L_B1)), L->z, L->gz, R, d, f);
+        sublayer_end(r, L->gz, LP(l, L_W2), LP(l, L_B2), L->y2, L->keep_m, site_seed(r, l, 2), L->x1,
+                     LP(l, L_LN2_G), LP(l, L_LN2_B), x_out, L->mean2, L->rstd2, R, f, pdrop);
         x = x_out;
     }
     int h0 = HEAD0(c);

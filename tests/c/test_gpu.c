@@ -290,6 +290,43 @@ static void test_vector_ops(void)
     buf_free(&v);
 }
 
+/* The transformer layer's fusions: the separate ops' numbers. */
+static void test_fusions(void)
+{
+    printf("fusions: bias + gelu, bias + residual + layernorm\n");
+    static const int rc[][2] = {{517, 64}, {33, 7}, {19, 1000}, {1, 1}, {4096, 256}};
+    char name[128];
+    for (size_t k = 0; k < sizeof rc / sizeof *rc; k++) {
+        int rows = rc[k][0], cols = rc[k][1];
+        size_t n = (size_t)rows * cols;
+        Buf Z = buf_rand(n, -3, 3), b = buf_rand(cols, -1, 1), G = buf_const(n, GARBAGE);
+        CPU->bias_gelu_fwd(Z.h, b.h, G.h, rows, cols);
+        GPU->bias_gelu_fwd(Z.d, b.d, G.d, rows, cols);
+        snprintf(name, sizeof name, "bias_gelu_fwd %dx%d Z", rows, cols);
+        cmp_buf(name, &Z, TOL_OP);
+        snprintf(name, sizeof name, "bias_gelu_fwd %dx%d G", rows, cols);
+        cmp_buf(name, &G, TOL_OP);
+        for (int withb = 0; withb < 2; withb++) {
+            Buf Y = buf_rand(n, -2, 2), X = buf_rand(n, -2, 2), g = buf_rand(cols, 0.5f, 1.5f);
+            Buf be = buf_rand(cols, -1, 1), out = buf_const(n, GARBAGE);
+            Buf mean = buf_const(rows, GARBAGE), rstd = buf_const(rows, GARBAGE);
+            CPU->bias_residual_layernorm_fwd(Y.h, withb ? b.h : NULL, X.h, g.h, be.h, out.h, mean.h, rstd.h,
+                                             rows, cols, 1e-5f);
+            GPU->bias_residual_layernorm_fwd(Y.d, withb ? b.d : NULL, X.d, g.d, be.d, out.d, mean.d, rstd.d,
+                                             rows, cols, 1e-5f);
+            const Buf *o[] = {&Y, &out, &mean, &rstd};
+            const char *on[] = {"Y", "out", "mean", "rstd"};
+            for (int i = 0; i < 4; i++) {
+                snprintf(name, sizeof name, "bias_residual_layernorm_fwd %dx%d bias=%d %s", rows, cols, withb, on[i]);
+                cmp_buf(name, o[i], TOL_OP);
+            }
+            Buf *all[] = {&Y, &X, &g, &be, &out, &mean, &rstd};
+            for (size_t i = 0; i < sizeof all / sizeof *all; i++) buf_free(all[i]);
+        }
+        buf_free(&Z); buf_free(&b); buf_free(&G);
+    }
+}
+
 static void test_layernorm(void)
 {
     printf("layernorm\n");
@@ -495,7 +532,10 @@ static void make_mask(uint8_t *mk, int T, int pattern)
 static void test_attention(void)
 {
     printf("attention (masks with holes, padded tails, empty spans)\n");
-    static const int cs[][4] = {{6, 37, 24, 3}, {3, 128, 64, 4}, {2, 8, 8, 8}, {7, 33, 16, 1}};
+    /* T <= 128 with heads up to 64 wide: the fused kernel; T 160 and a head
+     * of 65: the GEMM path */
+    static const int cs[][4] = {{6, 37, 24, 3}, {3, 128, 64, 4}, {2, 8, 8, 8}, {7, 33, 16, 1},
+                                {3, 128, 128, 2}, {2, 160, 32, 2}, {2, 20, 130, 2}};
     char name[128];
     for (size_t c = 0; c < sizeof cs / sizeof *cs; c++) {
         int B = cs[c][0], T = cs[c][1], d = cs[c][2], H = cs[c][3];
@@ -625,10 +665,20 @@ static void test_conv(void)
             Buf E = buf_rand(nE, -1, 1), W = buf_rand(nW, -1, 1), b = buf_rand(F, -1, 1);
             Buf out = buf_const(nO, GARBAGE);
             CPU->conv_fwd(E.h, W.h, bias ? b.h : NULL, out.h, B, T, d, w, F);
-            GPU->conv_fwd(E.d, W.d, bias ? b.d : NULL, out.d, B, T, d, w, F);
-            snprintf(name, sizeof name, "conv_fwd B=%d T=%d d=%d w=%d F=%d bias=%d", B, T, d, w, F,
-                     bias);
-            cmp_buf(name, &out, TOL_OP);
+            /* the forward through cuDNN (where built and on) and the own path */
+            int dnn = fake ? -1 : ee_cuda_use_cudnn(-1);
+            for (int k = dnn > 0 ? 1 : 0; k >= 0; k--) {
+                if (dnn > 0) ee_cuda_use_cudnn(2 * k); /* always cuDNN, then never */
+                GPU->zero(out.d, sizeof(float) * nO);
+                long calls = ee_cuda_cudnn_calls();
+                GPU->conv_fwd(E.d, W.d, bias ? b.d : NULL, out.d, B, T, d, w, F);
+                int used = ee_cuda_cudnn_calls() > calls;
+                snprintf(name, sizeof name, "conv_fwd B=%d T=%d d=%d w=%d F=%d bias=%d [%s]", B, T, d, w, F,
+                         bias, used ? "cuDNN" : "own");
+                cmp_buf(name, &out, TOL_OP);
+                if (k) CHECK(used, "%s: cuDNN is on but did not run the convolution", name);
+            }
+            if (dnn > 0) ee_cuda_use_cudnn(dnn);
             Buf dO = buf_rand(nO, -1, 1);
             for (int variant = 0; variant < 3; variant++) { /* all, dE only, no dE */
                 Buf dE = buf_rand(nE, -1, 1), dW = buf_rand(nW, -1, 1), db = buf_rand(F, -1, 1);
@@ -1470,6 +1520,147 @@ static void attr_timing(void)
     }
 }
 
+/* ---- 5. tensor-core precisions ------------------------------------------------------------- */
+/* The tf32 and bf16 tables against the CPU's FP32: errors within what the
+ * input rounding explains (tf32 keeps 10 mantissa bits, bf16 7), and above
+ * FP32 rounding, which shows that the precision is really applied. */
+static const double PREC_TOL_OP[EE_PRECISION_COUNT] = {TOL_OP, 4e-3, 3e-2};
+static const double PREC_TOL_MODEL[EE_PRECISION_COUNT] = {TOL_MODEL_OUT, 2e-2, 1e-1};
+/* bf16's floor is above tf32's largest error: bf16 operands really are bf16 */
+static const double PREC_MIN_OP[EE_PRECISION_COUNT] = {0, 2e-6, 6e-4};
+
+static void cmp_prec(const char *what, EePrecision p, const float *gpu, const float *cpu, size_t n,
+                     double floor, double tol, double min)
+{
+    double e = relerr_floor(gpu, cpu, n, floor);
+    printf("  %-50s %s rel err %9.2e%s\n", what, ee_precision_names[p], e,
+           e <= tol && e >= min ? "" : "   <-- FAIL");
+    CHECK(e <= tol, "%s at %s: relative error %.3g exceeds %.1g", what, ee_precision_names[p], e, tol);
+    CHECK(e >= min, "%s at %s: relative error %.3g is FP32's: the precision is not applied", what,
+          ee_precision_names[p], e);
+}
+
+static void test_precision_ops(void)
+{
+    printf("\ntensor-core precisions: ops against the CPU's FP32\n");
+    CHECK(ee_precision_check(EE_DEVICE_CPU, EE_PRECISION_TF32) == EE_ERR_UNSUPPORTED, "tf32 on the CPU");
+    CHECK(ee_precision_check(EE_DEVICE_CPU, EE_PRECISION_BF16) == EE_ERR_UNSUPPORTED, "bf16 on the CPU");
+    CHECK(ee_backend_at(EE_DEVICE_CPU, EE_PRECISION_BF16) == NULL, "no bf16 table for the CPU");
+    if (fake) return; /* the CPU has no such tables */
+    char name[128];
+    for (int p = EE_PRECISION_TF32; p < EE_PRECISION_COUNT; p++) {
+        const EeBackend *G = ee_backend_cuda_at((EePrecision)p);
+        CHECK(G && G->precision == (EePrecision)p, "the %s table", ee_precision_names[p]);
+        if (!G) continue;
+        static const int sz[][3] = {{64, 200, 128}, {513, 257, 1031}};
+        for (int s = 0; s < 2; s++)
+            for (int t = 0; t < 4; t++) {
+                int ta = t & 1, tb = t >> 1, M = sz[s][0], N = sz[s][1], K = sz[s][2];
+                int lda = (ta ? M : K) + 1, ldb = (tb ? K : N) + 2, ldc = N + 3;
+                Buf A = buf_rand((size_t)(ta ? K : M) * lda, -1, 1);
+                Buf B = buf_rand((size_t)(tb ? N : K) * ldb, -1, 1);
+                Buf C = buf_rand((size_t)M * ldc, -1, 1);
+                CPU->gemm(ta, tb, M, N, K, 0.75f, A.h, lda, B.h, ldb, -0.5f, C.h, ldc);
+                G->gemm(ta, tb, M, N, K, 0.75f, A.d, lda, B.d, ldb, -0.5f, C.d, ldc);
+                float *g = dev_get(C.d, sizeof(float) * C.n);
+                snprintf(name, sizeof name, "gemm %dx%dx%d ta=%d tb=%d", M, N, K, ta, tb);
+                cmp_prec(name, (EePrecision)p, g, C.h, C.n, 0, PREC_TOL_OP[p], PREC_MIN_OP[p]);
+                free(g);
+                buf_free(&A); buf_free(&B); buf_free(&C);
+            }
+        /* attention: the products at the precision, the softmax in FP32 (heads
+         * of 64: the tensor-core path, not the fused FP32 kernel) */
+        int B = 3, T = 128, d = 128, H = 2;
+        size_t Rd = (size_t)B * T * d, PT = (size_t)B * H * T * T;
+        uint8_t *mk = xmalloc((size_t)B * T);
+        for (int b = 0; b < B; b++) make_mask(mk + (size_t)b * T, T, b + 1);
+        uint8_t *mkd = dev_copy(mk, (size_t)B * T);
+        Buf q = buf_rand(Rd, -2, 2), k = buf_rand(Rd, -2, 2), v = buf_rand(Rd, -1, 1);
+        Buf P = buf_const(PT, GARBAGE), ctx = buf_const(Rd, GARBAGE), dctx = buf_rand(Rd, -1, 1);
+        Buf dq = buf_const(Rd, GARBAGE), dk = buf_const(Rd, GARBAGE), dv = buf_const(Rd, GARBAGE);
+        CPU->attention_fwd(q.h, k.h, v.h, mk, P.h, ctx.h, B, T, d, H);
+        G->attention_fwd(q.d, k.d, v.d, mkd, P.d, ctx.d, B, T, d, H);
+        CPU->attention_bwd(q.h, k.h, v.h, mk, P.h, dctx.h, dq.h, dk.h, dv.h, B, T, d, H);
+        G->attention_bwd(q.d, k.d, v.d, mkd, P.d, dctx.d, dq.d, dk.d, dv.d, B, T, d, H);
+        const Buf *outs[] = {&ctx, &dq, &dk, &dv};
+        const char *names[] = {"attention_fwd ctx", "attention_bwd dq", "attention_bwd dk", "attention_bwd dv"};
+        for (int i = 0; i < 4; i++) {
+            float *g = dev_get(outs[i]->d, sizeof(float) * outs[i]->n);
+            snprintf(name, sizeof name, "%s B=%d T=%d d=%d H=%d", names[i], B, T, d, H);
+            cmp_prec(name, (EePrecision)p, g, outs[i]->h, outs[i]->n, 0, PREC_TOL_OP[p], PREC_MIN_OP[p]);
+            free(g);
+        }
+        free(mk);
+        GPU->release(mkd);
+        Buf *all[] = {&q, &k, &v, &P, &ctx, &dctx, &dq, &dk, &dv};
+        for (size_t i = 0; i < sizeof all / sizeof *all; i++) buf_free(all[i]);
+    }
+}
+
+/* Logits, IG and SV maps of whole models at each precision against the
+ * CPU's FP32, and the samplers' own checks: completeness (IG) and
+ * efficiency (SV) stay at their FP32 size because the sums are FP32. */
+static void precision_models(const char *label, const EeConfig *cfg)
+{
+    EeModel *m = NULL;
+    CHECK_OK(ee_model_new(cfg, &m));
+    if (!m) return;
+    ee_model_init(m, 3);
+    int N = 6, T = cfg->T, C = cfg->classes;
+    int32_t *ids = attr_ids(cfg, N, 8);
+    EeInput in = {.n = N, .ids = ids};
+    float *ref = xmalloc(sizeof(float) * N * T), *got = xmalloc(sizeof(float) * N * T);
+    float *lr = xmalloc(sizeof(float) * N * C), *lg = xmalloc(sizeof(float) * N * C);
+    CHECK_OK(ee_model_predict(m, &in, lr, 0, EE_DEVICE_CPU));
+    char name[128];
+    for (int p = EE_PRECISION_TF32; p < EE_PRECISION_COUNT; p++) {
+        CHECK_OK(ee_model_predict_precision(m, &in, lg, 0, EE_DEVICE_GPU, (EePrecision)p));
+        snprintf(name, sizeof name, "%s logits", label);
+        cmp_prec(name, (EePrecision)p, lg, lr, (size_t)N * C, 0, PREC_TOL_MODEL[p], 0);
+        for (int sv = 0; sv <= 1; sv++) {
+            EeAttrOptions oc = attr_opts(EE_DEVICE_CPU), og = attr_opts(EE_DEVICE_GPU);
+            oc.steps = og.steps = sv ? 3 : 20;
+            og.precision = (EePrecision)p;
+            float fx[6], fb[6], dl[6], fxg[6], fbg[6], dlg[6];
+            int32_t tg[6], tgg[6];
+            EeAttrInfo ic = {tg, fx, fb, dl, 0, 0, 0, NULL}, ig = {tgg, fxg, fbg, dlg, 0, 0, 0, NULL};
+            CHECK_OK(sv ? ee_sv_attribute(m, &in, &oc, ref, &ic) : ee_ig_attribute(m, &in, &oc, ref, &ic));
+            CHECK_OK(sv ? ee_sv_attribute(m, &in, &og, got, &ig) : ee_ig_attribute(m, &in, &og, got, &ig));
+            snprintf(name, sizeof name, "%s %s map", label, sv ? "SV s=3" : "IG s=20");
+            cmp_prec(name, (EePrecision)p, got, ref, (size_t)N * T, maxabs(fx, N), PREC_TOL_MODEL[p], 0);
+            /* the sampler's own check at this precision: |delta| / max |f(x)| */
+            double dmax = 0, dref = 0;
+            for (int i = 0; i < N; i++) {
+                if (fabs(dlg[i]) > dmax) dmax = fabs(dlg[i]);
+                if (fabs(dl[i]) > dref) dref = fabs(dl[i]);
+            }
+            double scale = maxabs(fx, N) > 0 ? maxabs(fx, N) : 1;
+            printf("  %-50s %s %s delta %9.2e (fp32 CPU %9.2e)\n", label, ee_precision_names[p],
+                   sv ? "SV efficiency" : "IG completeness", dmax / scale, dref / scale);
+            /* SV: telescoping sums of the same passes, but f(x) and f(baseline)
+             * come from passes in other batches (other GEMM kernels); IG: the
+             * quadrature error plus the rounding */
+            CHECK(dmax / scale <= (sv ? PREC_TOL_OP[p] : dref / scale + PREC_TOL_MODEL[p]),
+                  "%s %s at %s: delta %.3g", label, sv ? "SV" : "IG", ee_precision_names[p], dmax / scale);
+        }
+    }
+    free(ref); free(got); free(lr); free(lg); free(ids);
+    ee_model_free(m);
+}
+
+static void test_precision_models(void)
+{
+    if (fake) return;
+    printf("\ntensor-core precisions: models and samplers against the CPU's FP32\n");
+    EeConfig c;
+    ee_config_defaults(&c, EE_KIND_TRANSFORMER);
+    c.vocab = 300; c.T = 48; c.d = 64; c.heads = 4; c.layers = 2; c.ffn = 128; c.classes = 3;
+    precision_models("transformer d 64", &c);
+    ee_config_defaults(&c, EE_KIND_CNN);
+    c.vocab = 300; c.T = 48; c.d = 32; c.filters = 32; c.classes = 3;
+    precision_models("cnn", &c);
+}
+
 /* Run with EE_GPU_MEMORY_MB small (tests/gpu/check.sh does): batches that
  * do not fit are split, and the results still match the CPU. */
 static int split_check(void)
@@ -1529,6 +1720,7 @@ int main(void)
         }
         GPU_DEV = EE_DEVICE_GPU;
         printf("test_gpu: device: %s\n", ee_cuda_describe());
+        printf("test_gpu: %s\n", ee_cuda_cudnn_describe());
         const char *sp = getenv("EE_TEST_GPU_SPLIT");
         if (sp && *sp && strcmp(sp, "0") != 0) return split_check();
     }
@@ -1540,6 +1732,7 @@ int main(void)
     test_gemm();
     test_vector_ops();
     test_layernorm();
+    test_fusions();
     test_activations();
     test_dropout();
     test_attention();
@@ -1563,6 +1756,9 @@ int main(void)
         attr_parity("cnn", &c);
     }
     CHECK(ee_cuda_check_error() == 0, "a CUDA error was reported during the sampler tests (see stderr)");
+    test_precision_ops();
+    test_precision_models();
+    CHECK(ee_cuda_check_error() == 0, "a CUDA error was reported during the precision tests (see stderr)");
     printf("\ncorrectness: %d passed, %d failed in %.1f s; largest relative error %.2e (%s)\n",
            check_passed, check_failed, ee_now() - t0, worst_err, worst_name);
 

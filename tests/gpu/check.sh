@@ -5,11 +5,19 @@
 #   tests/gpu/check.sh            (from anywhere; works on a fresh copy)
 #
 # Path A (all prerequisites present): autoreconf -fi && ./configure
-#   --with-cuda=yes && make -j16 && make tests/c/test_gpu && run it.
-# Path B (autotools, matio or cuDNN missing; configure needs all three,
-#   the CUDA backend needs none of them): nvcc + gcc directly on the
-#   sources test_gpu needs, with OpenBLAS if present, else with the plain
-#   SGEMM of tests/gpu/mini_cblas (its CPU timings are then not OpenBLAS's).
+#   --with-cuda=yes [--with-cudnn=DIR] && make -j16 && make tests/c/test_gpu
+#   && run it.
+# Path B (autotools or matio missing; configure needs both, the CUDA
+#   backend needs neither): nvcc + gcc directly on the sources test_gpu
+#   needs, with OpenBLAS if present, else with the plain SGEMM of
+#   tests/gpu/mini_cblas (its CPU timings are then not OpenBLAS's).
+# cuDNN 9 is looked for under CUDA_HOME, then in the nvidia-cudnn Python
+# package (EE_CUDNN_DIR overrides both); both paths build with it when found.
+# After the tests: bench/bench_gpu (the GPU table: IG, SV, training,
+# explainer at every precision; EE_BENCH_GPU=small|tiny|none picks less),
+# the cnn again without cuDNN and the small models without the fused
+# attention kernel (for the comparison), and with EE_CHECK_OPTIME=MODE the
+# device time per op of `bench_gpu MODE`.
 # Nothing is installed (no network). The test runs under a time limit.
 # Environment: CUDA_HOME (default /usr/local/cuda), EE_CUDA_ARCH (nvcc
 # -gencode flags; default: the GPU's own compute capability), EE_CHECK_PATH
@@ -86,11 +94,31 @@ else
     say "matio (libmatio-dev)" "MISSING"
     missing_cfg+=("libmatio-dev")
 fi
-if [ -f "$CUDA_HOME/include/cudnn.h" ] && ls "$CUDA_HOME"/lib64/libcudnn.so* >/dev/null 2>&1; then
-    say "cuDNN under $CUDA_HOME (configure checks it)" "ok"
+# cuDNN: DIR with include/cudnn.h and lib64/ or lib/ holding libcudnn.so*
+CUDNN_DIR=${EE_CUDNN_DIR:-}
+CUDNN_LIBDIR=""
+cudnn_in() { # cudnn_in DIR: sets CUDNN_LIBDIR when DIR holds cuDNN
+    local l
+    [ -f "$1/include/cudnn.h" ] || return 1
+    for l in "$1/lib64" "$1/lib"; do
+        if ls "$l"/libcudnn.so* >/dev/null 2>&1; then CUDNN_LIBDIR=$l; return 0; fi
+    done
+    return 1
+}
+if [ -n "$CUDNN_DIR" ]; then
+    cudnn_in "$CUDNN_DIR" || CUDNN_DIR=""
+elif cudnn_in "$CUDA_HOME"; then
+    CUDNN_DIR=$CUDA_HOME
 else
-    say "cuDNN under $CUDA_HOME (configure checks it)" "MISSING"
-    missing_cfg+=("cuDNN (cudnn.h, libcudnn under $CUDA_HOME)")
+    d=$(python3 -c "import nvidia.cudnn as m; print(list(m.__path__)[0])" 2>/dev/null)
+    if [ -n "$d" ] && cudnn_in "$d"; then CUDNN_DIR=$d; fi
+fi
+if [ -n "$CUDNN_DIR" ]; then
+    say "cuDNN" "ok ($CUDNN_DIR, $(ls "$CUDNN_LIBDIR"/libcudnn.so* | head -1 | xargs basename))"
+    # cuDNN 9 loads its sub-libraries (cnn, ops, engines) from its folder
+    export LD_LIBRARY_PATH="$CUDNN_LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+else
+    say "cuDNN (under $CUDA_HOME or python3's nvidia.cudnn)" "MISSING: the backend's own kernels only"
 fi
 for t in autoreconf aclocal automake pkg-config; do
     if command -v $t >/dev/null 2>&1; then say "$t" "ok"; else say "$t" "MISSING"; missing_cfg+=("$t (autotools)"); fi
@@ -118,12 +146,14 @@ fi
 
 TEST=""
 BENCH=""
+BENCH_GPU=""
 if [ "$path" = A ]; then
     section "path A: autoreconf -fi && ./configure --with-cuda=yes && make -j$JOBS"
-    if autoreconf -fi && ./configure --with-cuda=yes CUDA_ARCH="$EE_CUDA_ARCH" &&
+    if autoreconf -fi && ./configure --with-cuda=yes ${CUDNN_DIR:+--with-cudnn="$CUDNN_DIR"} CUDA_ARCH="$EE_CUDA_ARCH" &&
         make -j"$JOBS" && make tests/c/test_gpu; then
         TEST=./tests/c/test_gpu
         BENCH=./bench/bench_models
+        make bench/bench_gpu && BENCH_GPU=./bench/bench_gpu
     else
         echo "path A failed; trying path B"
         path=B
@@ -150,6 +180,13 @@ if [ "$path" = B ]; then
     # the AVX2 build of the CPU math loops, as configure does on x86-64
     if [ "$(uname -m)" = x86_64 ]; then CFLAGS="$CFLAGS -DEE_HAVE_AVX2_OBJECT=1"; fi
     NVFLAGS="-O2 -std=c++17 $EE_CUDA_ARCH -Xcompiler -fPIC,-Wall -Werror all-warnings -I$ROOT/libcore -DEE_HAVE_CUDA=1"
+    CUDNN_LIB=""
+    if [ -n "$CUDNN_DIR" ]; then
+        NVFLAGS="$NVFLAGS -I$CUDNN_DIR/include -DEE_HAVE_CUDNN=1"
+        if [ -e "$CUDNN_LIBDIR/libcudnn.so" ]; then l=-lcudnn; else l=-l:libcudnn.so.9; fi
+        CUDNN_LIB="-L$CUDNN_LIBDIR -Wl,-rpath,$CUDNN_LIBDIR $l"
+        echo "cuDNN: $CUDNN_DIR ($CUDNN_LIB)"
+    fi
     ok=1
     for cu in libcore/backend/cuda/*.cu; do
         echo "  NVCC $cu"
@@ -172,10 +209,13 @@ if [ "$path" = B ]; then
     if [ $ok = 1 ]; then
         ar rcs "$B/libeecore.a" "$B"/obj/*.o &&
             gcc $CFLAGS -I"$ROOT/tests/c" tests/c/test_gpu.c "$B/libeecore.a" \
-                -L"$CUDA_HOME/lib64" -Wl,-rpath,"$CUDA_HOME/lib64" -lcublas -lcudart \
+                -L"$CUDA_HOME/lib64" -Wl,-rpath,"$CUDA_HOME/lib64" -lcublas -lcudart $CUDNN_LIB \
                 $BLAS_LIB -lstdc++ -lm -o "$B/test_gpu" && TEST="$B/test_gpu"
-        gcc $CFLAGS bench/bench_models.c "$B/libeecore.a" -L"$CUDA_HOME/lib64" -Wl,-rpath,"$CUDA_HOME/lib64" \
-            -lcublas -lcudart $BLAS_LIB -lstdc++ -lm -o "$B/bench_models" && BENCH="$B/bench_models"
+        for b in bench_models bench_gpu; do
+            gcc $CFLAGS bench/$b.c "$B/libeecore.a" -L"$CUDA_HOME/lib64" -Wl,-rpath,"$CUDA_HOME/lib64" \
+                -lcublas -lcudart $CUDNN_LIB $BLAS_LIB -lstdc++ -lm -o "$B/$b" || continue
+            if [ $b = bench_models ]; then BENCH="$B/$b"; else BENCH_GPU="$B/$b"; fi
+        done
     fi
 fi
 
@@ -190,6 +230,23 @@ rc=$?
 if [ $rc -eq 0 ]; then
     section "batches split under a GPU memory cap (EE_GPU_MEMORY_MB=64)"
     EE_GPU_MEMORY_MB=64 EE_TEST_GPU_SPLIT=1 timeout 120 "$TEST" || rc=$?
+fi
+if [ -n "$BENCH_GPU" ] && [ "${EE_BENCH_GPU:-all}" != none ] && [ $rc -eq 0 ]; then
+    mode=${EE_BENCH_GPU:-all}
+    section "GPU benchmark ($BENCH_GPU ${mode/all/})"
+    timeout "${EE_BENCH_TIMEOUT:-400}" "$BENCH_GPU" ${mode/all/} || echo "bench_gpu: exit $?"
+    if [ -n "$CUDNN_DIR" ] && [ "$mode" != tiny ]; then
+        section "the cnn with the backend's own convolution only (EE_CUDNN=0), against the rows above"
+        EE_CUDNN=0 timeout 120 "$BENCH_GPU" cnn || echo "bench_gpu: exit $?"
+    fi
+    if [ "$mode" != tiny ]; then
+        section "the small models without the fused attention kernel (EE_CUDA_FUSED_ATTN=0)"
+        EE_CUDA_FUSED_ATTN=0 timeout 120 "$BENCH_GPU" small || echo "bench_gpu: exit $?"
+    fi
+    if [ -n "${EE_CHECK_OPTIME:-}" ]; then # small | bert | ...: a bench_gpu mode
+        section "device time per op (EE_CUDA_OPTIME=1 bench_gpu $EE_CHECK_OPTIME)"
+        EE_CUDA_OPTIME=1 timeout 200 "$BENCH_GPU" "$EE_CHECK_OPTIME" || echo "bench_gpu: exit $?"
+    fi
 fi
 if [ -n "${BENCH:-}" ] && [ -z "${EE_NO_BENCH:-}" ]; then
     section "CPU benchmark, 2 threads ($BENCH)"

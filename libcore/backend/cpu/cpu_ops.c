@@ -657,6 +657,22 @@ static void cpu_adam(float *w, const float *g, float *m, float *v, size_t n, flo
     }
 }
 
+/* The fusions are the separate ops, in their order: the same numbers. */
+static void cpu_bias_gelu_fwd(float *Z, const float *b, float *G, int rows, int cols)
+{
+    cpu_add_bias(Z, b, rows, cols);
+    cpu_gelu_fwd(Z, G, (size_t)rows * cols);
+}
+
+static void cpu_bias_residual_layernorm_fwd(float *Y, const float *b, const float *X, const float *g,
+                                            const float *beta, float *out, float *mean, float *rstd,
+                                            int rows, int cols, float eps)
+{
+    if (b) cpu_add_bias(Y, b, rows, cols);
+    cpu_axpy((size_t)rows * cols, 1.0f, X, Y);
+    cpu_layernorm_fwd(Y, g, beta, out, mean, rstd, rows, cols, eps);
+}
+
 static const EeBackend cpu_backend = {
     .name = "cpu",
     .device = EE_DEVICE_CPU,
@@ -674,6 +690,8 @@ static const EeBackend cpu_backend = {
     .bias_grad = cpu_bias_grad,
     .layernorm_fwd = cpu_layernorm_fwd,
     .layernorm_bwd = cpu_layernorm_bwd,
+    .bias_gelu_fwd = cpu_bias_gelu_fwd,
+    .bias_residual_layernorm_fwd = cpu_bias_residual_layernorm_fwd,
     .gelu_fwd = cpu_gelu_fwd,
     .gelu_bwd = cpu_gelu_bwd,
     .relu_fwd = cpu_relu_fwd,

@@ -5,20 +5,24 @@
  *
  * Which op uses what:
  *   gemm             cublasSgemm, row-major as C^T = op(B)^T op(A)^T in
- *                    column-major, default math mode (no TF32)
+ *                    column-major, default math mode (no TF32); the tf32 and
+ *                    bf16 tables: cublasGemmEx with the FAST_TF32 / FAST_16BF
+ *                    compute types (tensor cores, FP32 accumulation)
  *   attention        cublasSgemmStridedBatched per head (batched over the
  *                    sequences) for scores, P V and the four backward
  *                    products; own masked softmax kernels (span rule)
  *   attention_cls    own kernels (one warp per sequence and head)
- *   conv             im2col kernel + one cublasSgemm (forward, dW, dE) +
- *                    col2im kernel; bias by the column-sum kernels
+ *   conv             forward: cuDNN (cuda_cudnn.cu) when built with it and
+ *                    on, at fp32 and tf32; else, and for the backward,
+ *                    im2col kernel + one GEMM (forward, dW, dE) + col2im
+ *                    kernel; bias by the column-sum kernels
  *   everything else  own kernels (cuda_kernels.cu)
- * cuDNN is not used.
  *
  * Host syncs happen only where the op table demands a host value (the two
  * losses), in download and sync. */
 #include "cuda_common.cuh"
 #include "cuda_backend.h"
+#include "cuda_optime.cuh"
 
 #include <cublas_v2.h>
 #include <math.h>
@@ -35,6 +39,10 @@ static cublasHandle_t g_blas;
 static void *g_ws;
 static size_t g_ws_size;
 static cudaEvent_t g_ev0, g_ev1;
+static cudaEvent_t g_tune0, g_tune1; /* tune_start/tune_stop */
+static void note_peak(void); /* device memory accounting, below */
+static uint16_t *g_bf;       /* bf16 copies of GEMM operands (bf16_scratch) */
+static size_t g_bf_elems;
 
 #define MAX_REPORTS 10
 
@@ -108,6 +116,7 @@ void *eecu_workspace(size_t bytes)
         return NULL;
     }
     g_ws_size = size;
+    note_peak();
     return g_ws;
 }
 
@@ -115,6 +124,12 @@ extern "C" void ee_cuda_shutdown(void)
 {
     pthread_mutex_lock(&g_lock);
     if (g_blas || g_ws || g_ev0) EECU_CK(cudaDeviceSynchronize());
+    eecu_cudnn_shutdown();
+    if (g_bf) {
+        EECU_CK(cudaFree(g_bf));
+        g_bf = NULL;
+        g_bf_elems = 0;
+    }
     if (g_blas) {
         EECU_CKB(cublasDestroy(g_blas));
         __atomic_store_n(&g_blas, (cublasHandle_t)NULL, __ATOMIC_RELEASE);
@@ -128,6 +143,11 @@ extern "C" void ee_cuda_shutdown(void)
         EECU_CK(cudaEventDestroy(g_ev0));
         EECU_CK(cudaEventDestroy(g_ev1));
         g_ev0 = g_ev1 = NULL;
+    }
+    if (g_tune0) {
+        EECU_CK(cudaEventDestroy(g_tune0));
+        EECU_CK(cudaEventDestroy(g_tune1));
+        g_tune0 = g_tune1 = NULL;
     }
     pthread_mutex_unlock(&g_lock);
 }
@@ -155,6 +175,71 @@ extern "C" double ee_cuda_timer_stop(void)
     return ms;
 }
 
+/* Events of the backend's own measurements (the choice of a convolution
+ * path), apart from the timer above, which a caller may be holding. */
+
+static void tune_start(void)
+{
+    if (!g_tune0) {
+        EECU_CK(cudaEventCreate(&g_tune0));
+        EECU_CK(cudaEventCreate(&g_tune1));
+    }
+    EECU_CK(cudaEventRecord(g_tune0, EECU_STREAM));
+}
+
+static double tune_stop(void)
+{
+    float ms = -1.0f;
+    if (cudaEventRecord(g_tune1, EECU_STREAM) != cudaSuccess || cudaEventSynchronize(g_tune1) != cudaSuccess ||
+        cudaEventElapsedTime(&ms, g_tune0, g_tune1) != cudaSuccess) {
+        cudaGetLastError();
+        return -1.0;
+    }
+    return ms;
+}
+
+/* ---- measured choices -------------------------------------------------------------------
+ * Where an op has two implementations (the cnn convolution: own or cuDNN;
+ * attention: the GEMM path or the fused kernel), the first call of each
+ * shape class runs both twice and times the second runs (the first pays
+ * for plans and workspace growth), and later calls of the class run the
+ * faster. A class is the op, the precision and the shape with the length
+ * rounded up to 16; the oldest of 64 remembered classes is forgotten first. */
+enum { CHOICE_CONV, CHOICE_ATTENTION };
+#define CHOICES 64
+static struct { int op, prec, key[5], alt, used; } g_choice[CHOICES];
+static int g_next_choice;
+
+static int choice_find(int op, EePrecision prec, const int key[5])
+{
+    for (int i = 0; i < CHOICES; i++)
+        if (g_choice[i].used && g_choice[i].op == op && g_choice[i].prec == (int)prec &&
+            !memcmp(g_choice[i].key, key, sizeof g_choice[i].key))
+            return i;
+    return -1;
+}
+
+/* 1 the alternative, 0 the first implementation, -1 not measured yet */
+static int choice_get(int op, EePrecision prec, const int key[5])
+{
+    int i = choice_find(op, prec, key);
+    return i < 0 ? -1 : g_choice[i].alt;
+}
+
+static void choice_set(int op, EePrecision prec, const int key[5], int alt)
+{
+    int i = choice_find(op, prec, key);
+    if (i < 0) {
+        i = g_next_choice;
+        g_next_choice = (g_next_choice + 1) % CHOICES;
+    }
+    g_choice[i].op = op;
+    g_choice[i].prec = (int)prec;
+    memcpy(g_choice[i].key, key, sizeof g_choice[i].key);
+    g_choice[i].alt = alt;
+    g_choice[i].used = 1;
+}
+
 /* ---- memory ------------------------------------------------------------------------- */
 /* An optional cap on the device memory libcore allocates:
  * EE_GPU_MEMORY_MB in the environment (read once). Allocations past it
@@ -176,14 +261,36 @@ static size_t mem_cap(void)
     return g_cap;
 }
 
+static size_t g_peak; /* largest g_allocated + workspace since the last reset */
+
+static void note_peak(void)
+{
+    size_t now = g_allocated + g_ws_size;
+    if (now > g_peak) g_peak = now;
+}
+
+extern "C" size_t ee_cuda_memory_peak(int reset)
+{
+    size_t p = g_peak;
+    if (reset) g_peak = g_allocated + g_ws_size;
+    return p;
+}
+
 static void track(void *p, size_t n)
 {
     size_t h = ((uintptr_t)p >> 8) % ALLOC_SLOTS;
     for (size_t k = 0; k < ALLOC_SLOTS; k++) {
         size_t i = (h + k) % ALLOC_SLOTS;
-        if (!g_allocs[i].p) { g_allocs[i].p = p; g_allocs[i].n = n; g_allocated += n; return; }
+        if (!g_allocs[i].p) {
+            g_allocs[i].p = p;
+            g_allocs[i].n = n;
+            g_allocated += n;
+            note_peak();
+            return;
+        }
     }
     g_allocated += n; /* table full: counted, not tracked */
+    note_peak();
 }
 
 static void untrack(void *p)
@@ -245,7 +352,100 @@ static void cu_sync(void) { EECU_CK(cudaStreamSynchronize(EECU_STREAM)); }
 
 /* ---- GEMM ------------------------------------------------------------------------------ */
 /* Row-major C (M x N) = alpha op(A) op(B) + beta C is column-major
- * C^T = alpha op(B)^T op(A)^T: swap the operands and M/N, keep the flags. */
+ * C^T = alpha op(B)^T op(A)^T: swap the operands and M/N, keep the flags.
+ *
+ * Precision: fp32 is cublasSgemm in the default math mode (no TF32); tf32
+ * is cublasGemmEx on the same FP32 buffers with the FAST_TF32 compute type
+ * (inputs rounded to tf32 by the tensor cores); bf16 rounds the operands
+ * to bf16 copies (bf16_operand) and multiplies them with FP32 accumulation
+ * (cuBLAS's FAST_16BF compute type on FP32 buffers was measured to run
+ * the TF32 kernels, same speed and same results, so it is not used). In
+ * every case alpha, beta and C stay FP32. */
+static cublasComputeType_t compute_type(EePrecision P)
+{
+    return P == EE_PRECISION_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+}
+
+/* The bf16 copies of operands: a buffer of its own (an op's workspace may
+ * hold the very operand being converted), grown on demand, never shrunk. */
+
+static uint16_t *bf16_scratch(size_t elems)
+{
+    if (elems <= g_bf_elems && g_bf) return g_bf;
+    if (g_bf) {
+        EECU_CK(cudaStreamSynchronize(EECU_STREAM));
+        EECU_CK(cudaFree(g_bf));
+        g_bf = NULL;
+        g_bf_elems = 0;
+    }
+    size_t n = (elems + (1u << 20) - 1) & ~(size_t)((1u << 20) - 1);
+    if (cudaMalloc((void **)&g_bf, n * sizeof(uint16_t)) != cudaSuccess) {
+        cudaGetLastError();
+        g_bf = NULL;
+        eecu_report("cudaMalloc", "out of memory for bf16 operands", __FILE__, __LINE__);
+        return NULL;
+    }
+    g_bf_elems = n;
+    return g_bf;
+}
+
+/* Elements a (batched) matrix of `rows` x `cols` with leading dimension ld
+ * spans in memory, counting `batch` matrices `stride` apart. */
+static size_t span(int rows, int cols, int ld, long long stride, int batch)
+{
+    if (rows <= 0 || cols <= 0 || batch <= 0) return 0;
+    return (size_t)(batch - 1) * (size_t)stride + (size_t)(rows - 1) * ld + cols;
+}
+
+/* The cuBLAS call on operands of type `ab` (CUDA_R_32F or CUDA_R_16BF). */
+static void gemm_raw(int ta, int tb, int M, int N, int K, float alpha, const void *A, int lda,
+                     long long sA, const void *B, int ldb, long long sB, float beta, float *C,
+                     int ldc, long long sC, int batch, cudaDataType ab, cublasComputeType_t ct)
+{
+    cublasHandle_t h = blas();
+    if (!h) return;
+    cublasOperation_t oa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, ob = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+    if (ab == CUDA_R_32F && ct == CUBLAS_COMPUTE_32F) { /* plain FP32: today's Sgemm calls */
+        if (batch == 1)
+            EECU_CKB(cublasSgemm(h, ob, oa, N, M, K, &alpha, (const float *)B, ldb, (const float *)A,
+                                 lda, &beta, C, ldc));
+        else
+            EECU_CKB(cublasSgemmStridedBatched(h, ob, oa, N, M, K, &alpha, (const float *)B, ldb, sB,
+                                               (const float *)A, lda, sA, &beta, C, ldc, sC, batch));
+    } else if (batch == 1) {
+        EECU_CKB(cublasGemmEx(h, ob, oa, N, M, K, &alpha, B, ab, ldb, A, ab, lda, &beta, C,
+                              CUDA_R_32F, ldc, ct, CUBLAS_GEMM_DEFAULT));
+    } else {
+        EECU_CKB(cublasGemmStridedBatchedEx(h, ob, oa, N, M, K, &alpha, B, ab, ldb, sB, A, ab, lda,
+                                            sA, &beta, C, CUDA_R_32F, ldc, sC, batch, ct,
+                                            CUBLAS_GEMM_DEFAULT));
+    }
+}
+
+/* The batched product at precision PREC on FP32 operands. */
+template <EePrecision PREC>
+static void gemm_sb(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
+                    long long sA, const float *B, int ldb, long long sB, float beta, float *C,
+                    int ldc, long long sC, int batch)
+{
+    if (M <= 0 || N <= 0 || K <= 0 || batch <= 0) return;
+    if (PREC != EE_PRECISION_BF16) {
+        gemm_raw(ta, tb, M, N, K, alpha, A, lda, sA, B, ldb, sB, beta, C, ldc, sC, batch,
+                 CUDA_R_32F, compute_type(PREC));
+        return;
+    }
+    size_t nA = span(ta ? K : M, ta ? M : K, lda, sA, batch);
+    size_t nB = span(tb ? N : K, tb ? K : N, ldb, sB, batch);
+    size_t oB = (nA + 127) & ~(size_t)127;
+    uint16_t *buf = bf16_scratch(oB + nB);
+    if (!buf) return;
+    eecu_to_bf16(A, buf, nA);
+    eecu_to_bf16(B, buf + oB, nB);
+    gemm_raw(ta, tb, M, N, K, alpha, buf, lda, sA, buf + oB, ldb, sB, beta, C, ldc, sC, batch,
+             CUDA_R_16BF, CUBLAS_COMPUTE_32F);
+}
+
+template <EePrecision PREC>
 static void cu_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
                     const float *B, int ldb, float beta, float *C, int ldc)
 {
@@ -254,23 +454,52 @@ static void cu_gemm(int ta, int tb, int M, int N, int K, float alpha, const floa
         eecu_scale_matrix(C, M, N, ldc, beta);
         return;
     }
-    cublasHandle_t h = blas();
-    if (!h) return;
-    EECU_CKB(cublasSgemm(h, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, N, M, K,
-                         &alpha, B, ldb, A, lda, &beta, C, ldc));
+    gemm_sb<PREC>(ta, tb, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1);
 }
 
-/* The same over `batch` problems at constant strides (in floats). */
-static void gemm_sb(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
-                    long long sA, const float *B, int ldb, long long sB, float beta, float *C,
-                    int ldc, long long sC, int batch)
+/* Attention operands: FP32 buffers as they are, or (bf16) one bf16 copy of
+ * each whole tensor, made once per op for all heads. */
+struct Operands {
+    const void *p[6];
+    cudaDataType type;
+    size_t esize;
+    cublasComputeType_t ct;
+    uint16_t *reserved; /* bf16: room for one more operand */
+    /* the head-h column block of operand i (rows of width d) */
+    const void *at(int i, size_t off) const { return (const char *)p[i] + off * esize; }
+};
+
+template <EePrecision PREC>
+static int operands(Operands *o, const float *const *x, const size_t *n, int count, size_t reserve)
 {
-    if (M <= 0 || N <= 0 || K <= 0 || batch <= 0) return;
-    cublasHandle_t h = blas();
-    if (!h) return;
-    EECU_CKB(cublasSgemmStridedBatched(h, tb ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                       ta ? CUBLAS_OP_T : CUBLAS_OP_N, N, M, K, &alpha, B, ldb, sB,
-                                       A, lda, sA, &beta, C, ldc, sC, batch));
+    o->type = PREC == EE_PRECISION_BF16 ? CUDA_R_16BF : CUDA_R_32F;
+    o->esize = PREC == EE_PRECISION_BF16 ? 2 : 4;
+    o->ct = PREC == EE_PRECISION_BF16 ? CUBLAS_COMPUTE_32F : compute_type(PREC);
+    o->reserved = NULL;
+    if (PREC != EE_PRECISION_BF16) {
+        for (int i = 0; i < count; i++) o->p[i] = x[i];
+        return 1;
+    }
+    size_t total = reserve;
+    for (int i = 0; i < count; i++) total += (n[i] + 127) & ~(size_t)127;
+    uint16_t *buf = bf16_scratch(total);
+    if (!buf) return 0;
+    for (int i = 0; i < count; i++) {
+        eecu_to_bf16(x[i], buf, n[i]);
+        o->p[i] = buf;
+        buf += (n[i] + 127) & ~(size_t)127;
+    }
+    o->reserved = buf;
+    return 1;
+}
+
+/* An operand made after the others (P, dS): FP32 as it is, or its bf16
+ * copy in the room reserved for it. */
+static const void *late_operand(const Operands *o, const float *x, size_t n)
+{
+    if (o->type == CUDA_R_32F) return x;
+    eecu_to_bf16(x, o->reserved, n);
+    return o->reserved;
 }
 
 /* ---- elementwise wrappers ----------------------------------------------------------------- */
@@ -339,6 +568,29 @@ static void cu_dropout_bwd(float *dX, const uint8_t *keep, size_t n, float p)
  * (b*H + h)*T*T (stride H*T*T). Full T x T products; the softmax kernels
  * zero every probability outside the attended span, so the result is the
  * CPU's (which multiplies only the first `span` rows and columns). */
+/* The fused kernel (FP32 products on the CUDA cores) is a candidate where
+ * it fits: at fp32 for heads up to 64 wide, at tf32/bf16 for heads up to
+ * 32 wide (thin products that gain nothing from tensor cores); which of it
+ * and the GEMM path runs a shape class is measured (measured choices,
+ * above). EE_CUDA_FUSED_ATTN=0 in the environment leaves it out, =2 takes
+ * it wherever it fits (tests and comparisons). Returns 0 (not a
+ * candidate), 1 (measure) or 2 (always). */
+static int fused_attention(EePrecision prec, int T, int dh)
+{
+    static int on = -1;
+    if (on < 0) {
+        const char *e = getenv("EE_CUDA_FUSED_ATTN");
+        on = e && *e ? (atoi(e) >= 2 ? 2 : atoi(e) > 0) : 1;
+    }
+    if (!eecu_attn_fused_fits(T, dh) || !(prec == EE_PRECISION_FP32 || dh <= 32)) return 0;
+    return on;
+}
+
+template <EePrecision PREC>
+static void attention_fwd_gemm(const float *q, const float *k, const float *v, const uint8_t *mask,
+                               float *P, float *ctx, int B, int T, int d, int H, float scale);
+
+template <EePrecision PREC>
 static void cu_attention_fwd(const float *q, const float *k, const float *v, const uint8_t *mask,
                              float *P, float *ctx, int B, int T, int d, int H)
 {
@@ -346,16 +598,49 @@ static void cu_attention_fwd(const float *q, const float *k, const float *v, con
     int dh = d / H;
     if (dh <= 0) return;
     float scale = 1.0f / sqrtf((float)dh);
-    long long sX = (long long)T * d, sP = (long long)H * T * T;
-    for (int h = 0; h < H; h++)
-        gemm_sb(0, 1, T, T, dh, scale, q + h * dh, d, sX, k + h * dh, d, sX, 0.0f,
-                P + (size_t)h * T * T, T, sP, B);
-    eecu_attn_softmax(P, mask, B, H, T);
-    for (int h = 0; h < H; h++)
-        gemm_sb(0, 0, T, dh, T, 1.0f, P + (size_t)h * T * T, T, sP, v + h * dh, d, sX, 0.0f,
-                ctx + h * dh, d, sX, B);
+    int pick = fused_attention(PREC, T, dh);
+    const int key[5] = {B, (T + 15) & ~15, d, H, 0};
+    if (pick == 1) pick = choice_get(CHOICE_ATTENTION, PREC, key);
+    if (pick < 0) { /* not measured yet: time both, each after a warm-up run,
+                       * once per shape class */
+        double gemm = -1, fused = -1;
+        for (int rep = 0; rep < 2; rep++) {
+            tune_start();
+            attention_fwd_gemm<PREC>(q, k, v, mask, P, ctx, B, T, d, H, scale);
+            gemm = tune_stop();
+            tune_start();
+            eecu_attn_fused_fwd(q, k, v, mask, P, ctx, B, T, d, H, scale);
+            fused = tune_stop();
+        }
+        choice_set(CHOICE_ATTENTION, PREC, key, fused >= 0 && gemm >= 0 && fused < gemm);
+        return;
+    }
+    if (pick) eecu_attn_fused_fwd(q, k, v, mask, P, ctx, B, T, d, H, scale);
+    else attention_fwd_gemm<PREC>(q, k, v, mask, P, ctx, B, T, d, H, scale);
 }
 
+template <EePrecision PREC>
+static void attention_fwd_gemm(const float *q, const float *k, const float *v, const uint8_t *mask,
+                               float *P, float *ctx, int B, int T, int d, int H, float scale)
+{
+    int dh = d / H;
+    long long sX = (long long)T * d, sP = (long long)H * T * T;
+    size_t n = (size_t)B * T * d, nP = (size_t)B * H * T * T;
+    const float *x[3] = {q, k, v};
+    size_t ns[3] = {n, n, n};
+    Operands o;
+    if (!operands<PREC>(&o, x, ns, 3, nP)) return;
+    for (int h = 0; h < H; h++)
+        gemm_raw(0, 1, T, T, dh, scale, o.at(0, h * dh), d, sX, o.at(1, h * dh), d, sX, 0.0f,
+                 P + (size_t)h * T * T, T, sP, B, o.type, o.ct);
+    eecu_attn_softmax(P, mask, B, H, T);
+    const void *Pp = late_operand(&o, P, nP);
+    for (int h = 0; h < H; h++)
+        gemm_raw(0, 0, T, dh, T, 1.0f, (const char *)Pp + (size_t)h * T * T * o.esize, T, sP,
+                 o.at(2, h * dh), d, sX, 0.0f, ctx + h * dh, d, sX, B, o.type, o.ct);
+}
+
+template <EePrecision PREC>
 static void cu_attention_bwd(const float *q, const float *k, const float *v, const uint8_t *mask,
                              const float *P, const float *dctx, float *dq, float *dk, float *dv,
                              int B, int T, int d, int H)
@@ -365,24 +650,31 @@ static void cu_attention_bwd(const float *q, const float *k, const float *v, con
     if (dh <= 0) return;
     float scale = 1.0f / sqrtf((float)dh);
     long long sX = (long long)T * d, sP = (long long)H * T * T;
-    float *dS = (float *)eecu_workspace(sizeof(float) * (size_t)B * H * T * T);
+    size_t n = (size_t)B * T * d, nP = (size_t)B * H * T * T;
+    float *dS = (float *)eecu_workspace(sizeof(float) * nP);
     if (!dS) return;
+    enum { DCTX, V, PR, Q, K };
+    const float *x[5] = {dctx, v, P, q, k};
+    size_t ns[5] = {n, n, nP, n, n};
+    Operands o;
+    if (!operands<PREC>(&o, x, ns, 5, nP)) return;
     for (int h = 0; h < H; h++) {
         size_t oP = (size_t)h * T * T;
         /* dP = dctx v^T ; dv = P^T dctx */
-        gemm_sb(0, 1, T, T, dh, 1.0f, dctx + h * dh, d, sX, v + h * dh, d, sX, 0.0f, dS + oP, T, sP,
-                B);
-        gemm_sb(1, 0, T, dh, T, 1.0f, P + oP, T, sP, dctx + h * dh, d, sX, 0.0f, dv + h * dh, d, sX,
-                B);
+        gemm_raw(0, 1, T, T, dh, 1.0f, o.at(DCTX, h * dh), d, sX, o.at(V, h * dh), d, sX, 0.0f,
+                 dS + oP, T, sP, B, o.type, o.ct);
+        gemm_raw(1, 0, T, dh, T, 1.0f, o.at(PR, oP), T, sP, o.at(DCTX, h * dh), d, sX, 0.0f,
+                 dv + h * dh, d, sX, B, o.type, o.ct);
     }
     eecu_attn_softmax_bwd(P, dS, mask, B, H, T, scale);
+    const void *dSp = late_operand(&o, dS, nP);
     for (int h = 0; h < H; h++) {
-        size_t oP = (size_t)h * T * T;
+        size_t oP = (size_t)h * T * T * o.esize;
         /* dq = dS k ; dk = dS^T q */
-        gemm_sb(0, 0, T, dh, T, 1.0f, dS + oP, T, sP, k + h * dh, d, sX, 0.0f, dq + h * dh, d, sX,
-                B);
-        gemm_sb(1, 0, T, dh, T, 1.0f, dS + oP, T, sP, q + h * dh, d, sX, 0.0f, dk + h * dh, d, sX,
-                B);
+        gemm_raw(0, 0, T, dh, T, 1.0f, (const char *)dSp + oP, T, sP, o.at(K, h * dh), d, sX, 0.0f,
+                 dq + h * dh, d, sX, B, o.type, o.ct);
+        gemm_raw(1, 0, T, dh, T, 1.0f, (const char *)dSp + oP, T, sP, o.at(Q, h * dh), d, sX, 0.0f,
+                 dk + h * dh, d, sX, B, o.type, o.ct);
     }
 }
 
@@ -427,6 +719,19 @@ static void cu_embed_bwd(const int32_t *ids, const float *dOut, float *dE_tok, f
 /* With Xc = im2col(E) ([B*T][w*d], zero past each sequence's end) the
  * convolution is one GEMM: out = Xc W (+ b); dW += Xc^T dOut;
  * dXc = dOut W^T, then dE += col2im(dXc). */
+template <EePrecision PREC>
+static void conv_fwd_own(const float *E, const float *W, const float *b, float *out, int B, int T,
+                         int d, int w, int F)
+{
+    int rows = B * T, wd = w * d;
+    float *Xc = (float *)eecu_workspace(sizeof(float) * (size_t)rows * wd);
+    if (!Xc) return;
+    eecu_im2col(E, Xc, B, T, d, w);
+    if (b) eecu_fill_rows(out, b, rows, F);
+    cu_gemm<PREC>(0, 0, rows, F, wd, 1.0f, Xc, wd, W, F, b ? 1.0f : 0.0f, out, F);
+}
+
+template <EePrecision PREC>
 static void cu_conv_fwd(const float *E, const float *W, const float *b, float *out, int B, int T,
                         int d, int w, int F)
 {
@@ -437,13 +742,31 @@ static void cu_conv_fwd(const float *E, const float *W, const float *b, float *o
         else cu_zero(out, sizeof(float) * (size_t)rows * F);
         return;
     }
-    float *Xc = (float *)eecu_workspace(sizeof(float) * (size_t)rows * wd);
-    if (!Xc) return;
-    eecu_im2col(E, Xc, B, T, d, w);
-    if (b) eecu_fill_rows(out, b, rows, F);
-    cu_gemm(0, 0, rows, F, wd, 1.0f, Xc, wd, W, F, b ? 1.0f : 0.0f, out, F);
+    /* cuDNN or the own path, whichever ran faster on this shape class */
+    int mode = PREC == EE_PRECISION_BF16 ? 0 : eecu_cudnn_mode();
+    const int key[5] = {B, (T + 15) & ~15, d, w, F};
+    int pick = mode == 2 ? 1 : mode == 1 ? choice_get(CHOICE_CONV, PREC, key) : 0;
+    if (pick < 0) { /* not measured yet: time both, each after a warm-up run
+                       * (plans, workspace growth), once per shape class */
+        double own = -1, dnn = -1;
+        int ran = 1;
+        for (int rep = 0; rep < 2 && ran; rep++) {
+            tune_start();
+            conv_fwd_own<PREC>(E, W, b, out, B, T, d, w, F);
+            own = tune_stop();
+            tune_start();
+            ran = eecu_cudnn_conv_fwd(E, W, b, out, B, T, d, w, F, PREC);
+            dnn = tune_stop();
+        }
+        choice_set(CHOICE_CONV, PREC, key, ran && dnn >= 0 && own >= 0 && dnn < own);
+        if (!ran) conv_fwd_own<PREC>(E, W, b, out, B, T, d, w, F);
+        return;
+    }
+    if (pick && eecu_cudnn_conv_fwd(E, W, b, out, B, T, d, w, F, PREC)) return;
+    conv_fwd_own<PREC>(E, W, b, out, B, T, d, w, F);
 }
 
+template <EePrecision PREC>
 static void cu_conv_bwd(const float *E, const float *W, const float *dOut, float *dE, float *dW,
                         float *db, int B, int T, int d, int w, int F)
 {
@@ -456,10 +779,10 @@ static void cu_conv_bwd(const float *E, const float *W, const float *dOut, float
     if (!Xc) return;
     if (dW) {
         eecu_im2col(E, Xc, B, T, d, w);
-        cu_gemm(1, 0, wd, F, rows, 1.0f, Xc, wd, dOut, F, 1.0f, dW, F);
+        cu_gemm<PREC>(1, 0, wd, F, rows, 1.0f, Xc, wd, dOut, F, 1.0f, dW, F);
     }
     if (dE) {
-        cu_gemm(0, 1, rows, wd, F, 1.0f, dOut, F, W, F, 0.0f, Xc, wd);
+        cu_gemm<PREC>(0, 1, rows, wd, F, 1.0f, dOut, F, W, F, 0.0f, Xc, wd);
         eecu_col2im_add(Xc, dE, B, T, d, w);
     }
 }
@@ -542,57 +865,61 @@ static void cu_adam(float *w, const float *g, float *m, float *v, size_t n, floa
 }
 
 /* ---- the table --------------------------------------------------------------------------------- */
-static EeBackend g_backend;
+static EeBackend g_backend[EE_PRECISION_COUNT]; /* one table per precision */
 static const EeBackend *g_available;
 static char g_desc[512] = "CUDA backend not initialised";
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
+template <EePrecision PREC>
 static void fill_table(EeBackend *be)
 {
     memset(be, 0, sizeof *be);
     be->name = "cuda";
     be->device = EE_DEVICE_GPU;
-    be->alloc = cu_alloc;
-    be->release = cu_release;
-    be->upload = cu_upload;
-    be->download = cu_download;
-    be->copy = cu_copy;
-    be->zero = cu_zero;
-    be->sync = cu_sync;
-    be->gemm = cu_gemm;
-    be->axpy = cu_axpy;
-    be->scale = cu_scale;
-    be->add_bias = cu_add_bias;
-    be->bias_grad = cu_bias_grad;
-    be->layernorm_fwd = cu_layernorm_fwd;
-    be->layernorm_bwd = cu_layernorm_bwd;
-    be->gelu_fwd = cu_gelu_fwd;
-    be->gelu_bwd = cu_gelu_bwd;
-    be->relu_fwd = cu_relu_fwd;
-    be->mul_mask = cu_mul_mask;
-    be->relu_bwd = cu_relu_bwd;
-    be->tanh_fwd = cu_tanh_fwd;
-    be->tanh_bwd = cu_tanh_bwd;
-    be->dropout_fwd = cu_dropout_fwd;
-    be->dropout_bwd = cu_dropout_bwd;
-    be->attention_fwd = cu_attention_fwd;
-    be->attention_bwd = cu_attention_bwd;
-    be->attention_cls_fwd = cu_attention_cls_fwd;
-    be->attention_cls_bwd = cu_attention_cls_bwd;
-    be->embed_fwd = cu_embed_fwd;
-    be->embed_bwd = cu_embed_bwd;
-    be->conv_fwd = cu_conv_fwd;
-    be->conv_bwd = cu_conv_bwd;
-    be->maxpool_fwd = cu_maxpool_fwd;
-    be->maxpool_bwd = cu_maxpool_bwd;
-    be->conv_pool_bwd = eecu_conv_pool_bwd;
-    be->gather_rows = cu_gather_rows;
-    be->scatter_rows = cu_scatter_rows;
-    be->lerp_rows = eecu_lerp_rows;
-    be->accum_rows = eecu_accum_rows;
-    be->softmax_xent = cu_softmax_xent;
-    be->mse = cu_mse;
-    be->adam = cu_adam;
+    be->precision = PREC;
+    EECU_SET_OP(be, alloc, cu_alloc);
+    EECU_SET_OP(be, release, cu_release);
+    EECU_SET_OP(be, upload, cu_upload);
+    EECU_SET_OP(be, download, cu_download);
+    EECU_SET_OP(be, copy, cu_copy);
+    EECU_SET_OP(be, zero, cu_zero);
+    EECU_SET_OP(be, sync, cu_sync);
+    EECU_SET_OP(be, gemm, cu_gemm<PREC>);
+    EECU_SET_OP(be, axpy, cu_axpy);
+    EECU_SET_OP(be, scale, cu_scale);
+    EECU_SET_OP(be, add_bias, cu_add_bias);
+    EECU_SET_OP(be, bias_grad, cu_bias_grad);
+    EECU_SET_OP(be, layernorm_fwd, cu_layernorm_fwd);
+    EECU_SET_OP(be, layernorm_bwd, cu_layernorm_bwd);
+    EECU_SET_OP(be, bias_gelu_fwd, eecu_bias_gelu_fwd);
+    EECU_SET_OP(be, bias_residual_layernorm_fwd, eecu_bias_residual_layernorm_fwd);
+    EECU_SET_OP(be, gelu_fwd, cu_gelu_fwd);
+    EECU_SET_OP(be, gelu_bwd, cu_gelu_bwd);
+    EECU_SET_OP(be, relu_fwd, cu_relu_fwd);
+    EECU_SET_OP(be, mul_mask, cu_mul_mask);
+    EECU_SET_OP(be, relu_bwd, cu_relu_bwd);
+    EECU_SET_OP(be, tanh_fwd, cu_tanh_fwd);
+    EECU_SET_OP(be, tanh_bwd, cu_tanh_bwd);
+    EECU_SET_OP(be, dropout_fwd, cu_dropout_fwd);
+    EECU_SET_OP(be, dropout_bwd, cu_dropout_bwd);
+    EECU_SET_OP(be, attention_fwd, cu_attention_fwd<PREC>);
+    EECU_SET_OP(be, attention_bwd, cu_attention_bwd<PREC>);
+    EECU_SET_OP(be, attention_cls_fwd, cu_attention_cls_fwd);
+    EECU_SET_OP(be, attention_cls_bwd, cu_attention_cls_bwd);
+    EECU_SET_OP(be, embed_fwd, cu_embed_fwd);
+    EECU_SET_OP(be, embed_bwd, cu_embed_bwd);
+    EECU_SET_OP(be, conv_fwd, cu_conv_fwd<PREC>);
+    EECU_SET_OP(be, conv_bwd, cu_conv_bwd<PREC>);
+    EECU_SET_OP(be, maxpool_fwd, cu_maxpool_fwd);
+    EECU_SET_OP(be, maxpool_bwd, cu_maxpool_bwd);
+    EECU_SET_OP(be, conv_pool_bwd, eecu_conv_pool_bwd);
+    EECU_SET_OP(be, gather_rows, cu_gather_rows);
+    EECU_SET_OP(be, scatter_rows, cu_scatter_rows);
+    EECU_SET_OP(be, lerp_rows, eecu_lerp_rows);
+    EECU_SET_OP(be, accum_rows, eecu_accum_rows);
+    EECU_SET_OP(be, softmax_xent, cu_softmax_xent);
+    EECU_SET_OP(be, mse, cu_mse);
+    EECU_SET_OP(be, adam, cu_adam);
 }
 
 static void init_once(void)
@@ -627,16 +954,20 @@ static void init_once(void)
     snprintf(g_desc, sizeof g_desc, "%s (device %d of %d, sm_%d%d, %d SMs, %.1f GiB)", prop.name,
              dev, n, prop.major, prop.minor, prop.multiProcessorCount,
              prop.totalGlobalMem / 1073741824.0);
-    fill_table(&g_backend);
+    fill_table<EE_PRECISION_FP32>(&g_backend[EE_PRECISION_FP32]);
+    fill_table<EE_PRECISION_TF32>(&g_backend[EE_PRECISION_TF32]);
+    fill_table<EE_PRECISION_BF16>(&g_backend[EE_PRECISION_BF16]);
     /* every op of backend.h must be here: an op added there but not here
      * would be a NULL call; say so and offer no GPU instead */
     int missing = 0;
-    for (const char *q = (const char *)&g_backend.alloc;
-         q + sizeof(void (*)(void)) <= (const char *)(&g_backend + 1); q += sizeof(void (*)(void))) {
-        void (*fp)(void);
-        memcpy(&fp, q, sizeof fp);
-        missing += fp == NULL;
-    }
+    for (int k = 0; k < EE_PRECISION_COUNT; k++)
+        for (const char *q = (const char *)&g_backend[k].alloc;
+             q + sizeof(void (*)(void)) <= (const char *)(&g_backend[k] + 1);
+             q += sizeof(void (*)(void))) {
+            void (*fp)(void);
+            memcpy(&fp, q, sizeof fp);
+            missing += fp == NULL;
+        }
     if (missing) {
         snprintf(g_desc, sizeof g_desc,
                  "the CUDA backend lacks %d op(s) of backend.h: rebuild with an updated "
@@ -644,13 +975,20 @@ static void init_once(void)
                  missing);
         return;
     }
-    g_available = &g_backend;
+    g_available = g_backend;
 }
 
 extern "C" const EeBackend *ee_backend_cuda(void)
 {
     pthread_once(&g_once, init_once);
     return g_available;
+}
+
+extern "C" const EeBackend *ee_backend_cuda_at(EePrecision p)
+{
+    pthread_once(&g_once, init_once);
+    if (!g_available || (unsigned)p >= EE_PRECISION_COUNT) return NULL;
+    return &g_backend[p];
 }
 
 extern "C" int ee_cuda_select(int index)

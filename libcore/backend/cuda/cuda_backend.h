@@ -10,6 +10,8 @@
 #ifndef EE_CUDA_BACKEND_H
 #define EE_CUDA_BACKEND_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -42,6 +44,28 @@ int ee_cuda_select(int index);
 void ee_cuda_timer_start(void);
 double ee_cuda_timer_stop(void);
 
+/* cuDNN: 1 on (the default in a build with cuDNN, unless EE_CUDNN=0): an op
+ * with a cuDNN path and an own one runs whichever was faster the first time
+ * its shape class came up; 2 cuDNN wherever it can (tests); 0 off (the
+ * backend's own kernels); on < 0 only asks. Returns the setting before the
+ * call, or -1 when the build has no cuDNN. */
+int ee_cuda_use_cudnn(int on);
+/* One line: the cuDNN version in use, or why none is. */
+const char *ee_cuda_cudnn_describe(void);
+/* How many operations cuDNN has run in this process (tests: was it used). */
+long ee_cuda_cudnn_calls(void);
+
+/* With EE_CUDA_OPTIME=1 in the environment: prints the device time of each
+ * op of the backend since the last report, largest first, under `title`,
+ * and clears the totals (cuda_optime.cuh); a NULL title only clears them.
+ * Nothing without EE_CUDA_OPTIME. */
+void ee_cuda_optime_report(const char *title);
+
+/* The most device memory the backend held at once (its buffers and its
+ * workspace; not cuBLAS's own) since the last reset, in bytes; reset != 0
+ * starts a new period at what is held now. */
+size_t ee_cuda_memory_peak(int reset);
+
 #else
 
 static inline void ee_cuda_shutdown(void) {}
@@ -50,6 +74,11 @@ static inline int ee_cuda_select(int index) { (void)index; return -1; }
 static inline const char *ee_cuda_describe(void) { return "this build has no CUDA backend (configure --with-cuda)"; }
 static inline void ee_cuda_timer_start(void) {}
 static inline double ee_cuda_timer_stop(void) { return -1.0; }
+static inline size_t ee_cuda_memory_peak(int reset) { (void)reset; return 0; }
+static inline int ee_cuda_use_cudnn(int on) { (void)on; return -1; }
+static inline void ee_cuda_optime_report(const char *title) { (void)title; }
+static inline long ee_cuda_cudnn_calls(void) { return 0; }
+static inline const char *ee_cuda_cudnn_describe(void) { return "this build has no CUDA backend"; }
 
 #endif
 

@@ -51,6 +51,16 @@ static inline unsigned eecu_blocks(size_t n, unsigned threads)
     return (unsigned)(b ? b : 1);
 }
 
+/* ---- cuDNN (cuda_cudnn.cu) ---- */
+/* The text-CNN convolution forward through cuDNN; returns 0 (nothing done)
+ * when cuDNN is off or absent, offers nothing for the shape, or the
+ * precision is bf16: the caller then runs its own path. */
+extern "C" int eecu_cudnn_conv_fwd(const float *E, const float *W, const float *b, float *out, int B,
+                                   int T, int d, int w, int F, EePrecision prec);
+extern "C" void eecu_cudnn_shutdown(void);
+/* 0 cuDNN off or absent, 1 on where measured faster, 2 on wherever it can */
+int eecu_cudnn_mode(void);
+
 /* ---- launchers (cuda_kernels.cu); every one returns at once on n = 0 ---- */
 int eecu_kernels_usable(void); /* 1 if this build has code for the device */
 void eecu_scale_matrix(float *C, int M, int N, int ldc, float beta);
@@ -63,6 +73,8 @@ void eecu_lerp_rows(float *out, const float *base, const float *diff, const floa
 void eecu_accum_rows(float *acc, const float *x, const float *w, const int32_t *group, int rows,
                      int width);
 void eecu_scale(size_t n, float a, float *x);
+/* y[i] = x[i] rounded to bf16 (raw bits, ties to even) */
+void eecu_to_bf16(const float *x, uint16_t *y, size_t n);
 void eecu_add_bias(float *Y, const float *b, int rows, int cols);
 void eecu_fill_rows(float *Y, const float *b, int rows, int cols);
 /* Deterministic column sums: db[c] += sum_r dY[r][c]; with X (and mean,
@@ -75,6 +87,10 @@ void eecu_layernorm_fwd(const float *X, const float *g, const float *b, float *Y
 void eecu_layernorm_bwd_dx(const float *dY, const float *X, const float *g, const float *mean,
                            const float *rstd, float *dX, int rows, int cols, int accumulate);
 void eecu_gelu_fwd(const float *X, float *Y, size_t n);
+void eecu_bias_gelu_fwd(float *Z, const float *b, float *G, int rows, int cols);
+void eecu_bias_residual_layernorm_fwd(float *Y, const float *bias, const float *X, const float *g,
+                                      const float *b, float *out, float *mean, float *rstd, int rows,
+                                      int cols, float eps);
 void eecu_gelu_bwd(const float *X, const float *dY, float *dX, size_t n);
 void eecu_relu_fwd(const float *X, float *Y, size_t n);
 void eecu_mul_mask(float *X, const uint8_t *mask, size_t n);
@@ -86,6 +102,13 @@ void eecu_dropout_bwd(float *dX, const uint8_t *keep, size_t n, float sc);
 /* P [B][H][T][T] holds the scaled scores; turned into probabilities in
  * place (masked keys and keys past the span 0, rows at t >= span 0). */
 void eecu_attn_softmax(float *P, const uint8_t *mask, int B, int H, int T);
+/* The whole attention forward in one kernel (P and ctx as attention_fwd
+ * computes them), for T <= EECU_FA_TMAX and heads of dh <= EECU_FA_DHMAX. */
+#define EECU_FA_TMAX 128
+#define EECU_FA_DHMAX 64
+int eecu_attn_fused_fits(int T, int dh);
+void eecu_attn_fused_fwd(const float *q, const float *k, const float *v, const uint8_t *mask, float *P,
+                         float *ctx, int B, int T, int d, int H, float scale);
 /* dS holds dP; turned into the score gradient (times scale) in place. */
 void eecu_attn_softmax_bwd(const float *P, float *dS, const uint8_t *mask, int B, int H, int T,
                            float scale);

@@ -289,6 +289,69 @@ void eecu_layernorm_bwd_dx(const float *dY, const float *X, const float *g, cons
     EECU_LAUNCHED("layernorm_bwd");
 }
 
+/* ---- the transformer layer's fusions (backend.h) ----------------------------------- */
+/* Z += b, G = gelu(Z): add_bias then gelu_fwd in one pass */
+__global__ void k_bias_gelu_fwd(float *Z, const float *__restrict__ b, float *G, size_t n, int cols)
+{
+    GRID_LOOP(i, n) {
+        float z = Z[i] + b[i % (size_t)cols];
+        Z[i] = z;
+        G[i] = 0.5f * z * (1.0f + erff(z * 0.70710678118654752f));
+    }
+}
+
+void eecu_bias_gelu_fwd(float *Z, const float *b, float *G, int rows, int cols)
+{
+    size_t n = (size_t)rows * cols;
+    if (!n) return;
+    k_bias_gelu_fwd<<<eecu_blocks(n, THREADS), THREADS, 0, EECU_STREAM>>>(Z, b, G, n, cols);
+    EECU_LAUNCHED("bias_gelu_fwd");
+}
+
+/* Y = (Y + b) + X, then k_layernorm_fwd's arithmetic into out, one warp a row */
+__global__ void k_bias_residual_layernorm_fwd(float *Y, const float *__restrict__ bias,
+                                              const float *__restrict__ X, const float *__restrict__ g,
+                                              const float *__restrict__ b, float *out, float *mean,
+                                              float *rstd, int rows, int cols, float eps)
+{
+    const int lane = threadIdx.x & 31;
+    WARP_ROW_LOOP(row, rows) {
+        float *y = Y + row * cols, *o = out + row * cols;
+        const float *x = X + row * cols;
+        double s = 0.0;
+        for (int c = lane; c < cols; c += 32) {
+            float v = bias ? y[c] + bias[c] : y[c];
+            v = x[c] + v;
+            y[c] = v;
+            s += v;
+        }
+        s = warp_sum_d(s);
+        double mu = s / cols, var = 0.0;
+        for (int c = lane; c < cols; c += 32) { /* each lane reads what it wrote */
+            double t = y[c] - mu;
+            var += t * t;
+        }
+        var = warp_sum_d(var) / cols;
+        float rs = (float)(1.0 / sqrt(var + eps));
+        float m = (float)mu;
+        for (int c = lane; c < cols; c += 32) o[c] = (y[c] - m) * rs * g[c] + b[c];
+        if (lane == 0) {
+            mean[row] = m;
+            rstd[row] = rs;
+        }
+    }
+}
+
+void eecu_bias_residual_layernorm_fwd(float *Y, const float *bias, const float *X, const float *g,
+                                      const float *b, float *out, float *mean, float *rstd, int rows,
+                                      int cols, float eps)
+{
+    if (rows <= 0 || cols <= 0) return;
+    k_bias_residual_layernorm_fwd<<<row_blocks(rows), THREADS, 0, EECU_STREAM>>>(
+        Y, bias, X, g, b, out, mean, rstd, rows, cols, eps);
+    EECU_LAUNCHED("bias_residual_layernorm_fwd");
+}
+
 /* ---- activations (in place allowed: each element is read then written by
  * the same thread) ---------------------------------------------------------------- */
 __global__ void k_gelu_fwd(const float *X, float *Y, size_t n)
@@ -479,6 +542,118 @@ void eecu_attn_softmax_bwd(const float *P, float *dS, const uint8_t *mask, int B
     EECU_LAUNCHED("attn_softmax_bwd");
 }
 
+/* ---- fused attention forward (T <= 128, dh <= 64) -------------------------------------------
+ * One block per (sequence, head, 16 queries): the block loads K, then V, in
+ * tiles of 64 keys into shared memory; each warp takes 2 queries: scores
+ * into a row buffer, the masked softmax of k_attn_softmax (same span rule,
+ * same double sum), P written out for the backward, then the context. It
+ * replaces two strided-batched GEMMs per head and the softmax pass over P:
+ * for small heads those GEMMs are thin (dh columns) and P makes three
+ * trips through memory. */
+#define FA_KT 64
+#define FA_QPW 2
+#define FA_Q (ROWS_PER_BLOCK * FA_QPW)
+
+int eecu_attn_fused_fits(int T, int dh) { return T >= 1 && T <= EECU_FA_TMAX && dh >= 1 && dh <= EECU_FA_DHMAX; }
+
+__global__ void k_attn_fused_fwd(const float *__restrict__ q, const float *__restrict__ k,
+                                 const float *__restrict__ v, const uint8_t *__restrict__ mask,
+                                 float *P, float *ctx, int T, int d, int H, int chunks, float scale)
+{
+    __shared__ float tile[FA_KT][EECU_FA_DHMAX + 1];
+    __shared__ float prow[ROWS_PER_BLOCK][FA_QPW][EECU_FA_TMAX];
+    __shared__ float qs[ROWS_PER_BLOCK][FA_QPW][EECU_FA_DHMAX];
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const int chunk = (int)(blockIdx.x % (unsigned)chunks);
+    const size_t bh = blockIdx.x / (unsigned)chunks;
+    const int h = (int)(bh % (size_t)H), dh = d / H;
+    const size_t b = bh / (size_t)H;
+    const uint8_t *mk = mask + b * T;
+    const int S = warp_span(mk, T, lane);
+    const int i0 = chunk * FA_Q + w * FA_QPW;
+    float *Pb = P + bh * (size_t)T * T;
+    for (int r = 0; r < FA_QPW; r++)
+        for (int c = lane; c < dh; c += 32)
+            qs[w][r][c] = i0 + r < S ? q[(b * T + i0 + r) * d + (size_t)h * dh + c] : 0.0f;
+    /* scores */
+    for (int t0 = 0; t0 < S; t0 += FA_KT) {
+        const int nk = min(FA_KT, S - t0);
+        __syncthreads();
+        for (int e = threadIdx.x; e < nk * dh; e += blockDim.x)
+            tile[e / dh][e % dh] = k[(b * T + t0 + e / dh) * d + (size_t)h * dh + e % dh];
+        __syncthreads();
+        for (int r = 0; r < FA_QPW; r++) {
+            if (i0 + r >= S) continue;
+            for (int j = lane; j < nk; j += 32) {
+                float acc = 0.0f;
+                for (int c = 0; c < dh; c++) acc = fmaf(qs[w][r][c], tile[j][c], acc);
+                prow[w][r][t0 + j] = scale * acc;
+            }
+        }
+    }
+    __syncwarp();
+    /* softmax, P */
+    for (int r = 0; r < FA_QPW; r++) {
+        const int i = i0 + r;
+        if (i >= T) continue;
+        float *pg = Pb + (size_t)i * T, *pr = prow[w][r];
+        if (i >= S) {
+            for (int j = lane; j < T; j += 32) pg[j] = 0.0f;
+            continue;
+        }
+        float mx = -CUDART_INF_F;
+        for (int j = lane; j < S; j += 32)
+            if (mk[j] && pr[j] > mx) mx = pr[j];
+        mx = warp_max(mx);
+        double sum = 0.0;
+        for (int j = lane; j < S; j += 32)
+            if (mk[j]) sum += expf(pr[j] - mx);
+        sum = warp_sum_d(sum);
+        const float inv = (float)(1.0 / sum);
+        for (int j = lane; j < T; j += 32) {
+            const float p = (j < S && mk[j]) ? expf(pr[j] - mx) * inv : 0.0f;
+            if (j < S) pr[j] = p;
+            pg[j] = p;
+        }
+    }
+    __syncwarp();
+    /* context */
+    float acc[FA_QPW][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};
+    for (int t0 = 0; t0 < S; t0 += FA_KT) {
+        const int nk = min(FA_KT, S - t0);
+        __syncthreads();
+        for (int e = threadIdx.x; e < nk * dh; e += blockDim.x)
+            tile[e / dh][e % dh] = v[(b * T + t0 + e / dh) * d + (size_t)h * dh + e % dh];
+        __syncthreads();
+        for (int r = 0; r < FA_QPW; r++) {
+            if (i0 + r >= S) continue;
+            for (int j = 0; j < nk; j++) {
+                const float p = prow[w][r][t0 + j];
+                for (int c2 = 0; c2 < 2; c2++)
+                    if (lane + 32 * c2 < dh) acc[r][c2] = fmaf(p, tile[j][lane + 32 * c2], acc[r][c2]);
+            }
+        }
+    }
+    for (int r = 0; r < FA_QPW; r++) {
+        const int i = i0 + r;
+        if (i >= T) continue;
+        for (int c2 = 0; c2 < 2; c2++)
+            if (lane + 32 * c2 < dh)
+                ctx[(b * T + i) * d + (size_t)h * dh + lane + 32 * c2] = i < S ? acc[r][c2] : 0.0f;
+    }
+}
+
+void eecu_attn_fused_fwd(const float *q, const float *k, const float *v, const uint8_t *mask, float *P,
+                         float *ctx, int B, int T, int d, int H, float scale)
+{
+    if (B <= 0 || T <= 0 || H <= 0) return;
+    int chunks = (T + FA_Q - 1) / FA_Q;
+    size_t blocks = (size_t)B * H * chunks;
+    k_attn_fused_fwd<<<(unsigned)blocks, THREADS, 0, EECU_STREAM>>>(q, k, v, mask, P, ctx, T, d, H, chunks,
+                                                                     scale);
+    EECU_LAUNCHED("attn_fused_fwd");
+}
+
 /* ---- attention of the [CLS] query only ---------------------------------------------- */
 /* One warp per (b, h): lanes take keys j (scores kept in P, then turned into
  * probabilities in place), then columns c of the context (coalesced reads
@@ -665,6 +840,29 @@ void eecu_embed_bwd(const int32_t *ids, const float *dOut, float *dE_tok, float 
                                                                                d);
         EECU_LAUNCHED("embed_bwd_pos");
     }
+}
+
+/* ---- bf16 operands -------------------------------------------------------------------- */
+/* x rounded to the nearest bf16 (ties to even; NaN stays NaN), as raw bits */
+__device__ __forceinline__ uint16_t dev_to_bf16(float x)
+{
+    union { float f; uint32_t u; } c;
+    c.f = x;
+    if ((c.u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((c.u >> 16) | 0x40u);
+    c.u += 0x7fffu + ((c.u >> 16) & 1u);
+    return (uint16_t)(c.u >> 16);
+}
+
+__global__ void k_to_bf16(const float *__restrict__ x, uint16_t *__restrict__ y, size_t n)
+{
+    GRID_LOOP(i, n) y[i] = dev_to_bf16(x[i]);
+}
+
+void eecu_to_bf16(const float *x, uint16_t *y, size_t n)
+{
+    if (!n) return;
+    k_to_bf16<<<eecu_blocks(n, THREADS), THREADS, 0, EECU_STREAM>>>(x, y, n);
+    EECU_LAUNCHED("to_bf16");
 }
 
 /* ---- text CNN: im2col / col2im ------------------------------------------------------ */

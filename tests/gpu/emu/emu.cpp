@@ -19,6 +19,9 @@
 #include <ucontext.h>
 #include <setjmp.h>
 #include <unistd.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 dim3 threadIdx, blockIdx, blockDim, gridDim;
 unsigned char emu_slots[32][32][8];
@@ -275,10 +278,36 @@ cublasStatus_t cublasSetPointerMode(cublasHandle_t, cublasPointerMode_t) { retur
 const char *cublasGetStatusString(cublasStatus_t s) { return s == CUBLAS_STATUS_SUCCESS ? "success" : "CUBLAS_STATUS_INVALID_VALUE (emulated)"; }
 
 static long n_gemm;
-cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
-                                         int n, int k, const float *alpha, const float *A, int lda,
-                                         long long sA, const float *B, int ldb, long long sB,
-                                         const float *beta, float *C, int ldc, long long sC, int batch)
+/* x rounded to nearest even at `bits` mantissa bits (23: unchanged) */
+static double round_mantissa(float x, int bits)
+{
+    if (bits >= 23 || !isfinite(x)) return x;
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    uint32_t drop = 23 - bits, half = 1u << (drop - 1), mask = (1u << drop) - 1;
+    uint32_t low = u & mask;
+    u &= ~mask;
+    if (low > half || (low == half && (u >> drop) & 1)) u += 1u << drop;
+    float y;
+    memcpy(&y, &u, 4);
+    return y;
+}
+
+/* element i of an FP32 (es 4) or bf16 (es 2, raw bits) array */
+static float elem(const void *p, size_t i, int es)
+{
+    if (es == 4) return ((const float *)p)[i];
+    uint32_t u = (uint32_t)((const uint16_t *)p)[i] << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static cublasStatus_t gemm_emu(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
+                               int n, int k, const float *alpha, const void *A, int lda,
+                               long long sA, const void *B, int ldb, long long sB,
+                               const float *beta, float *C, int ldc, long long sC, int batch, int bits,
+                               int es)
 {
     n_gemm++;
     if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
@@ -291,19 +320,19 @@ cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t h, cublasOperation_t ta,
     }
     if (m == 0 || n == 0 || batch == 0) return CUBLAS_STATUS_SUCCESS;
     for (int bi = 0; bi < batch; bi++) {
-        const float *Ab = A + bi * sA, *Bb = B + bi * sB;
+        const char *Ab = (const char *)A + (size_t)bi * sA * es, *Bb = (const char *)B + (size_t)bi * sB * es;
         float *Cb = C + bi * sC;
         if (k > 0) {
-            emu_check_range(Ab, sizeof(float) * ((size_t)(ac - 1) * lda + ar), "gemm A");
-            emu_check_range(Bb, sizeof(float) * ((size_t)(bc - 1) * ldb + br), "gemm B");
+            emu_check_range(Ab, es * ((size_t)(ac - 1) * lda + ar), "gemm A");
+            emu_check_range(Bb, es * ((size_t)(bc - 1) * ldb + br), "gemm B");
         }
         emu_check_range(Cb, sizeof(float) * ((size_t)(n - 1) * ldc + m), "gemm C");
         for (int j = 0; j < n; j++)
             for (int i = 0; i < m; i++) {
                 double s = 0;
                 for (int p = 0; p < k; p++) {
-                    double a = ta == CUBLAS_OP_N ? Ab[i + (size_t)p * lda] : Ab[p + (size_t)i * lda];
-                    double b = tb == CUBLAS_OP_N ? Bb[p + (size_t)j * ldb] : Bb[j + (size_t)p * ldb];
+                    double a = round_mantissa(elem(Ab, ta == CUBLAS_OP_N ? i + (size_t)p * lda : p + (size_t)i * lda, es), bits);
+                    double b = round_mantissa(elem(Bb, tb == CUBLAS_OP_N ? p + (size_t)j * ldb : j + (size_t)p * ldb, es), bits);
                     s += a * b;
                 }
                 float *c = Cb + i + (size_t)j * ldc;
@@ -313,9 +342,51 @@ cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t h, cublasOperation_t ta,
     return CUBLAS_STATUS_SUCCESS;
 }
 
+cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
+                                         int n, int k, const float *alpha, const float *A, int lda,
+                                         long long sA, const float *B, int ldb, long long sB,
+                                         const float *beta, float *C, int ldc, long long sC, int batch)
+{
+    return gemm_emu(h, ta, tb, m, n, k, alpha, A, lda, sA, B, ldb, sB, beta, C, ldc, sC, batch, 23, 4);
+}
+
 cublasStatus_t cublasSgemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
                            const float *alpha, const float *A, int lda, const float *B, int ldb,
                            const float *beta, float *C, int ldc)
 {
     return cublasSgemmStridedBatched(h, ta, tb, m, n, k, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1);
+}
+
+static int compute_bits(cudaDataType at, cudaDataType bt, cudaDataType ct, cublasComputeType_t c)
+{
+    if (at != bt || (at != CUDA_R_32F && at != CUDA_R_16BF) || ct != CUDA_R_32F) die("GemmEx: data type %s%ld", "", at);
+    if (at == CUDA_R_16BF) {
+        if (c != CUBLAS_COMPUTE_32F) die("GemmEx: bf16 data with compute type %s%ld", "", c);
+        return 23; /* the operands are bf16 already */
+    }
+    if (c == CUBLAS_COMPUTE_32F_FAST_TF32) return 10;
+    if (c == CUBLAS_COMPUTE_32F_FAST_16BF) return 7;
+    if (c == CUBLAS_COMPUTE_32F) return 23;
+    die("GemmEx: compute type %s%ld", "", c);
+    return 23;
+}
+
+cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
+                                          int n, int k, const void *alpha, const void *A, cudaDataType Atype,
+                                          int lda, long long sA, const void *B, cudaDataType Btype, int ldb,
+                                          long long sB, const void *beta, void *C, cudaDataType Ctype, int ldc,
+                                          long long sC, int batch, cublasComputeType_t ct, cublasGemmAlgo_t)
+{
+    int bits = compute_bits(Atype, Btype, Ctype, ct);
+    return gemm_emu(h, ta, tb, m, n, k, (const float *)alpha, A, lda, sA, B, ldb, sB, (const float *)beta,
+                    (float *)C, ldc, sC, batch, bits, Atype == CUDA_R_16BF ? 2 : 4);
+}
+
+cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                            const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B,
+                            cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc,
+                            cublasComputeType_t ct, cublasGemmAlgo_t algo)
+{
+    return cublasGemmStridedBatchedEx(h, ta, tb, m, n, k, alpha, A, Atype, lda, 0, B, Btype, ldb, 0, beta, C,
+                                      Ctype, ldc, 0, 1, ct, algo);
 }
