@@ -41,9 +41,21 @@ EE_LN_ROWS(_base)
 /* ---- memory ------------------------------------------------------------- */
 static void *cpu_alloc(size_t bytes) { return calloc(1, bytes ? bytes : 1); }
 static void cpu_release(void *p) { free(p); }
+/* Copies of a megabyte and more (a batch's activations) are shared out
+ * over the team, which would otherwise wait for one thread. */
+#define COPY_CHUNK ((size_t)1 << 16)
 static void cpu_memcpy(void *dst, const void *src, size_t bytes)
 {
-    if (bytes) memcpy(dst, src, bytes);
+    if (bytes < ((size_t)1 << 20)) {
+        if (bytes) memcpy(dst, src, bytes);
+        return;
+    }
+    long chunks = (long)((bytes + COPY_CHUNK - 1) / COPY_CHUNK);
+    #pragma omp parallel for schedule(static)
+    for (long i = 0; i < chunks; i++) {
+        size_t off = (size_t)i * COPY_CHUNK, n = bytes - off < COPY_CHUNK ? bytes - off : COPY_CHUNK;
+        memcpy((char *)dst + off, (const char *)src + off, n);
+    }
 }
 static void cpu_zero(void *dst, size_t bytes)
 {
