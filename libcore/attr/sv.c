@@ -284,6 +284,8 @@ static EeStatus sv_tf_logits(EeRun *r, const EeInput *in, SeqState **seq, const 
     float *dq, *dk, *dv;
     ee_tf_layer0_qkv(r, &dq, &dk, &dv);
     float *dst[4] = {r->e, dq, dk, dv};
+    /* megabytes per pass: copied by the whole team (the ops after it are) */
+    #pragma omp parallel for schedule(static) if ((size_t)nb * L * d > 65536)
     for (int j = 0; j < nb; j++) {
         const SeqState *q = seq[row_i[j]];
         const int32_t *x = in->ids + (size_t)row_i[j] * T, *row = ids + (size_t)j * T;

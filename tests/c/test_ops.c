@@ -31,6 +31,9 @@
  *   no gradient; on a tie-free input the bwd equals central differences of
  *   relu(max).
  * - softmax_xent and mse: loss and gradient (also against differences).
+ * - softmax rows (AVX2): the written-out loops give the bits of the
+ *   `omp simd` macro they replace (its summation order), for lengths
+ *   1..1300, with and without masked columns.
  * - adam: 6 steps against the standard formula in double.
  * - dropout: the documented hash mask, same mask for the same seed,
  *   different for another seed, independent of n (thread split), keep rate
@@ -1012,6 +1015,39 @@ static void test_losses(void)
 }
 
 /* ---- Adam ------------------------------------------------------------------------------------ */
+#if defined(EE_HAVE_AVX2_OBJECT)
+int ee_cpu_use_avx2(void);
+void ee_softmax_rows_avx2(float *P, int ld, const uint8_t *mk, int rows, int S);
+void ee_softmax_rows_ref_avx2(float *P, int ld, const uint8_t *mk, int rows, int S);
+#endif
+
+static void test_softmax_order(void)
+{
+#if defined(EE_HAVE_AVX2_OBJECT)
+    if (!ee_cpu_use_avx2()) return;
+    int cases = quick ? 300 : 3000, differ = 0;
+    for (int it = 0; it < cases; it++) {
+        int S = it % 50 == 0 ? 500 + (int)ee_rng_below(&rng, 800) : 1 + (int)ee_rng_below(&rng, 300);
+        int ld = S + (int)ee_rng_below(&rng, 5), rows = 1 + (int)ee_rng_below(&rng, 3);
+        int holes = it % 3 == 0;
+        uint8_t *mk = malloc((size_t)S);
+        float *a = malloc(sizeof(float) * ld * rows), *b = malloc(sizeof(float) * ld * rows);
+        CHECK(mk && a && b, "out of memory");
+        for (int j = 0; j < S; j++) mk[j] = holes ? ee_rng_below(&rng, 4) != 0 : 1;
+        mk[S - 1] = 1;
+        float sc = it % 4 == 0 ? 30.0f : 3.0f;
+        for (int k = 0; k < ld * rows; k++) a[k] = b[k] = sc * (float)(ee_rng_uniform(&rng) - 0.5);
+        ee_softmax_rows_avx2(a, ld, mk, rows, S);
+        ee_softmax_rows_ref_avx2(b, ld, mk, rows, S);
+        differ += memcmp(a, b, sizeof(float) * ld * rows) != 0;
+        free(mk);
+        free(a);
+        free(b);
+    }
+    CHECK(differ == 0, "softmax rows (AVX2): %d of %d cases differ from the macro's bits", differ, cases);
+#endif
+}
+
 static void test_adam(void)
 {
     size_t n = quick ? 70001 : 200001; /* OpenMP path */
@@ -1167,7 +1203,7 @@ int main(void)
         {"memory", test_memory}, {"gemm", test_gemm}, {"vector ops", test_vector_ops},
         {"layernorm", test_layernorm}, {"activations", test_activations}, {"attention", test_attention},
         {"embed", test_embed}, {"conv", test_conv}, {"maxpool", test_maxpool},
-        {"conv+pool bwd", test_conv_pool}, {"losses", test_losses},
+        {"conv+pool bwd", test_conv_pool}, {"losses", test_losses}, {"softmax order", test_softmax_order},
         {"adam", test_adam}, {"dropout", test_dropout},
     };
     for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {

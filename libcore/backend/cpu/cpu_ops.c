@@ -41,9 +41,21 @@ EE_LN_ROWS(_base)
 /* ---- memory ------------------------------------------------------------- */
 static void *cpu_alloc(size_t bytes) { return calloc(1, bytes ? bytes : 1); }
 static void cpu_release(void *p) { free(p); }
+/* Copies of a megabyte and more (a batch's activations) are shared out
+ * over the team, which would otherwise wait for one thread. */
+#define COPY_CHUNK ((size_t)1 << 16)
 static void cpu_memcpy(void *dst, const void *src, size_t bytes)
 {
-    if (bytes) memcpy(dst, src, bytes);
+    if (bytes < ((size_t)1 << 20)) {
+        if (bytes) memcpy(dst, src, bytes);
+        return;
+    }
+    long chunks = (long)((bytes + COPY_CHUNK - 1) / COPY_CHUNK);
+    #pragma omp parallel for schedule(static)
+    for (long i = 0; i < chunks; i++) {
+        size_t off = (size_t)i * COPY_CHUNK, n = bytes - off < COPY_CHUNK ? bytes - off : COPY_CHUNK;
+        memcpy((char *)dst + off, (const char *)src + off, n);
+    }
 }
 static void cpu_zero(void *dst, size_t bytes)
 {
@@ -63,7 +75,9 @@ static void cpu_gemm(int ta, int tb, int M, int N, int K, float alpha,
 /* ---- elementwise ------------------------------------------------------------ */
 static void cpu_axpy(size_t n, float a, const float *x, float *y)
 {
-    #pragma omp parallel for if (n > 65536) schedule(static)
+    /* simd: the same operations per element, in vectors (no contraction
+     * in this baseline build) */
+    #pragma omp parallel for simd if (n > 65536) schedule(static)
     for (size_t i = 0; i < n; i++) y[i] += a * x[i];
 }
 
@@ -78,6 +92,7 @@ static void cpu_add_bias(float *Y, const float *b, int rows, int cols)
     #pragma omp parallel for if ((size_t)rows * cols > 65536) schedule(static)
     for (int r = 0; r < rows; r++) {
         float *y = Y + (size_t)r * cols;
+        #pragma omp simd
         for (int c = 0; c < cols; c++) y[c] += b[c];
     }
 }
@@ -249,17 +264,19 @@ static void cpu_attention_fwd(const float *q, const float *k, const float *v,
         const float *vb = v + (size_t)b * T * d + h * dh;
         float *Pb = P + (size_t)bh * T * T;
         float *cb = ctx + (size_t)b * T * d + h * dh;
-        /* P outside the S x S block is 0 (written here, not computed) */
-        for (int t = 0; t < S; t++) memset(Pb + (size_t)t * T + S, 0, sizeof(float) * (T - S));
-        if (S < T) memset(Pb + (size_t)S * T, 0, sizeof(float) * (size_t)(T - S) * T);
-        for (int t = S; t < T; t++) memset(cb + (size_t)t * d, 0, sizeof(float) * dh);
+        /* P outside the S x S block is 0 (written here, not computed). The
+         * products add to zeroed blocks (beta = 1): OpenBLAS would clear
+         * them itself for beta = 0, with a slower loop, and then run the
+         * same kernel, so the bits are the same. */
+        memset(Pb, 0, sizeof(float) * (size_t)T * T);
+        for (int t = 0; t < T; t++) memset(cb + (size_t)t * d, 0, sizeof(float) * dh);
         if (S == 0) continue;
         /* scores for the first S queries and keys, row stride T */
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, S, S, dh, scale, qb, d, kb, d,
-                    0.0f, Pb, T);
+                    1.0f, Pb, T);
         SOFTMAX_ROWS(Pb, T, mk, S, S);
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, S, dh, S, 1.0f, Pb, T, vb, d,
-                    0.0f, cb, d);
+                    1.0f, cb, d);
     }
 }
 
@@ -324,13 +341,29 @@ static void cpu_attention_cls_fwd(const float *q, const float *k, const float *v
         const float *qb = q + (size_t)b * d + h * dh;
         float *p = P + (size_t)bh * T, *cb = ctx + (size_t)b * d + h * dh;
         float mx = -INFINITY;
-        for (int j = 0; j < S; j++) {
-            if (!mk[j]) { p[j] = 0; continue; }
-            const float *kj = k + ((size_t)b * T + j) * d + h * dh;
-            float sc = 0;
-            for (int c = 0; c < dh; c++) sc += qb[c] * kj[c];
-            p[j] = sc * scale;
-            if (p[j] > mx) mx = p[j];
+        /* four keys at a time: four independent chains, each in the order
+         * c = 0, 1, ... (the chains of one key at a time, interleaved) */
+        for (int j0 = 0; j0 < S; j0 += 4) {
+            int nj = S - j0 < 4 ? S - j0 : 4;
+            const float *kj = k + ((size_t)b * T + j0) * d + h * dh;
+            float sc[4] = {0, 0, 0, 0};
+            if (nj == 4) {
+                for (int c = 0; c < dh; c++) {
+                    sc[0] += qb[c] * kj[c];
+                    sc[1] += qb[c] * kj[d + c];
+                    sc[2] += qb[c] * kj[2 * d + c];
+                    sc[3] += qb[c] * kj[3 * d + c];
+                }
+            } else {
+                for (int u = 0; u < nj; u++)
+                    for (int c = 0; c < dh; c++) sc[u] += qb[c] * kj[(size_t)u * d + c];
+            }
+            for (int u = 0; u < nj; u++) {
+                int j = j0 + u;
+                if (!mk[j]) { p[j] = 0; continue; }
+                p[j] = sc[u] * scale;
+                if (p[j] > mx) mx = p[j];
+            }
         }
         double sum = 0;
         for (int j = 0; j < S; j++) {
@@ -343,7 +376,9 @@ static void cpu_attention_cls_fwd(const float *q, const float *k, const float *v
         for (int j = 0; j < S; j++) {
             p[j] *= inv;
             const float *vj = v + ((size_t)b * T + j) * d + h * dh;
-            for (int c = 0; c < dh; c++) cb[c] += p[j] * vj[c];
+            float pj = p[j];
+            #pragma omp simd
+            for (int c = 0; c < dh; c++) cb[c] += pj * vj[c];
         }
         for (int j = S; j < T; j++) p[j] = 0;
     }
