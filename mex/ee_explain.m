@@ -12,7 +12,7 @@
 ## the same classifier is an ensemble: @var{A} is the mean of their maps.
 ## Options: @qcode{'batch'} (rows per pass), @qcode{'device'},
 ## @qcode{'precision'} ('fp32' default; 'tf32' or 'bf16' on a GPU, as for
-## @code{ee_predict}).
+## @code{ee_ig}).
 ## @var{info}: @code{passes} (every pass through the classifier and the
 ## explainers), @code{forward_passes}, @code{backward_passes},
 ## @code{members}, @code{inputs}, @code{target} (the explained class, when

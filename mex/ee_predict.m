@@ -11,14 +11,8 @@
 ## to; default @code{X ~= 1}, i.e. not PAD: pass the mask of an original
 ## input to evaluate a perturbed copy exactly as the attribution samplers
 ## do), @qcode{'batch'} (rows per pass), @qcode{'device'} ('auto', 'cpu',
-## 'gpu'), @qcode{'precision'}: 'fp32' (default) computes every matrix product in single precision;
-## 'tf32' and 'bf16' use a GPU's tensor cores with the products' inputs
-## rounded to tf32 or bf16 and FP32 accumulation (activations, LayerNorm,
-## softmax sums, the IG accumulation and the losses stay FP32). 'tf32' is
-## faster at the larger model sizes and moves IG maps by about 5e-4 of
-## their largest score; 'bf16' is for studying that rounding (slower than
-## 'tf32' here). doc/GPU.md gives speeds and errors. On the CPU both raise
-## @code{ee:notSupported}.
+## 'gpu'), @qcode{'precision'} ('fp32' default; 'tf32' or 'bf16' on a
+## GPU's tensor cores, as for @code{ee_ig}).
 ##
 ## The model struct is validated field by field: a malformed struct raises
 ## @code{ee:badModel}, bad data @code{ee:badInput}.

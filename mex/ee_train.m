@@ -94,14 +94,8 @@
 ## @item 'device'
 ## 'auto' (default), 'cpu' or 'gpu'.
 ## @item 'precision'
-## 'fp32' (default) computes every matrix product in single precision;
-## 'tf32' and 'bf16' use a GPU's tensor cores with the products' inputs
-## rounded to tf32 or bf16 and FP32 accumulation (activations, LayerNorm,
-## softmax sums, the IG accumulation and the losses stay FP32). 'tf32' is
-## faster at the larger model sizes and moves IG maps by about 5e-4 of
-## their largest score; 'bf16' is for studying that rounding (slower than
-## 'tf32' here). doc/GPU.md gives speeds and errors. On the CPU both raise
-## @code{ee:notSupported}.
+## 'fp32' (default), 'tf32' or 'bf16' (a GPU's tensor cores), as for
+## @code{ee_ig}.
 ## With @var{A} 'ig' or 'sv' it applies to the maps computed here too.
 ## @item 'verbose'
 ## true (default) prints a progress line with rate and ETA.

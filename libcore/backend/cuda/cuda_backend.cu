@@ -8,9 +8,11 @@
  *                    column-major, default math mode (no TF32); the tf32 and
  *                    bf16 tables: cublasGemmEx with the FAST_TF32 / FAST_16BF
  *                    compute types (tensor cores, FP32 accumulation)
- *   attention        cublasSgemmStridedBatched per head (batched over the
+ *   attention        strided-batched GEMMs per head (batched over the
  *                    sequences) for scores, P V and the four backward
- *                    products; own masked softmax kernels (span rule)
+ *                    products, own masked softmax kernels (span rule); the
+ *                    forward may run the fused kernel instead (measured
+ *                    per shape class, see "measured choices")
  *   attention_cls    own kernels (one warp per sequence and head)
  *   conv             forward: cuDNN (cuda_cudnn.cu) when built with it and
  *                    on, at fp32 and tf32; else, and for the backward,
@@ -238,6 +240,26 @@ static void choice_set(int op, EePrecision prec, const int key[5], int alt)
     memcpy(g_choice[i].key, key, sizeof g_choice[i].key);
     g_choice[i].alt = alt;
     g_choice[i].used = 1;
+}
+
+/* Runs `first` and `alt` twice each (the first runs pay for plans and
+ * workspace growth), times the second runs and remembers whether `alt`
+ * was faster. `alt` returns 0 when it declines the shape: `first` is then
+ * the choice and its output stands. The outputs are the last run's. */
+template <class First, class Alt>
+static void choice_measure(int op, EePrecision prec, const int key[5], First first, Alt alt)
+{
+    double t_first = -1, t_alt = -1;
+    int ran = 1;
+    for (int rep = 0; rep < 2 && ran; rep++) {
+        tune_start();
+        first();
+        t_first = tune_stop();
+        tune_start();
+        ran = alt();
+        t_alt = tune_stop();
+    }
+    choice_set(op, prec, key, ran && t_alt >= 0 && t_first >= 0 && t_alt < t_first);
 }
 
 /* ---- memory ------------------------------------------------------------------------- */
@@ -601,18 +623,14 @@ static void cu_attention_fwd(const float *q, const float *k, const float *v, con
     int pick = fused_attention(PREC, T, dh);
     const int key[5] = {B, (T + 15) & ~15, d, H, 0};
     if (pick == 1) pick = choice_get(CHOICE_ATTENTION, PREC, key);
-    if (pick < 0) { /* not measured yet: time both, each after a warm-up run,
-                       * once per shape class */
-        double gemm = -1, fused = -1;
-        for (int rep = 0; rep < 2; rep++) {
-            tune_start();
-            attention_fwd_gemm<PREC>(q, k, v, mask, P, ctx, B, T, d, H, scale);
-            gemm = tune_stop();
-            tune_start();
-            eecu_attn_fused_fwd(q, k, v, mask, P, ctx, B, T, d, H, scale);
-            fused = tune_stop();
-        }
-        choice_set(CHOICE_ATTENTION, PREC, key, fused >= 0 && gemm >= 0 && fused < gemm);
+    if (pick < 0) { /* not measured yet (once per shape class) */
+        choice_measure(
+            CHOICE_ATTENTION, PREC, key,
+            [&] { attention_fwd_gemm<PREC>(q, k, v, mask, P, ctx, B, T, d, H, scale); },
+            [&] {
+                eecu_attn_fused_fwd(q, k, v, mask, P, ctx, B, T, d, H, scale);
+                return 1;
+            });
         return;
     }
     if (pick) eecu_attn_fused_fwd(q, k, v, mask, P, ctx, B, T, d, H, scale);
@@ -746,20 +764,10 @@ static void cu_conv_fwd(const float *E, const float *W, const float *b, float *o
     int mode = PREC == EE_PRECISION_BF16 ? 0 : eecu_cudnn_mode();
     const int key[5] = {B, (T + 15) & ~15, d, w, F};
     int pick = mode == 2 ? 1 : mode == 1 ? choice_get(CHOICE_CONV, PREC, key) : 0;
-    if (pick < 0) { /* not measured yet: time both, each after a warm-up run
-                       * (plans, workspace growth), once per shape class */
-        double own = -1, dnn = -1;
-        int ran = 1;
-        for (int rep = 0; rep < 2 && ran; rep++) {
-            tune_start();
-            conv_fwd_own<PREC>(E, W, b, out, B, T, d, w, F);
-            own = tune_stop();
-            tune_start();
-            ran = eecu_cudnn_conv_fwd(E, W, b, out, B, T, d, w, F, PREC);
-            dnn = tune_stop();
-        }
-        choice_set(CHOICE_CONV, PREC, key, ran && dnn >= 0 && own >= 0 && dnn < own);
-        if (!ran) conv_fwd_own<PREC>(E, W, b, out, B, T, d, w, F);
+    if (pick < 0) { /* not measured yet (once per shape class) */
+        choice_measure(
+            CHOICE_CONV, PREC, key, [&] { conv_fwd_own<PREC>(E, W, b, out, B, T, d, w, F); },
+            [&] { return eecu_cudnn_conv_fwd(E, W, b, out, B, T, d, w, F, PREC); });
         return;
     }
     if (pick && eecu_cudnn_conv_fwd(E, W, b, out, B, T, d, w, F, PREC)) return;
