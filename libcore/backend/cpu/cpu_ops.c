@@ -286,13 +286,18 @@ static void cpu_attention_bwd(const float *q, const float *k, const float *v,
 {
     int dh = d / H;
     float scale = 1.0f / sqrtf((float)dh);
-    #pragma omp parallel if ((size_t)B * T * T * d > 200000)
+    /* one T x T block per thread, taken by the calling thread: a block
+     * malloc'ed by a team thread would land in that thread's malloc arena,
+     * which glibc does not give back to the system when it is freed (an
+     * interrupted call then leaves the process megabytes larger) */
+    int par = (size_t)B * T * T * d > 200000, team = par ? omp_get_max_threads() : 1;
+    float *blocks = ee_cpu_scratch(EE_SCRATCH_OP, sizeof(float) * (size_t)team * T * T);
+    if (!blocks) return; /* the flag is raised: the call fails */
+    #pragma omp parallel if (par) num_threads (team)
     {
-        float *dS = malloc(sizeof(float) * (size_t)T * T);
-        if (!dS) ee_cpu_raise_nomem(); /* the call fails; this thread skips its share */
+        float *dS = blocks + (size_t)omp_get_thread_num() * T * T;
         #pragma omp for schedule(dynamic, 1)
         for (int bh = 0; bh < B * H; bh++) {
-            if (!dS) continue;
             int b = bh / H, h = bh % H;
             int S = attended_span(mask + (size_t)b * T, T);
             size_t off = (size_t)b * T * d + h * dh;
@@ -321,7 +326,6 @@ static void cpu_attention_bwd(const float *q, const float *k, const float *v,
             cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, S, dh, S, 1.0f, dS, T,
                         q + off, d, 0.0f, dk + off, d);
         }
-        free(dS);
     }
 }
 
