@@ -64,7 +64,8 @@ static const EeOptSpec expl_opts[] = {
     {"validation-targets", EE_OPT_VALUE, "FILE", "maps of the validation rows (default: --targets)"},
     {"steps", EE_OPT_VALUE, "S", "steps / samples of the maps computed with --targets ig|sv (default 20)"},
     {"head", EE_OPT_VALUE, "token|flat", "the explainer's head (default token)"},
-    {"inputs", EE_OPT_VALUE, "NAME", "gradient_ends (default), gradient, gradient_vector or tokens"},
+    {"inputs", EE_OPT_VALUE, "NAME", "gradient_ends (default), occlusion (default with --targets sv), gradient, "
+                                     "gradient_vector or tokens"},
     {"attend", EE_OPT_VALUE, "tokens|all", "keys attended (default tokens for the token head)"},
     {"outputs", EE_OPT_VALUE, "auto|tokens|all", "outputs fixed at 0 on [CLS], [SEP] and PAD (default auto)"},
     {"design", EE_OPT_VALUE, "default|paper", "paper: the paper's design (flat head, tokens, every position)"},
@@ -546,6 +547,9 @@ EeStatus ee_cmd_train_explainer(int argc, char **argv, const EePar *par)
         if (st) goto done;
     }
     if ((st = read_zero_special(&o, spec.zero_special, &train, cfg.T, &spec.zero_special))) goto done;
+    /* Shapley maps computed here: the occlusion scores too, as the gateway */
+    if (method == 2 && !ee_opt_given(&o, "inputs") && spec.inputs == EE_INPUTS_GRADIENT_ENDS)
+        spec.inputs = EE_INPUTS_OCCLUSION;
     /* efficiency: by default where it applies (features, pad-baseline maps), as the gateway */
     spec.efficiency = spec.efficiency && spec.inputs && spec.zero_special;
     if ((st = ee_opt_bool(&o, "efficiency", &spec.efficiency))) goto done;

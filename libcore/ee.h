@@ -86,9 +86,14 @@ extern const char *const ee_attend_names[EE_ATTEND_COUNT]; /* all tokens */
  * score of each token (1 feature), that score and its d terms (1 + d), or
  * that score and the same with the gradient taken at the pad baseline (2:
  * both ends of the IG path; the baseline's gradient is shared by every row
- * of one length and target class, so it costs a pass per such pair). */
+ * of one length and target class, so it costs a pass per such pair), or
+ * those two and the occlusion scores of each token (4: leave-one-out and
+ * add-one, the marginal contributions of the token when it comes last and
+ * first in a Shapley permutation; 2 n + 2 forward passes more for n real
+ * tokens). */
 typedef enum {
-    EE_INPUTS_TOKENS = 0, EE_INPUTS_GRADIENT, EE_INPUTS_GRADIENT_VECTOR, EE_INPUTS_GRADIENT_ENDS
+    EE_INPUTS_TOKENS = 0, EE_INPUTS_GRADIENT, EE_INPUTS_GRADIENT_VECTOR, EE_INPUTS_GRADIENT_ENDS,
+    EE_INPUTS_OCCLUSION
 } EeInputs;
 
 #define EE_MAX_WIDTHS 8
@@ -137,7 +142,7 @@ int ee_config_homogeneous(const EeConfig *cfg);
 int ee_config_features(const EeConfig *cfg);
 /* The names of EeInputs in enum order, as the model struct and the front
  * ends' 'inputs' option spell them. */
-#define EE_INPUTS_COUNT 4
+#define EE_INPUTS_COUNT 5
 extern const char *const ee_inputs_names[EE_INPUTS_COUNT];
 /* The names of EeTrainOptions.freeze_embeddings 0, 1, 2 ('freeze'). */
 #define EE_FREEZE_COUNT 3
@@ -367,8 +372,13 @@ EeStatus ee_shapley_exact(EeModel *m, const EeInput *in, const EeAttrOptions *o,
  * baseline, g the gradient of the target logit at e_x and g_b at e_b,
  *   F[t][0] = sum_d (e_x - e_b)[t][d] g[t][d]   (gradient x input)
  *   F[t][1 + d] = (e_x - e_b)[t][d] g[t][d]     (EE_INPUTS_GRADIENT_VECTOR)
- *   F[t][1] = sum_d (e_x - e_b)[t][d] g_b[t][d] (EE_INPUTS_GRADIENT_ENDS; one
- *             forward and backward per distinct baseline and target) 
+ *   F[t][1] = sum_d (e_x - e_b)[t][d] g_b[t][d] (EE_INPUTS_GRADIENT_ENDS and
+ *             _OCCLUSION; one forward and backward per distinct baseline
+ *             and target)
+ *   F[t][2] = f(x) - f(x with token t replaced by the baseline's)
+ *   F[t][3] = f(baseline with token t of x) - f(baseline)
+ *             (EE_INPUTS_OCCLUSION; ee_sv's baseline and mask; 0 at the
+ *             special tokens; 2 n + 2 forward passes per row)
  * F is N x T x k (k = ee_config_features of the explainer). Targets: o->target
  * or the argmax; o->batch and o->device apply; info gets target, fx and the
  * passes. */

@@ -102,6 +102,16 @@
 %! ## with the gradient at the text only, one forward pass per distinct baseline
 %! nL = numel (unique (sum (X(251:end,:) != 1, 2)));
 %! assert ([info.forward_passes info.backward_passes], [100 + nL, 50]);
+%! ## occlusion (the default for maps computed with 'sv'): the ends' passes
+%! ## and 2 n + 2 forward passes per row of n real tokens, efficiency kept
+%! e4 = ee_train (clf, X(1:30,:), 'sv', 'steps', 2, 'epochs', 1, 'verbose', false);
+%! assert (e4.inputs, 'occlusion'); assert (size (e4.feat_W), [4 16]);
+%! [E, info] = ee_explain (e4, X(251:end,:));
+%! assert (sum (double (E) .* real, 2), sv.fx - sv.fbaseline, 1e-4 * max (abs (sv.fx)) + 1e-5);
+%! occl = sum (2 * sum (real, 2) + 2);
+%! assert ([info.forward_passes info.backward_passes], [100 + nD + occl, 50 + nD]);
+%! e4 = ee_train (clf, X(1:30,:), 'sv', 'steps', 2, 'epochs', 1, 'verbose', false, 'inputs', 'gradient_ends');
+%! assert (e4.inputs, 'gradient_ends');
 %! e = ex;
 %! assert (e.efficiency, false);                # the shared explainer: efficiency off
 %! E2 = ee_explain (e, X(251:end,:));

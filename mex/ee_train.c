@@ -299,6 +299,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         read_inputs(prhs[1], "X", &cfg, &train.in);
         int verbose = o[O_VERBOSE].value ? ee_mx_bool(o[O_VERBOSE].value, "'verbose'") : 1;
         train.maps = explainer_maps(clf, prhs[2], &train.in, "A", o, verbose, &maps_method);
+        /* maps of Shapley Value Sampling: the default design also reads the
+         * occlusion scores (half the error on the SV panels, doc/FIGURE5.md) */
+        if (maps_method == 2 && !o[O_INPUTS].value && spec.inputs == EE_INPUTS_GRADIENT_ENDS)
+            spec.inputs = EE_INPUTS_OCCLUSION;
         if (o[O_VALIDATION].value) { /* {Xv, Av}, or {Xv} when the maps are computed here */
             const mxArray *v = o[O_VALIDATION].value;
             size_t nv = mxIsCell(v) ? mxGetNumberOfElements(v) : 0;

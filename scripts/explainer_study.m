@@ -91,10 +91,12 @@ function V = default_variants ()
   V = {'paper: flat head, token ids, every position, lr 1e-4', paper;
        'token head, token ids, every position', struct('inputs', 'tokens', 'attend', 'all', 'outputs', 'all');
        'token head, token ids, attend tokens, 0 at specials', struct('inputs', 'tokens');
-       'preset (gradient x input, efficiency)', struct();
+       'preset', struct();
        'preset without efficiency', struct('efficiency', false);
-       'preset with the gradient x input terms (vector)', struct('inputs', 'gradient_vector');
+       'preset, gradient x input at x only', struct('inputs', 'gradient');
+       'preset, gradient x input terms (vector)', struct('inputs', 'gradient_vector');
        'preset, gradient x input at x and at the baseline', struct('inputs', 'gradient_ends');
+       'preset, both ends and the occlusion scores', struct('inputs', 'occlusion');
        'preset, embeddings frozen', struct('freeze', 'embeddings');
        'preset, embeddings trained', struct('freeze', 'none');
        'preset, constant learning rate', struct('schedule', 'constant');

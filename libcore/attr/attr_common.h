@@ -41,4 +41,10 @@ EeStatus ee_attr_logits(EeRun *r, const int32_t *ids, const uint8_t *mask, int B
 EeStatus ee_attr_targets(EeRun *r, const EeInput *in, const EeAttrOptions *o, int32_t *target,
                          float *fx);
 
+/* The occlusion features of EE_INPUTS_OCCLUSION (occlusion.c) into slots 2
+ * and 3 of F (N x T x k), for the targets tgt, rows taken in `order`;
+ * *fwd counts the passes (2 n + 2 per row of n real tokens). */
+EeStatus ee_occlusion_features(EeRun *r, const EeInput *in, const EeAttrOptions *o, const int *order,
+                               const int32_t *tgt, float *F, int k, long *fwd);
+
 #endif

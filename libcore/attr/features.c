@@ -161,6 +161,7 @@ static int features_of(EeInputs inputs, int d)
     switch (inputs) {
     case EE_INPUTS_GRADIENT: return 1;
     case EE_INPUTS_GRADIENT_ENDS: return 2;
+    case EE_INPUTS_OCCLUSION: return 4;
     case EE_INPUTS_GRADIENT_VECTOR: return 1 + d;
     default: return 0;
     }
@@ -243,11 +244,11 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
     float *h_ex = malloc(sizeof(float) * B * W), *h_eb = malloc(sizeof(float) * B * W);
     float *h_g = malloc(sizeof(float) * B * W);
     int32_t *tgt = malloc(sizeof(int32_t) * (N ? N : 1));
-    int ends = inputs == EE_INPUTS_GRADIENT_ENDS;
+    int ends = inputs == EE_INPUTS_GRADIENT_ENDS || inputs == EE_INPUTS_OCCLUSION;
     int *gidx = ends ? malloc(sizeof(int) * (N ? N : 1)) : NULL;
     float *G = NULL;
     if (ends && o->baseline == EE_BASELINE_ZERO) {
-        st = ee_fail(EE_ERR_INPUT, "the baseline end of the path needs the pad baseline");
+        st = ee_fail(EE_ERR_INPUT, "the baseline end of the path and occlusion need the pad baseline");
         goto done;
     }
     if (fail || !order || !h_ids || !h_bids || !h_mask || !h_out || !h_dout || !h_ex || !h_eb || !h_g || !tgt ||
@@ -327,6 +328,7 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
     float *fb = info && info->fbaseline && o->baseline != EE_BASELINE_ZERO ? info->fbaseline : NULL;
     if (!st && (fb || ends)) st = baseline_pass(r, in, o, tgt, fb, ends ? &G : NULL, gidx, &fwd, &bwd);
     if (!st && ends) st = baseline_end_features(r, in, o, order, G, gidx, F, k);
+    if (!st && inputs == EE_INPUTS_OCCLUSION) st = ee_occlusion_features(r, in, o, order, tgt, F, k, &fwd);
     if (!st) st = ee_backend_check(be);
     if (!st && info) {
         info->forward += fwd;

@@ -35,7 +35,8 @@ int ee_kind_from_name(const char *name, EeKind *k)
 
 int ee_is_token_model(const EeConfig *cfg) { return cfg->kind != EE_KIND_MLP; }
 
-const char *const ee_inputs_names[EE_INPUTS_COUNT] = {"tokens", "gradient", "gradient_vector", "gradient_ends"};
+const char *const ee_inputs_names[EE_INPUTS_COUNT] = {"tokens", "gradient", "gradient_vector", "gradient_ends",
+                                                        "occlusion"};
 const char *const ee_freeze_names[EE_FREEZE_COUNT] = {"none", "embeddings", "encoder"};
 const char *ee_inputs_name(EeInputs i) { return (unsigned)i < EE_INPUTS_COUNT ? ee_inputs_names[i] : "?"; }
 int ee_inputs_from_name(const char *name, EeInputs *i)
@@ -52,6 +53,7 @@ int ee_config_features(const EeConfig *cfg)
     case EE_INPUTS_GRADIENT: return 1;
     case EE_INPUTS_GRADIENT_VECTOR: return 1 + cfg->d;
     case EE_INPUTS_GRADIENT_ENDS: return 2;
+    case EE_INPUTS_OCCLUSION: return 4;
     default: return 0;
     }
 }
@@ -131,7 +133,7 @@ EeStatus ee_config_check(const EeConfig *c)
     if (c->head != EE_HEAD_CLASSIFIER && c->kind != EE_KIND_TRANSFORMER)
         return ee_fail(EE_ERR_UNSUPPORTED, "explainer heads are implemented for the transformer only, not %s",
                        ee_kind_name(c->kind));
-    if ((unsigned)c->inputs > EE_INPUTS_GRADIENT_ENDS)
+    if ((unsigned)c->inputs >= EE_INPUTS_COUNT)
         return ee_fail(EE_ERR_MODEL, "unknown explainer inputs %d", (int)c->inputs);
     if (c->head == EE_HEAD_CLASSIFIER && (c->inputs || c->attend_tokens || c->zero_special || c->efficiency))
         return ee_fail(EE_ERR_MODEL, "inputs, attend, zero_special and efficiency apply to explainers only");

@@ -232,7 +232,7 @@ static void check_features(EeKind kind)
     int32_t *ids = make_ids(N, T, lens);
     EeInput in = {.n = N, .ids = ids};
     float *F = malloc(sizeof(float) * N * T * k), *F1 = malloc(sizeof(float) * N * T);
-    float *F2 = malloc(sizeof(float) * N * T * 2);
+    float *F2 = malloc(sizeof(float) * N * T * 2), *F4 = malloc(sizeof(float) * N * T * 4);
     double *gb = malloc(sizeof(double) * T * 8 * 8);
     double *ex = malloc(sizeof(double) * T * d), *eb = malloc(sizeof(double) * T * d);
     double *g = malloc(sizeof(double) * T * d);
@@ -257,7 +257,14 @@ static void check_features(EeKind kind)
         EeStatus st2 = ee_explainer_features(m, EE_INPUTS_GRADIENT_ENDS, &in, &o, F2, &info2);
         if (zero) CHECK(st2 == EE_ERR_INPUT, "gradient_ends refused with the zero baseline");
         else CHECK_OK(st2);
-        double err = 0, scale = 0, err1 = 0, err2 = 0, scale2 = 0;
+        /* occlusion: the ends and, per real token, f(x) - f(x without it)
+         * and f(baseline with it) - f(baseline), 2 n + 2 passes per row */
+        EeAttrInfo info4 = {0};
+        EeStatus st4 = ee_explainer_features(m, EE_INPUTS_OCCLUSION, &in, &o, F4, &info4);
+        if (zero) CHECK(st4 == EE_ERR_INPUT, "occlusion refused with the zero baseline");
+        else CHECK_OK(st4);
+        double err = 0, scale = 0, err1 = 0, err2 = 0, scale2 = 0, err4 = 0, scale4 = 0;
+        long occl_passes = 0;
         for (int i = 0; i < N; i++) {
             for (int t = 0; t < T; t++) mask[t] = ids[i * T + t] != EE_PAD;
             for (int t = 0; t < T; t++) bids[t] = EE_IS_SPECIAL(ids[i * T + t]) ? ids[i * T + t] : EE_PAD;
@@ -270,6 +277,38 @@ static void check_features(EeKind kind)
             for (int q = 1; q < c->classes; q++) if (out[q] > out[best]) best = q;
             CHECK(tg[i] == best, "%s features: target of row %d is %d, the reference's argmax %d",
                   ee_kind_name(kind), i, tg[i], best);
+            if (!zero) {
+                /* the occlusion scores from the reference's logits of the
+                 * perturbed copies, under the input's mask */
+                double fxo[8], fbo[8], zo[8];
+                double *ep = malloc(sizeof(double) * T * d);
+                int32_t pid[16];
+                ref_net(&ref, eb, mask, fbo);
+                memcpy(fxo, out, sizeof out);
+                occl_passes += 2;
+                for (int t = 0; t < T; t++) {
+                    const float *f4 = F4 + ((size_t)i * T + t) * 4, *f2 = F2 + ((size_t)i * T + t) * 2;
+                    err4 = fmax(err4, fmax(fabs(f4[0] - f2[0]), fabs(f4[1] - f2[1])));
+                    if (EE_IS_SPECIAL(ids[i * T + t])) {
+                        err4 = fmax(err4, fmax(fabs(f4[2]), fabs(f4[3])));
+                        continue;
+                    }
+                    memcpy(pid, ids + i * T, sizeof(int32_t) * T);
+                    pid[t] = bids[t];
+                    ref_embed(&ref, pid, ep);
+                    ref_net(&ref, ep, mask, zo);
+                    double loo = fxo[best] - zo[best];
+                    memcpy(pid, bids, sizeof(int32_t) * T);
+                    pid[t] = ids[i * T + t];
+                    ref_embed(&ref, pid, ep);
+                    ref_net(&ref, ep, mask, zo);
+                    double add = zo[best] - fbo[best];
+                    err4 = fmax(err4, fmax(fabs(f4[2] - loo), fabs(f4[3] - add)));
+                    scale4 = fmax(scale4, fmax(fabs(loo), fabs(add)));
+                    occl_passes += 2;
+                }
+                free(ep);
+            }
             double *e = malloc(sizeof(double) * T * d);
             memcpy(e, ex, sizeof(double) * T * d);
             Point pt = {&ref, mask, e, best};
@@ -314,8 +353,16 @@ static void check_features(EeKind kind)
                   "%s gradient_ends: %ld forward, %ld backward passes (%d rows, %d lengths)", ee_kind_name(kind),
                   info2.forward, info2.backward, N, distinct);
         }
+        if (!zero) {
+            CHECK(err4 <= 1e-4 * fmax(scale4, 1e-2) && scale4 > 0,
+                  "%s occlusion features against the reference: max err %.3g (scale %.3g)",
+                  ee_kind_name(kind), err4, scale4);
+            CHECK(info4.forward == info2.forward + occl_passes && info4.backward == info2.backward,
+                  "%s occlusion: %ld forward passes, %ld expected (%ld for the ends, %ld perturbed copies)",
+                  ee_kind_name(kind), info4.forward, info2.forward + occl_passes, info2.forward, occl_passes);
+        }
     }
-    free(F); free(F1); free(F2); free(gb); free(ex); free(eb); free(g); free(ids);
+    free(F); free(F1); free(F2); free(F4); free(gb); free(ex); free(eb); free(g); free(ids);
     ref_free(&ref);
     ee_model_free(m);
 }
