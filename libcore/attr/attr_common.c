@@ -126,6 +126,16 @@ void ee_progress_tick(EeProgress *p, long done)
     say(p->o, "  %s: %ld/%ld sequences  %.1f seq/s  ETA %.0fs", p->what, done, p->total, rate, eta);
 }
 
+void ee_progress_tick_work(EeProgress *p, long done, double work, double work_total)
+{
+    double now = ee_now();
+    if (!p->o->verbose || now - p->last < 2.0 || done <= 0 || work <= 0) return;
+    p->last = now;
+    double el = now - p->t0;
+    say(p->o, "  %s: %ld/%ld sequences  %.1f seq/s  ETA %.0fs", p->what, done, p->total, done / el,
+        (work_total - work) * el / work);
+}
+
 void ee_progress_end(EeProgress *p, long done, long passes)
 {
     double s = ee_now() - p->t0;

@@ -23,6 +23,9 @@ typedef struct {
 } EeProgress;
 void ee_progress_start(EeProgress *p, const EeAttrOptions *o, const char *what, long total);
 void ee_progress_tick(EeProgress *p, long done);
+/* The same where the sequences' costs differ: the ETA from the work done
+ * (e.g. passes) out of work_total, not from the count of sequences. */
+void ee_progress_tick_work(EeProgress *p, long done, double work, double work_total);
 void ee_progress_end(EeProgress *p, long done, long passes);
 
 /* Runs fn with the options' batch (or the device's default) and, on the

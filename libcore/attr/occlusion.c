@@ -88,6 +88,8 @@ EeStatus ee_occlusion_features(EeRun *r, const EeInput *in, const EeAttrOptions 
     EeStatus st = EE_OK;
     if (!b.fx || !b.fb || !b.ids || !b.mask || !b.out || !b.copy || !x || !base || !mask)
         st = ee_fail(EE_ERR_NOMEM, "out of memory for occlusion features (batch %d)", B);
+    double work_total = 0; /* passes: rows differ in length */
+    for (int i = 0; i < N; i++) work_total += 2.0 * ee_count_real(in->ids + (size_t)i * T, T) + 2;
     EeProgress prog;
     ee_progress_start(&prog, o, "occlusion features", N);
     /* rows in order of length: the copies sharing a pass have similar
@@ -102,7 +104,7 @@ EeStatus ee_occlusion_features(EeRun *r, const EeInput *in, const EeAttrOptions 
             if (EE_IS_SPECIAL(x[t])) continue;
             if (!(st = push(&b, x, base, mask, i, t, 0))) st = push(&b, base, x, mask, i, t, 1);
         }
-        if ((q & 63) == 63) ee_progress_tick(&prog, q + 1);
+        ee_progress_tick_work(&prog, q + 1, (double)b.passes, work_total);
     }
     if (!st) st = flush(&b);
     ee_progress_end(&prog, N, b.passes);
