@@ -90,6 +90,8 @@ step "ee train --quiet prints nothing" $([ $rc -eq 0 ] && [ ! -s q.err ]; echo $
 "$ee" train-explainer --model clf.mat --data data.mat --var unlabelled --rows 1:30 --targets ig --steps 4 \
   --validation valid --validation-var tokens --epochs 2 --seed 2 --head flat --quiet --out expl2.mat; rc3=$?
 step "ee train-explainer from a targets file and from computed maps" $([ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && [ $rc3 -eq 0 ]; echo $?)
+"$ee" train-explainer --model clf.mat --data data.mat --rows 1:20 --targets sv --steps 2 --epochs 1 --quiet --out expl3.mat
+step "ee train-explainer on Shapley maps computed here" $?
 
 # ---- the row commands, one process
 run_rows() { # PREFIX: writes PREFIX_{predict,ig,sv,svx,svp,explain}.mat with the launcher in L
@@ -227,6 +229,10 @@ ge2 = ee_train (clf, d.unlabelled(1:30,:), 'ig', 'steps', 4, 'validation', {d.to
                 'head', 'flat', 'verbose', false);
 x = load ('expl2.mat'); expl2 = x.model;
 ok ('ee train-explainer (maps computed, another variable): the struct of ee_train', isequal (no_time (expl2), no_time (ge2)));
+ge3 = ee_train (clf, d.tokens(1:20,:), 'sv', 'steps', 2, 'epochs', 1, 'verbose', false);
+x = load ('expl3.mat');
+ok ('ee train-explainer --targets sv: the struct of ee_train, reading the occlusion scores', ...
+    isequal (no_time (x.model), no_time (ge3)) && strcmp (ge3.inputs, 'occlusion'));
 o = load ('one_predict.mat'); [l, lg] = ee_predict (clf, d.tokens, 'mask', d.mask);
 ok ('ee predict: labels and logits of ee_predict', isequal (o.labels, l) && close_to (o.logits, lg) && isequal (o.rows, (1:60)'));
 o = load ('one_ig.mat'); [A, info] = ee_ig (clf, d.tokens, 'rows', 3:60, 'steps', 5, 'target', d.tg, 'verbose', false);
