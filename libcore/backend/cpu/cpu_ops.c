@@ -290,12 +290,16 @@ static void cpu_attention_bwd(const float *q, const float *k, const float *v,
      * malloc'ed by a team thread would land in that thread's malloc arena,
      * which glibc does not give back to the system when it is freed (an
      * interrupted call then leaves the process megabytes larger) */
-    int par = (size_t)B * T * T * d > 200000, team = par ? omp_get_max_threads() : 1;
+    int par = (size_t)B * T * T * d > 200000, team = par ? ee_threads_count() : 1;
     float *blocks = ee_cpu_scratch(EE_SCRATCH_OP, sizeof(float) * (size_t)team * T * T);
     if (!blocks) return; /* the flag is raised: the call fails */
     #pragma omp parallel if (par) num_threads (team)
     {
+#ifdef _OPENMP
         float *dS = blocks + (size_t)omp_get_thread_num() * T * T;
+#else
+        float *dS = blocks;
+#endif
         #pragma omp for schedule(dynamic, 1)
         for (int bh = 0; bh < B * H; bh++) {
             int b = bh / H, h = bh % H;
