@@ -7,8 +7,11 @@
 ## @var{X} is N x T int32 token ids; @var{A} is N x T single, one score per
 ## token (0 at [CLS], [SEP] and PAD when the explainer fixes them there).
 ## An explainer that reads the classifier's gradient (@code{inputs}
-## @qcode{'gradient'}, the default) runs its classifier first, one forward
-## and one backward pass per row.  A cell or struct array of explainers of
+## @qcode{'gradient_ends'}, the default, or @qcode{'gradient'}) runs its
+## classifier first, one forward and one backward pass per row (and one
+## of each per distinct baseline and class for the baseline end); one that
+## reads the occlusion scores (@qcode{'occlusion'}, the default for
+## Shapley maps) adds 2 n + 2 forward passes per row of n real tokens.  A cell or struct array of explainers of
 ## the same classifier is an ensemble: @var{A} is the mean of their maps.
 ## Options: @qcode{'batch'} (rows per pass), @qcode{'device'},
 ## @qcode{'precision'} ('fp32' default; 'tf32' or 'bf16' on a GPU, as for
