@@ -92,8 +92,9 @@
 ## @item 'freeze'
 ## @qcode{'none'} (default) trains everything; @qcode{'embeddings'} keeps
 ## the token and position embeddings and their LayerNorm as they are (as
-## copied from the classifier, for an explainer: it helped SV explainers on
-## short texts and hurt IG explainers on spam, doc/FIGURE5.md);
+## copied from the classifier, for an explainer: it helped the SV
+## explainers and the IG explainer of the short wordnet glosses and hurt
+## the IG explainer on spam, doc/FIGURE5.md);
 ## @qcode{'encoder'} also keeps every encoder layer but the last.
 ## @item 'schedule'
 ## @qcode{'constant'} (classifiers' default) or @qcode{'cosine'} (explainers'
