@@ -36,10 +36,10 @@ function varargout = main_job (varargin)
             C.explainer_curve / C.floor, C.floor, m (C.explainer_spearman), m (C.explainer_top5), ...
             strjoin (arrayfun (@num2str, sel, 'uniformoutput', false), ', '), ...
             strjoin (arrayfun (@(v) sprintf ('%.4g', v), C.curve(sel), 'uniformoutput', false), ', '));
-    ## at s = S the expensive run is the target itself: a crossing there is none
-    if (isfinite (C.crossing) && C.crossing < p.S)
+    cx = f5_crossing (C);
+    if (isfinite (cx))
       printf ('   crossing: the expensive %s is closer to its target than the explainer from s = %d on (%.0f passes per explanation)\n', ...
-              p.label, C.crossing, C.passes(C.crossing));
+              p.label, cx, C.passes(cx));
     else
       printf ('   no crossing: the expensive %s stays farther from its target than the explainer for every s < %d\n', ...
               p.label, p.S);

@@ -119,11 +119,7 @@ void ee_progress_start(EeProgress *p, const EeAttrOptions *o, const char *what, 
 
 void ee_progress_tick(EeProgress *p, long done)
 {
-    double now = ee_now();
-    if (!p->o->verbose || now - p->last < 2.0 || done <= 0) return;
-    p->last = now;
-    double rate = done / (now - p->t0), eta = (p->total - done) / rate;
-    say(p->o, "  %s: %ld/%ld sequences  %.1f seq/s  ETA %.0fs", p->what, done, p->total, rate, eta);
+    ee_progress_tick_work(p, done, (double)done, (double)p->total);
 }
 
 void ee_progress_tick_work(EeProgress *p, long done, double work, double work_total)

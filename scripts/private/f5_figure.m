@@ -71,8 +71,8 @@ function draw_panel (P, p, box)
   dec = log10 (yl);
   set (ax, 'ytick', 10 .^ (dec(1):max (1, ceil (diff (dec) / 8)):dec(2)));
   ## x ticks: s, and below them the model passes per explanation
-  cx = C.crossing;
-  tk = unique ([1 2 5:5:S-1 cx(isfinite (cx) & cx < S)]);
+  cx = f5_crossing (C);
+  tk = unique ([1 2 5:5:S-1 cx(isfinite (cx))]);
   set (ax, 'xtick', tk);
   lg = @(px) 10 ^ (log10 (yl(1)) - px / axh * diff (log10 (yl)));
   for t = tk
@@ -99,7 +99,7 @@ function draw_panel (P, p, box)
           'fontsize', 10);
   end
   ## crossing point: a circle on the curve, a dotted line down to the s axis
-  if (isfinite (cx) && cx < S)
+  if (isfinite (cx))
     h4 = plot (ax, [cx cx], [yl(1) C.curve(cx)], ':');
     set (h4, 'color', red, 'linewidth', 2);
     h3 = plot (ax, cx, C.curve(cx), 'o');

@@ -44,9 +44,10 @@ function [txt, file] = f5_write_runtime (P, panels)
     L{end+1} = sprintf ('  convergence curve s = 1..%d on the test subset: %.1f s', p.S, r.curve_seconds);
     L{end+1} = sprintf ('  accuracy on %d test sequences: explainer MSE %.4g = %.2f x the floor %.4g (%s);', ...
                         p.n.test, C.explainer_curve, C.explainer_curve / C.floor, C.floor, C.floor_method);
-    if (isfinite (C.crossing) && C.crossing < p.S)
-      ctext = sprintf ('crossing at s = %d (%.0f passes)', C.crossing, C.passes(C.crossing));
-    else   # at s = S the expensive run is the target itself
+    cx = f5_crossing (C);
+    if (isfinite (cx))
+      ctext = sprintf ('crossing at s = %d (%.0f passes)', cx, C.passes(cx));
+    else
       ctext = sprintf ('no crossing before s = %d', p.S);
     end
     L{end+1} = sprintf ('    Spearman %.3f, top-5 overlap %.3f; %s', m (C.explainer_spearman), m (C.explainer_top5), ctext);

@@ -280,11 +280,10 @@ static void check_features(EeKind kind)
             if (!zero) {
                 /* the occlusion scores from the reference's logits of the
                  * perturbed copies, under the input's mask */
-                double fxo[8], fbo[8], zo[8];
+                double fbo[8], zo[8];
                 double *ep = malloc(sizeof(double) * T * d);
                 int32_t pid[16];
                 ref_net(&ref, eb, mask, fbo);
-                memcpy(fxo, out, sizeof out);
                 occl_passes += 2;
                 for (int t = 0; t < T; t++) {
                     const float *f4 = F4 + ((size_t)i * T + t) * 4, *f2 = F2 + ((size_t)i * T + t) * 2;
@@ -297,7 +296,7 @@ static void check_features(EeKind kind)
                     pid[t] = bids[t];
                     ref_embed(&ref, pid, ep);
                     ref_net(&ref, ep, mask, zo);
-                    double loo = fxo[best] - zo[best];
+                    double loo = out[best] - zo[best];
                     memcpy(pid, bids, sizeof(int32_t) * T);
                     pid[t] = ids[i * T + t];
                     ref_embed(&ref, pid, ep);
