@@ -90,11 +90,18 @@ extern const char *const ee_attend_names[EE_ATTEND_COUNT]; /* all tokens */
  * those two and the occlusion scores of each token (4: leave-one-out and
  * add-one, the marginal contributions of the token when it comes last and
  * first in a Shapley permutation; 2 n + 2 forward passes more for n real
- * tokens). */
+ * tokens), or the two ends and the same score with the gradient at each of
+ * the EE_PATH_NODES Gauss-Legendre nodes inside the path (2 + EE_PATH_NODES:
+ * the integrand of IG sampled where its quadrature samples it; a forward
+ * and a backward pass per node). */
 typedef enum {
     EE_INPUTS_TOKENS = 0, EE_INPUTS_GRADIENT, EE_INPUTS_GRADIENT_VECTOR, EE_INPUTS_GRADIENT_ENDS,
-    EE_INPUTS_OCCLUSION
+    EE_INPUTS_OCCLUSION, EE_INPUTS_PATH
 } EeInputs;
+
+/* Interior path nodes of EE_INPUTS_PATH (doc/FIGURE5.md: 1, 2, 3 and 4
+ * measured on the IG wordnet panel). */
+#define EE_PATH_NODES 3
 
 #define EE_MAX_WIDTHS 8
 #define EE_MAX_HIDDEN 16
@@ -142,7 +149,7 @@ int ee_config_homogeneous(const EeConfig *cfg);
 int ee_config_features(const EeConfig *cfg);
 /* The names of EeInputs in enum order, as the model struct and the front
  * ends' 'inputs' option spell them. */
-#define EE_INPUTS_COUNT 5
+#define EE_INPUTS_COUNT 6
 extern const char *const ee_inputs_names[EE_INPUTS_COUNT];
 /* The names of EeTrainOptions.freeze_embeddings 0, 1, 2 ('freeze'). */
 #define EE_FREEZE_COUNT 3
@@ -379,6 +386,10 @@ EeStatus ee_shapley_exact(EeModel *m, const EeInput *in, const EeAttrOptions *o,
  *   F[t][3] = f(baseline with token t of x) - f(baseline)
  *             (EE_INPUTS_OCCLUSION; ee_sv's baseline and mask; 0 at the
  *             special tokens; 2 n + 2 forward passes per row)
+ *   F[t][2 + p] = sum_d (e_x - e_b)[t][d] g_p[t][d], g_p the gradient at
+ *             e_b + a_p (e_x - e_b), a_p the p-th node of the EE_PATH_NODES-
+ *             point Gauss-Legendre rule (EE_INPUTS_PATH; a forward and a
+ *             backward pass per node and row)
  * F is N x T x k (k = ee_config_features of the explainer). Targets: o->target
  * or the argmax; o->batch and o->device apply; info gets target, fx and the
  * passes. */

@@ -11,7 +11,9 @@
 ## classifier first, one forward and one backward pass per row (and one
 ## of each per distinct baseline and class for the baseline end); one that
 ## reads the occlusion scores (@qcode{'occlusion'}, the default for
-## Shapley maps) adds 2 n + 2 forward passes per row of n real tokens.  A cell or struct array of explainers of
+## Shapley maps) adds 2 n + 2 forward passes per row of n real tokens,
+## one that reads the gradient inside the IG path (@qcode{'path'}) a
+## forward and a backward pass per row for each of its 3 nodes.  A cell or struct array of explainers of
 ## the same classifier is an ensemble: @var{A} is the mean of their maps.
 ## Options: @qcode{'batch'} (rows per pass), @qcode{'device'},
 ## @qcode{'precision'} ('fp32' default; 'tf32' or 'bf16' on a GPU, as for
@@ -115,6 +117,13 @@
 %! assert ([info.forward_passes info.backward_passes], [100 + nD + occl, 50 + nD]);
 %! e4 = ee_train (clf, X(1:30,:), 'sv', 'steps', 2, 'epochs', 1, 'verbose', false, 'inputs', 'gradient_ends');
 %! assert (e4.inputs, 'gradient_ends');
+%! ## the gradient inside the IG path: the ends' passes and a forward and a
+%! ## backward pass per row at each of the 3 nodes, efficiency kept
+%! e5 = ee_train (clf, X(1:30,:), A(1:30,:), 'inputs', 'path', 'epochs', 1, 'verbose', false);
+%! assert (e5.inputs, 'path'); assert (size (e5.feat_W), [5 16]);
+%! [E, info] = ee_explain (e5, X(251:end,:));
+%! assert (sum (double (E) .* real, 2), sv.fx - sv.fbaseline, 1e-4 * max (abs (sv.fx)) + 1e-5);
+%! assert ([info.forward_passes info.backward_passes], [100 + nD + 150, 50 + nD + 150]);
 %! e = ex;
 %! assert (e.efficiency, false);                # the shared explainer: efficiency off
 %! E2 = ee_explain (e, X(251:end,:));

@@ -97,6 +97,7 @@ function V = default_variants ()
        'preset, gradient x input terms (vector)', struct('inputs', 'gradient_vector');
        'preset, gradient x input at x and at the baseline', struct('inputs', 'gradient_ends');
        'preset, both ends and the occlusion scores', struct('inputs', 'occlusion');
+       'preset, both ends and the gradient inside the path', struct('inputs', 'path');
        'preset, embeddings frozen', struct('freeze', 'embeddings');
        'preset, embeddings trained', struct('freeze', 'none');
        'preset, constant learning rate', struct('schedule', 'constant');

@@ -47,9 +47,10 @@
 ## @item 'head', 'inputs', 'ensemble'
 ## the explainer's head (@qcode{'token'}, @qcode{'flat'}: the paper's),
 ## inputs (@qcode{'gradient'}, @qcode{'tokens'}: the paper's,
-## @qcode{'gradient_vector'}, @qcode{'gradient_ends'}, @qcode{'occlusion'})
-## and ensemble size, for every panel (the presets: @qcode{'gradient_ends'}
-## on the IG panels, @qcode{'occlusion'} on the SV panels).
+## @qcode{'gradient_vector'}, @qcode{'gradient_ends'}, @qcode{'occlusion'},
+## @qcode{'path'}) and ensemble size, for every panel (the presets:
+## @qcode{'gradient_ends'} on IG spam, @qcode{'path'} on IG wordnet,
+## @qcode{'occlusion'} on the SV panels).
 ## @item 'ig', 'sv', or a panel name
 ## a struct of overrides merged into the settings of every IG / SV panel or
 ## of that panel (e.g. @code{struct ('n_train', 800, 'expl', struct

@@ -162,6 +162,7 @@ static int features_of(EeInputs inputs, int d)
     case EE_INPUTS_GRADIENT: return 1;
     case EE_INPUTS_GRADIENT_ENDS: return 2;
     case EE_INPUTS_OCCLUSION: return 4;
+    case EE_INPUTS_PATH: return 2 + EE_PATH_NODES;
     case EE_INPUTS_GRADIENT_VECTOR: return 1 + d;
     default: return 0;
     }
@@ -244,7 +245,7 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
     float *h_ex = malloc(sizeof(float) * B * W), *h_eb = malloc(sizeof(float) * B * W);
     float *h_g = malloc(sizeof(float) * B * W);
     int32_t *tgt = malloc(sizeof(int32_t) * (N ? N : 1));
-    int ends = inputs == EE_INPUTS_GRADIENT_ENDS || inputs == EE_INPUTS_OCCLUSION;
+    int ends = inputs == EE_INPUTS_GRADIENT_ENDS || inputs == EE_INPUTS_OCCLUSION || inputs == EE_INPUTS_PATH;
     int *gidx = ends ? malloc(sizeof(int) * (N ? N : 1)) : NULL;
     float *G = NULL;
     if (ends && o->baseline == EE_BASELINE_ZERO) {
@@ -320,6 +321,34 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
                     if (k == 1 + d && !ends) f[1 + q] = (float)term;
                 }
                 f[0] = (float)sum;
+            }
+        }
+        if (inputs == EE_INPUTS_PATH) {
+            /* the gradient at the Gauss-Legendre nodes inside the path,
+             * target and mask as at x */
+            double nodes[EE_PATH_NODES], wq[EE_PATH_NODES];
+            ee_ig_nodes(EE_IG_GAUSSLEGENDRE, EE_PATH_NODES, nodes, wq);
+            for (int p = 0; p < EE_PATH_NODES; p++) {
+                be->copy(r->e, eb, sizeof(float) * nb * Wl);
+                be->axpy((size_t)nb * Wl, (float)nodes[p], ex, r->e);
+                be->axpy((size_t)nb * Wl, -(float)nodes[p], eb, r->e);
+                ee_run_forward(r, nb, 0);
+                be->upload(d_dout, h_dout, sizeof(float) * nb * C);
+                ee_run_backward(r, nb, d_dout, 1, 0);
+                fwd += nb;
+                bwd += nb;
+                be->download(h_g, r->de, sizeof(float) * nb * Wl);
+                for (int j = 0; j < nb; j++) {
+                    float *row = F + (size_t)order[i0 + j] * T * k;
+                    for (int t = 0; t < L; t++) {
+                        const float *x = h_ex + (size_t)j * Wl + (size_t)t * d;
+                        const float *b = h_eb + (size_t)j * Wl + (size_t)t * d;
+                        const float *g = h_g + (size_t)j * Wl + (size_t)t * d;
+                        double sum = 0;
+                        for (int q = 0; q < d; q++) sum += ((double)x[q] - b[q]) * g[q];
+                        row[(size_t)t * k + 2 + p] = (float)sum;
+                    }
+                }
             }
         }
         ee_progress_tick(&prog, i0 + nb);

@@ -142,7 +142,7 @@ static EeStatus read_config(const Loader *L, EeConfig *c)
         char buf[32];
         if ((st = get_str(L, "inputs", buf, sizeof buf, &found))) return st;
         if (found && !ee_inputs_from_name(buf, &c->inputs))
-            return ee_fail(EE_ERR_MODEL, "%s.inputs must be 'tokens', 'gradient', 'gradient_vector', 'gradient_ends' or 'occlusion', got '%s'",
+            return ee_fail(EE_ERR_MODEL, "%s.inputs must be 'tokens', 'gradient', 'gradient_vector', 'gradient_ends', 'occlusion' or 'path', got '%s'",
                            L->what, buf);
         if ((st = get_str(L, "attend", buf, sizeof buf, &found))) return st;
         if (found) {

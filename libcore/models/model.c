@@ -36,7 +36,7 @@ int ee_kind_from_name(const char *name, EeKind *k)
 int ee_is_token_model(const EeConfig *cfg) { return cfg->kind != EE_KIND_MLP; }
 
 const char *const ee_inputs_names[EE_INPUTS_COUNT] = {"tokens", "gradient", "gradient_vector", "gradient_ends",
-                                                        "occlusion"};
+                                                        "occlusion", "path"};
 const char *const ee_freeze_names[EE_FREEZE_COUNT] = {"none", "embeddings", "encoder"};
 const char *ee_inputs_name(EeInputs i) { return (unsigned)i < EE_INPUTS_COUNT ? ee_inputs_names[i] : "?"; }
 int ee_inputs_from_name(const char *name, EeInputs *i)
@@ -54,6 +54,7 @@ int ee_config_features(const EeConfig *cfg)
     case EE_INPUTS_GRADIENT_VECTOR: return 1 + cfg->d;
     case EE_INPUTS_GRADIENT_ENDS: return 2;
     case EE_INPUTS_OCCLUSION: return 4;
+    case EE_INPUTS_PATH: return 2 + EE_PATH_NODES;
     default: return 0;
     }
 }

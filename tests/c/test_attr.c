@@ -233,6 +233,8 @@ static void check_features(EeKind kind)
     EeInput in = {.n = N, .ids = ids};
     float *F = malloc(sizeof(float) * N * T * k), *F1 = malloc(sizeof(float) * N * T);
     float *F2 = malloc(sizeof(float) * N * T * 2), *F4 = malloc(sizeof(float) * N * T * 4);
+    const int kP = 2 + EE_PATH_NODES;
+    float *FP = malloc(sizeof(float) * N * T * kP);
     double *gb = malloc(sizeof(double) * T * 8 * 8);
     double *ex = malloc(sizeof(double) * T * d), *eb = malloc(sizeof(double) * T * d);
     double *g = malloc(sizeof(double) * T * d);
@@ -263,7 +265,13 @@ static void check_features(EeKind kind)
         EeStatus st4 = ee_explainer_features(m, EE_INPUTS_OCCLUSION, &in, &o, F4, &info4);
         if (zero) CHECK(st4 == EE_ERR_INPUT, "occlusion refused with the zero baseline");
         else CHECK_OK(st4);
-        double err = 0, scale = 0, err1 = 0, err2 = 0, scale2 = 0, err4 = 0, scale4 = 0;
+        /* path: the ends and the gradient x input at the Gauss-Legendre
+         * nodes inside the path, one forward and backward pass per node */
+        EeAttrInfo infoP = {0};
+        EeStatus stP = ee_explainer_features(m, EE_INPUTS_PATH, &in, &o, FP, &infoP);
+        if (zero) CHECK(stP == EE_ERR_INPUT, "path refused with the zero baseline");
+        else CHECK_OK(stP);
+        double err = 0, scale = 0, err1 = 0, err2 = 0, scale2 = 0, err4 = 0, scale4 = 0, errP = 0, scaleP = 0;
         long occl_passes = 0;
         for (int i = 0; i < N; i++) {
             for (int t = 0; t < T; t++) mask[t] = ids[i * T + t] != EE_PAD;
@@ -309,8 +317,25 @@ static void check_features(EeKind kind)
                 free(ep);
             }
             double *e = malloc(sizeof(double) * T * d);
-            memcpy(e, ex, sizeof(double) * T * d);
             Point pt = {&ref, mask, e, best};
+            if (!zero) {
+                double alpha[EE_PATH_NODES], wq[EE_PATH_NODES];
+                CHECK_OK(ee_ig_nodes(EE_IG_GAUSSLEGENDRE, EE_PATH_NODES, alpha, wq));
+                for (int t = 0; t < T; t++)
+                    for (int j = 0; j < 2; j++) /* the ends: the same numbers as gradient_ends */
+                        errP = fmax(errP, fabs(FP[((size_t)i * T + t) * kP + j] - F2[((size_t)i * T + t) * 2 + j]));
+                for (int p = 0; p < EE_PATH_NODES; p++) {
+                    for (int j = 0; j < T * d; j++) e[j] = eb[j] + alpha[p] * (ex[j] - eb[j]);
+                    for (int j = 0; j < T * d; j++) gb[j] = gc_fd1(ref_target, &pt, &e[j], 1e-6);
+                    for (int t = 0; t < T; t++) {
+                        double sp = 0;
+                        for (int q = 0; q < d; q++) sp += (ex[t * d + q] - eb[t * d + q]) * gb[t * d + q];
+                        errP = fmax(errP, fabs(FP[((size_t)i * T + t) * kP + 2 + p] - sp));
+                        scaleP = fmax(scaleP, fabs(sp));
+                    }
+                }
+            }
+            memcpy(e, ex, sizeof(double) * T * d);
             for (int j = 0; j < T * d; j++) g[j] = gc_fd1(ref_target, &pt, &e[j], 1e-6);
             /* the gradient at the baseline's embedding output (not for the
              * cnn: its pad baseline is all zero vectors, where every window
@@ -359,9 +384,15 @@ static void check_features(EeKind kind)
             CHECK(info4.forward == info2.forward + occl_passes && info4.backward == info2.backward,
                   "%s occlusion: %ld forward passes, %ld expected (%ld for the ends, %ld perturbed copies)",
                   ee_kind_name(kind), info4.forward, info2.forward + occl_passes, info2.forward, occl_passes);
+            CHECK(errP <= 1e-4 * fmax(scaleP, 1e-2) && scaleP > 0,
+                  "%s path features against the reference: max err %.3g (scale %.3g)", ee_kind_name(kind), errP, scaleP);
+            CHECK(infoP.forward == info2.forward + (long)N * EE_PATH_NODES &&
+                  infoP.backward == info2.backward + (long)N * EE_PATH_NODES,
+                  "%s path: %ld forward, %ld backward passes, %ld each expected", ee_kind_name(kind), infoP.forward,
+                  infoP.backward, info2.forward + (long)N * EE_PATH_NODES);
         }
     }
-    free(F); free(F1); free(F2); free(F4); free(gb); free(ex); free(eb); free(g); free(ids);
+    free(F); free(F1); free(F2); free(F4); free(FP); free(gb); free(ex); free(eb); free(g); free(ids);
     ref_free(&ref);
     ee_model_free(m);
 }

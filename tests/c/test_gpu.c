@@ -1447,6 +1447,33 @@ static void attr_parity(const char *label, const EeConfig *cfg)
         printf("  %-58s rel err %9.2e%s\n", what, e, e <= 1e-4 ? "" : "   <-- FAIL");
         CHECK(e <= 1e-4, "%s: relative error %.3g exceeds 1e-4", what, e);
     }
+    /* an explainer's input features (gradients at the path's ends and
+     * inside it, occlusion scores) on both devices */
+    if (ee_is_token_model(cfg)) {
+        static const EeInputs kinds[3] = {EE_INPUTS_GRADIENT_ENDS, EE_INPUTS_OCCLUSION, EE_INPUTS_PATH};
+        EeConfig ec = *cfg;
+        ec.head = EE_HEAD_TOKEN;
+        for (int j = 0; j < 3; j++) {
+            ec.inputs = kinds[j];
+            int k = ee_config_features(&ec);
+            float *fc = xmalloc(sizeof(float) * N * T * k), *fg = xmalloc(sizeof(float) * N * T * k), fx[6];
+            EeAttrOptions oc = attr_opts(EE_DEVICE_CPU), og = attr_opts(GPU_DEV);
+            og.batch = 4; /* two groups on the GPU */
+            EeAttrInfo info = {NULL, fx, NULL, NULL, 0, 0, 0, NULL}, infog = {0};
+            CHECK_OK(ee_explainer_features(m, kinds[j], &in, &oc, fc, &info));
+            CHECK_OK(ee_explainer_features(m, kinds[j], &in, &og, fg, &infog));
+            char what[96];
+            snprintf(what, sizeof what, "%s explainer features '%s'", label, ee_inputs_name(kinds[j]));
+            double e = relerr_floor(fg, fc, (size_t)N * T * k, maxabs(fx, N));
+            note_err(what, e);
+            printf("  %-58s rel err %9.2e%s\n", what, e, e <= 1e-4 ? "" : "   <-- FAIL");
+            CHECK(e <= 1e-4, "%s: relative error %.3g exceeds 1e-4", what, e);
+            CHECK(infog.forward == info.forward && infog.backward == info.backward,
+                  "%s: %ld/%ld passes on the GPU, %ld/%ld on the CPU", what, infog.forward, infog.backward,
+                  info.forward, info.backward);
+            free(fc); free(fg);
+        }
+    }
     free(a); free(b); free(ids);
     ee_model_free(m);
 }
