@@ -43,12 +43,16 @@
 %!  ## 1 + 1 + 1 passes, and a forward and a backward pass at the baseline
 %!  ## (its gradient and the projection's f(baseline)) per distinct baseline
 %!  ## and target of the test rows; the SV panels' also read the occlusion
-%!  ## scores, 2 n + 2 forward passes for n real tokens
+%!  ## scores, 2 n + 2 forward passes for n real tokens, and IG on wordnet
+%!  ## the gradient inside the path, a forward and a backward pass per node
 %!  for k = 1:4
 %!    X = R.panels(k).X;
-%!    occl = mean (2 * sum (! ismember (X, int32 ([1 3 4])), 2) + 2) * strcmp (R.panels(k).method, 'sv');
-%!    e = c{18}((k - 1) * S + 1) - occl;
-%!    assert (e > 3 && e <= 5, '%s: %g passes besides the occlusion scores', names{k}, e);
+%!    inputs = R.panels(k).settings.expl.inputs;
+%!    occl = mean (2 * sum (! ismember (X, int32 ([1 3 4])), 2) + 2) * strcmp (inputs, 'occlusion');
+%!    path = 6 * strcmp (inputs, 'path');
+%!    assert (strcmp (inputs, 'path'), k == 2);
+%!    e = c{18}((k - 1) * S + 1) - occl - path;
+%!    assert (e > 3 && e <= 5, '%s: %g passes besides the occlusion scores and path nodes', names{k}, e);
 %!  end
 %!  ## heatmaps and their HTML pages
 %!  for k = 1:4
