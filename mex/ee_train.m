@@ -54,8 +54,8 @@
 ## backward pass more per node: about 10.7 passes per explanation, where IG
 ## at s steps costs 2 s + 2; on the IG wordnet panel of doc/FIGURE5.md the
 ## error fell from 1.8e-2 to 2.7e-3, and to 1.5e-3 with twice the rows,
-## as accurate as IG at s = 6, 14 passes: use it for IG maps whose
-## quadrature converges fast); @qcode{'gradient'}: the score at the text only;
+## below IG's at s = 6, 14 passes: use it for IG maps whose quadrature
+## converges fast); @qcode{'gradient'}: the score at the text only;
 ## @qcode{'gradient_vector'}: that score and its d terms;
 ## @qcode{'tokens'}: the token ids only (the paper's, one pass).
 ## @item 'attend'

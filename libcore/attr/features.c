@@ -19,14 +19,20 @@ static int cmp_len(const void *a, const void *b, void *lengths)
 }
 
 /* Row order by the last non-PAD position (stable). */
+/* Positions up to the last non-PAD one. */
+static int active_len(const int32_t *ids, int T)
+{
+    int L = 0;
+    for (int t = 0; t < T; t++) if (ids[t] != EE_PAD) L = t + 1;
+    return L;
+}
+
 static int *length_order(const int32_t *ids, int N, int T)
 {
     int *order = malloc(sizeof(int) * (N ? N : 1)), *len = malloc(sizeof(int) * (N ? N : 1));
     if (!order || !len) { free(order); free(len); return NULL; }
     for (int i = 0; i < N; i++) {
-        int L = 0;
-        for (int t = 0; t < T; t++) if (ids[(size_t)i * T + t] != EE_PAD) L = t + 1;
-        len[i] = L;
+        len[i] = active_len(ids + (size_t)i * T, T);
         order[i] = i;
     }
     qsort_r(order, (size_t)N, sizeof(int), cmp_len, len);
@@ -261,6 +267,9 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
     long fwd = 0, bwd = 0;
     EeProgress prog;
     ee_progress_start(&prog, o, "gradient features", N);
+    /* rows come shortest first: the ETA goes by positions, not rows */
+    double work = 0, work_total = 0;
+    for (int i = 0; i < N; i++) work_total += active_len(in->ids + (size_t)i * T, T);
     for (int i0 = 0; i0 < N && !st; i0 += B) {
         if (ee_interrupted()) { st = ee_fail(EE_ERR_INTERRUPTED, "interrupted while computing explainer features"); break; }
         int nb = N - i0 < B ? N - i0 : B;
@@ -351,7 +360,8 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
                 }
             }
         }
-        ee_progress_tick(&prog, i0 + nb);
+        for (int j = 0; j < nb; j++) work += active_len(in->ids + (size_t)order[i0 + j] * T, T);
+        ee_progress_tick_work(&prog, i0 + nb, work, work_total);
     }
     ee_progress_end(&prog, N, fwd + bwd);
     float *fb = info && info->fbaseline && o->baseline != EE_BASELINE_ZERO ? info->fbaseline : NULL;
