@@ -19,6 +19,14 @@ static int cmp_len(const void *a, const void *b, void *lengths)
 }
 
 /* Row order by the last non-PAD position (stable). */
+/* sum_q (x - b)_q g_q in double: one token's gradient x input score. */
+static double grad_x_input(const float *x, const float *b, const float *g, int d)
+{
+    double sum = 0;
+    for (int q = 0; q < d; q++) sum += ((double)x[q] - b[q]) * g[q];
+    return sum;
+}
+
 /* Positions up to the last non-PAD one. */
 static int active_len(const int32_t *ids, int T)
 {
@@ -209,12 +217,10 @@ static EeStatus baseline_end_features(EeRun *r, const EeInput *in, const EeAttrO
         for (int j = 0; j < nb; j++) {
             int i = order[i0 + j];
             const float *g = G + (size_t)gidx[i] * T * d;
-            for (int t = 0; t < L; t++) {
-                const float *x = h_ex + (size_t)j * Wl + (size_t)t * d, *b = h_eb + (size_t)j * Wl + (size_t)t * d;
-                double sum = 0;
-                for (int q = 0; q < d; q++) sum += ((double)x[q] - b[q]) * g[(size_t)t * d + q];
-                F[((size_t)i * T + t) * k + 1] = (float)sum;
-            }
+            for (int t = 0; t < L; t++)
+                F[((size_t)i * T + t) * k + 1] = (float)grad_x_input(h_ex + (size_t)j * Wl + (size_t)t * d,
+                                                                      h_eb + (size_t)j * Wl + (size_t)t * d,
+                                                                      g + (size_t)t * d, d);
         }
     }
     free(h_ids); free(h_bids); free(h_mask); free(h_ex); free(h_eb);
@@ -258,6 +264,9 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
         st = ee_fail(EE_ERR_INPUT, "the baseline end of the path and occlusion need the pad baseline");
         goto done;
     }
+    double path_alpha[EE_PATH_NODES], path_w[EE_PATH_NODES];
+    if (inputs == EE_INPUTS_PATH && (st = ee_ig_nodes(EE_IG_GAUSSLEGENDRE, EE_PATH_NODES, path_alpha, path_w)))
+        goto done;
     if (fail || !order || !h_ids || !h_bids || !h_mask || !h_out || !h_dout || !h_ex || !h_eb || !h_g || !tgt ||
         (ends && !gidx)) {
         st = ee_fail(EE_ERR_NOMEM, "out of memory for explainer features (batch %d)", B);
@@ -335,12 +344,10 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
         if (inputs == EE_INPUTS_PATH) {
             /* the gradient at the Gauss-Legendre nodes inside the path,
              * target and mask as at x */
-            double nodes[EE_PATH_NODES], wq[EE_PATH_NODES];
-            ee_ig_nodes(EE_IG_GAUSSLEGENDRE, EE_PATH_NODES, nodes, wq);
             for (int p = 0; p < EE_PATH_NODES; p++) {
                 be->copy(r->e, eb, sizeof(float) * nb * Wl);
-                be->axpy((size_t)nb * Wl, (float)nodes[p], ex, r->e);
-                be->axpy((size_t)nb * Wl, -(float)nodes[p], eb, r->e);
+                be->axpy((size_t)nb * Wl, (float)path_alpha[p], ex, r->e);
+                be->axpy((size_t)nb * Wl, -(float)path_alpha[p], eb, r->e);
                 ee_run_forward(r, nb, 0);
                 be->upload(d_dout, h_dout, sizeof(float) * nb * C);
                 ee_run_backward(r, nb, d_dout, 1, 0);
@@ -350,12 +357,8 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
                 for (int j = 0; j < nb; j++) {
                     float *row = F + (size_t)order[i0 + j] * T * k;
                     for (int t = 0; t < L; t++) {
-                        const float *x = h_ex + (size_t)j * Wl + (size_t)t * d;
-                        const float *b = h_eb + (size_t)j * Wl + (size_t)t * d;
-                        const float *g = h_g + (size_t)j * Wl + (size_t)t * d;
-                        double sum = 0;
-                        for (int q = 0; q < d; q++) sum += ((double)x[q] - b[q]) * g[q];
-                        row[(size_t)t * k + 2 + p] = (float)sum;
+                        size_t at = (size_t)j * Wl + (size_t)t * d;
+                        row[(size_t)t * k + 2 + p] = (float)grad_x_input(h_ex + at, h_eb + at, h_g + at, d);
                     }
                 }
             }
