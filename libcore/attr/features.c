@@ -18,7 +18,6 @@ static int cmp_len(const void *a, const void *b, void *lengths)
     return len[i] != len[j] ? (len[i] > len[j]) - (len[i] < len[j]) : (i > j) - (i < j);
 }
 
-/* Row order by the last non-PAD position (stable). */
 /* sum_q (x - b)_q g_q in double: one token's gradient x input score. */
 static double grad_x_input(const float *x, const float *b, const float *g, int d)
 {
@@ -35,6 +34,7 @@ static int active_len(const int32_t *ids, int T)
     return L;
 }
 
+/* Row order by the last non-PAD position (stable). */
 static int *length_order(const int32_t *ids, int N, int T)
 {
     int *order = malloc(sizeof(int) * (N ? N : 1)), *len = malloc(sizeof(int) * (N ? N : 1));
@@ -170,16 +170,14 @@ done:
     return st;
 }
 
-static int features_of(EeInputs inputs, int d)
+/* Features per token of an explainer of clf that reads `inputs` (what
+ * ee_config_features says of such an explainer). */
+static int features_of(EeInputs inputs, const EeConfig *clf)
 {
-    switch (inputs) {
-    case EE_INPUTS_GRADIENT: return 1;
-    case EE_INPUTS_GRADIENT_ENDS: return 2;
-    case EE_INPUTS_OCCLUSION: return 4;
-    case EE_INPUTS_PATH: return 2 + EE_PATH_NODES;
-    case EE_INPUTS_GRADIENT_VECTOR: return 1 + d;
-    default: return 0;
-    }
+    EeConfig e = *clf;
+    e.head = EE_HEAD_TOKEN;
+    e.inputs = inputs;
+    return ee_config_features(&e);
 }
 
 /* F[t][1] of every row for EE_INPUTS_GRADIENT_ENDS: sum_d (e_x - e_b) g_b,
@@ -233,7 +231,7 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
     const EeConfig *c = &clf->cfg;
     if (!ee_is_token_model(c))
         return ee_fail(EE_ERR_UNSUPPORTED, "explainer features are defined for token models");
-    int k = features_of(inputs, c->d);
+    int k = features_of(inputs, c);
     if (!k) return ee_fail(EE_ERR_INPUT, "explainer inputs '%s' read no features", ee_inputs_name(inputs));
     EeStatus st = ee_attr_check(clf, in, o, 0);
     if (st) return st;
@@ -407,9 +405,9 @@ EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in
                            ee_inputs_name(c->inputs));
         const EeConfig *cc = &clf->cfg;
         if (cc->head != EE_HEAD_CLASSIFIER || cc->T != T || cc->vocab != c->vocab ||
-            features_of(c->inputs, cc->d) != k)
+            features_of(c->inputs, cc) != k)
             return ee_fail(EE_ERR_MODEL, "the explainer's classifier does not fit it (T %d/%d, vocab %d/%d, "
-                           "%d/%d features)", cc->T, T, cc->vocab, c->vocab, features_of(c->inputs, cc->d), k);
+                           "%d/%d features)", cc->T, T, cc->vocab, c->vocab, features_of(c->inputs, cc), k);
     }
     /* the ids are checked by the classifier (features) and by each explainer */
     if (N == 0) return EE_OK;
