@@ -56,14 +56,14 @@ function T = explainer_study (varargin)
       S = f5_panel (P, q);
       C = S.curve;
       r = struct ('panel', q.name, 'variant', V{j, 1}, 'mse', C.explainer_curve, 'floor', C.floor, ...
-                  'over_floor', C.explainer_curve / C.floor, 'crossing', C.crossing, ...
+                  'over_floor', C.explainer_curve / C.floor, 'crossing', f5_crossing (C), ...
                   'crossing_passes', NaN, 'passes', C.explainer_passes, ...
                   'spearman', m (C.explainer_spearman), 'top5', m (C.explainer_top5), ...
                   'zero_map', mean (mean (double (C.target) .^ 2, 2)), ...
                   'train_seconds', S.runtime.explainer_seconds, 'epochs', S.explainer_epochs, ...
                   'best_epoch', S.explainer_best_epoch, 'seconds', toc (t0));
-      if (isfinite (C.crossing))
-        r.crossing_passes = C.passes(C.crossing);
+      if (isfinite (r.crossing))
+        r.crossing_passes = C.passes(r.crossing);
       end
       if (isempty (T)) T = r; else T(end+1) = r; end
       if (o.verbose)
@@ -114,7 +114,7 @@ function t = crossing_text (r)
   if (isfinite (r.crossing))
     t = sprintf ('%d (%.0f)', r.crossing, r.crossing_passes);
   else
-    t = 'none';
+    t = 'none before s = S';
   end
 end
 
