@@ -101,6 +101,7 @@ function V = default_variants ()
        'preset, embeddings frozen', struct('freeze', 'embeddings');
        'preset, embeddings trained', struct('freeze', 'none');
        'preset, constant learning rate', struct('schedule', 'constant');
+       'preset, targets not standardised', struct('standardize', false);
        'preset, ensemble of 3', struct('ensemble', 3)};
 end
 
