@@ -34,8 +34,9 @@ static int active_len(const int32_t *ids, int T)
     return L;
 }
 
-/* Row order by the last non-PAD position (stable). */
-static int *length_order(const int32_t *ids, int N, int T)
+/* Row order by the last non-PAD position (stable); the positions of each
+ * row are handed to *lengths when it is not NULL (the caller frees them). */
+static int *length_order(const int32_t *ids, int N, int T, int **lengths)
 {
     int *order = malloc(sizeof(int) * (N ? N : 1)), *len = malloc(sizeof(int) * (N ? N : 1));
     if (!order || !len) { free(order); free(len); return NULL; }
@@ -44,7 +45,8 @@ static int *length_order(const int32_t *ids, int N, int T)
         order[i] = i;
     }
     qsort_r(order, (size_t)N, sizeof(int), cmp_len, len);
-    free(len);
+    if (lengths) *lengths = len;
+    else free(len);
     return order;
 }
 
@@ -248,7 +250,7 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
     float *ex = ee_run_alloc(r, sizeof(float) * B * W, &fail);
     float *eb = ee_run_alloc(r, sizeof(float) * B * W, &fail);
     float *d_dout = ee_run_alloc(r, sizeof(float) * B * C, &fail);
-    int *order = length_order(in->ids, N, T);
+    int *len = NULL, *order = length_order(in->ids, N, T, &len);
     int32_t *h_ids = malloc(sizeof(int32_t) * B * T), *h_bids = malloc(sizeof(int32_t) * B * T);
     uint8_t *h_mask = malloc((size_t)B * T);
     float *h_out = malloc(sizeof(float) * B * C), *h_dout = malloc(sizeof(float) * B * C);
@@ -276,7 +278,7 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
     ee_progress_start(&prog, o, "gradient features", N);
     /* rows come shortest first: the ETA goes by positions, not rows */
     double work = 0, work_total = 0;
-    for (int i = 0; i < N; i++) work_total += active_len(in->ids + (size_t)i * T, T);
+    for (int i = 0; i < N; i++) work_total += len[i];
     for (int i0 = 0; i0 < N && !st; i0 += B) {
         if (ee_interrupted()) { st = ee_fail(EE_ERR_INTERRUPTED, "interrupted while computing explainer features"); break; }
         int nb = N - i0 < B ? N - i0 : B;
@@ -341,13 +343,14 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
         }
         if (inputs == EE_INPUTS_PATH) {
             /* the gradient at the Gauss-Legendre nodes inside the path,
-             * target and mask as at x */
+             * target (d_dout, as uploaded for x) and mask as at x; e_x is
+             * on the host now, so ex becomes e_x - e_b */
+            float *diff = ex;
+            be->axpy((size_t)nb * Wl, -1.0f, eb, diff);
             for (int p = 0; p < EE_PATH_NODES; p++) {
                 be->copy(r->e, eb, sizeof(float) * nb * Wl);
-                be->axpy((size_t)nb * Wl, (float)path_alpha[p], ex, r->e);
-                be->axpy((size_t)nb * Wl, -(float)path_alpha[p], eb, r->e);
+                be->axpy((size_t)nb * Wl, (float)path_alpha[p], diff, r->e);
                 ee_run_forward(r, nb, 0);
-                be->upload(d_dout, h_dout, sizeof(float) * nb * C);
                 ee_run_backward(r, nb, d_dout, 1, 0);
                 fwd += nb;
                 bwd += nb;
@@ -361,7 +364,7 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
                 }
             }
         }
-        for (int j = 0; j < nb; j++) work += active_len(in->ids + (size_t)order[i0 + j] * T, T);
+        for (int j = 0; j < nb; j++) work += len[order[i0 + j]];
         ee_progress_tick_work(&prog, i0 + nb, work, work_total);
     }
     ee_progress_end(&prog, N, fwd + bwd);
@@ -380,7 +383,7 @@ done:
     be->release(eb);
     be->release(d_dout);
     ee_run_free(r);
-    free(order); free(h_ids); free(h_bids); free(h_mask); free(h_out); free(h_dout);
+    free(order); free(len); free(h_ids); free(h_bids); free(h_mask); free(h_out); free(h_dout);
     free(h_ex); free(h_eb); free(h_g); free(tgt); free(gidx); free(G);
     return st;
 }
@@ -442,7 +445,7 @@ EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in
         }
     }
     /* the explainers in order of length (they may run at the active length) */
-    order = length_order(in->ids, N, T);
+    order = length_order(in->ids, N, T, NULL);
     ids = malloc(sizeof(int32_t) * (size_t)N * T);
     Ap = malloc(sizeof(float) * (size_t)N * T);
     acc = K > 1 ? calloc((size_t)N * T, sizeof(double)) : NULL;
