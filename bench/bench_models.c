@@ -177,6 +177,84 @@ static void bench_attr(const char *label, const EeConfig *cfg, int n_ig, int n_s
     ee_model_free(m);
 }
 
+/* Seconds of one call (the median of 3 after a warm-up). */
+typedef struct { int what; EeModel *m, *expl; EeInput *in; EeAttrOptions *o; float *out; EeAttrInfo *info; } CallCtx;
+static void run_call(void *p)
+{
+    CallCtx *c = p;
+    EeStatus st = EE_OK;
+    if (c->info) { c->info->forward = c->info->backward = 0; }
+    switch (c->what) {
+    case 0: st = ee_model_predict(c->m, c->in, c->out, 0, EE_DEVICE_CPU); break;
+    case 1: st = ee_ig_attribute(c->m, c->in, c->o, c->out, c->info); break;
+    case 2: st = ee_explain(&c->expl, 1, c->m, c->in, c->o, c->out, c->info); break;
+    }
+    if (st) { fprintf(stderr, "%s\n", ee_last_error()); exit(1); }
+}
+
+/* The cost of a model pass in each caller, on the same rows of real
+ * lengths (issue 19: the explainer's passes and prediction against IG's
+ * batched passes): seconds per row and per pass (forward or backward, as
+ * info.passes counts them) of ee_model_predict, IG at several s and
+ * ee_explain with the tokens-only and the gradient-ends explainers. */
+static void bench_passes(const char *label, const EeConfig *cfg, int N)
+{
+    EeModel *m;
+    if (ee_model_new(cfg, &m)) { fprintf(stderr, "%s\n", ee_last_error()); exit(1); }
+    ee_model_init(m, 1);
+    double total_len;
+    int32_t *ids = random_sequences(cfg, N, 11, &total_len);
+    EeInput in = {.n = N, .ids = ids};
+    EeAttrOptions o;
+    ee_attr_options_defaults(&o);
+    o.verbose = 0;
+    o.device = EE_DEVICE_CPU;
+    float *out = malloc(sizeof(float) * (size_t)N * (cfg->T > cfg->classes ? cfg->T : cfg->classes));
+    EeAttrInfo info = {0};
+    printf("%s: %d rows, mean length %.1f of T = %d\n", label, N, total_len / N, cfg->T);
+    printf("  %-28s %12s %8s %12s %10s\n", "call", "ms per row", "passes", "ms per pass", "of IG s=20");
+    CallCtx c = {0, m, NULL, &in, &o, out, &info};
+    double ig20 = 0;
+    int steps[] = {20, 1, 2, 7};
+    for (int k = 0; k < 4; k++) {
+        o.steps = steps[k];
+        c.what = 1;
+        double sec = time_median(run_call, &c, 3);
+        double passes = (double)(info.forward + info.backward) / N;
+        double per = sec / N / passes;
+        if (k == 0) ig20 = per;
+        char name[32];
+        snprintf(name, sizeof name, "ee_ig s = %d", steps[k]);
+        printf("  %-28s %12.3f %8.2f %12.4f %9.2fx\n", name, 1e3 * sec / N, passes, 1e3 * per, per / ig20);
+    }
+    c.what = 0;
+    double sec = time_median(run_call, &c, 3);
+    printf("  %-28s %12.3f %8.2f %12.4f %9.2fx\n", "ee_model_predict", 1e3 * sec / N, 1.0, 1e3 * sec / N,
+           sec / N / ig20);
+    o.steps = 20;
+    EeInputs kinds[] = {EE_INPUTS_TOKENS, EE_INPUTS_GRADIENT_ENDS};
+    for (int k = 0; k < 2; k++) {
+        EeExplainerSpec spec;
+        ee_explainer_spec_default(&spec);
+        spec.inputs = kinds[k];
+        spec.efficiency = kinds[k] != EE_INPUTS_TOKENS;
+        EeModel *e;
+        if (ee_explainer_new(m, &spec, 3, &e)) { fprintf(stderr, "%s\n", ee_last_error()); exit(1); }
+        c.what = 2;
+        c.expl = e;
+        sec = time_median(run_call, &c, 3);
+        double passes = (double)(info.forward + info.backward) / N;
+        char name[48];
+        snprintf(name, sizeof name, "ee_explain (%s)", ee_inputs_name(kinds[k]));
+        printf("  %-28s %12.3f %8.2f %12.4f %9.2fx\n", name, 1e3 * sec / N, passes, 1e3 * sec / N / passes,
+               sec / N / passes / ig20);
+        ee_model_free(e);
+    }
+    free(out);
+    free(ids);
+    ee_model_free(m);
+}
+
 /* The mlp rows: the shape of issue 2 (D = 1024, hidden [256 256], 2
  * classes, batch 64) and the Fashion-MNIST classifier of scripts/xdnn_figures.m
  * (784-512-256-10, its training batch of 128). */
@@ -194,6 +272,7 @@ int main(int argc, char **argv)
 {
     int only_attr = argc > 1 && !strcmp(argv[1], "attr");
     int only_mlp = argc > 1 && !strcmp(argv[1], "mlp");
+    int only_passes = argc > 1 && !strcmp(argv[1], "passes");
     int threads = ee_threads_count();
     /* GEMM reference: OpenBLAS with its own threads, as users would call it */
     GemmCtx g = {1536, NULL, NULL, NULL};
@@ -221,6 +300,15 @@ int main(int argc, char **argv)
     if (only_attr) {
         bench_attr("transformer", &c, 64, 4, gemm);
         bench_attr("cnn", &cc, 256, 16, gemm);
+        ee_threads_leave();
+        return 0;
+    }
+    if (only_passes) {
+        EeConfig sp = c; /* spam's shape: T 256, lengths 32..256 */
+        sp.T = 256;
+        bench_passes("transformer, T 256", &sp, 150);
+        sp.T = 32; /* wordnet's: glosses of up to 32 positions */
+        bench_passes("transformer, T 32", &sp, 600);
         ee_threads_leave();
         return 0;
     }

@@ -276,6 +276,10 @@ static EeStatus ig_sorted(EeModel *m, const EeInput *in, const EeAttrOptions *o,
     int token = ee_is_token_model(c), T = token ? c->T : 1, C = c->classes, N = in->n;
     int R = opt.batch > 0 ? opt.batch : ee_default_batch(c, dev);
     int G = R / s > 0 ? R / s : 1;            /* sequences per group */
+    /* f(x) and f(baseline) of a group go through in one pass of 2 G rows:
+     * no more than R, so that s = 1 and 2 run on the buffers of larger s
+     * (a pass of 2 R rows cost 2x per row in first-touched memory) */
+    if (2 * G > R && R >= 2) G = R / 2;
     if (G > N) G = N > 0 ? N : 1;
     if (R > G * s) R = G * s; /* no larger than one group's interpolation rows */
     int Bmax = R > 2 * G ? R : 2 * G;

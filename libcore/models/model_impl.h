@@ -202,5 +202,9 @@ EeStatus ee_fit_batch(EeDevice dev, const EeConfig *c, int batch, EeBatchFn fn, 
  * (host, nb x outputs): ids and mask (NULL: id != PAD) and explainer
  * features, or dense x. */
 EeStatus ee_run_predict(EeRun *r, const EeInput *in, int i0, int nb, float *out);
+/* order[0..N-1]: the rows by their last attended position (the mask's, or
+ * the last non-PAD id's when mask is NULL), shortest first, ties by index;
+ * the passes that take rows in this order run at similar active lengths. */
+void ee_rows_by_length(const int32_t *ids, const uint8_t *mask, int N, int T, int *order);
 
 #endif

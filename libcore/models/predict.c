@@ -1,9 +1,13 @@
+#define _GNU_SOURCE /* qsort_r */
 /* predict.c: prediction. The forward pass of rows of an input through a
  * run, the default batch of a device, the batch-and-retry that splits a
  * batch the GPU cannot hold, argmax, and ee_model_predict built from them.
  * It sits above run.c and model.c (neither calls it); the samplers
  * (attr/) reuse it. */
 #include "model_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 /* The class of a row of logits: the largest, ties to the lowest index. */
 #define EE_ARGMAX_BODY(z, n)                                                                       \
@@ -95,6 +99,62 @@ EeStatus ee_model_predict_precision(EeModel *m, const EeInput *in, float *out, i
     if (in->n == 0) return EE_OK;
     Predict p = {m, in, out, EE_DEVICE_CPU, NULL};
     if ((st = ee_backend_resolve(dev, precision, &p.dev, &p.be))) return st;
-    /* a batch that does not fit in GPU memory is split, not refused */
-    return ee_fit_batch(p.dev, &m->cfg, batch, predict_batches, &p);
+    const EeConfig *c = &m->cfg;
+    if (!ee_is_token_model(c) || in->n < 2)
+        /* a batch that does not fit in GPU memory is split, not refused */
+        return ee_fit_batch(p.dev, c, batch, predict_batches, &p);
+    /* Token rows in order of length: a pass runs at the longest active
+     * length of its rows, so rows of unequal length in one pass would pay
+     * for padding (2-4x on real text, issue 19). A row's result does not
+     * depend on the rows beside it, so the order changes no bit. */
+    int N = in->n, T = c->T, k = ee_config_features(c), outs = ee_config_outputs(c);
+    int *order = malloc(sizeof(int) * N);
+    int32_t *ids = malloc(sizeof(int32_t) * (size_t)N * T);
+    uint8_t *mask = in->mask ? malloc((size_t)N * T) : NULL;
+    float *feats = k ? malloc(sizeof(float) * (size_t)N * T * k) : NULL;
+    float *sorted = malloc(sizeof(float) * (size_t)N * outs);
+    if (!order || !ids || (in->mask && !mask) || (k && !feats) || !sorted) {
+        st = ee_fail(EE_ERR_NOMEM, "out of memory for %d rows", N);
+        goto done;
+    }
+    ee_rows_by_length(in->ids, in->mask, N, T, order);
+    for (int i = 0; i < N; i++) {
+        size_t src = (size_t)order[i] * T, dst = (size_t)i * T;
+        memcpy(ids + dst, in->ids + src, sizeof(int32_t) * T);
+        if (mask) memcpy(mask + dst, in->mask + src, (size_t)T);
+        if (k) memcpy(feats + dst * k, in->feats + src * k, sizeof(float) * T * k);
+    }
+    EeInput sin = {.n = N, .ids = ids, .mask = mask, .feats = feats};
+    p.in = &sin;
+    p.out = sorted;
+    if (!(st = ee_fit_batch(p.dev, c, batch, predict_batches, &p)))
+        for (int i = 0; i < N; i++)
+            memcpy(out + (size_t)order[i] * outs, sorted + (size_t)i * outs, sizeof(float) * outs);
+done:
+    free(order); free(ids); free(mask); free(feats); free(sorted);
+    return st;
+}
+
+/* Rows by their last attended (mask) or non-PAD position, shortest first,
+ * ties by index. */
+static int cmp_by_len(const void *a, const void *b, void *lengths)
+{
+    const int *len = lengths;
+    int i = *(const int *)a, j = *(const int *)b;
+    return len[i] != len[j] ? (len[i] > len[j]) - (len[i] < len[j]) : (i > j) - (i < j);
+}
+
+void ee_rows_by_length(const int32_t *ids, const uint8_t *mask, int N, int T, int *order)
+{
+    int *len = malloc(sizeof(int) * (N ? N : 1));
+    for (int i = 0; i < N; i++) {
+        order[i] = i;
+        if (!len) continue;
+        int L = 0;
+        for (int t = 0; t < T; t++)
+            if (mask ? mask[(size_t)i * T + t] != 0 : ids[(size_t)i * T + t] != EE_PAD) L = t + 1;
+        len[i] = L;
+    }
+    if (len) qsort_r(order, (size_t)N, sizeof(int), cmp_by_len, len); /* else: the given order */
+    free(len);
 }

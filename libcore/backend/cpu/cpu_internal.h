@@ -7,6 +7,12 @@
 
 #include <stddef.h>
 
+/* The backend's buffers (alloc/release of the op table): zeroed, as from
+ * calloc; large ones in transparent huge pages (cpu_mem.c says why).
+ * ee_cpu_free takes NULL and any block of ee_cpu_alloc. */
+void *ee_cpu_alloc(size_t bytes);
+void ee_cpu_free(void *p);
+
 /* Scratch of the calling thread for one purpose (slot), kept and grown
  * between ops so that the hot paths do not allocate; NULL (and the flag
  * below raised) when it cannot be had. Released by

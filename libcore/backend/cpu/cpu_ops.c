@@ -39,8 +39,8 @@ EE_LN_ROWS(_base)
 #endif
 
 /* ---- memory ------------------------------------------------------------- */
-static void *cpu_alloc(size_t bytes) { return calloc(1, bytes ? bytes : 1); }
-static void cpu_release(void *p) { free(p); }
+static void *cpu_alloc(size_t bytes) { return ee_cpu_alloc(bytes); }
+static void cpu_release(void *p) { ee_cpu_free(p); }
 /* Copies of a megabyte and more (a batch's activations) are shared out
  * over the team, which would otherwise wait for one thread. */
 #define COPY_CHUNK ((size_t)1 << 16)
