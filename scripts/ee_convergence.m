@@ -53,7 +53,7 @@
 ## @code{passes} (1 x S: model passes per explanation, the gateways'
 ## @code{info.passes} / N, extra forwards included), @code{seconds} (1 x S),
 ## @code{target}, @code{target_passes}, @code{target_seconds},
-## @code{crossing} (the smallest s whose curve value is below the
+## @code{crossing} (the smallest s whose curve value is at or below the
 ## explainer's, NaN if none or no explainer), and with an explainer
 ## @code{explainer_spearman}, @code{explainer_top5} (N x 1).
 ## @seealso{ee_ig, ee_sv, ee_explain, figure5}
@@ -208,7 +208,7 @@ function C = ee_convergence (model, X, method, S, varargin)
     C.explainer_curve = mean (C.explainer_mse);
     C.explainer_quartiles = quartiles (C.explainer_mse);
     C.explainer_passes = info.passes / N;
-    C.crossing = find (C.curve < C.explainer_curve, 1);
+    C.crossing = find (C.curve <= C.explainer_curve, 1);   # at or below: as accurate
     if (isempty (C.crossing))
       C.crossing = NaN;
     end

@@ -63,8 +63,19 @@
 ## progress lines (default true).
 ## @end table
 ##
+## Besides Figure 5 it writes the cost-accuracy figure
+## (@file{figure5_cost.png}, @file{.pdf}, @file{.svg}: MSE over wall
+## seconds per explanation) and @file{figure5_summary.csv}, one row per
+## panel with the equal-accuracy speed-up (@code{ee_speedup}: the expensive
+## explainer's wall time per explanation at the smallest s that is as
+## accurate as the Empirical Explainer, over the explainer's, both the
+## median of 3 runs on the test rows in this run; ">" when there is no
+## crossing before S), in passes too, and the break-even.
+##
 ## @var{R} holds the settings, per panel the curves, floor, agreement,
-## crossing points, runtime report and cache keys, and the written files.
+## crossing points, speed-up (@code{R.panels(k).speedup}), runtime report
+## and cache keys, @code{R.summary} (the rows of figure5_summary.csv) and
+## the written files.
 ## @seealso{ee_convergence, ee_heatmap, ee_heatmap_html, main_job}
 ## @end deftypefn
 
@@ -93,7 +104,10 @@ function R = figure5 (varargin)
 
   R.compute_seconds = toc (t_start);
   files = f5_figure (P, R.panels);
+  files = [files, f5_cost_figure(P, R.panels)];
   files{end+1} = f5_write_csv (P, R.panels);
+  files{end+1} = f5_write_summary (P, R.panels);
+  R.summary = summary_of (R.panels);
   [txt, f] = f5_write_runtime (P, R.panels);
   files{end+1} = f;
   R.runtime_text = txt;
@@ -109,8 +123,26 @@ function R = figure5 (varargin)
     say (P, '%s: explainer MSE %.4g (%.2f x floor); expensive MSE at s = 1, 2, 5, 10: %s; crossing s = %s\n', ...
             p.name, C.explainer_curve, C.explainer_curve / C.floor, ...
             sprintf ('%.4g ', C.curve([1 2 5 10](p.S > [1 2 5 10]))), num2str (C.crossing));
+    say (P, '%s: %s\n', p.name, p.speedup.text);
   end
   say (P, '== figure5 done in %.1f s; figure: %s\n', R.seconds, files{1});
+end
+
+## One row per panel: the equal-accuracy speed-up and the explainer's
+## accuracy (what figure5_summary.csv holds).
+function T = summary_of (panels)
+  T = struct ([]);
+  m = @(v) mean (v(! isnan (v)));
+  for k = 1:numel (panels)
+    p = panels(k); C = p.curve; R = p.speedup;
+    row = struct ('panel', p.name, 'crossing', R.crossing, 'lower_bound', R.bound, ...
+                  'explainer_passes', C.explainer_passes, 'explainer_seconds', C.explainer_seconds / p.n.test, ...
+                  'expensive_seconds_at_crossing', R.expensive_seconds, 'speedup_time', R.speedup_time, ...
+                  'speedup_passes', R.speedup_passes, 'break_even_time', R.break_even_time, ...
+                  'break_even_passes', R.break_even_passes, 'explainer_mse', C.explainer_curve, ...
+                  'floor', C.floor, 'spearman', m (C.explainer_spearman), 'top5', m (C.explainer_top5));
+    if (isempty (T)) T = row; else T(end+1) = row; end
+  end
 end
 
 ## ------------------------------------------------------------------ settings

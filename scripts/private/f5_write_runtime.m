@@ -40,6 +40,14 @@ function [txt, file] = f5_write_runtime (P, panels)
     L{end+1} = sprintf ('  speed-up per explanation: %.0fx in time, %.0fx in passes (%s s = %d against the explainer)', ...
                         r.expensive_seconds_per / r.empirical_seconds_per, r.expensive_passes_per / r.empirical_passes_per, ...
                         p.label, p.S);
+    R = p.speedup;
+    gt = ''; lt = '';
+    if (R.bound) gt = '>'; lt = '<'; end
+    L{end+1} = sprintf ('  at equal accuracy (%s; medians of 3 runs in this run): explainer %.5f s, expensive %s at s = %d %.5f s', ...
+                        ifelse_str (R.bound, sprintf ('no crossing before s = %d', p.S), sprintf ('crossing at s = %d', R.crossing)), ...
+                        C.explainer_seconds / p.n.test, p.label, R.crossing, R.expensive_seconds);
+    L{end+1} = sprintf ('    equal-accuracy speed-up: %s%.3gx in time, %s%.3gx in passes; break-even %s%.0f explanations by time, %s%.0f by passes', ...
+                        gt, R.speedup_time, gt, R.speedup_passes, lt, R.break_even_time, lt, R.break_even_passes);
     L{end+1} = sprintf ('  break-even (train+unlabelled+valid targets + explainer training, / saving per explanation):');
     L{end+1} = sprintf ('    %.0f explanations by time, %.0f by model passes', r.break_even_seconds, r.break_even_passes);
     L{end+1} = sprintf ('  convergence curve s = 1..%d on the test subset: %.1f s', p.S, r.curve_seconds);
@@ -62,6 +70,10 @@ function [txt, file] = f5_write_runtime (P, panels)
   txt = sprintf ('%s\n', L{:});
   file = fullfile (P.figures, sprintf ('runtime_%s.txt', P.preset));
   atomic_text (file, txt);
+end
+
+function t = ifelse_str (c, a, b)
+  if (c) t = a; else t = b; end
 end
 
 function t = training_text (p)

@@ -38,6 +38,32 @@
 %!    assert (c{20}(r), c{12}(r) ./ c{19}(r), -1e-5);   # the CSV's 6 digits
 %!    assert (all (abs (c{16}(r)) <= 1) && all (c{17}(r) >= 0 & c{17}(r) <= 1));
 %!  end
+%!  ## the equal-accuracy summary (ee_speedup), its numbers recomputed here
+%!  ## from the curves, and the cost-accuracy figure
+%!  fid = fopen (fullfile (fig, 'figure5_summary.csv'), 'r');
+%!  hdr = fgetl (fid);
+%!  z = textscan (fid, ['%s' repmat(' %f', 1, 13)], 'delimiter', ',');
+%!  fclose (fid);
+%!  assert (hdr, ['panel,crossing,explainer_passes,explainer_seconds,expensive_seconds_at_crossing,' ...
+%!                'speedup_time,speedup_passes,break_even_time,break_even_passes,explainer_mse,floor,' ...
+%!                'spearman,top5,lower_bound']);
+%!  assert (z{1}, names');
+%!  for k = 1:4
+%!    C = R.panels(k).curve;
+%!    cx = find (C.curve(1:S-1) <= C.explainer_curve, 1);
+%!    assert (z{14}(k), double (isempty (cx)));
+%!    if (isempty (cx)) cx = S; end
+%!    assert (z{2}(k), cx);
+%!    assert (z{4}(k) > 0 && z{5}(k) > 0);         # times measured, not NaN
+%!    assert (z{6}(k), z{5}(k) / z{4}(k), -1e-5);
+%!    assert (z{7}(k), C.passes(cx) / C.explainer_passes, -1e-5);
+%!    assert (z{3}(k), C.explainer_passes, -1e-5);
+%!    assert (z{10}(k), C.explainer_curve, -1e-5);
+%!    assert (R.summary(k).speedup_time, z{6}(k), -1e-5);
+%!  end
+%!  img = imread (fullfile (fig, 'figure5_cost.png'));
+%!  assert (size (img, 3) == 3 && numel (unique (img(:))) > 10);
+%!  assert (exist (fullfile (fig, 'figure5_cost.pdf'), 'file') == 2 && exist (fullfile (fig, 'figure5_cost.svg'), 'file') == 2);
 %!  assert (c{5}(1:S), 2 * (1:S)' + 2);             # IG passes per explanation
 %!  ## gradient-fed explainer (the presets': Gradient x Input at both ends):
 %!  ## 1 + 1 + 1 passes, and a forward and a backward pass at the baseline
@@ -65,6 +91,7 @@
 %!  end
 %!  txt = fileread (fullfile (fig, 'runtime_tiny.txt'));
 %!  assert (! isempty (strfind (txt, 'break-even')) && ! isempty (strfind (txt, 'x the floor')));
+%!  assert (! isempty (strfind (txt, 'equal-accuracy speed-up')));
 %!  assert (! isempty (strfind (txt, 'IG on spam')) && ! isempty (strfind (txt, 'SV on wordnet')));
 %!endfunction
 
