@@ -39,6 +39,7 @@ function S = f5_panel (P, q)
   hits = struct ();
   [clf, hits.classifier] = f5_cached (P, fullfile (cdir, ['classifier_' ck '.mat']), 'classifier', ...
                 @() train_classifier (P, spec, q.clf, d, tr, va, vocab));
+  clf.model = with_words (clf.model, d);
   say (P, '%s classifier %s: test accuracy %.4f (%d train rows, best epoch %d, %.0f s)\n', ...
           dsname, q.kind, clf.test_accuracy, numel (tr), clf.model.history.best_epoch, clf.seconds);
   if (strcmp (q.kind, 'transformer'))
@@ -48,6 +49,7 @@ function S = f5_panel (P, q)
     bk = cache_key ({'classifier', data_md5, bspec, q.clf, vocab, numel(d.classes)});
     bb = f5_cached (P, fullfile (cdir, ['classifier_' bk '.mat']), 'backbone transformer', ...
                     @() train_classifier (P, bspec, q.clf, d, tr, va, vocab));
+    bb.model = with_words (bb.model, d);
   end
 
   ## 2. the targets (the expensive explainer at s = S); the cost up front
@@ -262,13 +264,25 @@ end
 
 function r = train_classifier (P, spec, o, d, tr, va, vocab)
   t0 = tic ();
+  ## the words and class names travel with the model (ee_plot_text (clf,
+  ## 'some text') works on it); they change no weight, so not the cache key
   m = ee_train (spec, d.tokens(tr,:), d.labels(tr), 'validation', {d.tokens(va,:), d.labels(va)}, ...
-                'vocab', vocab, 'classes', numel (d.classes), 'epochs', o.epochs, 'lr', o.lr, ...
+                'vocab', d.vocab(:)', 'classes', d.classes(:)', 'epochs', o.epochs, 'lr', o.lr, ...
                 'patience', o.patience, 'seed', o.seed, 'verbose', P.verbose);
   r.seconds = toc (t0);
   r.model = m;
   te = d.split.test;
   r.test_accuracy = mean (ee_predict (m, d.tokens(te,:)) == d.labels(te));
+end
+
+## A classifier cached before models kept their words gets them here.
+function m = with_words (m, d)
+  if (! isfield (m, 'vocab_words'))
+    m.vocab_words = d.vocab(:)';
+  end
+  if (! isfield (m, 'class_names'))
+    m.class_names = d.classes(:)';
+  end
 end
 
 ## Seconds of one call of f.
