@@ -215,15 +215,6 @@ EeStatus ee_data_labels(EeData *d, const char *var, const long *rows, long n, in
     return EE_OK;
 }
 
-EeStatus ee_data_maps(EeData *d, const char *var, const long *rows, long n, int T, float **maps)
-{
-    char what[512];
-    matvar_t *v;
-    EeStatus st = per_row(d, var, T, &v, what, sizeof what);
-    if (st) return st;
-    return floats_of(v, what, d->N, rows, n, T, maps);
-}
-
 EeStatus ee_data_mask(EeData *d, const char *var, const long *rows, long n, int T, uint8_t **mask)
 {
     char what[512];

@@ -35,8 +35,6 @@ EeStatus ee_data_dense(EeData *d, const long *rows, long n, int D, float **x);
  * (1-based). */
 EeStatus ee_data_labels(EeData *d, const char *var, const long *rows, long n, int C, int32_t **y,
                         int *maxlabel);
-/* Maps of the rows (a variable with one row per row of X, T columns). */
-EeStatus ee_data_maps(EeData *d, const char *var, const long *rows, long n, int T, float **maps);
 /* A logical/0-1 N x T variable (a mask), row-major bytes. */
 EeStatus ee_data_mask(EeData *d, const char *var, const long *rows, long n, int T, uint8_t **mask);
 /* Baseline ids (an N x T id variable), 0-based row-major. */

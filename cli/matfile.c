@@ -93,7 +93,6 @@ void ee_matin_close(EeMatIn *f)
     free(f);
 }
 
-const char *ee_matin_path(const EeMatIn *f) { return f->path; }
 
 static void list_vars(EeMatIn *f, char *buf, size_t n)
 {

@@ -20,7 +20,6 @@ typedef struct EeMatIn EeMatIn;
 
 EeStatus ee_matin_open(const char *path, EeMatIn **out);
 void ee_matin_close(EeMatIn *f);
-const char *ee_matin_path(const EeMatIn *f);
 /* A variable, read once and owned by the file; an EE_ERR_IO message that
  * lists the file's variables when it is absent. */
 EeStatus ee_matin_var(EeMatIn *f, const char *name, matvar_t **out);

@@ -167,15 +167,6 @@ void ee_par_bcast(const EePar *p, void *buf, size_t bytes, int root)
 #endif
 }
 
-void ee_par_barrier(const EePar *p)
-{
-#ifdef EE_HAVE_MPI
-    if (p->mpi) MPI_Barrier(MPI_COMM_WORLD);
-#else
-    (void)p;
-#endif
-}
-
 EeStatus ee_par_agree(const EePar *p, EeStatus st)
 {
     if (!p->mpi) return st;

@@ -35,7 +35,6 @@ int ee_par_max(const EePar *p, int v);              /* the largest v of all rank
 double ee_par_max_double(const EePar *p, double v);
 double ee_par_sum_double(const EePar *p, double v);
 void ee_par_bcast(const EePar *p, void *buf, size_t bytes, int root);
-void ee_par_barrier(const EePar *p);
 /* Every rank passes its status and gets the status of the lowest rank
  * that failed (EE_OK when none), with that rank's message in
  * ee_last_error(), so that rank 0 can report it in one line. */

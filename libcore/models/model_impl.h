@@ -134,8 +134,7 @@ void ee_run_embed(EeRun *r, int B);
 void ee_run_forward(EeRun *r, int B, int train);
 void ee_run_backward(EeRun *r, int B, const float *dout, int need_de, int param_grads);
 void ee_run_embed_backward(EeRun *r, int B);
-/* Weights: host -> run, run -> host. */
-void ee_run_push_weights(EeRun *r);
+/* Weights: run -> host. */
 void ee_run_pull_weights(EeRun *r);
 /* Device pointer of parameter i's weights / gradients in the run. */
 static inline float *ee_run_w(EeRun *r, int i) { return r->w + r->m->p[i].offset; }

@@ -176,11 +176,6 @@ void ee_run_backward(EeRun *r, int B, const float *dout, int need_de, int param_
 
 void ee_run_embed_backward(EeRun *r, int B) { ee_kind_ops(r->m->cfg.kind)->embed_backward(r, B); }
 
-void ee_run_push_weights(EeRun *r)
-{
-    if (r->w != r->m->w) r->be->upload(r->w, r->m->w, r->m->total * sizeof(float));
-}
-
 void ee_run_pull_weights(EeRun *r)
 {
     if (r->w != r->m->w) r->be->download(r->m->w, r->w, r->m->total * sizeof(float));
