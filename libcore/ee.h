@@ -404,6 +404,76 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
  * every pass; o gives batch, device and the features' target. */
 EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in,
                     const EeAttrOptions *o, float *A, EeAttrInfo *info);
+/* ---- any model, given as a function (attr/sv_fn.c) ------------------------ */
+/* The model as a callback: the scores of M rows of F values. rows holds
+ * the M x F matrix column-major with leading dimension ld (row j, column f
+ * at rows[j + (size_t)f * ld]: an Octave/MATLAB/BLAS matrix's layout, so
+ * a front end copies columns, never transposes). The callee sets *scores
+ * to M x C doubles, column-major (row j, score c at scores[j + c * M]),
+ * that it owns and keeps valid until its next call, and *C (>= 1). call
+ * counts the calls from 1 (for messages). It returns EE_OK or a status
+ * with its message set by ee_fail; the samplers stop at once and return
+ * that status and message as they are. Called only on the thread that
+ * called the sampler, one call at a time. */
+typedef struct {
+    EeStatus (*eval)(void *ctx, const double *rows, int M, int F, int ld, long call,
+                     const double **scores, int *C);
+    void *ctx;
+} EeScoreFn;
+
+/* Who the players are and what "absent" means. */
+typedef struct {
+    int F;                    /* columns of a row */
+    /* F player ids (integers >= 0): the columns with one id form one
+     * player; the players are the distinct positive ids in ascending
+     * order; id 0 = not a player (the column always keeps x's value).
+     * NULL: every column is its own player. */
+    const int32_t *groups;
+    /* K x F row-major: an absent player's columns take the values of
+     * background row k, and a coalition's value is the mean of f over the
+     * K rows (K = 1: a baseline row). NULL: one row of zeros. */
+    const double *background;
+    int K;
+} EeFnPlayers;
+
+/* Results per row (arrays allocated by the caller; any may be NULL) and
+ * totals. */
+typedef struct {
+    int32_t *target;      /* N, 0-based */
+    double *fx;           /* N: f(x) at the target */
+    double *fempty;       /* N: v(empty coalition), the mean over the background */
+    double *delta;        /* N: sum of the player values - (fx - fempty) */
+    double *players;      /* N x P row-major: the player values */
+    double *variance;     /* N x P (sampling): sample variance over the
+                             permutations of each player's marginal */
+    long rows, calls;     /* rows f evaluated, calls of f */
+    double seconds;       /* the whole call */
+    double seconds_eval;  /* inside the callback */
+} EeFnInfo;
+
+/* Number of players of a grouping (groups as in EeFnPlayers; NULL: F), or
+ * -1 when an id is negative. */
+int ee_fn_players(const int32_t *groups, int F);
+
+/* Shapley values of f at the N rows of X (N x F row-major) for the
+ * players pl: Shapley Value Sampling with o->steps permutations per row,
+ * drawn exactly as ee_sv_attribute draws them for a row of n real tokens
+ * (stream (o->seed, o->row_offset + i, k), P players in the place of n),
+ * or, exact != 0, from all 2^P coalitions (P <= EE_FN_EXACT_MAX). The
+ * full coalition's value is f(x) itself (not evaluated again), so
+ * efficiency holds for every permutation up to rounding. A is N x F
+ * row-major: a player's value spread equally over its columns (so a
+ * row's sum is the players' sum, f(x) - v(empty)), 0 at id-0 columns.
+ * Targets: o->target (checked against C) or the argmax of f(x). f gets
+ * at most o->batch rows per call (0: 1024), never one call per row.
+ * Results depend on each row alone (not on the batch or row split) when
+ * f's value of a row does. */
+#define EE_FN_EXACT_MAX 20
+EeStatus ee_sv_fn(const EeScoreFn *f, const double *X, int N, const EeFnPlayers *pl,
+                  const EeAttrOptions *o, int exact, double *A, EeFnInfo *info);
+/* Host bytes ee_sv_fn allocates (for the memory budget). */
+double ee_sv_fn_bytes(int N, int F, int P, int K, const EeAttrOptions *o, int exact);
+
 /* Number of real (non-special) tokens of a row. */
 int ee_count_real(const int32_t *ids, int T);
 /* Gauss-Legendre / Riemann nodes and weights (alpha, w of length s). */

@@ -1,0 +1,41 @@
+/* mexfn.h: a function handle as the model of the attribution gateways:
+ * the callback that evaluates it on batches of perturbed rows
+ * (mexcallback.cc) and the handle form of ee_sv (mexfn.c). */
+#ifndef EE_MEXFN_H
+#define EE_MEXFN_H
+
+#include "mexutils.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The context of EeScoreFn for an Octave function handle. */
+typedef struct {
+    const mxArray *fh;   /* the handle (prhs[0]) */
+    mxArray *arg;        /* the rows handed to f, reused from call to call */
+    mxArray *last;       /* f's last result, held until the next call */
+    double *conv;        /* a single result converted to double */
+    size_t conv_n;
+    int failed;          /* f itself raised an error (-> ee:callbackError) */
+    double seconds_f;    /* wall time inside f */
+} EeMxFn;
+
+/* EeScoreFn's eval for ctx = EeMxFn: hands the rows to f, checks what f
+ * returns (a real M x C or M x 1 double or single matrix; ee:badInput
+ * naming the call otherwise), and turns an error raised by f into a
+ * status whose message carries f's message and identifier (fn->failed
+ * set) and Ctrl-C inside f into EE_ERR_INTERRUPTED. No Octave exception
+ * leaves it. */
+EeStatus ee_mx_fn_eval(void *ctx, const double *rows, int M, int F, int ld, long call,
+                       const double **scores, int *C);
+/* Frees the arrays fn holds (call once libcore has returned). */
+void ee_mx_fn_release(EeMxFn *fn);
+
+/* ee_sv (@f, X, ...): the handle form (mexfn.c). */
+void ee_mx_sv_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
