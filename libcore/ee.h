@@ -406,18 +406,18 @@ EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in
                     const EeAttrOptions *o, float *A, EeAttrInfo *info);
 /* ---- any model, given as a function (attr/sv_fn.c) ------------------------ */
 /* The model as a callback: the scores of M rows of F values. rows holds
- * the M x F matrix column-major with leading dimension ld (row j, column f
- * at rows[j + (size_t)f * ld]: an Octave/MATLAB/BLAS matrix's layout, so
- * a front end copies columns, never transposes). The callee sets *scores
- * to M x C doubles, column-major (row j, score c at scores[j + c * M]),
- * that it owns and keeps valid until its next call, and *C (>= 1). call
- * counts the calls from 1 (for messages). It returns EE_OK or a status
- * with its message set by ee_fail; the samplers stop at once and return
- * that status and message as they are. Called only on the thread that
- * called the sampler, one call at a time. */
+ * the M x F matrix row-major (row j at rows + j F), as it is generated;
+ * a front end whose matrices are column-major transposes it while it
+ * copies it into its own array, which it has to do anyway. The callee
+ * sets *scores to M x C doubles, column-major (row j, score c at
+ * scores[j + c * M]: an Octave matrix's own data can be handed back as it
+ * is), that it owns and keeps valid until its next call, and *C (>= 1).
+ * call counts the calls from 1 (for messages). It returns EE_OK or a
+ * status with its message set by ee_fail; the samplers stop at once and
+ * return that status and message as they are. Called only on the thread
+ * that called the sampler, one call at a time. */
 typedef struct {
-    EeStatus (*eval)(void *ctx, const double *rows, int M, int F, int ld, long call,
-                     const double **scores, int *C);
+    EeStatus (*eval)(void *ctx, const double *rows, int M, int F, long call, const double **scores, int *C);
     void *ctx;
 } EeScoreFn;
 

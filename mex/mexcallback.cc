@@ -37,7 +37,22 @@ static EeStatus bad_result (long call, int M, const mxArray *y, const char *what
                   call, M, M, M, what);
 }
 
-extern "C" EeStatus ee_mx_fn_eval (void *ctx, const double *rows, int M, int F, int ld, long call,
+// rows (M x F row-major) into Octave's column-major M x F, in blocks that
+// stay in cache on both sides
+static void transpose_into (double *dst, const double *rows, int M, int F)
+{
+  const int blk = 32;
+  for (int j0 = 0; j0 < M; j0 += blk)
+    for (int f0 = 0; f0 < F; f0 += blk)
+      {
+        int j1 = j0 + blk < M ? j0 + blk : M, f1 = f0 + blk < F ? f0 + blk : F;
+        for (int f = f0; f < f1; f++)
+          for (int j = j0; j < j1; j++)
+            dst[static_cast<size_t> (f) * M + j] = rows[static_cast<size_t> (j) * F + f];
+      }
+}
+
+extern "C" EeStatus ee_mx_fn_eval (void *ctx, const double *rows, int M, int F, long call,
                                    const double **scores, int *C)
 {
   EeMxFn *fn = static_cast<EeMxFn *> (ctx);
@@ -50,14 +65,19 @@ extern "C" EeStatus ee_mx_fn_eval (void *ctx, const double *rows, int M, int F, 
           mxDestroyArray (fn->last);
           fn->last = nullptr;
         }
-      // one array of the largest batch, its row count set per call
+      // one array for the largest batch, its row count set per call
+      if (fn->arg && fn->arg_rows < M)
+        {
+          mxDestroyArray (fn->arg);
+          fn->arg = nullptr;
+        }
       if (! fn->arg)
-        fn->arg = mxCreateDoubleMatrix (ld, F, mxREAL);
+        {
+          fn->arg = mxCreateDoubleMatrix (M, F, mxREAL);
+          fn->arg_rows = M;
+        }
       mxSetM (fn->arg, M);
-      double *dst = mxGetPr (fn->arg);
-      for (int f = 0; f < F; f++)
-        std::memcpy (dst + static_cast<size_t> (f) * M, rows + static_cast<size_t> (f) * ld,
-                     sizeof (double) * M);
+      transpose_into (mxGetPr (fn->arg), rows, M, F);
       mxArray *args[2] = { const_cast<mxArray *> (fn->fh), fn->arg };
       mxArray *out[1] = { nullptr };
       mexSetTrapFlag (0);

@@ -152,7 +152,7 @@ void ee_mx_sv_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     EeMxFn fn = {.fh = prhs[0]};
     EeScoreFn sf = {ee_mx_fn_eval, &fn};
     long rows_eval = 0, calls = 0;
-    double secs = 0;
+    double secs = 0, secs_cb = 0;
     EeStatus st = EE_OK;
     /* one call per maximal run of consecutive rows, keyed by its offset in X */
     for (int i0 = 0; i0 < nrows && !st;) {
@@ -168,6 +168,7 @@ void ee_mx_sv_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         rows_eval += part.rows;
         calls += part.calls;
         secs += part.seconds;
+        secs_cb += part.seconds_eval;
         i0 = i1;
     }
     /* libcore has returned and freed its buffers: release f's arrays, then report */
@@ -190,6 +191,7 @@ void ee_mx_sv_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         ee_mx_set(s, "calls", mxCreateDoubleScalar((double)calls));
         ee_mx_set(s, "seconds", mxCreateDoubleScalar(secs));
         ee_mx_set(s, "seconds_f", mxCreateDoubleScalar(fn.seconds_f));
+        ee_mx_set(s, "seconds_callback", mxCreateDoubleScalar(secs_cb));
         ee_mx_set(s, "method", mxCreateString(exact ? "exact" : "sampling"));
         ee_mx_set(s, "steps", mxCreateDoubleScalar(exact ? 0 : a.steps));
         plhs[1] = s;

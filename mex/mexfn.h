@@ -14,6 +14,7 @@ extern "C" {
 typedef struct {
     const mxArray *fh;   /* the handle (prhs[0]) */
     mxArray *arg;        /* the rows handed to f, reused from call to call */
+    int arg_rows;        /* its capacity in rows */
     mxArray *last;       /* f's last result, held until the next call */
     double *conv;        /* a single result converted to double */
     size_t conv_n;
@@ -27,8 +28,8 @@ typedef struct {
  * status whose message carries f's message and identifier (fn->failed
  * set) and Ctrl-C inside f into EE_ERR_INTERRUPTED. No Octave exception
  * leaves it. */
-EeStatus ee_mx_fn_eval(void *ctx, const double *rows, int M, int F, int ld, long call,
-                       const double **scores, int *C);
+EeStatus ee_mx_fn_eval(void *ctx, const double *rows, int M, int F, long call, const double **scores,
+                       int *C);
 /* Frees the arrays fn holds (call once libcore has returned). */
 void ee_mx_fn_release(EeMxFn *fn);
 

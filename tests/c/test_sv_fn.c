@@ -43,7 +43,7 @@ static double model_value(const Model *m, const double *x, int c)
     return s;
 }
 
-static EeStatus eval(void *ctx, const double *rows, int M, int F, int ld, long call, const double **scores, int *C)
+static EeStatus eval(void *ctx, const double *rows, int M, int F, long call, const double **scores, int *C)
 {
     Model *m = ctx;
     m->calls++;
@@ -56,7 +56,7 @@ static EeStatus eval(void *ctx, const double *rows, int M, int F, int ld, long c
     m->out = malloc(sizeof(double) * (size_t)M * m->C);
     double x[64];
     for (int j = 0; j < M; j++) {
-        for (int f = 0; f < F; f++) x[f] = rows[j + (size_t)f * ld];
+        for (int f = 0; f < F; f++) x[f] = rows[(size_t)j * F + f];
         for (int c = 0; c < m->C; c++) m->out[j + (size_t)c * M] = model_value(m, x, c);
     }
     if (m->nan_at == call) m->out[M - 1] = NAN;
