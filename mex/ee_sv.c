@@ -68,6 +68,7 @@ static const int32_t **read_perms(const mxArray *v, const EeInput *in, int T, in
 
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
+    ee_mx_fn_reentry_check("ee_sv");
     if (nrhs < 2) ee_mx_error("ee:badInput", "usage: [A, info] = ee_sv(model, X, ...)");
     if (mxIsClass(prhs[0], "function_handle")) { /* any model, as a function (mexfn.c) */
         ee_mx_sv_fn(nlhs, plhs, nrhs, prhs);

@@ -540,6 +540,23 @@
 %!  y = x(:,1);
 %!endfunction
 
+%!test
+%! ## ee_sv inside f (handle form or a model) is refused, as f's error;
+%! ## the outer call ends cleanly and the next call works
+%! v = load (fullfile (vdir, 'transformer_tiny.mat'));
+%! for inner = {@(x) ee_sv (@(z) z(:,1), x, 'verbose', false), @(x) ee_sv (v.model, v.X, 'verbose', false)}
+%!   try
+%!     ee_sv (@(x) x(:,1) + 0 * size (inner{1} (x), 1), [1 2 3], 'verbose', false);
+%!     error ('not refused');
+%!   catch err
+%!     assert (err.identifier, 'ee:callbackError');
+%!     assert (! isempty (strfind (err.message, 'from inside the model function')), err.message);
+%!     assert (! isempty (strfind (err.message, 'ee:notSupported')), err.message);
+%!   end
+%! end
+%! assert (ee_sv (@(x) x(:,2), [1 2 3], 'exact', true, 'verbose', false), [0 2 0]);
+%! ## other gateways may run inside f (ee_predict above does)
+
 %!error <call 1 of f \(2 rows\).*2x3 int32> ee_sv (@(x) int32 (x), [1 2 3; 4 5 6])
 %!error id=ee:badInput ee_sv (@(x) x(1,1), [1 2 3; 4 5 6])
 %!error id=ee:badInput ee_sv (@(x) complex (x(:,1), 1), [1 2 3])

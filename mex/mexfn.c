@@ -85,6 +85,17 @@ static mxArray *matrix(const double *src, int rows, int cols)
     return a;
 }
 
+/* set while libcore runs f: a gateway called from inside f must not run */
+static int running_f;
+
+void ee_mx_fn_reentry_check(const char *gateway)
+{
+    /* not ee_mx_error: its cleanup would free the running call's buffers */
+    if (running_f)
+        mexErrMsgIdAndTxt("ee:notSupported", "%s cannot be called from inside the model function of a running %s call",
+                          gateway, gateway);
+}
+
 void ee_mx_sv_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     if (nlhs > 2) ee_mx_error("ee:badInput", "ee_sv returns at most two outputs");
@@ -155,6 +166,7 @@ void ee_mx_sv_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     double secs = 0, secs_cb = 0;
     EeStatus st = EE_OK;
     /* one call per maximal run of consecutive rows, keyed by its offset in X */
+    running_f = 1;
     for (int i0 = 0; i0 < nrows && !st;) {
         int i1 = i0 + 1;
         while (i1 < nrows && rows[i1] == rows[i1 - 1] + 1) i1++;
@@ -171,7 +183,9 @@ void ee_mx_sv_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         secs_cb += part.seconds_eval;
         i0 = i1;
     }
-    /* libcore has returned and freed its buffers: release f's arrays, then report */
+    /* libcore has returned (no Octave error crosses it: mexcallback.cc) and
+     * freed its buffers: release f's arrays, then report */
+    running_f = 0;
     ee_mx_fn_release(&fn);
     if (st && fn.failed) ee_mx_error("ee:callbackError", "%s", ee_last_error());
     if (st) ee_mx_fail(st);

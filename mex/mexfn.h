@@ -35,6 +35,11 @@ void ee_mx_fn_release(EeMxFn *fn);
 
 /* ee_sv (@f, X, ...): the handle form (mexfn.c). */
 void ee_mx_sv_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]);
+/* Refuses (ee:notSupported, without touching the running call's state) a
+ * call of this gateway made from inside the f of a running handle-form
+ * call: the two would share the gateway's buffers and interrupt hook.
+ * Every mexFunction of a gateway with a handle form calls it first. */
+void ee_mx_fn_reentry_check(const char *gateway);
 
 #ifdef __cplusplus
 }

@@ -385,35 +385,35 @@ EeStatus ee_sv_fn(const EeScoreFn *f, const double *X, int N, const EeFnPlayers 
         if (!isfinite(X[t])) return ee_fail(EE_ERR_INPUT, "X(%zu,%zu) is NaN or Inf", t / F + 1, t % F + 1);
     double t0 = ee_now();
     Ctx c = {.f = f, .X = X, .pl = pl, .o = o, .exact = exact, .F = F, .K = K};
-    int *player = malloc(sizeof(int) * F), *size = malloc(sizeof(int) * F);
-    if (!player || !size) { free(player); free(size); return ee_fail(EE_ERR_NOMEM, "out of memory"); }
+    EeStatus st = EE_OK;
+    int *player = malloc(sizeof(int) * F), *size = malloc(sizeof(int) * F), *slot = malloc(sizeof(int) * F);
+    int *cols = malloc(sizeof(int) * F), *col_start = NULL;
+    double *zeros = NULL, *fx = NULL, *phi = NULL;
+    int32_t *target = NULL;
+    if (!player || !size || !slot || !cols) { st = ee_fail(EE_ERR_NOMEM, "out of memory"); goto done; }
     int P = map_players(pl->groups, F, player, size);
     if (P < 0) {
-        free(player); free(size);
-        return P == -1 ? ee_fail(EE_ERR_INPUT, "'groups' must hold player ids >= 0 (0: not a player)")
-                       : ee_fail(EE_ERR_NOMEM, "out of memory");
+        st = P == -1 ? ee_fail(EE_ERR_INPUT, "'groups' must hold player ids >= 0 (0: not a player)")
+                     : ee_fail(EE_ERR_NOMEM, "out of memory");
+        goto done;
     }
     if (exact && P > EE_FN_EXACT_MAX) {
-        free(player); free(size);
-        return ee_fail(EE_ERR_INPUT, "exact Shapley values enumerate 2^P coalitions: %d players (at most %d; use sampling or 'groups')",
-                       P, EE_FN_EXACT_MAX);
+        st = ee_fail(EE_ERR_INPUT, "exact Shapley values enumerate 2^P coalitions: %d players (at most %d; use sampling or 'groups')",
+                     P, EE_FN_EXACT_MAX);
+        goto done;
     }
+    /* the players' columns, for the masks (CSR: cols[col_start[p] ..]) */
+    if (!(col_start = calloc((size_t)P + 2, sizeof(int)))) { st = ee_fail(EE_ERR_NOMEM, "out of memory"); goto done; }
+    for (int p = 0; p < P; p++) col_start[p + 1] = col_start[p] + size[p];
+    for (int f = 0; f < F; f++) {
+        slot[f] = player[f] < 0 ? P : player[f];
+        if (player[f] >= 0) cols[col_start[player[f]] + --size[player[f]]] = f;
+    }
+    for (int p = 0; p < P; p++) size[p] = col_start[p + 1] - col_start[p]; /* counted down above */
     c.P = P;
     c.player = player;
     c.size = size;
-    int *slot = malloc(sizeof(int) * F);
-    if (!slot) { free(player); free(size); return ee_fail(EE_ERR_NOMEM, "out of memory"); }
-    for (int f = 0; f < F; f++) slot[f] = player[f] < 0 ? P : player[f];
     c.slot = slot;
-    int *col_start = calloc((size_t)P + 2, sizeof(int)), *cols = malloc(sizeof(int) * F);
-    if (!col_start || !cols) {
-        free(player); free(size); free(slot); free(col_start); free(cols);
-        return ee_fail(EE_ERR_NOMEM, "out of memory");
-    }
-    for (int p = 0; p < P; p++) col_start[p + 1] = col_start[p] + size[p];
-    for (int f = 0, *fill = size; f < F; f++)
-        if (player[f] >= 0) cols[col_start[player[f]] + --fill[player[f]]] = f;
-    for (int p = 0; p < P; p++) size[p] = col_start[p + 1] - col_start[p]; /* fill counted it down */
     c.col_start = col_start;
     c.cols = cols;
     /* no batch larger than the rows there are to evaluate */
@@ -422,26 +422,31 @@ EeStatus ee_sv_fn(const EeScoreFn *f, const double *X, int N, const EeFnPlayers 
     long B = o->batch > 0 ? o->batch : 1024;
     if (B > N && B > total) B = (long)(total > N ? total : N);
     c.B = B > 0 ? (int)B : 1;
-    double *zeros = pl->background ? NULL : calloc((size_t)F, sizeof(double));
+    zeros = pl->background ? NULL : calloc((size_t)F, sizeof(double));
     c.bg = pl->background ? pl->background : zeros;
     c.buf = malloc(sizeof(double) * (size_t)c.B * F);
-    int32_t *target = malloc(sizeof(int32_t) * (N ? N : 1));
-    double *fx = malloc(sizeof(double) * (N ? N : 1)), *phi = malloc(sizeof(double) * (P ? P : 1));
-    EeStatus st = EE_OK;
-    if (!c.bg || !c.buf || !target || !fx || !phi) st = ee_fail(EE_ERR_NOMEM, "out of memory for SV of f (batch %d)", c.B);
+    target = malloc(sizeof(int32_t) * (N ? N : 1));
+    fx = malloc(sizeof(double) * (N ? N : 1));
+    phi = malloc(sizeof(double) * (P ? P : 1));
+    if (!c.bg || !c.buf || !target || !fx || !phi) {
+        st = ee_fail(EE_ERR_NOMEM, "out of memory for SV of f (batch %d)", c.B);
+        goto done;
+    }
     if (!st) st = first_pass(&c, N, target, fx);
     if (!st) st = sv_fn_run(&c, N, target, fx, A, info, phi);
     if (!st && info) {
         if (info->target) memcpy(info->target, target, sizeof(int32_t) * N);
         if (info->fx) memcpy(info->fx, fx, sizeof(double) * N);
     }
+done:
     if (info) {
         info->rows = c.rows;
         info->calls = c.calls;
         info->seconds_eval = c.t_eval;
         info->seconds = ee_now() - t0;
     }
-    free(player); free(size); free(slot); free(col_start); free(cols); free(zeros); free(c.buf); free(target); free(fx); free(phi);
+    free(player); free(size); free(slot); free(cols); free(col_start);
+    free(zeros); free(c.buf); free(target); free(fx); free(phi);
     return st;
 }
 
