@@ -474,6 +474,31 @@ EeStatus ee_sv_fn(const EeScoreFn *f, const double *X, int N, const EeFnPlayers 
 /* Host bytes ee_sv_fn allocates (for the memory budget). */
 double ee_sv_fn_bytes(int N, int F, int P, int K, const EeAttrOptions *o, int exact);
 
+/* The model with its gradient: as EeScoreFn, and *grads set to the
+ * M x F x C gradients of the scores, column-major (row j, column f,
+ * score c at grads[j + f M + c M F]), owned by the callee like the
+ * scores. */
+typedef struct {
+    EeStatus (*eval)(void *ctx, const double *rows, int M, int F, long call, const double **scores,
+                     const double **grads, int *C);
+    void *ctx;
+} EeGradFn;
+
+/* Integrated Gradients of f at the N rows of X (N x F row-major) from
+ * the baseline row b (F values; NULL = zeros), per column:
+ * A_f = (x_f - b_f) sum_k w_k d f_t / d x_f (b + a_k (x - b)), the nodes
+ * a_k and weights w_k of o->method with o->steps (ee_ig_nodes;
+ * EE_IG_GRADXINPUT: the gradient at x alone, baseline zeros). The
+ * gradient of the target score f_t comes from g, or, g = NULL, from
+ * central differences of f with step h in every column:
+ * (f_t(z + h e_f) - f_t(z - h e_f)) / (2 h), 2 F rows per node (error
+ * O(h^2) times f's third derivative, plus rounding O(eps |f| / h)).
+ * Targets, batches and info as for ee_sv_fn (info->fempty = f_t(b),
+ * delta = sum A - (f_t(x) - f_t(b)): completeness, zero up to the
+ * quadrature's and the differences' errors; no players or variance). */
+EeStatus ee_ig_fn(const EeScoreFn *f, const EeGradFn *g, const double *X, int N, int F, const double *b,
+                  const EeAttrOptions *o, double h, double *A, EeFnInfo *info);
+
 /* Number of real (non-special) tokens of a row. */
 int ee_count_real(const int32_t *ids, int T);
 /* Gauss-Legendre / Riemann nodes and weights (alpha, w of length s). */

@@ -122,17 +122,25 @@ static EeStatus call_f(Ctx *c, int M, const double **y)
     c->t_eval += ee_now() - t0;
     c->rows += M;
     if (st) return st;
-    if (!*y || C < 1)
-        return ee_fail(EE_ERR_INPUT, "call %ld of f (%d rows) returned no scores", c->calls, M);
-    if (c->C && C != c->C)
+    return ee_fn_check(c->calls, M, 0, *y, NULL, C, &c->C);
+}
+
+EeStatus ee_fn_check(long call, int M, int F, const double *y, const double *g, int C, int *C_known)
+{
+    if (!y || C < 1 || (F > 0 && !g))
+        return ee_fail(EE_ERR_INPUT, "call %ld of f (%d rows) returned no scores", call, M);
+    if (*C_known && C != *C_known)
         return ee_fail(EE_ERR_INPUT, "call %ld of f (%d rows) returned %d scores per row; the first call returned %d",
-                       c->calls, M, C, c->C);
-    c->C = C;
-    for (int k = 0; k < C; k++)
-        for (int j = 0; j < M; j++)
-            if (!isfinite((*y)[j + (size_t)k * M]))
-                return ee_fail(EE_ERR_INPUT, "call %ld of f (%d rows) returned %s at row %d, score %d: f must return finite scores",
-                               c->calls, M, isnan((*y)[j + (size_t)k * M]) ? "NaN" : "Inf", j + 1, k + 1);
+                       call, M, C, *C_known);
+    *C_known = C;
+    for (size_t t = 0; t < (size_t)M * C; t++)
+        if (!isfinite(y[t]))
+            return ee_fail(EE_ERR_INPUT, "call %ld of f (%d rows) returned %s at row %zu, score %zu: f must return finite scores",
+                           call, M, isnan(y[t]) ? "NaN" : "Inf", t % M + 1, t / M + 1);
+    for (size_t t = 0; F > 0 && t < (size_t)M * F * C; t++)
+        if (!isfinite(g[t]))
+            return ee_fail(EE_ERR_INPUT, "call %ld of f (%d rows) returned a gradient of %s at row %zu, column %zu, score %zu",
+                           call, M, isnan(g[t]) ? "NaN" : "Inf", t % M + 1, t / M % F + 1, t / ((size_t)M * F) + 1);
     return EE_OK;
 }
 

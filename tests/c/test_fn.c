@@ -1,11 +1,14 @@
-/* test_sv_fn.c: Shapley values of a model given as a callback (ee_sv_fn)
- * against a double-precision reference written from the definitions:
+/* test_fn.c: attributions of a model given as a callback. Shapley values
+ * (ee_sv_fn) against a double-precision reference written from the
+ * definitions:
  * exact values as the mean marginal over all P! orders, each coalition's
  * value evaluated directly (the mean of f over the background rows with
  * the absent players' columns replaced); sampled values from the
  * permutations of doc/RANDOM.md's stream; the closed form of a linear
  * model; batch and row-split independence; the callback's errors, NaN,
- * wrong sizes and interrupts. */
+ * wrong sizes and interrupts. Integrated Gradients (ee_ig_fn) with the
+ * model's own gradient and with central differences, against the
+ * quadrature of the analytic gradient and a linear model's closed form. */
 #include "check.h"
 #include "ee.h"
 
@@ -35,6 +38,25 @@ static double nonlinear(const double *x, int F, int c)
     return s;
 }
 
+/* d nonlinear(x, F, c) / dx into g (F values) */
+static void nonlinear_grad(const double *x, int F, int c, double *g)
+{
+    for (int f = 0; f < F; f++) g[f] = (0.5 + 0.25 * f) * (c ? -1 : 1);
+    double k = c ? 1.5 : -0.7;
+    g[0] += k * x[1];
+    g[1] += k * x[0];
+    if (F > 3) {
+        double t = tanh(x[2] + (c ? 2 : 1) * x[3]), d = 1 - t * t;
+        g[2] += d;
+        g[3] += (c ? 2 : 1) * d;
+    }
+    if (F > 4) {
+        g[0] += (c + 1) * x[2] * x[4];
+        g[2] += (c + 1) * x[0] * x[4];
+        g[4] += (c + 1) * x[0] * x[2];
+    }
+}
+
 static double model_value(const Model *m, const double *x, int c)
 {
     if (!m->w) return nonlinear(x, m->F, c);
@@ -62,6 +84,27 @@ static EeStatus eval(void *ctx, const double *rows, int M, int F, long call, con
     if (m->nan_at == call) m->out[M - 1] = NAN;
     *scores = m->out;
     *C = m->wrongc_at == call ? 1 : m->C;
+    return EE_OK;
+}
+
+static double *grad_out;
+static EeStatus eval_grad(void *ctx, const double *rows, int M, int F, long call, const double **scores,
+                          const double **grads, int *C)
+{
+    Model *m = ctx;
+    EeStatus st = eval(ctx, rows, M, F, call, scores, C);
+    if (st) return st;
+    free(grad_out);
+    grad_out = malloc(sizeof(double) * (size_t)M * F * m->C);
+    double g[64];
+    for (int j = 0; j < M; j++)
+        for (int c = 0; c < m->C; c++) {
+            if (m->w) for (int f = 0; f < F; f++) g[f] = m->w[f + (size_t)c * F];
+            else nonlinear_grad(rows + (size_t)j * F, F, c, g);
+            for (int f = 0; f < F; f++) grad_out[j + (size_t)f * M + (size_t)c * M * F] = g[f];
+        }
+    if (m->nan_at == -call) grad_out[M * F - 1] = NAN;
+    *grads = grad_out;
     return EE_OK;
 }
 
@@ -411,6 +454,126 @@ static void check_no_players(void)
     free(m.out);
 }
 
+/* IG: the model's gradient and central differences against the quadrature
+ * of the analytic gradient; a linear model's closed form; completeness;
+ * batch independence; the rows and calls; errors. */
+static void check_ig(void)
+{
+    static const double b[F_COLS] = {0.1, -0.2, 0.3, 0, 0.5, -0.4};
+    double alpha[32], wq[32];
+    const int s = 16;
+    CHECK_OK(ee_ig_nodes(EE_IG_GAUSSLEGENDRE, s, alpha, wq));
+    for (int fd = 0; fd < 2; fd++) {
+        Model m = {.F = F_COLS, .C = C_OUT};
+        EeScoreFn fn = {eval, &m};
+        EeGradFn gfn = {eval_grad, &m};
+        EeAttrOptions o;
+        ee_attr_options_defaults(&o);
+        o.verbose = 0;
+        o.steps = s;
+        double A[N_ROWS * F_COLS], ref[N_ROWS * F_COLS], fx[N_ROWS], fb[N_ROWS], delta[N_ROWS];
+        int32_t target[N_ROWS];
+        EeFnInfo info = {.target = target, .fx = fx, .fempty = fb, .delta = delta};
+        CHECK_OK(ee_ig_fn(&fn, fd ? NULL : &gfn, X, N_ROWS, F_COLS, b, &o, 1e-4, A, &info));
+        double err = 0, scale = 0, worst_delta = 0;
+        for (int i = 0; i < N_ROWS; i++) {
+            const double *x = X + (size_t)i * F_COLS;
+            int t = argmax_row(&m, x);
+            CHECK(target[i] == t && fx[i] == model_value(&m, x, t) && fb[i] == model_value(&m, b, t),
+                  "IG (%s): row %d target, f(x) or f(b)", fd ? "differences" : "gradient", i);
+            double sum[F_COLS] = {0}, z[F_COLS], g[F_COLS];
+            for (int k = 0; k < s; k++) {
+                for (int f = 0; f < F_COLS; f++) z[f] = b[f] + alpha[k] * (x[f] - b[f]);
+                nonlinear_grad(z, F_COLS, t, g);
+                for (int f = 0; f < F_COLS; f++) sum[f] += wq[k] * g[f];
+            }
+            for (int f = 0; f < F_COLS; f++) {
+                ref[i * F_COLS + f] = (x[f] - b[f]) * sum[f];
+                double d = fabs(A[i * F_COLS + f] - ref[i * F_COLS + f]);
+                if (!(d <= err)) err = d;
+                if (fabs(ref[i * F_COLS + f]) > scale) scale = fabs(ref[i * F_COLS + f]);
+            }
+            if (!(fabs(delta[i]) <= worst_delta)) worst_delta = fabs(delta[i]);
+        }
+        CHECK(scale > 1e-2, "IG: the values are not all ~0");
+        CHECK(err <= (fd ? 1e-7 : 1e-13) * scale, "IG (%s): %g from the quadrature of the analytic gradient",
+              fd ? "differences" : "gradient", err);
+        /* 16 Gauss-Legendre nodes integrate this smooth path to near rounding */
+        CHECK(worst_delta <= 1e-6 * scale, "IG (%s): completeness |delta| up to %g", fd ? "differences" : "gradient",
+              worst_delta);
+        long rows = N_ROWS + 1 + (long)N_ROWS * s * (fd ? 2 * F_COLS : 1);
+        CHECK(info.rows == rows && m.rows == rows, "IG: %ld rows, expected %ld", info.rows, rows);
+        /* any batch: the same bits */
+        const int batches[] = {1, 2, 7, 100000};
+        for (int k = 0; k < 4; k++) {
+            double Ab[N_ROWS * F_COLS];
+            o.batch = batches[k];
+            m.calls = 0;
+            m.max_m = 0;
+            CHECK_OK(ee_ig_fn(&fn, fd ? NULL : &gfn, X, N_ROWS, F_COLS, b, &o, 1e-4, Ab, NULL));
+            CHECK(!memcmp(A, Ab, sizeof A), "IG (%s): batch %d changes the bits", fd ? "differences" : "gradient",
+                  batches[k]);
+            CHECK(m.max_m <= (batches[k] < rows ? batches[k] : rows), "IG: a call of %ld rows", m.max_m);
+        }
+        free(m.out);
+    }
+    /* a linear model: (x - b) .* w, by either gradient, and Gradient x Input */
+    double w[F_COLS * 2];
+    for (int i = 0; i < F_COLS * 2; i++) w[i] = 0.3 * i - 1.1;
+    for (int fd = 0; fd < 2; fd++) {
+        Model m = {.F = F_COLS, .C = 2, .w = w, .bias = -0.25};
+        EeScoreFn fn = {eval, &m};
+        EeGradFn gfn = {eval_grad, &m};
+        EeAttrOptions o;
+        ee_attr_options_defaults(&o);
+        o.verbose = 0;
+        o.steps = 3;
+        o.method = EE_IG_RIEMANN_TRAPEZOID;
+        o.target = (const int32_t[]){1, 1, 0, 0, 1};
+        double A[N_ROWS * F_COLS], G[N_ROWS * F_COLS], err = 0, err_g = 0;
+        /* the trapezoid's weights sum to (s-1)/s (Captum's): scaled back below */
+        CHECK_OK(ee_ig_fn(&fn, fd ? NULL : &gfn, X, N_ROWS, F_COLS, b, &o, 1e-3, A, NULL));
+        o.method = EE_IG_GRADXINPUT;
+        m.calls = 0;
+        CHECK_OK(ee_ig_fn(&fn, fd ? NULL : &gfn, X, N_ROWS, F_COLS, NULL, &o, 1e-3, G, NULL));
+        for (int i = 0; i < N_ROWS * F_COLS; i++) {
+            double wt = w[i % F_COLS + (size_t)o.target[i / F_COLS] * F_COLS];
+            double d = fabs(A[i] * 3 / 2 - wt * (X[i] - b[i % F_COLS])), dg = fabs(G[i] - wt * X[i]);
+            if (!(d <= err)) err = d;
+            if (!(dg <= err_g)) err_g = dg;
+        }
+        CHECK(err <= 1e-9 && err_g <= 1e-9, "IG of a linear model (%s): %g, gradient x input %g",
+              fd ? "differences" : "gradient", err, err_g);
+        free(m.out);
+    }
+    /* errors */
+    Model m = {.F = F_COLS, .C = C_OUT, .nan_at = -3};
+    EeScoreFn fn = {eval, &m};
+    EeGradFn gfn = {eval_grad, &m};
+    EeAttrOptions o;
+    ee_attr_options_defaults(&o);
+    o.verbose = 0;
+    o.batch = 8;
+    double A[N_ROWS * F_COLS];
+    EeStatus st = ee_ig_fn(&fn, &gfn, X, N_ROWS, F_COLS, b, &o, 1e-4, A, NULL);
+    CHECK(st == EE_ERR_INPUT && strstr(ee_last_error(), "call 3 ") && strstr(ee_last_error(), "gradient of NaN"),
+          "NaN gradient: %s", ee_last_error());
+    m.nan_at = 0;
+    o.method = EE_IG_XGRAD;
+    CHECK(ee_ig_fn(&fn, &gfn, X, N_ROWS, F_COLS, NULL, &o, 1e-4, A, NULL) == EE_ERR_UNSUPPORTED, "xgrad on f");
+    o.method = EE_IG_GRADXINPUT;
+    CHECK(ee_ig_fn(&fn, &gfn, X, N_ROWS, F_COLS, b, &o, 1e-4, A, NULL) == EE_ERR_INPUT, "gradxinput with a baseline");
+    o.method = EE_IG_GAUSSLEGENDRE;
+    CHECK(ee_ig_fn(&fn, NULL, X, N_ROWS, F_COLS, b, &o, 0, A, NULL) == EE_ERR_INPUT, "step 0");
+    m.fail_at = 2;
+    m.calls = 0;
+    st = ee_ig_fn(&fn, NULL, X, N_ROWS, F_COLS, b, &o, 1e-4, A, NULL);
+    CHECK(st == EE_ERR_IO && m.calls == 2, "IG: the callback's failure (%s, %ld calls)", ee_status_id(st), m.calls);
+    free(m.out);
+    free(grad_out);
+    grad_out = NULL;
+}
+
 int main(void)
 {
     make_data();
@@ -425,5 +588,6 @@ int main(void)
     check_batch_and_split();
     check_errors();
     check_no_players();
-    return check_finish("test_sv_fn");
+    check_ig();
+    return check_finish("test_fn");
 }
