@@ -29,7 +29,7 @@ static void recover (void)
   octave_interrupt_state = 0;
 }
 
-static EeStatus bad_result (long call, int M, const mxArray *y, const char *what)
+static EeStatus bad_result (long call, int M, const char *what)
 {
   return ee_fail (EE_ERR_INPUT,
                   "call %ld of f (%d rows): f must return a real %d x C (or %d x 1) double matrix "
@@ -52,19 +52,75 @@ static void transpose_into (double *dst, const double *rows, int M, int F)
       }
 }
 
-extern "C" EeStatus ee_mx_fn_eval (void *ctx, const double *rows, int M, int F, long call,
-                                   const double **scores, int *C)
+static void describe (const mxArray *a, char *buf, size_t n)
 {
-  EeMxFn *fn = static_cast<EeMxFn *> (ctx);
+  if (! a)
+    {
+      std::snprintf (buf, n, "nothing");
+      return;
+    }
+  const mwSize *d = mxGetDimensions (a);
+  if (mxGetNumberOfDimensions (a) > 2)
+    std::snprintf (buf, n, "a %zux%zux%zu%s %s%s array", static_cast<size_t> (d[0]), static_cast<size_t> (d[1]),
+                   static_cast<size_t> (d[2]), mxGetNumberOfDimensions (a) > 3 ? "x..." : "",
+                   mxIsComplex (a) ? "complex " : mxIsSparse (a) ? "sparse " : "", mxGetClassName (a));
+  else
+    std::snprintf (buf, n, "a %zux%zu %s%s matrix", mxGetM (a), mxGetN (a),
+                   mxIsComplex (a) ? "complex " : mxIsSparse (a) ? "sparse " : "", mxGetClassName (a));
+}
+
+static bool real_full (const mxArray *a)
+{
+  return (mxIsDouble (a) || mxIsSingle (a)) && ! mxIsComplex (a) && ! mxIsSparse (a);
+}
+
+// The data of a real double/single array as doubles: its own data when
+// double (held in *keep until the next call), else converted into *buf.
+static EeStatus as_doubles (mxArray *a, mxArray **keep, double **buf, size_t *cap, const double **out, long call)
+{
+  if (mxIsDouble (a))
+    {
+      *keep = a;
+      *out = mxGetPr (a);
+      return EE_OK;
+    }
+  size_t n = mxGetNumberOfElements (a);
+  if (n > *cap)
+    {
+      double *p = static_cast<double *> (std::realloc (*buf, sizeof (double) * (n ? n : 1)));
+      if (! p)
+        {
+          mxDestroyArray (a);
+          return ee_fail (EE_ERR_NOMEM, "out of memory converting what call %ld of f returned", call);
+        }
+      *buf = p;
+      *cap = n;
+    }
+  const float *src = static_cast<const float *> (mxGetData (a));
+  for (size_t i = 0; i < n; i++)
+    (*buf)[i] = src[i];
+  mxDestroyArray (a);
+  *out = *buf;
+  return EE_OK;
+}
+
+// Calls f on the rows with nargout outputs (1: scores; 2: scores and
+// gradients) and checks them; no Octave exception leaves it.
+static EeStatus call_f (EeMxFn *fn, const double *rows, int M, int F, long call, int nargout,
+                        const double **scores, const double **grads, int *C)
+{
   *scores = nullptr;
+  if (grads)
+    *grads = nullptr;
   *C = 0;
   try
     {
-      if (fn->last)
-        {
-          mxDestroyArray (fn->last);
-          fn->last = nullptr;
-        }
+      for (mxArray **a : { &fn->last, &fn->last_grad })
+        if (*a)
+          {
+            mxDestroyArray (*a);
+            *a = nullptr;
+          }
       // one array for the largest batch, its row count set per call
       if (fn->arg && fn->arg_rows < M)
         {
@@ -79,50 +135,49 @@ extern "C" EeStatus ee_mx_fn_eval (void *ctx, const double *rows, int M, int F, 
       mxSetM (fn->arg, M);
       transpose_into (mxGetPr (fn->arg), rows, M, F);
       mxArray *args[2] = { const_cast<mxArray *> (fn->fh), fn->arg };
-      mxArray *out[1] = { nullptr };
+      mxArray *out[2] = { nullptr, nullptr };
       mexSetTrapFlag (0);
       double t0 = ee_now ();
-      mexCallMATLAB (1, out, 2, args, "feval");
+      mexCallMATLAB (nargout, out, 2, args, "feval");
       fn->seconds_f += ee_now () - t0;
-      mxArray *y = out[0];
-      if (! y)
-        return bad_result (call, M, y, "nothing");
-      char what[96];
-      std::snprintf (what, sizeof what, "a %zux%zu %s%s matrix", mxGetM (y), mxGetN (y),
-                     mxIsComplex (y) ? "complex " : mxIsSparse (y) ? "sparse " : "", mxGetClassName (y));
-      bool cls_ok = (mxIsDouble (y) || mxIsSingle (y)) && ! mxIsComplex (y) && ! mxIsSparse (y);
-      if (! cls_ok || mxGetNumberOfDimensions (y) != 2 || mxGetM (y) != static_cast<size_t> (M)
-          || mxGetN (y) < 1)
+      char what[128];
+      mxArray *y = out[0], *g = nargout > 1 ? out[1] : nullptr;
+      describe (y, what, sizeof what);
+      if (! y || ! real_full (y) || mxGetNumberOfDimensions (y) != 2
+          || mxGetM (y) != static_cast<size_t> (M) || mxGetN (y) < 1)
         {
-          EeStatus st = bad_result (call, M, y, what);
-          mxDestroyArray (y);
-          return st;
+          if (y) mxDestroyArray (y);
+          if (g) mxDestroyArray (g);
+          return bad_result (call, M, what);
         }
-      *C = static_cast<int> (mxGetN (y));
-      if (mxIsDouble (y))
+      int nc = static_cast<int> (mxGetN (y));
+      if (nargout > 1)
         {
-          fn->last = y;   // f's own array: no copy
-          *scores = mxGetPr (y);
-          return EE_OK;
-        }
-      size_t n = mxGetNumberOfElements (y);
-      if (n > fn->conv_n)
-        {
-          double *p = static_cast<double *> (std::realloc (fn->conv, sizeof (double) * n));
-          if (! p)
+          // M x F for one score, M x F x C for C
+          const mwSize *d = g ? mxGetDimensions (g) : nullptr;
+          size_t nd = g ? mxGetNumberOfDimensions (g) : 0;
+          bool ok = g && real_full (g) && d[0] == static_cast<mwSize> (M) && d[1] == static_cast<mwSize> (F)
+                    && ((nd == 2 && nc == 1) || (nd == 3 && d[2] == static_cast<mwSize> (nc)));
+          if (! ok)
+            {
+              describe (g, what, sizeof what);
+              mxDestroyArray (y);
+              if (g) mxDestroyArray (g);
+              return ee_fail (EE_ERR_INPUT,
+                              "call %ld of f (%d rows): f's second output must be the gradient of its %d "
+                              "score%s, a real %d x %d%s double array (or ask for central differences: "
+                              "'gradient', 'fd'); it returned %s",
+                              call, M, nc, nc == 1 ? "" : "s", M, F, nc == 1 ? "" : " x C", what);
+            }
+          EeStatus st = as_doubles (g, &fn->last_grad, &fn->conv_grad, &fn->conv_grad_n, grads, call);
+          if (st)
             {
               mxDestroyArray (y);
-              return ee_fail (EE_ERR_NOMEM, "out of memory converting the scores of call %ld of f", call);
+              return st;
             }
-          fn->conv = p;
-          fn->conv_n = n;
         }
-      const float *src = static_cast<const float *> (mxGetData (y));
-      for (size_t i = 0; i < n; i++)
-        fn->conv[i] = src[i];
-      mxDestroyArray (y);
-      *scores = fn->conv;
-      return EE_OK;
+      *C = nc;
+      return as_doubles (y, &fn->last, &fn->conv, &fn->conv_n, scores, call);
     }
   catch (const octave::execution_exception& e)
     {
@@ -154,14 +209,28 @@ extern "C" EeStatus ee_mx_fn_eval (void *ctx, const double *rows, int M, int F, 
     }
 }
 
+extern "C" EeStatus ee_mx_fn_eval (void *ctx, const double *rows, int M, int F, long call,
+                                   const double **scores, int *C)
+{
+  return call_f (static_cast<EeMxFn *> (ctx), rows, M, F, call, 1, scores, nullptr, C);
+}
+
+extern "C" EeStatus ee_mx_fn_eval_grad (void *ctx, const double *rows, int M, int F, long call,
+                                        const double **scores, const double **grads, int *C)
+{
+  return call_f (static_cast<EeMxFn *> (ctx), rows, M, F, call, 2, scores, grads, C);
+}
+
 extern "C" void ee_mx_fn_release (EeMxFn *fn)
 {
-  if (fn->last)
-    mxDestroyArray (fn->last);
-  if (fn->arg)
-    mxDestroyArray (fn->arg);
+  for (mxArray **a : { &fn->last, &fn->last_grad, &fn->arg })
+    if (*a)
+      {
+        mxDestroyArray (*a);
+        *a = nullptr;
+      }
   std::free (fn->conv);
-  fn->last = fn->arg = nullptr;
-  fn->conv = nullptr;
-  fn->conv_n = 0;
+  std::free (fn->conv_grad);
+  fn->conv = fn->conv_grad = nullptr;
+  fn->conv_n = fn->conv_grad_n = 0;
 }

@@ -212,3 +212,107 @@ void ee_mx_sv_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     }
     ee_mx_cleanup();
 }
+
+enum { G_STEPS, G_METHOD, G_BASELINE, G_TARGET, G_ROWS, G_BATCH, G_VERBOSE, G_GRADIENT, G_STEP, NGOPT };
+static const char *const gopt_names[NGOPT] = {"steps", "method", "baseline", "target", "rows",
+                                              "batch", "verbose", "gradient", "step"};
+
+void ee_mx_ig_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    if (nlhs > 2) ee_mx_error("ee:badInput", "ee_ig returns at most two outputs");
+    ee_mx_begin();
+    ee_threads_leave(); /* as for ee_sv: f runs with the caller's BLAS threads */
+    EeMxOpt o[NGOPT];
+    ee_mx_parse_options(gopt_names, nrhs, prhs, 2, o, NGOPT);
+    int N, F;
+    double *X = dense_rows(prhs[1], "X", &N, &F);
+    if (F < 1) ee_mx_error("ee:badInput", "X must have at least one column (one per feature)");
+    EeAttrOptions a;
+    ee_attr_options_defaults(&a);
+    a.print = ee_mx_print;
+    if (o[G_METHOD].value)
+        a.method = (EeIgMethod)ee_mx_choice(o[G_METHOD].value, "'method'", ee_ig_method_names, EE_IG_METHOD_COUNT);
+    if (a.method == EE_IG_XGRAD)
+        ee_mx_error("ee:notSupported", "'xgrad' is defined for bias-free ReLU networks; for a function use 'gradxinput'");
+    int one = a.method == EE_IG_GRADXINPUT;
+    if (o[G_STEPS].value) {
+        if (one) ee_mx_error("ee:badInput", "'steps' does not apply to gradxinput (one gradient)");
+        a.steps = ee_mx_int(o[G_STEPS].value, "'steps'", 1, 1 << 20);
+    }
+    if (one) a.steps = 1;
+    if (o[G_BATCH].value) a.batch = ee_mx_int(o[G_BATCH].value, "'batch'", 1, 1 << 20);
+    if (o[G_VERBOSE].value) a.verbose = ee_mx_bool(o[G_VERBOSE].value, "'verbose'");
+    static const char *const grad_names[] = {"function", "fd"};
+    int fd = o[G_GRADIENT].value ? ee_mx_choice(o[G_GRADIENT].value, "'gradient'", grad_names, 2) : 0;
+    double h = 1e-4;
+    if (o[G_STEP].value) {
+        if (!fd) ee_mx_error("ee:badInput", "'step' applies to 'gradient', 'fd' (central differences)");
+        h = ee_mx_scalar(o[G_STEP].value, "'step'");
+        if (!(h > 0)) ee_mx_error("ee:badInput", "'step' must be > 0, got %g", h);
+    }
+    double *b = NULL;
+    if (o[G_BASELINE].value) {
+        if (one) ee_mx_error("ee:badInput", "gradxinput has no baseline option (one gradient at the input)");
+        int r, cols;
+        b = dense_rows(o[G_BASELINE].value, "'baseline'", &r, &cols);
+        if (r * cols == 1 && F > 1) {
+            double *full = ee_mx_malloc(sizeof(double) * F, "'baseline'");
+            for (int f = 0; f < F; f++) full[f] = b[0];
+            b = full;
+        } else if (r != 1 || cols != F) {
+            ee_mx_error("ee:badInput", "'baseline' must be a 1 x %d row (one value per column of X) or a scalar, got %dx%d",
+                        F, r, cols);
+        }
+    }
+    const int32_t *tg_all = read_target(o[G_TARGET].value, N);
+    int nrows;
+    int *rows = ee_mx_attr_rows(o[G_ROWS].value, N, &nrows);
+    /* IG draws nothing: the selected rows go in one call */
+    double B = a.batch > 0 ? a.batch : 1024;
+    ee_mx_budget(8.0 * nrows * F * 5 + B * F * 8 + 64.0 * nrows, "the call");
+    double *Xs = ee_mx_malloc(sizeof(double) * ((size_t)nrows * F + 1), "the rows of X");
+    int32_t *tg = tg_all ? ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "'target'") : NULL;
+    for (int i = 0; i < nrows; i++) {
+        memcpy(Xs + (size_t)i * F, X + (size_t)rows[i] * F, sizeof(double) * F);
+        if (tg) tg[i] = tg_all[rows[i]];
+    }
+    a.target = tg;
+    double *A = ee_mx_malloc(sizeof(double) * ((size_t)nrows * F + 1), "the attributions");
+    int32_t *target = ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "info");
+    double *fx = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
+    double *fb = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
+    double *delta = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
+
+    EeMxFn fn = {.fh = prhs[0]};
+    EeScoreFn sf = {ee_mx_fn_eval, &fn};
+    EeGradFn gf = {ee_mx_fn_eval_grad, &fn};
+    EeFnInfo info = {.target = target, .fx = fx, .fempty = fb, .delta = delta};
+    running_f = 1;
+    EeStatus st = ee_ig_fn(&sf, fd ? NULL : &gf, Xs, nrows, F, b, &a, h, A, &info);
+    running_f = 0;
+    ee_mx_fn_release(&fn);
+    if (st && fn.failed) ee_mx_error("ee:callbackError", "%s", ee_last_error());
+    if (st) ee_mx_fail(st);
+
+    plhs[0] = matrix(A, nrows, F);
+    if (nlhs > 1) {
+        mxArray *s = mxCreateStructMatrix(1, 1, 0, NULL);
+        double *t = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
+        for (int i = 0; i < nrows; i++) t[i] = target[i] + 1;
+        ee_mx_set(s, "target", column(t, nrows));
+        ee_mx_set(s, "fx", column(fx, nrows));
+        ee_mx_set(s, "fbaseline", column(fb, nrows));
+        ee_mx_set(s, "delta", column(delta, nrows));
+        ee_mx_set(s, "passes", mxCreateDoubleScalar((double)info.rows));
+        ee_mx_set(s, "calls", mxCreateDoubleScalar((double)info.calls));
+        ee_mx_set(s, "seconds", mxCreateDoubleScalar(info.seconds));
+        ee_mx_set(s, "seconds_callback", mxCreateDoubleScalar(info.seconds_eval));
+        ee_mx_set(s, "seconds_f", mxCreateDoubleScalar(fn.seconds_f));
+        ee_mx_set(s, "method", mxCreateString(ee_ig_method_names[a.method]));
+        ee_mx_set(s, "steps", mxCreateDoubleScalar(a.steps));
+        ee_mx_set(s, "gradient", mxCreateString(fd ? "fd" : "function"));
+        if (fd) ee_mx_set(s, "step", mxCreateDoubleScalar(h));
+        plhs[1] = s;
+    }
+    ee_mx_cleanup();
+}

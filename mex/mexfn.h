@@ -15,9 +15,12 @@ typedef struct {
     const mxArray *fh;   /* the handle (prhs[0]) */
     mxArray *arg;        /* the rows handed to f, reused from call to call */
     int arg_rows;        /* its capacity in rows */
-    mxArray *last;       /* f's last result, held until the next call */
-    double *conv;        /* a single result converted to double */
+    mxArray *last;       /* f's last scores, held until the next call */
+    mxArray *last_grad;  /* and gradients */
+    double *conv;        /* single scores converted to double */
     size_t conv_n;
+    double *conv_grad;   /* single gradients converted to double */
+    size_t conv_grad_n;
     int failed;          /* f itself raised an error (-> ee:callbackError) */
     double seconds_f;    /* wall time inside f */
 } EeMxFn;
@@ -30,11 +33,16 @@ typedef struct {
  * leaves it. */
 EeStatus ee_mx_fn_eval(void *ctx, const double *rows, int M, int F, long call, const double **scores,
                        int *C);
+/* EeGradFn's eval for ctx = EeMxFn: [y, g] = f (rows), g the M x F
+ * (one score) or M x F x C gradients; the same checks and errors. */
+EeStatus ee_mx_fn_eval_grad(void *ctx, const double *rows, int M, int F, long call, const double **scores,
+                            const double **grads, int *C);
 /* Frees the arrays fn holds (call once libcore has returned). */
 void ee_mx_fn_release(EeMxFn *fn);
 
-/* ee_sv (@f, X, ...): the handle form (mexfn.c). */
+/* ee_sv (@f, X, ...) and ee_ig (@f, X, ...): the handle forms (mexfn.c). */
 void ee_mx_sv_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]);
+void ee_mx_ig_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]);
 /* Refuses (ee:notSupported, without touching the running call's state) a
  * call of this gateway made from inside the f of a running handle-form
  * call: the two would share the gateway's buffers and interrupt hook.
