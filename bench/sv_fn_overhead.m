@@ -9,7 +9,7 @@
 rand ('seed', 1); randn ('seed', 1);
 printf ('%5s %5s %6s | per call (us): %8s %8s %8s %8s | outside f / f alone\n', ...
         'F', 'P', 'batch', 'total', 'callback', 'in f', 'f alone');
-for c = {{16, 0, 20, 100}, {784, 16, 2, 40}}
+for c = {{16, 0, 20, 400}, {784, 16, 2, 400}}
   [F, gsize, N, s] = c{1}{:};
   w = randn (F, 1); X = randn (N, F);
   g = {}; P = F;
