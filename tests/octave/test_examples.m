@@ -33,3 +33,32 @@
 %!   confirm_recursive_rmdir (false, 'local');
 %!   if (exist (outdir, 'dir')) rmdir (outdir, 's'); end
 %! end_unwind_protect
+
+%!test
+%! root = fileparts (fileparts (which ('ee_sv')));
+%! addpath (fullfile (root, 'scripts', 'examples'));
+%! outdir = tempname ();
+%! unwind_protect
+%!   draw = ee_check_graphics ();
+%!   r = gradients_vs_shapley (outdir, 'figure', draw);
+%!   ## x1^2 x2 at (2, 3): IG 2 : 1 along the path, Shapley values equal
+%!   assert (r.ig, [8 4], 1e-12);
+%!   assert (r.sv, [6 6], 1e-12);
+%!   ## the step: gradients see nothing of it, Shapley values see all
+%!   assert (r.step_ig, [0 1], 1e-12);
+%!   assert (r.step_ig_delta, -2, 1e-12);
+%!   assert (r.step_fd20, [0 1], 1e-6);
+%!   assert (r.step_fd21(1) > 100);
+%!   assert (r.step_sv, [2 1], 1e-12);
+%!   assert (r.step_sv_sampled, [2 1], 1e-12);
+%!   if (draw)
+%!     for k = 1:2
+%!       d = dir_info (r.files{k});
+%!       assert (d.bytes > 1000, '%s is %d bytes', r.files{k}, d.bytes);
+%!     end
+%!   end
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, 'local');
+%!   if (exist (outdir, 'dir')) rmdir (outdir, 's'); end
+%! end_unwind_protect
+
