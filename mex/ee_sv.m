@@ -557,6 +557,30 @@
 %! assert (ee_sv (@(x) x(:,2), [1 2 3], 'exact', true, 'verbose', false), [0 2 0]);
 %! ## other gateways may run inside f (ee_predict above does)
 
+%!test
+%! ## 'target' per row follows the rows 'rows' selects
+%! X = [1 2; 3 4; 5 6];
+%! f = @(x) [x(:,1), 10 * x(:,2)];
+%! [A, info] = ee_sv (f, X, 'target', [1; 2; 1], 'rows', [3 2], 'exact', true, 'verbose', false);
+%! assert (info.target, [1; 2]);
+%! assert (A, [5 0; 0 40]);
+
+%!test
+%! ## the memory budget: refused before f is called, with the estimate
+%! old = getenv ('EE_MEMORY_MB');
+%! unwind_protect
+%!   setenv ('EE_MEMORY_MB', '1');
+%!   try
+%!     ee_sv (@(x) error ('never called'), randn (2, 300), 'samples', 2000, 'verbose', false);
+%!     error ('not refused');
+%!   catch err
+%!     assert (err.identifier, 'ee:outOfMemory', err.message);
+%!     assert (! isempty (regexp (err.message, 'about \d+ MB.*only 1 MB', 'once')), err.message);
+%!   end
+%! unwind_protect_cleanup
+%!   setenv ('EE_MEMORY_MB', old);
+%! end_unwind_protect
+
 %!error <call 1 of f \(2 rows\).*2x3 int32> ee_sv (@(x) int32 (x), [1 2 3; 4 5 6])
 %!error id=ee:badInput ee_sv (@(x) x(1,1), [1 2 3; 4 5 6])
 %!error id=ee:badInput ee_sv (@(x) complex (x(:,1), 1), [1 2 3])
