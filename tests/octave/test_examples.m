@@ -62,3 +62,34 @@
 %!   if (exist (outdir, 'dir')) rmdir (outdir, 's'); end
 %! end_unwind_protect
 
+%!test
+%! ## an image classifier in a handle, 4 x 4 patches as players (needs
+%! ## datasets/fashion.mat, as test_fashion does)
+%! root = fileparts (fileparts (which ('ee_sv')));
+%! addpath (fullfile (root, 'scripts', 'examples'));
+%! outdir = tempname ();
+%! unwind_protect
+%!   draw = ee_check_graphics ();
+%!   r = fashion_patches (outdir, 'figure', draw);
+%!   assert (r.accuracy > 0.75, 'accuracy %.3f', r.accuracy);
+%!   assert (size (r.sv), [4 784]);
+%!   assert (size (r.players), [4 49]);
+%!   ## each pixel carries its patch's value / 16, and the patches sum to f(x) - f(blank)
+%!   [j, i] = meshgrid (1:28, 1:28);
+%!   g = reshape ((ceil (i / 4) - 1) * 7 + ceil (j / 4), 1, []);
+%!   assert (r.sv, r.players(:, g) / 16, 1e-12);
+%!   assert (max (abs (r.delta)) < 1e-9);
+%!   assert (r.passes, 4 + 4 * (1 + 20 * 48));
+%!   ## the model's own IG, summed per patch, ranks the patches alike
+%!   assert (all (r.agreement > 0.8), sprintf ('%.3f ', r.agreement));
+%!   if (draw)
+%!     for k = 1:2
+%!       d = dir_info (r.files{k});
+%!       assert (d.bytes > 1000, '%s is %d bytes', r.files{k}, d.bytes);
+%!     end
+%!   end
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, 'local');
+%!   if (exist (outdir, 'dir')) rmdir (outdir, 's'); end
+%! end_unwind_protect
+
