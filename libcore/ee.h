@@ -404,6 +404,101 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
  * every pass; o gives batch, device and the features' target. */
 EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in,
                     const EeAttrOptions *o, float *A, EeAttrInfo *info);
+/* ---- any model, given as a function (attr/sv_fn.c) ------------------------ */
+/* The model as a callback: the scores of M rows of F values. rows holds
+ * the M x F matrix row-major (row j at rows + j F), as it is generated;
+ * a front end whose matrices are column-major transposes it while it
+ * copies it into its own array, which it has to do anyway. The callee
+ * sets *scores to M x C doubles, column-major (row j, score c at
+ * scores[j + c * M]: an Octave matrix's own data can be handed back as it
+ * is), that it owns and keeps valid until its next call, and *C (>= 1).
+ * call counts the calls from 1 (for messages). It returns EE_OK or a
+ * status with its message set by ee_fail; the samplers stop at once and
+ * return that status and message as they are. Called only on the thread
+ * that called the sampler, one call at a time. */
+typedef struct {
+    EeStatus (*eval)(void *ctx, const double *rows, int M, int F, long call, const double **scores, int *C);
+    void *ctx;
+} EeScoreFn;
+
+/* Who the players are and what "absent" means. */
+typedef struct {
+    int F;                    /* columns of a row */
+    /* F player ids (integers >= 0): the columns with one id form one
+     * player; the players are the distinct positive ids in ascending
+     * order; id 0 = not a player (the column always keeps x's value).
+     * NULL: every column is its own player. */
+    const int32_t *groups;
+    /* K x F row-major: an absent player's columns take the values of
+     * background row k, and a coalition's value is the mean of f over the
+     * K rows (K = 1: a baseline row). NULL: one row of zeros. */
+    const double *background;
+    int K;
+} EeFnPlayers;
+
+/* Results per row (arrays allocated by the caller; any may be NULL) and
+ * totals. */
+typedef struct {
+    int32_t *target;      /* N, 0-based */
+    double *fx;           /* N: f(x) at the target */
+    double *fempty;       /* N: v(empty coalition), the mean over the background */
+    double *delta;        /* N: sum of the player values - (fx - fempty) */
+    double *players;      /* N x P row-major: the player values */
+    double *variance;     /* N x P (sampling): sample variance over the
+                             permutations of each player's marginal */
+    long rows, calls;     /* rows f evaluated, calls of f */
+    double seconds;       /* the whole call */
+    double seconds_eval;  /* inside the callback */
+} EeFnInfo;
+
+/* Number of players of a grouping (groups as in EeFnPlayers; NULL: F), or
+ * -1 when an id is negative. */
+int ee_fn_players(const int32_t *groups, int F);
+
+/* Shapley values of f at the N rows of X (N x F row-major) for the
+ * players pl: Shapley Value Sampling with o->steps permutations per row,
+ * drawn exactly as ee_sv_attribute draws them for a row of n real tokens
+ * (stream (o->seed, o->row_offset + i, k), P players in the place of n),
+ * or, exact != 0, from all 2^P coalitions (P <= EE_FN_EXACT_MAX). The
+ * full coalition's value is f(x) itself (not evaluated again), so
+ * efficiency holds for every permutation up to rounding. A is N x F
+ * row-major: a player's value spread equally over its columns (so a
+ * row's sum is the players' sum, f(x) - v(empty)), 0 at id-0 columns.
+ * Targets: o->target (checked against C) or the argmax of f(x). f gets
+ * at most o->batch rows per call (0: 1024), never one call per row.
+ * Results depend on each row alone (not on the batch or row split) when
+ * f's value of a row does. */
+#define EE_FN_EXACT_MAX 20
+EeStatus ee_sv_fn(const EeScoreFn *f, const double *X, int N, const EeFnPlayers *pl,
+                  const EeAttrOptions *o, int exact, double *A, EeFnInfo *info);
+/* Host bytes ee_sv_fn allocates (for the memory budget). */
+double ee_sv_fn_bytes(int N, int F, int P, int K, const EeAttrOptions *o, int exact);
+
+/* The model with its gradient: as EeScoreFn, and *grads set to the
+ * M x F x C gradients of the scores, column-major (row j, column f,
+ * score c at grads[j + f M + c M F]), owned by the callee like the
+ * scores. */
+typedef struct {
+    EeStatus (*eval)(void *ctx, const double *rows, int M, int F, long call, const double **scores,
+                     const double **grads, int *C);
+    void *ctx;
+} EeGradFn;
+
+/* Integrated Gradients of f at the N rows of X (N x F row-major) from
+ * the baseline row b (F values; NULL = zeros), per column:
+ * A_f = (x_f - b_f) sum_k w_k d f_t / d x_f (b + a_k (x - b)), the nodes
+ * a_k and weights w_k of o->method with o->steps (ee_ig_nodes;
+ * EE_IG_GRADXINPUT: the gradient at x alone, baseline zeros). The
+ * gradient of the target score f_t comes from g, or, g = NULL, from
+ * central differences of f with step h in every column:
+ * (f_t(z + h e_f) - f_t(z - h e_f)) / (2 h), 2 F rows per node (error
+ * O(h^2) times f's third derivative, plus rounding O(eps |f| / h)).
+ * Targets, batches and info as for ee_sv_fn (info->fempty = f_t(b),
+ * delta = sum A - (f_t(x) - f_t(b)): completeness, zero up to the
+ * quadrature's and the differences' errors; no players or variance). */
+EeStatus ee_ig_fn(const EeScoreFn *f, const EeGradFn *g, const double *X, int N, int F, const double *b,
+                  const EeAttrOptions *o, double h, double *A, EeFnInfo *info);
+
 /* Number of real (non-special) tokens of a row. */
 int ee_count_real(const int32_t *ids, int T);
 /* Gauss-Legendre / Riemann nodes and weights (alpha, w of length s). */

@@ -1,5 +1,7 @@
-/* ee_ig.c: MEX gateway. Integrated Gradients and X-Gradient (see ee_ig.m). */
+/* ee_ig.c: MEX gateway. Integrated Gradients and X-Gradient (see ee_ig.m);
+ * a function handle as the model goes to mexfn.c. */
 #include "mexattr.h"
+#include "mexfn.h"
 
 #include <string.h>
 
@@ -10,7 +12,12 @@ static const char *const opt_names[NOPT] = {"steps", "method", "baseline", "targ
 
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
+    ee_mx_fn_reentry_check("ee_ig");
     if (nrhs < 2) ee_mx_error("ee:badInput", "usage: [A, info] = ee_ig(model, X, ...)");
+    if (mxIsClass(prhs[0], "function_handle")) { /* any model, as a function (mexfn.c) */
+        ee_mx_ig_fn(nlhs, plhs, nrhs, prhs);
+        return;
+    }
     if (nlhs > 2) ee_mx_error("ee:badInput", "ee_ig returns at most two outputs");
     ee_mx_begin();
     EeMxOpt o[NOPT];

@@ -1,7 +1,10 @@
 ## -*- texinfo -*-
 ## @deftypefn  {} {@var{A} =} ee_ig (@var{model}, @var{X}, @dots{})
 ## @deftypefnx {} {[@var{A}, @var{info}] =} ee_ig (@var{model}, @var{X}, @dots{})
-## Integrated Gradients (and X-Gradient) of a classifier's target logit.
+## @deftypefnx {} {[@var{A}, @var{info}] =} ee_ig (@var{f}, @var{X}, @dots{})
+## Integrated Gradients (and X-Gradient) of a classifier's target logit,
+## or of any model given as a function handle @var{f} (see "Any model"
+## below).
 ##
 ## Attributes to the embedding-layer output and sums over the embedding
 ## dimension: @var{A} is N x T single, one score per token (N x D for an
@@ -49,6 +52,47 @@
 ## @var{info}: @code{target}, @code{fx}, @code{fbaseline}, @code{delta}
 ## (completeness: sum(A,2) - (fx - fbaseline)), @code{passes},
 ## @code{forward_passes}, @code{backward_passes}, @code{seconds}.
+##
+## @strong{Any model: a function handle.}  @var{f} takes an M x F double
+## matrix of rows and returns their scores, M x C (or M x 1), as for
+## @code{ee_sv}'s handle form; @var{X} is N x F.  @var{A} (N x F double) is
+## IG per column of f's target score (the largest score of f at the row
+## unless @code{'target'} says otherwise) from the baseline row b:
+## A_j = (x_j - b_j) sum_k w_k df/dx_j (b + a_k (x - b)), the nodes and
+## weights of @code{'method'} with @code{'steps'} (as above;
+## @code{'gradxinput'}: (x .* the gradient at x), no baseline;
+## @code{'xgrad'} is refused).  The gradient:
+## @table @asis
+## @item 'gradient', 'function' (default)
+## f returns it: @code{[y, g] = f (x)}, g the M x F gradient of its one
+## score, or M x F x C, the gradient of each score (g(:,:,c) of y(:,c)).
+## One row per node: s rows of f per row of X.
+## @item 'gradient', 'fd'
+## central differences of f: (f(z + h e_j) - f(z - h e_j)) / (2 h) for
+## every column j, with the step @code{'step'}, h (default 1e-4, in the
+## units of X).  Its error is about h^2 times f's third derivative plus
+## the rounding of f's scores over h (single-precision scores: take h
+## near 1e-3); where f has a kink within h of a node (a ReLU) the
+## difference is not the derivative.  2 F rows per node.
+## @end table
+## Options of the handle form: @code{'baseline'} (1 x F, or a scalar;
+## default zeros), @code{'steps'}, @code{'method'}, @code{'target'},
+## @code{'rows'}, @code{'batch'} (rows per call of f, default 1024; one
+## call for the rows of X and the baseline, then the nodes of all rows
+## packed), @code{'verbose'}, @code{'gradient'}, @code{'step'}.
+## @var{info}: @code{target}, @code{fx}, @code{fbaseline}, @code{delta}
+## (completeness: sum (A, 2) - (fx - fbaseline), the quadrature's and the
+## differences' error), @code{passes} (rows f evaluated), @code{calls},
+## @code{seconds}, @code{seconds_callback}, @code{seconds_f},
+## @code{method}, @code{steps}, @code{gradient} and (fd) @code{step}.
+## Errors as for @code{ee_sv}'s handle form (@code{ee:callbackError},
+## @code{ee:badInput} naming the call, @code{ee:interrupted}).
+##
+## @example
+## f = @@(x) x(:,1) .^ 2 .* x(:,2);       # one interaction term
+## ee_ig (f, [2 3], 'gradient', 'fd')    # @result{} 8 4  (2/3 and 1/3 of f(x) - f(0))
+## ee_sv (f, [2 3], 'exact', true)       # @result{} 6 6  (Shapley: an equal split)
+## @end example
 ## @seealso{ee_sv, ee_predict, ee_train}
 ## @end deftypefn
 
@@ -246,3 +290,103 @@
 %!error id=ee:badInput
 %! w = load (fullfile (vdir, 'mlp_tiny.mat'));
 %! ee_ig (w.model, w.X, 'baseline', 'pad');
+
+## ---- the handle form: any model as a function --------------------------------
+
+%!function [y, g] = lin_with_grad (x, w)
+%!  y = x * w;
+%!  g = repmat (reshape (w, 1, rows (w), columns (w)), rows (x), 1);   # M x F x C
+%!endfunction
+
+%!function [y, g] = square_times (x)
+%!  ## f = x1^2 x2 with its gradient (one score: g is M x F)
+%!  y = x(:,1) .^ 2 .* x(:,2);
+%!  g = [2 * x(:,1) .* x(:,2), x(:,1) .^ 2, zeros(rows (x), columns (x) - 2)];
+%!endfunction
+
+%!function [y, g] = first_with (x, gfun)
+%!  ## the first column as the score, gfun (x) as its "gradient"
+%!  y = x(:,1);
+%!  g = gfun (x);
+%!endfunction
+
+%!function y = mlp_logits (m, x)
+%!  [~, lg] = ee_predict (m, single (x));
+%!  y = double (lg);
+%!endfunction
+
+%!test
+%! ## a linear model: IG is w .* (x - b) for both gradients and any rule,
+%! ## Gradient x Input is w .* x; completeness holds
+%! randn ('state', 5);
+%! F = 6; W = randn (F, 3); X = randn (7, F); b = randn (1, F);
+%! [~, t] = max (X * W, [], 2);
+%! want = W(:, t)' .* (X - b);
+%! for grad = {'function', 'fd'}
+%!   [A, info] = ee_ig (@(x) lin_with_grad (x, W), X, 'baseline', b, 'gradient', grad{1}, 'verbose', false);
+%!   assert (A, want, 1e-9);
+%!   assert (info.target, t);
+%!   assert (max (abs (info.delta)) < 1e-9);
+%!   A = ee_ig (@(x) lin_with_grad (x, W), X, 'baseline', b, 'gradient', grad{1}, 'method', 'riemann_middle', ...
+%!              'steps', 3, 'verbose', false);
+%!   assert (A, want, 1e-9);
+%!   A = ee_ig (@(x) lin_with_grad (x, W), X, 'gradient', grad{1}, 'method', 'gradxinput', 'verbose', false);
+%!   assert (A, W(:, t)' .* X, 1e-9);
+%! end
+
+%!test
+%! ## x1^2 x2 from a baseline: IG's closed form (the path integrals of the
+%! ## gradient, which 20 Gauss-Legendre nodes integrate exactly), by the
+%! ## function's gradient and by differences; Shapley values split the
+%! ## same total differently (the interaction shared equally from b = 0)
+%! X = [2 3 1; -1 0.5 2; 1.5 -2 0]; b = [0.5 -1 0.3];
+%! d = X - b;
+%! want = [d(:,1) .* (2 * (b(1) * b(2) + (b(1) * d(:,2) + b(2) * d(:,1)) / 2 + d(:,1) .* d(:,2) / 3)), ...
+%!         d(:,2) .* (b(1) ^ 2 + b(1) * d(:,1) + d(:,1) .^ 2 / 3), zeros(3, 1)];
+%! [A, info] = ee_ig (@square_times, X, 'baseline', b, 'verbose', false);
+%! assert (A, want, 1e-12);
+%! assert (max (abs (info.delta)) < 1e-12);
+%! assert (info.fx - info.fbaseline, X(:,1) .^ 2 .* X(:,2) - b(1) ^ 2 * b(2), 1e-12);
+%! A = ee_ig (@square_times, X, 'baseline', b, 'gradient', 'fd', 'verbose', false);
+%! assert (A, want, 1e-8);
+%! x = [2 3 1];
+%! assert (ee_ig (@square_times, x, 'verbose', false), [8 4 0], 1e-12);
+%! assert (ee_sv (@square_times, x, 'exact', true, 'verbose', false), [6 6 0], 1e-12);
+
+%!test
+%! ## a handle around the tiny mlp gives ee_ig's own numbers, its gradient
+%! ## by differences of the single-precision logits (h = 1e-3: the
+%! ## rounding over h against the kinks of the ReLUs)
+%! w = load (fullfile (vdir, 'mlp_tiny.mat'));
+%! [B, ib] = ee_ig (w.model, w.X, 'verbose', false);
+%! [A, ia] = ee_ig (@(x) mlp_logits (w.model, x), double (w.X), 'gradient', 'fd', 'step', 1e-3, 'verbose', false);
+%! assert (ia.target, ib.target);
+%! assert (A, double (B), 2e-4 * max (abs (B(:))));
+%! assert (ia.passes, 5 + 1 + 5 * 20 * 2 * columns (w.X));
+
+%!test
+%! ## one call of f per batch, the same bits for any batch and row split
+%! ## (f's value of a row depends on that row alone here)
+%! X = [1 2 3; -1 0.5 2; 0 1 -1; 2 2 2];
+%! f = @(x) [sum(x .^ 2, 2), prod(x, 2)];
+%! [a, ia] = ee_ig (f, X, 'gradient', 'fd', 'baseline', 0.25, 'verbose', false);
+%! for B = [1 7 100]
+%!   [A, info] = ee_ig (f, X, 'gradient', 'fd', 'baseline', 0.25, 'batch', B, 'verbose', false);
+%!   assert (A, a);
+%!   assert (info.passes, 5 + 4 * 20 * 6);
+%!   assert (info.calls, ceil (5 / B) + ceil (4 * 20 * 6 / B));
+%! end
+%! assert ([ee_ig(f, X, 'gradient', 'fd', 'baseline', 0.25, 'rows', [3 1], 'verbose', false); ...
+%!          ee_ig(f, X, 'gradient', 'fd', 'baseline', 0.25, 'rows', 4, 'verbose', false)], a([3 1 4], :));
+
+%!error <second output.*'gradient', 'fd'> ee_ig (@(x) x(:,1), [1 2 3], 'verbose', false)
+%!error <call 2 of f \(20 rows\): f's second output.*20 x 3.*20x2 double> ee_ig (@(x) first_with (x, @(z) z(:,1:2)), [1 2 3], 'verbose', false)
+%!error <call 2.*gradient of NaN> ee_ig (@(x) first_with (x, @(z) z * NaN), [1 2 3], 'verbose', false)
+%!error id=ee:notSupported ee_ig (@(x) x(:,1), [1 2 3], 'method', 'xgrad')
+%!error <no baseline> ee_ig (@(x) x(:,1), [1 2 3], 'method', 'gradxinput', 'baseline', [1 1 1])
+%!error <'step' applies> ee_ig (@(x) x(:,1), [1 2 3], 'step', 1e-3)
+%!error <'step' must be > 0> ee_ig (@(x) x(:,1), [1 2 3], 'gradient', 'fd', 'step', 0)
+%!error <'gradient' must be one of> ee_ig (@(x) x(:,1), [1 2 3], 'gradient', 'exact')
+%!error id=ee:callbackError ee_ig (@(x) error ('my:id', 'no'), [1 2 3], 'gradient', 'fd')
+%!error id=ee:badInput ee_ig (@(x) x(:,1), [1 2 3], 'baseline', [1 2])
+

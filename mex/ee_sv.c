@@ -1,6 +1,8 @@
 /* ee_sv.c: MEX gateway. Shapley Value Sampling and exact Shapley values
- * (see ee_sv.m). */
+ * of a token model (see ee_sv.m); a function handle as the model goes to
+ * mexfn.c. */
 #include "mexattr.h"
+#include "mexfn.h"
 
 #include <string.h>
 
@@ -66,7 +68,12 @@ static const int32_t **read_perms(const mxArray *v, const EeInput *in, int T, in
 
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
+    ee_mx_fn_reentry_check("ee_sv");
     if (nrhs < 2) ee_mx_error("ee:badInput", "usage: [A, info] = ee_sv(model, X, ...)");
+    if (mxIsClass(prhs[0], "function_handle")) { /* any model, as a function (mexfn.c) */
+        ee_mx_sv_fn(nlhs, plhs, nrhs, prhs);
+        return;
+    }
     if (nlhs > 2) ee_mx_error("ee:badInput", "ee_sv returns at most two outputs");
     ee_mx_begin();
     EeMxOpt o[NOPT];

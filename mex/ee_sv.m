@@ -1,7 +1,9 @@
 ## -*- texinfo -*-
 ## @deftypefn  {} {@var{A} =} ee_sv (@var{model}, @var{X}, @dots{})
 ## @deftypefnx {} {[@var{A}, @var{info}] =} ee_sv (@var{model}, @var{X}, @dots{})
-## Shapley Value Sampling of a token classifier's target logit.
+## @deftypefnx {} {[@var{A}, @var{info}] =} ee_sv (@var{f}, @var{X}, @dots{})
+## Shapley Value Sampling of a token classifier's target logit, or of any
+## model given as a function handle @var{f} (see "Any model" below).
 ##
 ## Each real token is one feature; special tokens and pads form one feature
 ## that keeps its ids and gets exactly 0.  For each of s random permutations
@@ -45,6 +47,69 @@
 ## of the s-sample map against the exact Shapley values (per position,
 ## pads included): the floor that no approximation of the s-sample target
 ## can beat on average (figure5 draws it).
+##
+## @strong{Any model: a function handle.}  @var{f} takes an M x F double
+## matrix of rows and returns their scores, M x C (or M x 1), double or
+## single.  @var{X} is N x F (double or single); the players are its
+## columns, or groups of columns.  For each row, a coalition S of players
+## has the value v(S): f at the row with the players outside S replaced by
+## the baseline's values, or the mean of f over the K rows of a background
+## set (interventional expectation, as MATLAB's @code{shapley} and SHAP's
+## explainers define it).  @var{A} (N x F double) holds the Shapley values
+## of f's score of the row's target class: by default the class with the
+## largest score of f at the row itself.  The permutations are drawn
+## exactly as for the built-in models (row i from the stream (seed, i),
+## @code{doc/RANDOM.md}), so a handle wrapping a built-in model gives its
+## numbers.  f is called with batches of up to @code{'batch'} rows, never
+## a row at a time: one call for the rows of @var{X}, then the perturbed
+## rows of all permutations (1 + s (P-1) coalitions for P players, K rows
+## each; the full coalition is the row itself, whose value f(x) is
+## known), packed across rows.  Efficiency holds for every permutation:
+## @code{sum (A, 2) = info.fx - info.fbaseline} up to rounding.
+##
+## Options of the handle form:
+## @table @asis
+## @item 'baseline'
+## 1 x F row (or a scalar for every column): the values of absent players
+## (default zeros).
+## @item 'background'
+## K x F rows: v(S) is the mean over them (K f evaluations per
+## coalition).  Excludes 'baseline'.
+## @item 'groups'
+## 1 x F player ids: the columns with one id form one player (an image
+## patch, a one-hot block); the players are the distinct positive ids in
+## ascending order; id 0 = no player (the column always keeps the row's
+## value, and gets 0).  A player's value is spread equally over its
+## columns, so @var{A} keeps the shape of @var{X} and each row still sums
+## to f(x) - v(empty); @code{info.players} (N x P) holds the players'
+## values themselves.
+## @item 'exact'
+## true: all 2^P coalitions (P <= 20; 2^P - 1 coalitions of K rows each).
+## @item 'target'
+## 'argmax' (default), a class for every row, or one per row.
+## @item 'samples', 'seed', 'rows', 'batch' (default 1024), 'verbose'
+## as above.
+## @end table
+##
+## @var{info} of the handle form: @code{target}, @code{fx},
+## @code{fbaseline} (v of the empty coalition), @code{delta},
+## @code{players}, @code{variance} (N x P, sampling), @code{passes} (rows
+## f evaluated), @code{calls} (calls of f), @code{seconds},
+## @code{seconds_callback} (inside the gateway's call of f: copying the
+## batch into an Octave array, calling f, checking its scores) and
+## @code{seconds_f} (inside f's call alone).
+##
+## Errors: an error inside f is raised again as @code{ee:callbackError},
+## whose message holds f's message and identifier and the call in which it
+## happened; scores of the wrong size or class, or NaN or Inf, are
+## @code{ee:badInput} naming the call; Ctrl-C inside f or between calls is
+## @code{ee:interrupted}.  Nothing is left allocated in any case.
+##
+## @example
+## w = [2; -1; 0.5]; b = [1 1 1];
+## A = ee_sv (@@(x) x * w, [3 0 2], 'baseline', b, 'exact', true)
+## @result{} A = 4 1 0.5      # w' .* (x - b), a linear model's Shapley values
+## @end example
 ## @seealso{ee_ig, ee_predict}
 ## @end deftypefn
 
@@ -278,3 +343,259 @@
 %!error id=ee:notSupported
 %! w = load (fullfile (vdir, 'mlp_tiny.mat'));
 %! ee_sv (w.model, w.X);
+
+## ---- the handle form: any model as a function --------------------------------
+
+%!function y = logits_of (m, z, mask)
+%!  ## a built-in token model as a function of real-valued rows of ids
+%!  [~, lg] = ee_predict (m, int32 (z), 'mask', repmat (mask, rows (z), 1));
+%!  y = double (lg);
+%!endfunction
+
+%!function y = counted (x, w, B)
+%!  ## x w, recording each call's row count; a call of more than B rows fails
+%!  global ee_sv_test_calls
+%!  ee_sv_test_calls(end+1) = rows (x);
+%!  assert (rows (x) <= B);
+%!  y = sum (x .* w', 2);
+%!endfunction
+
+%!function phi = interaction_exact (x, w, c, bg)
+%!  ## closed form of f(x) = x*w + c x1 x2 over a background (rows of bg)
+%!  m = mean (bg, 1); m12 = mean (bg(:,1) .* bg(:,2));
+%!  phi = w' .* (x - m);
+%!  phi(:,1) += c / 2 * (x(:,1) * m(2) - m12 + x(:,1) .* x(:,2) - m(1) * x(:,2));
+%!  phi(:,2) += c / 2 * (m(1) * x(:,2) - m12 + x(:,1) .* x(:,2) - x(:,1) * m(2));
+%!endfunction
+
+%!test
+%! ## a linear model: the Shapley values are w .* (x - b) in closed form, for
+%! ## exact enumeration and for sampling (every order gives them), with a
+%! ## baseline row, a scalar baseline, zeros and a background set
+%! randn ('state', 1);
+%! F = 7; w = randn (F, 1); X = randn (9, F); b = randn (1, F); bg = randn (5, F);
+%! f = @(x) x * w + 3;
+%! for ex = [false true]
+%!   [A, info] = ee_sv (f, X, 'baseline', b, 'exact', ex, 'samples', 3, 'verbose', false);
+%!   assert (A, w' .* (X - b), 1e-12);
+%!   assert (info.fx, X * w + 3, 1e-12);
+%!   assert (info.fbaseline, repmat (b * w + 3, 9, 1), 1e-12);
+%!   assert (sum (A, 2), info.fx - info.fbaseline, 1e-12);
+%!   assert (max (abs (info.delta)) < 1e-12);
+%!   assert (ee_sv (f, X, 'exact', ex, 'verbose', false), w' .* X, 1e-12);
+%!   assert (ee_sv (f, X, 'baseline', 0.5, 'exact', ex, 'verbose', false), w' .* (X - 0.5), 1e-12);
+%!   A = ee_sv (f, X, 'background', bg, 'exact', ex, 'samples', 2, 'verbose', false);
+%!   assert (A, w' .* (X - mean (bg)), 1e-12);
+%! end
+
+%!test
+%! ## groups: a player's value (the sum over its columns for a linear model)
+%! ## is spread equally over its columns; id 0 columns are no player (0)
+%! randn ('state', 2);
+%! F = 6; w = randn (F, 1); X = randn (4, F); b = randn (1, F);
+%! g = [4 4 0 9 9 9];
+%! [A, info] = ee_sv (@(x) x * w, X, 'groups', g, 'baseline', b, 'exact', true, 'verbose', false);
+%! c = w' .* (X - b);
+%! p = [sum(c(:,1:2), 2), sum(c(:,4:6), 2)];
+%! assert (info.players, p, 1e-12);
+%! assert (A, [p(:,1)/2, p(:,1)/2, zeros(4,1), repmat(p(:,2)/3, 1, 3)], 1e-12);
+%! assert (sum (A, 2), info.fx - info.fbaseline, 1e-12);
+
+%!test
+%! ## a model with an interaction: exact Shapley values equal the closed
+%! ## form (a baseline and a background set); sampling converges to them,
+%! ## its mean squared error falling as 1/s as info.variance predicts
+%! randn ('state', 3);
+%! F = 5; w = randn (F, 1); X = randn (40, F); c = 2; bg = randn (6, F);
+%! f = @(x) x * w + c * x(:,1) .* x(:,2);
+%! E = ee_sv (f, X, 'background', bg, 'exact', true, 'verbose', false);
+%! assert (E, interaction_exact (X, w, c, bg), 1e-12);
+%! b = randn (1, F);
+%! E = ee_sv (f, X, 'baseline', b, 'exact', true, 'verbose', false);
+%! assert (E, interaction_exact (X, w, c, b), 1e-12);
+%! f3 = @(x) x * w + c * x(:,1) .* x(:,2) + x(:,3) .* x(:,4) .* x(:,5);
+%! E = ee_sv (f3, X, 'baseline', b, 'exact', true, 'verbose', false);
+%! s = [2 8 32]; err = zeros (size (s));
+%! for k = 1:numel (s)
+%!   for seed = 1:4
+%!     [A, info] = ee_sv (f3, X, 'baseline', b, 'samples', s(k), 'seed', seed, 'verbose', false);
+%!     err(k) += mean ((A(:) - E(:)) .^ 2) / 4;
+%!     assert (max (abs (info.delta)) < 1e-10);   # efficiency per permutation
+%!   end
+%!   predicted(k) = mean (info.variance(:)) / s(k);
+%! end
+%! assert (err(1) > 1e-3);                        # not exact by accident
+%! assert (err(2) < err(1) / 2 && err(3) < err(2) / 2, sprintf ('%g ', err));
+%! assert (err, predicted, 0.5 * predicted);
+
+%!test
+%! ## a handle that wraps a built-in token model gives ee_sv's own numbers
+%! ## (same permutations, players and baseline): the players are the real
+%! ## tokens in order of position (groups 1..n, specials and pads id 0,
+%! ## kept), the baseline the row with PAD at the real tokens, the mask
+%! ## the row's own; ids travel as doubles and f turns them into int32.
+%! ## 'rows' keeps each row's stream (seed, i). The values agree to the
+%! ## rounding of the built-in single output.
+%! for name = {'transformer_tiny', 'cnn_tiny'}
+%!   w = load (fullfile (vdir, [name{1} '.mat']));
+%!   for i = 1:rows (w.X)
+%!     x = double (w.X(i, :)); real = x ~= 1 & x ~= 3 & x ~= 4;
+%!     g = zeros (size (x)); g(real) = 1:sum (real);
+%!     b = x; b(real) = 1;
+%!     f = @(z) logits_of (w.model, z, x ~= 1);
+%!     [A, info] = ee_sv (f, double (w.X), 'rows', i, 'groups', g, 'baseline', b, 'seed', 3, ...
+%!                        'samples', 6, 'verbose', false);
+%!     [B, ib] = ee_sv (w.model, w.X, 'rows', i, 'seed', 3, 'samples', 6, 'verbose', false);
+%!     scale = max (abs (double (B)));
+%!     assert (A, double (B), 1e-6 * scale + 1e-7);
+%!     assert (info.target, ib.target);
+%!     E = ee_sv (f, double (w.X), 'rows', i, 'groups', g, 'baseline', b, 'exact', true, 'verbose', false);
+%!     assert (E, double (ee_sv (w.model, w.X, 'rows', i, 'exact', true, 'verbose', false)), 1e-6 * scale + 1e-7);
+%!     if (sum (real) > 1)
+%!       assert (any (abs (A - E) > 1e-6 * scale));   # 6 samples are not the exact values
+%!     end
+%!   end
+%! end
+
+%!test
+%! ## f is called once per batch, with at most 'batch' rows, batches packed
+%! ## across rows; the same bits for any batch and any split of the rows
+%! ## (where f's value of a row depends on that row alone: x * w through
+%! ## BLAS may not, its bits can change with the number of rows)
+%! global ee_sv_test_calls
+%! randn ('state', 4);
+%! F = 4; w = randn (F, 1); X = randn (6, F); bg = randn (3, F);
+%! f = @(x) sum (x .* w', 2) + 0.3 * x(:,1) .* x(:,3);
+%! a = ee_sv (f, X, 'background', bg, 'seed', 5, 'samples', 7, 'verbose', false);
+%! for B = [1 5 64 5000]
+%!   ee_sv_test_calls = [];
+%!   [A, info] = ee_sv (@(x) counted (x, w, B) + 0.3 * x(:,1) .* x(:,3), X, 'background', bg, ...
+%!                      'seed', 5, 'samples', 7, 'batch', B, 'verbose', false);
+%!   assert (A, a);
+%!   rows_needed = 6 * (1 + 7 * (F - 1)) * 3;         # coalitions x background rows
+%!   assert (info.passes, 6 + rows_needed);
+%!   assert (sum (ee_sv_test_calls), info.passes);
+%!   assert (numel (ee_sv_test_calls), info.calls);
+%!   assert (info.calls, ceil (6 / min (B, max (6, rows_needed))) + ceil (rows_needed / min (B, max (6, rows_needed))));
+%! end
+%! d = [ee_sv(f, X, 'background', bg, 'seed', 5, 'samples', 7, 'rows', 1:2, 'verbose', false); ...
+%!      ee_sv(f, X, 'background', bg, 'seed', 5, 'samples', 7, 'rows', [3 5 4 6], 'verbose', false)];
+%! assert (d, a([1 2 3 5 4 6], :));
+%! assert (any (abs (a(:) - reshape (ee_sv (f, X, 'background', bg, 'seed', 6, 'samples', 7, 'verbose', false), [], 1)) > 1e-6));
+%! clear -global ee_sv_test_calls
+
+%!test
+%! ## scores: M x C double or single, M x 1; 'target' picks the class
+%! X = [1 2 3; -1 0 2];
+%! [A, info] = ee_sv (@(x) [x(:,1), -x(:,1)], X, 'exact', true, 'verbose', false);
+%! assert (info.target, [1; 2]);
+%! assert (A, [1 0 0; 1 0 0]);
+%! A = ee_sv (@(x) single ([x(:,1), 2 * x(:,2)]), X, 'target', 2, 'exact', true, 'verbose', false);
+%! assert (A, [0 4 0; 0 0 0]);
+%! A = ee_sv (@(x) sum (x, 2), X, 'target', [1; 1], 'exact', true, 'verbose', false);
+%! assert (A, X);
+%! assert (class (A), 'double');
+
+%!test
+%! ## an error inside f: ee:callbackError with f's message and identifier
+%! try
+%!   ee_sv (@(x) error ('my:own', 'the model broke (%d)', 42), [1 2 3], 'verbose', false);
+%!   error ('not raised');
+%! catch err
+%!   assert (err.identifier, 'ee:callbackError');
+%!   assert (! isempty (strfind (err.message, 'the model broke (42)')), err.message);
+%!   assert (! isempty (strfind (err.message, 'my:own')), err.message);
+%!   assert (! isempty (strfind (err.message, 'call 1')), err.message);
+%! end
+%! ## a later call, and an undefined function inside f
+%! try
+%!   ee_sv (@(x) x(:,1) + 1 ./ (rows (x) < 2) * 0 + zeros (rows (x), 1) + undefined_in_f_ (rows (x) > 1), ...
+%!          [1 2 3], 'verbose', false);
+%!   error ('not raised');
+%! catch err
+%!   assert (err.identifier, 'ee:callbackError');
+%!   assert (! isempty (strfind (err.message, 'undefined_in_f_')), err.message);
+%! end
+%! ## the session goes on: the same call with a working f
+%! assert (ee_sv (@(x) 2 * x(:,1), [1 2 3], 'exact', true, 'verbose', false), [2 0 0]);
+
+%!test
+%! ## nothing is kept by calls that fail inside f or on its scores (4 MB
+%! ## batches: 100 leaked batches would be 400 MB)
+%! rss = @() sscanf (regexp (fileread ('/proc/self/status'), 'VmRSS:\s*(\d+)', 'tokens', 'once'){1}, '%d');
+%! X = randn (2, 512);
+%! bad = {@(x) ifelse_error_ (x), @(x) [x(:,1); 1], @(x) x(:,1) * NaN};
+%! for k = 1:3, try, ee_sv (bad{k}, X, 'samples', 50, 'verbose', false); end, end
+%! r0 = rss ();
+%! for r = 1:35
+%!   for k = 1:3
+%!     try, ee_sv (bad{k}, X, 'samples', 50, 'verbose', false); end
+%!   end
+%! end
+%! assert (rss () - r0 < 40000, 'grew by %d kB', rss () - r0);
+
+%!function y = ifelse_error_ (x)
+%!  ## fails on the second call (the first is the rows of X themselves)
+%!  if (rows (x) > 2) error ('test:late', 'late failure'); end
+%!  y = x(:,1);
+%!endfunction
+
+%!test
+%! ## ee_sv inside f (handle form or a model) is refused, as f's error;
+%! ## the outer call ends cleanly and the next call works
+%! v = load (fullfile (vdir, 'transformer_tiny.mat'));
+%! for inner = {@(x) ee_sv (@(z) z(:,1), x, 'verbose', false), @(x) ee_sv (v.model, v.X, 'verbose', false)}
+%!   try
+%!     ee_sv (@(x) x(:,1) + 0 * size (inner{1} (x), 1), [1 2 3], 'verbose', false);
+%!     error ('not refused');
+%!   catch err
+%!     assert (err.identifier, 'ee:callbackError');
+%!     assert (! isempty (strfind (err.message, 'from inside the model function')), err.message);
+%!     assert (! isempty (strfind (err.message, 'ee:notSupported')), err.message);
+%!   end
+%! end
+%! assert (ee_sv (@(x) x(:,2), [1 2 3], 'exact', true, 'verbose', false), [0 2 0]);
+%! ## other gateways may run inside f (ee_predict above does)
+
+%!test
+%! ## 'target' per row follows the rows 'rows' selects
+%! X = [1 2; 3 4; 5 6];
+%! f = @(x) [x(:,1), 10 * x(:,2)];
+%! [A, info] = ee_sv (f, X, 'target', [1; 2; 1], 'rows', [3 2], 'exact', true, 'verbose', false);
+%! assert (info.target, [1; 2]);
+%! assert (A, [5 0; 0 40]);
+
+%!test
+%! ## the memory budget: refused before f is called, with the estimate
+%! old = getenv ('EE_MEMORY_MB');
+%! unwind_protect
+%!   setenv ('EE_MEMORY_MB', '1');
+%!   try
+%!     ee_sv (@(x) error ('never called'), randn (2, 300), 'samples', 2000, 'verbose', false);
+%!     error ('not refused');
+%!   catch err
+%!     assert (err.identifier, 'ee:outOfMemory', err.message);
+%!     assert (! isempty (regexp (err.message, 'about \d+ MB.*only 1 MB', 'once')), err.message);
+%!   end
+%! unwind_protect_cleanup
+%!   setenv ('EE_MEMORY_MB', old);
+%! end_unwind_protect
+
+%!error <call 1 of f \(2 rows\).*2x3 int32> ee_sv (@(x) int32 (x), [1 2 3; 4 5 6])
+%!error id=ee:badInput ee_sv (@(x) x(1,1), [1 2 3; 4 5 6])
+%!error id=ee:badInput ee_sv (@(x) complex (x(:,1), 1), [1 2 3])
+%!error id=ee:badInput ee_sv (@(x) {x}, [1 2 3])
+%!error <call 2 of f.*NaN> ee_sv (@(x) x(:,1) ./ (rows (x) < 2), [1 2 3], 'verbose', false)
+%!error <call 1 of f.*Inf> ee_sv (@(x) x(:,1) / 0, [1 2 3])
+%!error id=ee:badInput ee_sv (@(x) [x(:,1), x(:,1)](:, 1:(1 + (rows (x) > 1))), [1 2 3], 'verbose', false)
+%!error <baseline.*1 x 3> ee_sv (@(x) x(:,1), [1 2 3], 'baseline', [1 2])
+%!error <'baseline' and 'background'> ee_sv (@(x) x(:,1), [1 2 3], 'baseline', [1 2 3], 'background', [1 2 3])
+%!error <background.*K x 3> ee_sv (@(x) x(:,1), [1 2 3], 'background', ones (2, 2))
+%!error id=ee:badInput ee_sv (@(x) x(:,1), [1 2 3], 'groups', [1 2])
+%!error id=ee:badInput ee_sv (@(x) x(:,1), [1 2 3], 'groups', [1 -2 1])
+%!error id=ee:badInput ee_sv (@(x) x(:,1), [1 NaN 3])
+%!error id=ee:badInput ee_sv (@(x) x(:,1), {1})
+%!error <2\^P.*21 players> ee_sv (@(x) x(:,1), 1:21, 'exact', true)
+%!error <'target' of row 1 is 3.*2 scores> ee_sv (@(x) [x(:,1) x(:,1)], [1 2 3], 'target', 3)
+%!error <unknown option 'incremental'> ee_sv (@(x) x(:,1), [1 2 3], 'incremental', false)
+%!error id=ee:badInput ee_sv (@(x) x(:,1), [1 2 3], 'samples', 0)

@@ -44,6 +44,18 @@ EeStatus ee_attr_logits(EeRun *r, const int32_t *ids, const uint8_t *mask, int B
 EeStatus ee_attr_targets(EeRun *r, const EeInput *in, const EeAttrOptions *o, int32_t *target,
                          float *fx);
 
+/* SV's permutation k of the n features of row `row` (the row's index in
+ * the caller's full data): Fisher-Yates on the stream (seed, row, k),
+ * doc/RANDOM.md. The one definition of the draw, shared by the token
+ * models' sampler (sv.c) and the function's (sv_fn.c). */
+void ee_sv_permutation(uint64_t seed, long row, int k, int n, int *perm);
+
+/* Checks what a model callback returned in call `call` for M rows: C
+ * scores per row (equal to *C_known once that is set; it is set here),
+ * all finite, and with F > 0 the M x F x C gradients g, all finite.
+ * EE_ERR_INPUT naming the call, the row and the score otherwise. */
+EeStatus ee_fn_check(long call, int M, int F, const double *y, const double *g, int C, int *C_known);
+
 /* The occlusion features of EE_INPUTS_OCCLUSION (occlusion.c) into slots 2
  * and 3 of F (N x T x k), for the targets tgt, rows taken in `order`;
  * *fwd counts the passes (2 n + 2 per row of n real tokens). */

@@ -58,9 +58,7 @@ static EeStatus seq_new(const EeModel *m, const EeInput *in, const EeAttrOptions
         if (o->perms) {
             memcpy(p, o->perms[i] + (size_t)k * q->n, sizeof(int) * q->n);
         } else {
-            EeRng rng;
-            ee_rng_stream(&rng, o->seed, (uint64_t)(o->row_offset + i), (uint64_t)k);
-            ee_rng_permutation(&rng, q->n, p);
+            ee_sv_permutation(o->seed, o->row_offset + i, k, q->n, p);
         }
     }
     q->pending = 1 + (long)s * q->n;

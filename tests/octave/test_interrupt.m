@@ -78,3 +78,10 @@
 %!test
 %! c = "ee_train (m, repmat (X, 10, 1), zeros (3000, columns (X), 'single'), 'epochs', 10000, 'patience', 1e5, 'verbose', false)";
 %! check (interrupt_case (c));
+%!test
+%! ## a function handle as the model: Ctrl-C inside f (f sleeps 0.2 s a
+%! ## call in pause, which Octave interrupts: the gateway catches Octave's
+%! ## interrupt inside f), and between the calls of a fast f (the poll)
+%! check (interrupt_case ("ee_sv (@(x) x(:,1) + 0 * numel (evalc ('pause (0.2)')), randn (3, 8), 'samples', 1e4, 'verbose', false)"));
+%!test
+%! check (interrupt_case ("ee_sv (@(x) x * ones (8, 1), randn (200, 8), 'samples', 1e5, 'batch', 256, 'verbose', false)"));

@@ -1,0 +1,200 @@
+/* ig_fn.c: Integrated Gradients and Gradient x Input of a model given as
+ * a function (EeScoreFn, and EeGradFn when it gives its gradient), on
+ * dense rows, from a baseline row (MODELS.md).
+ *
+ * Each row of X needs its gradient at s nodes of the straight path from
+ * the baseline: one perturbed row per node with a gradient callback, or
+ * 2 F rows per node for central differences. A generator walks the rows
+ * of X and their items and fills batches of at most B rows; each item's
+ * contribution is added to its row's sums in generation order (the two
+ * sides of a difference are subtracted first, then weighted), so the
+ * results do not depend on the batch size. The first call evaluates the
+ * rows of X and the baseline: the targets, f(x) and f(b). */
+#include "attr_common.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const EeScoreFn *f;
+    const EeGradFn *g;
+    const double *X, *b;
+    int N, F, B, C, fd;
+    double h;
+    const double *alpha, *w;
+    double *buf;            /* B x F row-major */
+    long calls, rows;
+    double t_eval;
+} Ctx;
+
+/* One call (scores only, or with gradients) on the first M rows of buf. */
+static EeStatus call(Ctx *c, int M, int grads, const double **y, const double **gr)
+{
+    int C = 0;
+    double t0 = ee_now();
+    c->calls++;
+    *gr = NULL;
+    EeStatus st = grads ? c->g->eval(c->g->ctx, c->buf, M, c->F, c->calls, y, gr, &C)
+                        : c->f->eval(c->f->ctx, c->buf, M, c->F, c->calls, y, &C);
+    c->t_eval += ee_now() - t0;
+    c->rows += M;
+    if (st) return st;
+    return ee_fn_check(c->calls, M, grads ? c->F : 0, *y, *gr, C, &c->C);
+}
+
+/* Row `item` of row x's list: node k, and for differences column f and side. */
+static void emit(const Ctx *c, const double *x, long item, double *dst)
+{
+    int per = c->fd ? 2 * c->F : 1;
+    long k = item / per;
+    double a = c->alpha[k];
+    for (int f = 0; f < c->F; f++) dst[f] = c->b[f] + a * (x[f] - c->b[f]);
+    if (c->fd) {
+        int r = (int)(item % per), f = r / 2;
+        dst[f] += r % 2 ? -c->h : c->h;
+    }
+}
+
+EeStatus ee_ig_fn(const EeScoreFn *f, const EeGradFn *g, const double *X, int N, int F, const double *b,
+                  const EeAttrOptions *o, double h, double *A, EeFnInfo *info)
+{
+    if (!f || !f->eval || !o || (g && !g->eval) || (N > 0 && (!X || !A)))
+        return ee_fail(EE_ERR_INPUT, "IG of f: missing argument");
+    if (N < 0 || F < 1) return ee_fail(EE_ERR_INPUT, "IG of f: X must have at least one column (got %d)", F);
+    if (o->method == EE_IG_XGRAD)
+        return ee_fail(EE_ERR_UNSUPPORTED, "xgrad is defined for bias-free ReLU networks; for a function use 'gradxinput'");
+    int one = o->method == EE_IG_GRADXINPUT, s = one ? 1 : o->steps;
+    if (one && b)
+        for (int j = 0; j < F; j++)
+            if (b[j] != 0) return ee_fail(EE_ERR_INPUT, "gradxinput has no baseline (one gradient at the input)");
+    if (!g && !(h > 0 && isfinite(h)))
+        return ee_fail(EE_ERR_INPUT, "the finite-difference step must be > 0, got %g", h);
+    for (size_t t = 0; t < (size_t)N * F; t++)
+        if (!isfinite(X[t])) return ee_fail(EE_ERR_INPUT, "X(%zu,%zu) is NaN or Inf", t / F + 1, t % F + 1);
+    for (int j = 0; b && j < F; j++)
+        if (!isfinite(b[j])) return ee_fail(EE_ERR_INPUT, "the baseline's column %d is NaN or Inf", j + 1);
+    double t0 = ee_now();
+    Ctx c = {.f = f, .g = g, .X = X, .N = N, .F = F, .fd = !g, .h = h};
+    long per_row = (long)s * (c.fd ? 2L * F : 1);
+    long B = o->batch > 0 ? o->batch : 1024;
+    double total = (double)N * per_row;
+    if (B > N + 1 && B > total) B = (long)(total > N + 1 ? total : N + 1);
+    c.B = (int)B;
+    double *alpha = malloc(sizeof(double) * s), *w = malloc(sizeof(double) * s);
+    double *zeros = b ? NULL : calloc((size_t)F, sizeof(double));
+    double *fx = malloc(sizeof(double) * (N + 1)), *fb = malloc(sizeof(double) * (N + 1));
+    double *acc = NULL, *plus = NULL;
+    int32_t *target = malloc(sizeof(int32_t) * (N + 1));
+    long *pending = NULL;
+    int *row_i = malloc(sizeof(int) * c.B);
+    long *row_t = malloc(sizeof(long) * c.B);
+    c.buf = malloc(sizeof(double) * (size_t)c.B * F);
+    EeStatus st = EE_OK;
+    if (!alpha || !w || (!b && !zeros) || !fx || !fb || !target || !row_i || !row_t || !c.buf) {
+        st = ee_fail(EE_ERR_NOMEM, "out of memory for IG of f (batch %d)", c.B);
+        goto done;
+    }
+    c.b = b ? b : zeros;
+    if ((st = ee_ig_nodes(o->method, s, alpha, w))) goto done;
+    c.alpha = alpha;
+    c.w = w;
+
+    /* the first calls: the rows of X, then the baseline */
+    for (int i0 = 0; i0 <= N && !st; i0 += c.B) {
+        int M = N + 1 - i0 < c.B ? N + 1 - i0 : c.B;
+        if (ee_interrupted()) { st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during IG of f"); break; }
+        for (int j = 0; j < M; j++)
+            memcpy(c.buf + (size_t)j * F, i0 + j < N ? X + (size_t)(i0 + j) * F : c.b, sizeof(double) * F);
+        const double *y, *gr;
+        if ((st = call(&c, M, 0, &y, &gr))) break;
+        for (int j = 0; j < M; j++) {
+            int i = i0 + j, t = 0;
+            if (i == N) continue; /* the baseline: read at every row's target below */
+            if (o->target) {
+                t = o->target[i];
+                if (t < 0 || t >= c.C) {
+                    st = ee_fail(EE_ERR_INPUT, "'target' of row %d is %d but f returns %d score%s per row", i + 1, t + 1,
+                                 c.C, c.C == 1 ? "" : "s");
+                    break;
+                }
+            } else {
+                for (int k = 1; k < c.C; k++)
+                    if (y[j + (size_t)k * M] > y[j + (size_t)t * M]) t = k;
+            }
+            target[i] = t;
+            fx[i] = y[j + (size_t)t * M];
+        }
+        /* f(b) at every target: the baseline is the last row of the last call */
+        if (!st && i0 + M == N + 1)
+            for (int i = 0; i < N; i++) fb[i] = y[M - 1 + (size_t)target[i] * M];
+    }
+    if (st) goto done;
+
+    /* the path: sums over the nodes per row and column */
+    acc = calloc((size_t)N * F + 1, sizeof(double));
+    plus = calloc((size_t)N + 1, sizeof(double));
+    pending = malloc(sizeof(long) * (N + 1));
+    if (!acc || !plus || !pending) { st = ee_fail(EE_ERR_NOMEM, "out of memory for IG of f"); goto done; }
+    for (int i = 0; i < N; i++) pending[i] = per_row;
+    EeProgress prog;
+    ee_progress_start(&prog, o, "ig", N);
+    int gi = 0, finished = 0;
+    long gt = 0;
+    while (finished < N && !st) {
+        if (ee_interrupted()) { st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during IG of f"); break; }
+        int nb = 0;
+        while (nb < c.B && gi < N) {
+            emit(&c, X + (size_t)gi * F, gt, c.buf + (size_t)nb * F);
+            row_i[nb] = gi;
+            row_t[nb] = gt;
+            nb++;
+            if (++gt == per_row) { gt = 0; gi++; }
+        }
+        if (nb > 0) {
+            const double *y, *gr;
+            if ((st = call(&c, nb, !c.fd, &y, &gr))) break;
+            for (int j = 0; j < nb; j++) {
+                int i = row_i[j], t = target[i];
+                double *a = acc + (size_t)i * F;
+                if (c.fd) {
+                    int per = 2 * F, r = (int)(row_t[j] % per);
+                    double v = y[j + (size_t)t * nb];
+                    if (r % 2 == 0) plus[i] = v; /* the + side comes first, in this call or the one before */
+                    else a[r / 2] += w[row_t[j] / per] * ((plus[i] - v) / (2 * h));
+                } else {
+                    double wk = w[row_t[j]];
+                    const double *gt_ = gr + (size_t)t * nb * F;
+                    for (int col = 0; col < F; col++) a[col] += wk * gt_[j + (size_t)col * nb];
+                }
+                pending[i]--;
+            }
+        }
+        for (; finished < N && pending[finished] == 0; finished++) {
+            const double *x = X + (size_t)finished * F;
+            double *a = A + (size_t)finished * F, sum = 0;
+            for (int col = 0; col < F; col++) {
+                a[col] = (x[col] - c.b[col]) * acc[(size_t)finished * F + col];
+                sum += a[col];
+            }
+            if (info && info->delta) info->delta[finished] = sum - (fx[finished] - fb[finished]);
+        }
+        ee_progress_tick(&prog, finished);
+    }
+    ee_progress_end(&prog, finished, c.rows);
+    if (!st && info) {
+        if (info->target) memcpy(info->target, target, sizeof(int32_t) * N);
+        if (info->fx) memcpy(info->fx, fx, sizeof(double) * N);
+        if (info->fempty) memcpy(info->fempty, fb, sizeof(double) * N);
+    }
+done:
+    if (info) {
+        info->rows = c.rows;
+        info->calls = c.calls;
+        info->seconds_eval = c.t_eval;
+        info->seconds = ee_now() - t0;
+    }
+    free(alpha); free(w); free(zeros); free(fx); free(fb); free(acc); free(plus); free(target); free(pending);
+    free(row_i); free(row_t); free(c.buf);
+    return st;
+}

@@ -1,0 +1,318 @@
+/* mexfn.c: ee_sv (@f, X, ...): Shapley values of a model given as a
+ * function handle (see ee_sv.m). Reads the options, hands libcore's
+ * ee_sv_fn a callback that calls f (mexcallback.cc), and maps what f did
+ * wrong to ee:callbackError / ee:badInput / ee:interrupted after libcore
+ * has freed its buffers. */
+#include "mexfn.h"
+#include "mexattr.h"
+
+#include <math.h>
+#include <string.h>
+
+enum { F_SAMPLES, F_SEED, F_EXACT, F_BASELINE, F_BACKGROUND, F_GROUPS, F_TARGET, F_ROWS, F_BATCH, F_VERBOSE, NFOPT };
+static const char *const fopt_names[NFOPT] = {"samples", "seed", "exact", "baseline", "background",
+                                              "groups", "target", "rows", "batch", "verbose"};
+
+/* A real, full, finite double/single matrix as row-major doubles. */
+static double *dense_rows(const mxArray *a, const char *what, int *rows, int *cols)
+{
+    if (!(mxIsDouble(a) || mxIsSingle(a)) || mxIsComplex(a) || mxIsSparse(a) || mxGetNumberOfDimensions(a) != 2)
+        ee_mx_error("ee:badInput", "%s must be a real double or single matrix, got %s", what, mxGetClassName(a));
+    size_t n = mxGetM(a), m = mxGetN(a);
+    if (n > 0x7fffffff || m > 0x7fffffff || (m && n > ((size_t)1 << 40) / m))
+        ee_mx_error("ee:badInput", "%s is too large", what);
+    double *x = ee_mx_malloc(sizeof(double) * (n * m + 1), what);
+    const double *d = mxIsDouble(a) ? mxGetPr(a) : NULL;
+    const float *s = mxIsSingle(a) ? mxGetData(a) : NULL;
+    for (size_t c = 0; c < m; c++)
+        for (size_t i = 0; i < n; i++) {
+            double v = d ? d[i + n * c] : s[i + n * c];
+            if (!isfinite(v)) ee_mx_error("ee:badInput", "%s(%zu,%zu) is NaN or Inf", what, i + 1, c + 1);
+            x[i * m + c] = v;
+        }
+    *rows = (int)n;
+    *cols = (int)m;
+    return x;
+}
+
+/* 'groups': F integers >= 0 (0: the column is no player). */
+static int32_t *read_groups(const mxArray *v, int F)
+{
+    if (!(mxIsNumeric(v) || mxIsLogical(v)) || mxIsComplex(v) || mxIsSparse(v) ||
+        mxGetNumberOfElements(v) != (size_t)F || (mxGetM(v) > 1 && mxGetN(v) > 1))
+        ee_mx_error("ee:badInput", "'groups' must be a vector of %d player ids (one per column of X), got %s %zux%zu",
+                    F, mxGetClassName(v), mxGetM(v), mxGetN(v));
+    int *g = ee_mx_malloc(sizeof(int) * (F + 1), "'groups'");
+    int32_t *ids = ee_mx_malloc(sizeof(int32_t) * (F + 1), "'groups'");
+    ee_mx_int_vector(v, "'groups'", 0, 0x7fffffff, g, F);
+    for (int f = 0; f < F; f++) ids[f] = g[f];
+    return ids;
+}
+
+/* 'target': 'argmax', one class for all rows, or one per row (checked
+ * against the number of scores once f has returned them). */
+static const int32_t *read_target(const mxArray *v, int N)
+{
+    if (!v) return NULL;
+    if (mxIsChar(v)) {
+        static const char *const names[] = {"argmax"};
+        ee_mx_choice(v, "'target'", names, 1);
+        return NULL;
+    }
+    if (mxGetNumberOfElements(v) == 1 && N != 1) {
+        int32_t *tg = ee_mx_malloc(sizeof(int32_t) * (N + 1), "'target'");
+        int t = ee_mx_int(v, "'target'", 1, 100000);
+        for (int i = 0; i < N; i++) tg[i] = t - 1;
+        return tg;
+    }
+    return ee_mx_labels(v, "'target'", N, 0, NULL);
+}
+
+static mxArray *column(const double *v, int n)
+{
+    mxArray *a = mxCreateDoubleMatrix((size_t)n, 1, mxREAL);
+    if (n) memcpy(mxGetPr(a), v, sizeof(double) * n);
+    return a;
+}
+
+/* Row-major rows x cols doubles -> an Octave matrix. */
+static mxArray *matrix(const double *src, int rows, int cols)
+{
+    mxArray *a = mxCreateDoubleMatrix((size_t)rows, (size_t)cols, mxREAL);
+    double *d = mxGetPr(a);
+    for (int i = 0; i < rows; i++)
+        for (int c = 0; c < cols; c++) d[i + (size_t)rows * c] = src[(size_t)i * cols + c];
+    return a;
+}
+
+/* set while libcore runs f: a gateway called from inside f must not run */
+static int running_f;
+
+void ee_mx_fn_reentry_check(const char *gateway)
+{
+    /* not ee_mx_error: its cleanup would free the running call's buffers */
+    if (running_f)
+        mexErrMsgIdAndTxt("ee:notSupported", "%s cannot be called from inside the model function of a running %s call",
+                          gateway, gateway);
+}
+
+void ee_mx_sv_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    if (nlhs > 2) ee_mx_error("ee:badInput", "ee_sv returns at most two outputs");
+    ee_mx_begin();
+    /* libcore runs no BLAS here; f runs with the caller's BLAS threads */
+    ee_threads_leave();
+    EeMxOpt o[NFOPT];
+    ee_mx_parse_options(fopt_names, nrhs, prhs, 2, o, NFOPT);
+    int N, F;
+    double *X = dense_rows(prhs[1], "X", &N, &F);
+    if (F < 1) ee_mx_error("ee:badInput", "X must have at least one column (one per feature)");
+    EeAttrOptions a;
+    ee_attr_options_defaults(&a);
+    a.print = ee_mx_print;
+    int exact = o[F_EXACT].value ? ee_mx_bool(o[F_EXACT].value, "'exact'") : 0;
+    if (o[F_SAMPLES].value) a.steps = ee_mx_int(o[F_SAMPLES].value, "'samples'", 1, 1 << 20);
+    if (o[F_SEED].value) a.seed = (uint64_t)ee_mx_int(o[F_SEED].value, "'seed'", 0, 0x7fffffff);
+    if (o[F_BATCH].value) a.batch = ee_mx_int(o[F_BATCH].value, "'batch'", 1, 1 << 20);
+    if (o[F_VERBOSE].value) a.verbose = ee_mx_bool(o[F_VERBOSE].value, "'verbose'");
+    a.target = read_target(o[F_TARGET].value, N);
+
+    EeFnPlayers pl = {.F = F, .K = 1};
+    if (o[F_BASELINE].value && o[F_BACKGROUND].value)
+        ee_mx_error("ee:badInput", "'baseline' and 'background' exclude each other (a baseline is a background of one row)");
+    if (o[F_BASELINE].value) {
+        const mxArray *b = o[F_BASELINE].value;
+        int r, cols;
+        double *row = dense_rows(b, "'baseline'", &r, &cols);
+        if (r * cols == 1 && F > 1) { /* one value for every column */
+            double *full = ee_mx_malloc(sizeof(double) * F, "'baseline'");
+            for (int f = 0; f < F; f++) full[f] = row[0];
+            row = full;
+        } else if (r != 1 || cols != F) {
+            ee_mx_error("ee:badInput", "'baseline' must be a 1 x %d row (one value per column of X) or a scalar, got %dx%d",
+                        F, r, cols);
+        }
+        pl.background = row;
+    }
+    if (o[F_BACKGROUND].value) {
+        int r, cols;
+        pl.background = dense_rows(o[F_BACKGROUND].value, "'background'", &r, &cols);
+        if (r < 1 || cols != F)
+            ee_mx_error("ee:badInput", "'background' must be K x %d (K >= 1 rows of the columns of X), got %dx%d", F, r, cols);
+        pl.K = r;
+    }
+    if (o[F_GROUPS].value) pl.groups = read_groups(o[F_GROUPS].value, F);
+    int P = ee_fn_players(pl.groups, F);
+    if (P < 0) ee_mx_error("ee:badInput", "'groups' must hold player ids >= 0");
+    if (exact && P > EE_FN_EXACT_MAX)
+        ee_mx_error("ee:badInput", "'exact' enumerates 2^P coalitions: X has %d players (at most %d; use sampling or 'groups')",
+                    P, EE_FN_EXACT_MAX);
+    int nrows;
+    int *rows = ee_mx_attr_rows(o[F_ROWS].value, N, &nrows);
+
+    ee_mx_budget(ee_sv_fn_bytes(N, F, P, pl.K, &a, exact) + 16.0 * nrows * F + 48.0 * nrows * (P + 4),
+                 "the call");
+    double *A = ee_mx_malloc(sizeof(double) * ((size_t)nrows * F + 1), "the attributions");
+    double *players = ee_mx_malloc(sizeof(double) * ((size_t)nrows * P + 1), "info.players");
+    double *var = nlhs > 1 && !exact ? ee_mx_malloc(sizeof(double) * ((size_t)nrows * P + 1), "info.variance") : NULL;
+    int32_t *target = ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "info");
+    double *fx = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
+    double *fe = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
+    double *delta = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
+
+    EeMxFn fn = {.fh = prhs[0]};
+    EeScoreFn sf = {ee_mx_fn_eval, &fn};
+    long rows_eval = 0, calls = 0;
+    double secs = 0, secs_cb = 0;
+    EeStatus st = EE_OK;
+    /* one call per maximal run of consecutive rows, keyed by its offset in X */
+    running_f = 1;
+    for (int i0 = 0; i0 < nrows && !st;) {
+        int i1 = i0 + 1;
+        while (i1 < nrows && rows[i1] == rows[i1 - 1] + 1) i1++;
+        int r0 = rows[i0], n = i1 - i0;
+        EeAttrOptions s = a;
+        s.row_offset = r0;
+        if (a.target) s.target = a.target + r0;
+        EeFnInfo part = {target + i0, fx + i0, fe + i0, delta + i0, players + (size_t)i0 * P,
+                         var ? var + (size_t)i0 * P : NULL, 0, 0, 0, 0};
+        st = ee_sv_fn(&sf, X + (size_t)r0 * F, n, &pl, &s, exact, A + (size_t)i0 * F, &part);
+        rows_eval += part.rows;
+        calls += part.calls;
+        secs += part.seconds;
+        secs_cb += part.seconds_eval;
+        i0 = i1;
+    }
+    /* libcore has returned (no Octave error crosses it: mexcallback.cc) and
+     * freed its buffers: release f's arrays, then report */
+    running_f = 0;
+    ee_mx_fn_release(&fn);
+    if (st && fn.failed) ee_mx_error("ee:callbackError", "%s", ee_last_error());
+    if (st) ee_mx_fail(st);
+
+    plhs[0] = matrix(A, nrows, F);
+    if (nlhs > 1) {
+        mxArray *s = mxCreateStructMatrix(1, 1, 0, NULL);
+        double *t = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
+        for (int i = 0; i < nrows; i++) t[i] = target[i] + 1;
+        ee_mx_set(s, "target", column(t, nrows));
+        ee_mx_set(s, "fx", column(fx, nrows));
+        ee_mx_set(s, "fbaseline", column(fe, nrows));
+        ee_mx_set(s, "delta", column(delta, nrows));
+        ee_mx_set(s, "players", matrix(players, nrows, P));
+        if (var) ee_mx_set(s, "variance", matrix(var, nrows, P));
+        ee_mx_set(s, "passes", mxCreateDoubleScalar((double)rows_eval));
+        ee_mx_set(s, "calls", mxCreateDoubleScalar((double)calls));
+        ee_mx_set(s, "seconds", mxCreateDoubleScalar(secs));
+        ee_mx_set(s, "seconds_f", mxCreateDoubleScalar(fn.seconds_f));
+        ee_mx_set(s, "seconds_callback", mxCreateDoubleScalar(secs_cb));
+        ee_mx_set(s, "method", mxCreateString(exact ? "exact" : "sampling"));
+        ee_mx_set(s, "steps", mxCreateDoubleScalar(exact ? 0 : a.steps));
+        plhs[1] = s;
+    }
+    ee_mx_cleanup();
+}
+
+enum { G_STEPS, G_METHOD, G_BASELINE, G_TARGET, G_ROWS, G_BATCH, G_VERBOSE, G_GRADIENT, G_STEP, NGOPT };
+static const char *const gopt_names[NGOPT] = {"steps", "method", "baseline", "target", "rows",
+                                              "batch", "verbose", "gradient", "step"};
+
+void ee_mx_ig_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    if (nlhs > 2) ee_mx_error("ee:badInput", "ee_ig returns at most two outputs");
+    ee_mx_begin();
+    ee_threads_leave(); /* as for ee_sv: f runs with the caller's BLAS threads */
+    EeMxOpt o[NGOPT];
+    ee_mx_parse_options(gopt_names, nrhs, prhs, 2, o, NGOPT);
+    int N, F;
+    double *X = dense_rows(prhs[1], "X", &N, &F);
+    if (F < 1) ee_mx_error("ee:badInput", "X must have at least one column (one per feature)");
+    EeAttrOptions a;
+    ee_attr_options_defaults(&a);
+    a.print = ee_mx_print;
+    if (o[G_METHOD].value)
+        a.method = (EeIgMethod)ee_mx_choice(o[G_METHOD].value, "'method'", ee_ig_method_names, EE_IG_METHOD_COUNT);
+    if (a.method == EE_IG_XGRAD)
+        ee_mx_error("ee:notSupported", "'xgrad' is defined for bias-free ReLU networks; for a function use 'gradxinput'");
+    int one = a.method == EE_IG_GRADXINPUT;
+    if (o[G_STEPS].value) {
+        if (one) ee_mx_error("ee:badInput", "'steps' does not apply to gradxinput (one gradient)");
+        a.steps = ee_mx_int(o[G_STEPS].value, "'steps'", 1, 1 << 20);
+    }
+    if (one) a.steps = 1;
+    if (o[G_BATCH].value) a.batch = ee_mx_int(o[G_BATCH].value, "'batch'", 1, 1 << 20);
+    if (o[G_VERBOSE].value) a.verbose = ee_mx_bool(o[G_VERBOSE].value, "'verbose'");
+    static const char *const grad_names[] = {"function", "fd"};
+    int fd = o[G_GRADIENT].value ? ee_mx_choice(o[G_GRADIENT].value, "'gradient'", grad_names, 2) : 0;
+    double h = 1e-4;
+    if (o[G_STEP].value) {
+        if (!fd) ee_mx_error("ee:badInput", "'step' applies to 'gradient', 'fd' (central differences)");
+        h = ee_mx_scalar(o[G_STEP].value, "'step'");
+        if (!(h > 0)) ee_mx_error("ee:badInput", "'step' must be > 0, got %g", h);
+    }
+    double *b = NULL;
+    if (o[G_BASELINE].value) {
+        if (one) ee_mx_error("ee:badInput", "gradxinput has no baseline option (one gradient at the input)");
+        int r, cols;
+        b = dense_rows(o[G_BASELINE].value, "'baseline'", &r, &cols);
+        if (r * cols == 1 && F > 1) {
+            double *full = ee_mx_malloc(sizeof(double) * F, "'baseline'");
+            for (int f = 0; f < F; f++) full[f] = b[0];
+            b = full;
+        } else if (r != 1 || cols != F) {
+            ee_mx_error("ee:badInput", "'baseline' must be a 1 x %d row (one value per column of X) or a scalar, got %dx%d",
+                        F, r, cols);
+        }
+    }
+    const int32_t *tg_all = read_target(o[G_TARGET].value, N);
+    int nrows;
+    int *rows = ee_mx_attr_rows(o[G_ROWS].value, N, &nrows);
+    /* IG draws nothing: the selected rows go in one call */
+    double B = a.batch > 0 ? a.batch : 1024;
+    ee_mx_budget(8.0 * nrows * F * 5 + B * F * 8 + 64.0 * nrows, "the call");
+    double *Xs = ee_mx_malloc(sizeof(double) * ((size_t)nrows * F + 1), "the rows of X");
+    int32_t *tg = tg_all ? ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "'target'") : NULL;
+    for (int i = 0; i < nrows; i++) {
+        memcpy(Xs + (size_t)i * F, X + (size_t)rows[i] * F, sizeof(double) * F);
+        if (tg) tg[i] = tg_all[rows[i]];
+    }
+    a.target = tg;
+    double *A = ee_mx_malloc(sizeof(double) * ((size_t)nrows * F + 1), "the attributions");
+    int32_t *target = ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "info");
+    double *fx = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
+    double *fb = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
+    double *delta = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
+
+    EeMxFn fn = {.fh = prhs[0]};
+    EeScoreFn sf = {ee_mx_fn_eval, &fn};
+    EeGradFn gf = {ee_mx_fn_eval_grad, &fn};
+    EeFnInfo info = {.target = target, .fx = fx, .fempty = fb, .delta = delta};
+    running_f = 1;
+    EeStatus st = ee_ig_fn(&sf, fd ? NULL : &gf, Xs, nrows, F, b, &a, h, A, &info);
+    running_f = 0;
+    ee_mx_fn_release(&fn);
+    if (st && fn.failed) ee_mx_error("ee:callbackError", "%s", ee_last_error());
+    if (st) ee_mx_fail(st);
+
+    plhs[0] = matrix(A, nrows, F);
+    if (nlhs > 1) {
+        mxArray *s = mxCreateStructMatrix(1, 1, 0, NULL);
+        double *t = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
+        for (int i = 0; i < nrows; i++) t[i] = target[i] + 1;
+        ee_mx_set(s, "target", column(t, nrows));
+        ee_mx_set(s, "fx", column(fx, nrows));
+        ee_mx_set(s, "fbaseline", column(fb, nrows));
+        ee_mx_set(s, "delta", column(delta, nrows));
+        ee_mx_set(s, "passes", mxCreateDoubleScalar((double)info.rows));
+        ee_mx_set(s, "calls", mxCreateDoubleScalar((double)info.calls));
+        ee_mx_set(s, "seconds", mxCreateDoubleScalar(info.seconds));
+        ee_mx_set(s, "seconds_callback", mxCreateDoubleScalar(info.seconds_eval));
+        ee_mx_set(s, "seconds_f", mxCreateDoubleScalar(fn.seconds_f));
+        ee_mx_set(s, "method", mxCreateString(ee_ig_method_names[a.method]));
+        ee_mx_set(s, "steps", mxCreateDoubleScalar(a.steps));
+        ee_mx_set(s, "gradient", mxCreateString(fd ? "fd" : "function"));
+        if (fd) ee_mx_set(s, "step", mxCreateDoubleScalar(h));
+        plhs[1] = s;
+    }
+    ee_mx_cleanup();
+}

@@ -1,0 +1,55 @@
+/* mexfn.h: a function handle as the model of the attribution gateways:
+ * the callback that evaluates it on batches of perturbed rows
+ * (mexcallback.cc) and the handle form of ee_sv (mexfn.c). */
+#ifndef EE_MEXFN_H
+#define EE_MEXFN_H
+
+#include "mexutils.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The context of EeScoreFn for an Octave function handle. */
+typedef struct {
+    const mxArray *fh;   /* the handle (prhs[0]) */
+    mxArray *arg;        /* the rows handed to f, reused from call to call */
+    int arg_rows;        /* its capacity in rows */
+    mxArray *last;       /* f's last scores, held until the next call */
+    mxArray *last_grad;  /* and gradients */
+    double *conv;        /* single scores converted to double */
+    size_t conv_n;
+    double *conv_grad;   /* single gradients converted to double */
+    size_t conv_grad_n;
+    int failed;          /* f itself raised an error (-> ee:callbackError) */
+    double seconds_f;    /* wall time inside f */
+} EeMxFn;
+
+/* EeScoreFn's eval for ctx = EeMxFn: hands the rows to f, checks what f
+ * returns (a real M x C or M x 1 double or single matrix; ee:badInput
+ * naming the call otherwise), and turns an error raised by f into a
+ * status whose message carries f's message and identifier (fn->failed
+ * set) and Ctrl-C inside f into EE_ERR_INTERRUPTED. No Octave exception
+ * leaves it. */
+EeStatus ee_mx_fn_eval(void *ctx, const double *rows, int M, int F, long call, const double **scores,
+                       int *C);
+/* EeGradFn's eval for ctx = EeMxFn: [y, g] = f (rows), g the M x F
+ * (one score) or M x F x C gradients; the same checks and errors. */
+EeStatus ee_mx_fn_eval_grad(void *ctx, const double *rows, int M, int F, long call, const double **scores,
+                            const double **grads, int *C);
+/* Frees the arrays fn holds (call once libcore has returned). */
+void ee_mx_fn_release(EeMxFn *fn);
+
+/* ee_sv (@f, X, ...) and ee_ig (@f, X, ...): the handle forms (mexfn.c). */
+void ee_mx_sv_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]);
+void ee_mx_ig_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]);
+/* Refuses (ee:notSupported, without touching the running call's state) a
+ * call of this gateway made from inside the f of a running handle-form
+ * call: the two would share the gateway's buffers and interrupt hook.
+ * Every mexFunction of a gateway with a handle form calls it first. */
+void ee_mx_fn_reentry_check(const char *gateway);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,593 @@
+/* test_fn.c: attributions of a model given as a callback. Shapley values
+ * (ee_sv_fn) against a double-precision reference written from the
+ * definitions:
+ * exact values as the mean marginal over all P! orders, each coalition's
+ * value evaluated directly (the mean of f over the background rows with
+ * the absent players' columns replaced); sampled values from the
+ * permutations of doc/RANDOM.md's stream; the closed form of a linear
+ * model; batch and row-split independence; the callback's errors, NaN,
+ * wrong sizes and interrupts. Integrated Gradients (ee_ig_fn) with the
+ * model's own gradient and with central differences, against the
+ * quadrature of the analytic gradient and a linear model's closed form. */
+#include "check.h"
+#include "ee.h"
+
+#include <string.h>
+#include <time.h>
+
+/* ---- the model: C = 2 scores with interactions ---------------------------- */
+#define C_OUT 2
+typedef struct {
+    int F, C;
+    const double *w;     /* linear: F x C (column c at w + c F); NULL = the nonlinear model */
+    double bias;
+    double *out;         /* column-major scores of the last call */
+    long calls, rows, max_m;
+    /* misbehaviour to test */
+    long fail_at, nan_at, wrongc_at;
+    int sleep_ms;        /* per call: makes every interrupt poll live (polled at most every 20 ms) */
+} Model;
+
+static double nonlinear(const double *x, int F, int c)
+{
+    double s = 0.3 * c - 0.1;
+    for (int f = 0; f < F; f++) s += (0.5 + 0.25 * f) * (c ? -1 : 1) * x[f];
+    s += (c ? 1.5 : -0.7) * x[0] * x[1];
+    if (F > 3) s += tanh(x[2] + (c ? 2 : 1) * x[3]);
+    if (F > 4) s += (c + 1) * x[0] * x[2] * x[4];
+    return s;
+}
+
+/* d nonlinear(x, F, c) / dx into g (F values) */
+static void nonlinear_grad(const double *x, int F, int c, double *g)
+{
+    for (int f = 0; f < F; f++) g[f] = (0.5 + 0.25 * f) * (c ? -1 : 1);
+    double k = c ? 1.5 : -0.7;
+    g[0] += k * x[1];
+    g[1] += k * x[0];
+    if (F > 3) {
+        double t = tanh(x[2] + (c ? 2 : 1) * x[3]), d = 1 - t * t;
+        g[2] += d;
+        g[3] += (c ? 2 : 1) * d;
+    }
+    if (F > 4) {
+        g[0] += (c + 1) * x[2] * x[4];
+        g[2] += (c + 1) * x[0] * x[4];
+        g[4] += (c + 1) * x[0] * x[2];
+    }
+}
+
+static double model_value(const Model *m, const double *x, int c)
+{
+    if (!m->w) return nonlinear(x, m->F, c);
+    double s = m->bias;
+    for (int f = 0; f < m->F; f++) s += m->w[f + (size_t)c * m->F] * x[f];
+    return s;
+}
+
+static EeStatus eval(void *ctx, const double *rows, int M, int F, long call, const double **scores, int *C)
+{
+    Model *m = ctx;
+    m->calls++;
+    m->rows += M;
+    if (M > m->max_m) m->max_m = M;
+    if (call != m->calls) return ee_fail(EE_ERR_IO, "call numbered %ld, expected %ld", call, m->calls);
+    if (m->sleep_ms) nanosleep(&(struct timespec){0, m->sleep_ms * 1000000L}, NULL);
+    if (m->fail_at == call) return ee_fail(EE_ERR_IO, "the model failed on purpose");
+    free(m->out);
+    m->out = malloc(sizeof(double) * (size_t)M * m->C);
+    double x[64];
+    for (int j = 0; j < M; j++) {
+        for (int f = 0; f < F; f++) x[f] = rows[(size_t)j * F + f];
+        for (int c = 0; c < m->C; c++) m->out[j + (size_t)c * M] = model_value(m, x, c);
+    }
+    if (m->nan_at == call) m->out[M - 1] = NAN;
+    *scores = m->out;
+    *C = m->wrongc_at == call ? 1 : m->C;
+    return EE_OK;
+}
+
+static double *grad_out;
+static EeStatus eval_grad(void *ctx, const double *rows, int M, int F, long call, const double **scores,
+                          const double **grads, int *C)
+{
+    Model *m = ctx;
+    EeStatus st = eval(ctx, rows, M, F, call, scores, C);
+    if (st) return st;
+    free(grad_out);
+    grad_out = malloc(sizeof(double) * (size_t)M * F * m->C);
+    double g[64];
+    for (int j = 0; j < M; j++)
+        for (int c = 0; c < m->C; c++) {
+            if (m->w) for (int f = 0; f < F; f++) g[f] = m->w[f + (size_t)c * F];
+            else nonlinear_grad(rows + (size_t)j * F, F, c, g);
+            for (int f = 0; f < F; f++) grad_out[j + (size_t)f * M + (size_t)c * M * F] = g[f];
+        }
+    if (m->nan_at == -call) grad_out[M * F - 1] = NAN;
+    *grads = grad_out;
+    return EE_OK;
+}
+
+/* ---- the reference ------------------------------------------------------------ */
+typedef struct {
+    const Model *m;
+    int F, P, K;
+    const int *player;   /* column -> player or -1 */
+    const double *bg;    /* K x F */
+} Ref;
+
+/* v(S) of row x, S given as a 0/1 vector over the players. */
+static double ref_value(const Ref *r, const double *x, const int *in, int target)
+{
+    double sum = 0, z[64];
+    for (int k = 0; k < r->K; k++) {
+        for (int f = 0; f < r->F; f++) {
+            int p = r->player[f];
+            z[f] = p < 0 || in[p] ? x[f] : r->bg[(size_t)k * r->F + f];
+        }
+        sum += model_value(r->m, z, target);
+    }
+    return sum / r->K;
+}
+
+/* Mean marginal over all P! orders (Heap's algorithm). */
+static void ref_exact(const Ref *r, const double *x, int target, double *phi)
+{
+    int P = r->P, perm[16], cnt[16] = {0}, in[16];
+    double nperm = 0;
+    for (int p = 0; p < P; p++) { perm[p] = p; phi[p] = 0; }
+    for (;;) {
+        memset(in, 0, sizeof in);
+        double prev = ref_value(r, x, in, target);
+        for (int j = 0; j < P; j++) {
+            in[perm[j]] = 1;
+            double v = ref_value(r, x, in, target);
+            phi[perm[j]] += v - prev;
+            prev = v;
+        }
+        nperm++;
+        int i = 1;
+        while (i < P && cnt[i] >= i) cnt[i++] = 0;
+        if (i >= P) break;
+        int j = i % 2 ? cnt[i] : 0, t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+        cnt[i]++;
+    }
+    for (int p = 0; p < P; p++) phi[p] /= nperm;
+}
+
+/* The s permutations of row `row` (RANDOM.md: Fisher-Yates on the stream
+ * (seed, row, k)), each marginal evaluated directly. */
+static void ref_sampled(const Ref *r, const double *x, int target, uint64_t seed, long row, int s, double *phi)
+{
+    int P = r->P, perm[16], in[16];
+    for (int p = 0; p < P; p++) phi[p] = 0;
+    for (int k = 0; k < s; k++) {
+        EeRng rng;
+        ee_rng_stream(&rng, seed, (uint64_t)row, (uint64_t)k);
+        ee_rng_permutation(&rng, P, perm);
+        memset(in, 0, sizeof in);
+        double prev = ref_value(r, x, in, target);
+        for (int j = 0; j < P; j++) {
+            in[perm[j]] = 1;
+            double v = ref_value(r, x, in, target);
+            phi[perm[j]] += v - prev;
+            prev = v;
+        }
+    }
+    for (int p = 0; p < P; p++) phi[p] /= s;
+}
+
+static int argmax_row(const Model *m, const double *x)
+{
+    int t = 0;
+    for (int c = 1; c < m->C; c++)
+        if (model_value(m, x, c) > model_value(m, x, t)) t = c;
+    return t;
+}
+
+static double max_abs(const double *v, int n)
+{
+    double a = 0;
+    for (int i = 0; i < n; i++)
+        if (fabs(v[i]) > a) a = fabs(v[i]);
+    return a;
+}
+
+/* ---- the data ------------------------------------------------------------------- */
+#define N_ROWS 5
+#define F_COLS 6
+static double X[N_ROWS * F_COLS], BG[3 * F_COLS];
+
+static void make_data(void)
+{
+    EeRng rng;
+    ee_rng_seed(&rng, 42);
+    for (int i = 0; i < N_ROWS * F_COLS; i++) X[i] = 2 * ee_rng_uniform(&rng) - 1;
+    for (int i = 0; i < 3 * F_COLS; i++) BG[i] = ee_rng_uniform(&rng) - 0.5;
+}
+
+/* Runs ee_sv_fn and checks it against the reference, for one setting. */
+static void check_against_reference(const int32_t *groups, int K, int exact, int s, int batch, const char *what)
+{
+    Model m = {.F = F_COLS, .C = C_OUT};
+    EeScoreFn fn = {eval, &m};
+    EeFnPlayers pl = {.F = F_COLS, .groups = groups, .background = K ? BG : NULL, .K = K};
+    static const double zero[F_COLS];
+    int P = ee_fn_players(groups, F_COLS);
+    CHECK(P >= 1 && P <= 6, "%s: P = %d", what, P);
+    int player[F_COLS], size[16] = {0};
+    /* the player of each column, from the definition: distinct positive ids ascending */
+    for (int f = 0; f < F_COLS; f++) {
+        if (!groups) { player[f] = f; size[f]++; continue; }
+        player[f] = -1;
+        if (groups[f] <= 0) continue;
+        int rank = 0;
+        for (int v = 1; v < groups[f]; v++)
+            for (int g = 0; g < F_COLS; g++)
+                if (groups[g] == v) { rank++; break; }
+        player[f] = rank;
+        size[rank]++;
+    }
+    Ref r = {&m, F_COLS, P, K ? K : 1, player, K ? BG : zero};
+    EeAttrOptions o;
+    ee_attr_options_defaults(&o);
+    o.verbose = 0;
+    o.steps = s;
+    o.seed = 7;
+    o.batch = batch;
+    double A[N_ROWS * F_COLS], players[N_ROWS * 8], var[N_ROWS * 8], fx[N_ROWS], fe[N_ROWS], delta[N_ROWS];
+    int32_t target[N_ROWS];
+    EeFnInfo info = {target, fx, fe, delta, players, exact ? NULL : var, 0, 0, 0, 0};
+    CHECK_OK(ee_sv_fn(&fn, X, N_ROWS, &pl, &o, exact, A, &info));
+    double err = 0, scale = 0, err_a = 0, worst_delta = 0;
+    for (int i = 0; i < N_ROWS; i++) {
+        const double *x = X + (size_t)i * F_COLS;
+        int t = argmax_row(&m, x);
+        CHECK(target[i] == t, "%s: row %d target %d, expected %d", what, i, target[i], t);
+        CHECK(fx[i] == model_value(&m, x, t), "%s: row %d fx", what, i);
+        int none[16] = {0};
+        double v0 = ref_value(&r, x, none, t);
+        CHECK(fabs(fe[i] - v0) <= 1e-12 * (1 + fabs(v0)), "%s: row %d fempty %g vs %g", what, i, fe[i], v0);
+        double phi[16];
+        if (exact) ref_exact(&r, x, t, phi);
+        else ref_sampled(&r, x, t, 7, i, s, phi);
+        double sum = 0;
+        for (int p = 0; p < P; p++) {
+            double d = fabs(players[(size_t)i * P + p] - phi[p]);
+            if (!(d <= err)) err = d;   /* NaN counts as an error */
+            if (fabs(phi[p]) > scale) scale = fabs(phi[p]);
+            sum += players[(size_t)i * P + p];
+        }
+        for (int f = 0; f < F_COLS; f++) {
+            double want = player[f] < 0 ? 0 : players[(size_t)i * P + player[f]] / size[player[f]];
+            double d = fabs(A[(size_t)i * F_COLS + f] - want);
+            if (!(d <= err_a)) err_a = d;
+        }
+        CHECK(fabs(delta[i] - (sum - (fx[i] - fe[i]))) <= 1e-12, "%s: row %d delta field", what, i);
+        if (fabs(delta[i]) > worst_delta || delta[i] != delta[i]) worst_delta = fabs(delta[i]);
+    }
+    CHECK(scale > 1e-3, "%s: the values are not all ~0 (max %g)", what, scale);
+    CHECK(err <= 1e-12 * scale, "%s: player values differ from the reference by %g (scale %g)", what, err, scale);
+    CHECK(err_a <= 1e-15 * scale, "%s: A is not the players' values spread over their columns (%g)", what, err_a);
+    CHECK(worst_delta <= 1e-12 * scale, "%s: efficiency: |delta| up to %g", what, worst_delta);
+    /* the rows f saw: the first pass, then every coalition but the full one, K rows each */
+    long per_row = exact ? ((1L << P) - 1) : (1 + (long)s * (P - 1));
+    long rows = N_ROWS + N_ROWS * per_row * (K ? K : 1);
+    int B = batch > 0 ? batch : 1024;
+    CHECK(m.rows == rows && info.rows == rows, "%s: f evaluated %ld rows (info %ld), expected %ld", what, m.rows,
+          info.rows, rows);
+    long batches = (N_ROWS + B - 1) / B + (rows - N_ROWS + B - 1) / B;
+    if (B >= rows - N_ROWS) batches = 2; /* the batch shrinks to the rows there are */
+    CHECK(m.calls == batches && info.calls == m.calls, "%s: %ld calls of f, expected %ld (full batches)", what,
+          m.calls, batches);
+    CHECK(m.max_m <= B, "%s: a call of %ld rows, batch %d", what, m.max_m, B);
+    if (!exact)
+        for (int i = 0; i < N_ROWS * P; i++)
+            CHECK(var[i] >= 0 && isfinite(var[i]), "%s: variance %g", what, var[i]);
+    free(m.out);
+}
+
+/* A linear model: phi of column f is w_f (x_f - mean_k b_kf), by sampling
+ * (any order gives it) and exactly; with groups, the sum over the group. */
+static void check_linear(void)
+{
+    double w[F_COLS * 2];
+    for (int i = 0; i < F_COLS * 2; i++) w[i] = (i % 5) - 2.2 + 0.1 * i;
+    static const int32_t groups[F_COLS] = {2, 2, 0, 5, 9, 5};
+    for (int variant = 0; variant < 4; variant++) {
+        int exact = variant & 1, grouped = variant >> 1;
+        Model m = {.F = F_COLS, .C = 2, .w = w, .bias = 0.75};
+        EeScoreFn fn = {eval, &m};
+        EeFnPlayers pl = {.F = F_COLS, .groups = grouped ? groups : NULL, .background = BG, .K = 3};
+        EeAttrOptions o;
+        ee_attr_options_defaults(&o);
+        o.verbose = 0;
+        o.steps = 3;
+        o.target = (const int32_t[]){1, 0, 1, 1, 0};
+        double A[N_ROWS * F_COLS];
+        CHECK_OK(ee_sv_fn(&fn, X, N_ROWS, &pl, &o, exact, A, NULL));
+        double err = 0;
+        for (int i = 0; i < N_ROWS; i++) {
+            int t = o.target[i];
+            for (int f = 0; f < F_COLS; f++) {
+                double want = 0;
+                if (!grouped || groups[f]) {
+                    int n = 0;
+                    for (int g = 0; g < F_COLS; g++) {
+                        if (grouped ? groups[g] != groups[f] : g != f) continue;
+                        double mb = (BG[g] + BG[F_COLS + g] + BG[2 * F_COLS + g]) / 3;
+                        want += w[g + (size_t)t * F_COLS] * (X[(size_t)i * F_COLS + g] - mb);
+                        n++;
+                    }
+                    want /= n;
+                }
+                double d = fabs(A[(size_t)i * F_COLS + f] - want);
+                if (!(d <= err)) err = d;
+            }
+        }
+        CHECK(err <= 1e-13, "linear model (%s, %s): %g from w .* (x - mean(background))", exact ? "exact" : "sampling",
+              grouped ? "groups" : "columns", err);
+        free(m.out);
+    }
+}
+
+/* Bits equal for any batch, and a run of rows keyed by its offset equals
+ * those rows of the whole run. */
+static void check_batch_and_split(void)
+{
+    Model m = {.F = F_COLS, .C = C_OUT};
+    EeScoreFn fn = {eval, &m};
+    EeFnPlayers pl = {.F = F_COLS, .background = BG, .K = 2};
+    EeAttrOptions o;
+    ee_attr_options_defaults(&o);
+    o.verbose = 0;
+    o.steps = 4;
+    o.seed = 11;
+    double ref[N_ROWS * F_COLS], A[N_ROWS * F_COLS];
+    CHECK_OK(ee_sv_fn(&fn, X, N_ROWS, &pl, &o, 0, ref, NULL));
+    CHECK(max_abs(ref, N_ROWS * F_COLS) > 1e-3, "the values are not all ~0");
+    const int batches[] = {1, 2, 7, 33, 100000};
+    for (int b = 0; b < 5; b++) {
+        o.batch = batches[b];
+        m.calls = 0;
+        CHECK_OK(ee_sv_fn(&fn, X, N_ROWS, &pl, &o, 0, A, NULL));
+        CHECK(!memcmp(A, ref, sizeof A), "batch %d changes the bits", batches[b]);
+    }
+    o.batch = 5;
+    o.row_offset = 2;
+    m.calls = 0;
+    CHECK_OK(ee_sv_fn(&fn, X + 2 * F_COLS, 3, &pl, &o, 0, A, NULL));
+    CHECK(!memcmp(A, ref + 2 * F_COLS, sizeof(double) * 3 * F_COLS), "rows 3..5 alone (row_offset 2) differ");
+    o.row_offset = 0;
+    o.seed = 12;
+    m.calls = 0;
+    CHECK_OK(ee_sv_fn(&fn, X, N_ROWS, &pl, &o, 0, A, NULL));
+    CHECK(memcmp(A, ref, sizeof A), "another seed gives the same values");
+    free(m.out);
+}
+
+static int polls;
+static int stop_after(void *ctx) { return ++polls > *(int *)ctx; }
+
+static void check_errors(void)
+{
+    Model m = {.F = F_COLS, .C = C_OUT};
+    EeScoreFn fn = {eval, &m};
+    EeFnPlayers pl = {.F = F_COLS};
+    EeAttrOptions o;
+    ee_attr_options_defaults(&o);
+    o.verbose = 0;
+    o.batch = 16;
+    double A[N_ROWS * F_COLS];
+    EeFnInfo info = {0};
+    /* the callback's own status and message come back as they are */
+    m.fail_at = 3;
+    EeStatus st = ee_sv_fn(&fn, X, N_ROWS, &pl, &o, 0, A, &info);
+    CHECK(st == EE_ERR_IO && strstr(ee_last_error(), "on purpose"), "callback failure: %s, %s", ee_status_id(st),
+          ee_last_error());
+    CHECK(m.calls == 3 && info.calls == 3, "no call after the failure (%ld)", m.calls);
+    free(m.out);
+    m = (Model){.F = F_COLS, .C = C_OUT, .nan_at = 2};
+    st = ee_sv_fn(&fn, X, N_ROWS, &pl, &o, 0, A, NULL);
+    CHECK(st == EE_ERR_INPUT && strstr(ee_last_error(), "call 2 "), "NaN: %s, %s", ee_status_id(st), ee_last_error());
+    free(m.out);
+    m = (Model){.F = F_COLS, .C = C_OUT, .wrongc_at = 4};
+    st = ee_sv_fn(&fn, X, N_ROWS, &pl, &o, 0, A, NULL);
+    CHECK(st == EE_ERR_INPUT && strstr(ee_last_error(), "call 4 ") && strstr(ee_last_error(), "returned 1 scores"),
+          "C changes: %s, %s", ee_status_id(st), ee_last_error());
+    free(m.out);
+    m = (Model){.F = F_COLS, .C = C_OUT};
+    o.target = (const int32_t[]){0, 1, 2, 0, 0};
+    st = ee_sv_fn(&fn, X, N_ROWS, &pl, &o, 0, A, NULL);
+    CHECK(st == EE_ERR_INPUT && strstr(ee_last_error(), "row 3"), "target 3 of 2 scores: %s", ee_last_error());
+    o.target = NULL;
+    static const int32_t bad[F_COLS] = {1, 2, -1, 0, 0, 0};
+    pl.groups = bad;
+    CHECK(ee_fn_players(bad, F_COLS) == -1, "negative id counted");
+    st = ee_sv_fn(&fn, X, N_ROWS, &pl, &o, 0, A, NULL);
+    CHECK(st == EE_ERR_INPUT, "negative group id: %s", ee_status_id(st));
+    pl.groups = NULL;
+    double Xw[21];
+    for (int f = 0; f < 21; f++) Xw[f] = f;
+    EeFnPlayers wide = {.F = 21};
+    st = ee_sv_fn(&fn, Xw, 1, &wide, &o, 1, A, NULL);
+    CHECK(st == EE_ERR_INPUT && strstr(ee_last_error(), "2^P"), "21 players exact: %s", ee_last_error());
+    double Xn[F_COLS * N_ROWS];
+    memcpy(Xn, X, sizeof Xn);
+    Xn[7] = NAN;
+    st = ee_sv_fn(&fn, Xn, N_ROWS, &pl, &o, 0, A, NULL);
+    CHECK(st == EE_ERR_INPUT, "NaN in X: %s", ee_status_id(st));
+    /* interrupts: before the first call and between later batches (the
+     * first poll asks the hook at once, later ones 20 ms apart: f sleeps
+     * 30 ms a call, so the hook is asked before every call) */
+    m.sleep_ms = 30;
+    for (int after = 0; after < 4; after++) {
+        polls = 0;
+        m.calls = 0;
+        ee_set_interrupt(stop_after, &after);
+        st = ee_sv_fn(&fn, X, N_ROWS, &pl, &o, 0, A, NULL);
+        ee_set_interrupt(NULL, NULL);
+        CHECK(st == EE_ERR_INTERRUPTED, "interrupt after %d polls: %s", after, ee_status_id(st));
+        CHECK(m.calls == after, "interrupt after %d polls: %ld calls of f", after, m.calls);
+    }
+    free(m.out);
+}
+
+/* Groups where every id is 0: no players, A = 0, one call (the first pass). */
+static void check_no_players(void)
+{
+    Model m = {.F = F_COLS, .C = C_OUT};
+    EeScoreFn fn = {eval, &m};
+    static const int32_t none[F_COLS] = {0};
+    EeFnPlayers pl = {.F = F_COLS, .groups = none};
+    EeAttrOptions o;
+    ee_attr_options_defaults(&o);
+    o.verbose = 0;
+    double A[N_ROWS * F_COLS], delta[N_ROWS];
+    for (int i = 0; i < N_ROWS * F_COLS; i++) A[i] = 1;
+    EeFnInfo info = {.delta = delta};
+    CHECK_OK(ee_sv_fn(&fn, X, N_ROWS, &pl, &o, 0, A, &info));
+    CHECK(max_abs(A, N_ROWS * F_COLS) == 0 && max_abs(delta, N_ROWS) == 0, "no players: A and delta not 0");
+    CHECK(m.calls == 1, "no players: %ld calls", m.calls);
+    free(m.out);
+}
+
+/* IG: the model's gradient and central differences against the quadrature
+ * of the analytic gradient; a linear model's closed form; completeness;
+ * batch independence; the rows and calls; errors. */
+static void check_ig(void)
+{
+    static const double b[F_COLS] = {0.1, -0.2, 0.3, 0, 0.5, -0.4};
+    double alpha[32], wq[32];
+    const int s = 16;
+    CHECK_OK(ee_ig_nodes(EE_IG_GAUSSLEGENDRE, s, alpha, wq));
+    for (int fd = 0; fd < 2; fd++) {
+        Model m = {.F = F_COLS, .C = C_OUT};
+        EeScoreFn fn = {eval, &m};
+        EeGradFn gfn = {eval_grad, &m};
+        EeAttrOptions o;
+        ee_attr_options_defaults(&o);
+        o.verbose = 0;
+        o.steps = s;
+        double A[N_ROWS * F_COLS], ref[N_ROWS * F_COLS], fx[N_ROWS], fb[N_ROWS], delta[N_ROWS];
+        int32_t target[N_ROWS];
+        EeFnInfo info = {.target = target, .fx = fx, .fempty = fb, .delta = delta};
+        CHECK_OK(ee_ig_fn(&fn, fd ? NULL : &gfn, X, N_ROWS, F_COLS, b, &o, 1e-4, A, &info));
+        double err = 0, scale = 0, worst_delta = 0;
+        for (int i = 0; i < N_ROWS; i++) {
+            const double *x = X + (size_t)i * F_COLS;
+            int t = argmax_row(&m, x);
+            CHECK(target[i] == t && fx[i] == model_value(&m, x, t) && fb[i] == model_value(&m, b, t),
+                  "IG (%s): row %d target, f(x) or f(b)", fd ? "differences" : "gradient", i);
+            double sum[F_COLS] = {0}, z[F_COLS], g[F_COLS];
+            for (int k = 0; k < s; k++) {
+                for (int f = 0; f < F_COLS; f++) z[f] = b[f] + alpha[k] * (x[f] - b[f]);
+                nonlinear_grad(z, F_COLS, t, g);
+                for (int f = 0; f < F_COLS; f++) sum[f] += wq[k] * g[f];
+            }
+            for (int f = 0; f < F_COLS; f++) {
+                ref[i * F_COLS + f] = (x[f] - b[f]) * sum[f];
+                double d = fabs(A[i * F_COLS + f] - ref[i * F_COLS + f]);
+                if (!(d <= err)) err = d;
+                if (fabs(ref[i * F_COLS + f]) > scale) scale = fabs(ref[i * F_COLS + f]);
+            }
+            if (!(fabs(delta[i]) <= worst_delta)) worst_delta = fabs(delta[i]);
+        }
+        CHECK(scale > 1e-2, "IG: the values are not all ~0");
+        CHECK(err <= (fd ? 1e-7 : 1e-13) * scale, "IG (%s): %g from the quadrature of the analytic gradient",
+              fd ? "differences" : "gradient", err);
+        /* 16 Gauss-Legendre nodes integrate this smooth path to near rounding */
+        CHECK(worst_delta <= 1e-6 * scale, "IG (%s): completeness |delta| up to %g", fd ? "differences" : "gradient",
+              worst_delta);
+        long rows = N_ROWS + 1 + (long)N_ROWS * s * (fd ? 2 * F_COLS : 1);
+        CHECK(info.rows == rows && m.rows == rows, "IG: %ld rows, expected %ld", info.rows, rows);
+        /* any batch: the same bits */
+        const int batches[] = {1, 2, 7, 100000};
+        for (int k = 0; k < 4; k++) {
+            double Ab[N_ROWS * F_COLS];
+            o.batch = batches[k];
+            m.calls = 0;
+            m.max_m = 0;
+            CHECK_OK(ee_ig_fn(&fn, fd ? NULL : &gfn, X, N_ROWS, F_COLS, b, &o, 1e-4, Ab, NULL));
+            CHECK(!memcmp(A, Ab, sizeof A), "IG (%s): batch %d changes the bits", fd ? "differences" : "gradient",
+                  batches[k]);
+            CHECK(m.max_m <= (batches[k] < rows ? batches[k] : rows), "IG: a call of %ld rows", m.max_m);
+        }
+        free(m.out);
+    }
+    /* a linear model: (x - b) .* w, by either gradient, and Gradient x Input */
+    double w[F_COLS * 2];
+    for (int i = 0; i < F_COLS * 2; i++) w[i] = 0.3 * i - 1.1;
+    for (int fd = 0; fd < 2; fd++) {
+        Model m = {.F = F_COLS, .C = 2, .w = w, .bias = -0.25};
+        EeScoreFn fn = {eval, &m};
+        EeGradFn gfn = {eval_grad, &m};
+        EeAttrOptions o;
+        ee_attr_options_defaults(&o);
+        o.verbose = 0;
+        o.steps = 3;
+        o.method = EE_IG_RIEMANN_TRAPEZOID;
+        o.target = (const int32_t[]){1, 1, 0, 0, 1};
+        double A[N_ROWS * F_COLS], G[N_ROWS * F_COLS], err = 0, err_g = 0;
+        /* the trapezoid's weights sum to (s-1)/s (Captum's): scaled back below */
+        CHECK_OK(ee_ig_fn(&fn, fd ? NULL : &gfn, X, N_ROWS, F_COLS, b, &o, 1e-3, A, NULL));
+        o.method = EE_IG_GRADXINPUT;
+        m.calls = 0;
+        CHECK_OK(ee_ig_fn(&fn, fd ? NULL : &gfn, X, N_ROWS, F_COLS, NULL, &o, 1e-3, G, NULL));
+        for (int i = 0; i < N_ROWS * F_COLS; i++) {
+            double wt = w[i % F_COLS + (size_t)o.target[i / F_COLS] * F_COLS];
+            double d = fabs(A[i] * 3 / 2 - wt * (X[i] - b[i % F_COLS])), dg = fabs(G[i] - wt * X[i]);
+            if (!(d <= err)) err = d;
+            if (!(dg <= err_g)) err_g = dg;
+        }
+        CHECK(err <= 1e-9 && err_g <= 1e-9, "IG of a linear model (%s): %g, gradient x input %g",
+              fd ? "differences" : "gradient", err, err_g);
+        free(m.out);
+    }
+    /* errors */
+    Model m = {.F = F_COLS, .C = C_OUT, .nan_at = -3};
+    EeScoreFn fn = {eval, &m};
+    EeGradFn gfn = {eval_grad, &m};
+    EeAttrOptions o;
+    ee_attr_options_defaults(&o);
+    o.verbose = 0;
+    o.batch = 8;
+    double A[N_ROWS * F_COLS];
+    EeStatus st = ee_ig_fn(&fn, &gfn, X, N_ROWS, F_COLS, b, &o, 1e-4, A, NULL);
+    CHECK(st == EE_ERR_INPUT && strstr(ee_last_error(), "call 3 ") && strstr(ee_last_error(), "gradient of NaN"),
+          "NaN gradient: %s", ee_last_error());
+    m.nan_at = 0;
+    o.method = EE_IG_XGRAD;
+    CHECK(ee_ig_fn(&fn, &gfn, X, N_ROWS, F_COLS, NULL, &o, 1e-4, A, NULL) == EE_ERR_UNSUPPORTED, "xgrad on f");
+    o.method = EE_IG_GRADXINPUT;
+    CHECK(ee_ig_fn(&fn, &gfn, X, N_ROWS, F_COLS, b, &o, 1e-4, A, NULL) == EE_ERR_INPUT, "gradxinput with a baseline");
+    o.method = EE_IG_GAUSSLEGENDRE;
+    CHECK(ee_ig_fn(&fn, NULL, X, N_ROWS, F_COLS, b, &o, 0, A, NULL) == EE_ERR_INPUT, "step 0");
+    m.fail_at = 2;
+    m.calls = 0;
+    st = ee_ig_fn(&fn, NULL, X, N_ROWS, F_COLS, b, &o, 1e-4, A, NULL);
+    CHECK(st == EE_ERR_IO && m.calls == 2, "IG: the callback's failure (%s, %ld calls)", ee_status_id(st), m.calls);
+    free(m.out);
+    free(grad_out);
+    grad_out = NULL;
+}
+
+int main(void)
+{
+    make_data();
+    static const int32_t groups[F_COLS] = {3, 3, 1, 0, 7, 1};
+    check_against_reference(NULL, 0, 1, 0, 0, "exact, columns, zero baseline");
+    check_against_reference(NULL, 3, 1, 0, 5, "exact, columns, background of 3");
+    check_against_reference(groups, 3, 1, 0, 4, "exact, groups, background of 3");
+    check_against_reference(NULL, 0, 0, 6, 0, "sampling, columns, zero baseline");
+    check_against_reference(NULL, 1, 0, 3, 7, "sampling, columns, baseline row");
+    check_against_reference(groups, 3, 0, 5, 13, "sampling, groups, background of 3");
+    check_linear();
+    check_batch_and_split();
+    check_errors();
+    check_no_players();
+    check_ig();
+    return check_finish("test_fn");
+}
