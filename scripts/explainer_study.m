@@ -6,7 +6,9 @@
 ## (shared through figure5's cache, so only the explainers are new), each
 ## scored like the figure: MSE against the s = 20 target, its multiple of
 ## the floor, the crossing s and its passes, Spearman and top-5 agreement,
-## passes per explanation and training time.
+## passes and milliseconds per explanation, the equal-accuracy speed-up
+## (ee_speedup: in wall time, timed in the same run, and in passes) and
+## training time.
 ##
 ## Options: @qcode{'panels'} (as for figure5; default all four),
 ## @qcode{'variants'} (a cell of @{name, struct of explainer settings@}
@@ -61,7 +63,10 @@ function T = explainer_study (varargin)
                   'spearman', m (C.explainer_spearman), 'top5', m (C.explainer_top5), ...
                   'zero_map', mean (mean (double (C.target) .^ 2, 2)), ...
                   'train_seconds', S.runtime.explainer_seconds, 'epochs', S.explainer_epochs, ...
-                  'best_epoch', S.explainer_best_epoch, 'seconds', toc (t0));
+                  'best_epoch', S.explainer_best_epoch, ...
+                  'explainer_ms', 1e3 * C.explainer_seconds / S.n.test, ...
+                  'speedup_time', S.speedup.speedup_time, 'speedup_passes', S.speedup.speedup_passes, ...
+                  'speedup_bound', S.speedup.bound, 'seconds', toc (t0));
       if (isfinite (r.crossing))
         r.crossing_passes = C.passes(r.crossing);
       end
@@ -74,11 +79,14 @@ function T = explainer_study (varargin)
     end
   end
   write_csv (o.file, T);
-  printf ('\n| panel | variant | MSE | x floor | crossing s (passes) | passes | Spearman | top-5 | training s |\n');
-  printf ('|---|---|---:|---:|---:|---:|---:|---:|---:|\n');
+  printf (['\n| panel | variant | MSE | x floor | crossing s (passes) | passes | ms per explanation | ' ...
+           'equal-accuracy speed-up, time / passes | Spearman | top-5 | training s |\n']);
+  printf ('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n');
   for r = T
-    printf ('| %s | %s | %.3g | %.2f | %s | %g | %.3f | %.3f | %.0f |\n', r.panel, r.variant, r.mse, r.over_floor, ...
-            crossing_text (r), r.passes, r.spearman, r.top5, r.train_seconds);
+    gt = ''; if (r.speedup_bound) gt = '>'; end
+    printf ('| %s | %s | %.3g | %.2f | %s | %g | %.3g | %s%.3gx / %s%.3gx | %.3f | %.3f | %.0f |\n', r.panel, r.variant, ...
+            r.mse, r.over_floor, crossing_text (r), r.passes, r.explainer_ms, gt, r.speedup_time, gt, ...
+            r.speedup_passes, r.spearman, r.top5, r.train_seconds);
   end
   printf ('(written to %s)\n', o.file);
 end
