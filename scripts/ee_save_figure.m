@@ -12,7 +12,9 @@
 ## glyphs are embedded as outlines, so it looks the same everywhere;
 ## @item .png
 ## the same drawing rendered at @qcode{'dpi'} (default 300) dots per inch,
-## the resolution recorded in the file.
+## the resolution recorded in the file; a page so long that a side would
+## exceed 32,000 pixels (cairo's limit is 32,767) is rendered at the
+## resolution that fits (a heatmap of thousands of words).
 ## @end table
 ##
 ## All formats come from one drawing, so they agree.  The page is the
@@ -35,7 +37,7 @@ function ee_save_figure (fig, files, varargin)
   if (nargin < 2)
     print_usage ();
   end
-  if (! (isscalar (fig) && ishghandle (fig) && strcmp (get (fig, 'type'), 'figure')))
+  if (! (isnumeric (fig) && isreal (fig) && isscalar (fig) && ishghandle (fig) && strcmp (get (fig, 'type'), 'figure')))
     error ('ee:badInput', 'ee_save_figure: FIG must be a figure handle');
   end
   who = 'ee_save_figure';
@@ -95,7 +97,8 @@ function ee_save_figure (fig, files, varargin)
           run_tool (sprintf ('pdftocairo -svg %s %s', quote (tmp), quote ([part e])), out);
         case '.png'
           ## pdftocairo adds the extension itself
-          run_tool (sprintf ('pdftocairo -png -singlefile -r %g %s %s', dpi, quote (tmp), quote (part)), out);
+          r = min (dpi, floor (32000 / max (wh)));     # cairo draws at most 32767 pixels a side
+          run_tool (sprintf ('pdftocairo -png -singlefile -r %g %s %s', r, quote (tmp), quote (part)), out);
           if (! strcmp (e, '.png'))
             movefile ([part '.png'], [part e]);
           end
@@ -148,7 +151,9 @@ end
 function run_tool (cmd, out)
   [st, txt] = system ([cmd ' 2>&1']);
   if (st != 0)
-    error ('ee:ioError', 'ee_save_figure: cannot write %s: %s', out, strtrim (txt));
+    ## the tool's lines, as one line of the message
+    lines = strtrim (strsplit (strtrim (txt), {"\n", "\r"}));
+    error ('ee:ioError', 'ee_save_figure: cannot write %s: %s', out, strjoin (lines(! cellfun ('isempty', lines)), '; '));
   end
 end
 

@@ -77,7 +77,7 @@ function v = ee_check (who, name, v, kind, varargin)
       v = double (v);
     case 'choice'
       list = varargin{1};
-      if (! (ischar (v) && isrow (v) && any (strcmpi (v, list))))
+      if (! (ischar (v) && isrow (v) && all (v > 0 & v < 128) && any (strcmpi (v, list))))   # the choices are ASCII
         fail (who, name, ['one of ' strjoin(cellfun (@(s) ['''' s ''''], list, 'uniformoutput', false), ', ')], v);
       end
       v = lower (v);
@@ -179,7 +179,7 @@ function f = file_ok (who, name, f, exts)
 end
 
 function ok = real_scalar (v)
-  ok = (isnumeric (v) || islogical (v)) && isreal (v) && isscalar (v) && ! issparse (v);
+  ok = isnumeric (v) && isreal (v) && isscalar (v) && ! issparse (v);   # true is a flag, not a number
 end
 
 function ok = utf8_ok (s)

@@ -96,8 +96,15 @@ function [fig, shown] = ee_draw_words (words, maps, o)
         x1 = x0 + len * cw + 2;
         y0 = y + pos(:, 1)' * lh + 1;
         y1 = y0 + lh - 2;
-        patch (ax, [x0; x1; x1; x0], [y0; y0; y1; y1], reshape (attr_colors (v), [1 n 3]), ...
-               'edgecolor', 'none', 'facecolor', 'flat');
+        ## one patch for all backgrounds (faces coloured per word); a box
+        ## that is white in the file's 8-bit colours is the page itself
+        ## and is not drawn (attribution maps are mostly near 0)
+        c = attr_colors (v);
+        ink = any (round (255 * c) < 255, 2)';
+        if (any (ink))
+          patch (ax, [x0(ink); x1(ink); x1(ink); x0(ink)], [y0(ink); y0(ink); y1(ink); y1(ink)], ...
+                 reshape (c(ink, :), [1 sum(ink) 3]), 'edgecolor', 'none', 'facecolor', 'flat');
+        end
         ## one text object per line, not per word: the words of a line
         ## joined by single spaces sit on their backgrounds because the
         ## layout is a grid of monospaced characters (one space between
