@@ -215,10 +215,10 @@ EeStatus ee_opt_ints(const EeOpts *o, const char *name, long lo, long hi, int *o
         out[n++] = (int)x;
         p = end;
         if (p == stop) break;
-        if (*p == ',') { p++; while (*p == ' ') p++; }
-        else if (*p == ' ') while (*p == ' ') p++;
-        else p = stop + 1; /* anything else: refused below */
-        if (p >= stop)
+        int sep = *p == ',' || *p == ' ';
+        if (*p == ',') p++;
+        while (sep && p < stop && *p == ' ') p++;
+        if (!sep || p >= stop) /* another separator, or nothing after one */
             return ee_fail(EE_ERR_INPUT, "--%s must be a list of integers in [%ld, %ld] such as 3,4,5, got '%s'",
                            name, lo, hi, v);
     }
