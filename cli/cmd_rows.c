@@ -8,6 +8,7 @@
  * 1-based rows of the data variable) and `data` (its file and variable). */
 #include "common.h"
 #include "data.h"
+#include "matfile.h"
 #include "models.h"
 #include "shards.h"
 
@@ -445,6 +446,7 @@ static size_t stop_len;
 static void on_stop(int sig)
 {
     (void)sig;
+    ee_mat_abandon(); /* the shards stay for resuming; a half-written result does not */
     if (stop_len) {
         ssize_t w = write(2, stop_message, stop_len);
         (void)w;
@@ -474,7 +476,7 @@ static EeStatus setup(Job *j, int argc, char **argv, const EeOptSpec *spec, int 
     if (st) return st;
     if ((st = ee_cli_verbose(&j->o, &j->verbose))) return st;
     const char *need;
-    if ((st = ee_cli_need(&j->o, "out", &need)) || (st = ee_cli_out_folder(need))) return st;
+    if ((st = ee_cli_need(&j->o, "out", &need)) || (st = ee_cli_out_file(need))) return st;
     if (j->cmd != CMD_EXPLAIN && (st = ee_cli_need(&j->o, "model", &need))) return st;
     ee_attr_options_defaults(&j->a);
     switch (j->cmd) {
@@ -535,6 +537,12 @@ static EeStatus compute(Job *j)
         long fwd = 0, bwd = 0;
         double secs = 0;
         st = run_chunk(j, k, out, &fwd, &bwd, &secs);
+        if (st && st != EE_ERR_INTERRUPTED) { /* libcore counts the rows of its call: say which they are */
+            char why[1024];
+            snprintf(why, sizeof why, "%s", ee_last_error());
+            st = ee_fail(st, "in rows %ld..%ld of %s: %s", j->rows[k->first] + 1, j->rows[k->first + k->n - 1] + 1,
+                         j->data.var, why);
+        }
         if (!st) st = ee_shards_append(s, mine[q], out, fwd, bwd, secs);
         done_rows += k->n;
         done_cost += k->cost;
@@ -611,6 +619,13 @@ static EeStatus run(RowCmd cmd, const char *name, const EeOptSpec *spec, int nsp
     if (s->ndone_before)
         ee_cli_say(par, j.verbose, name, "resuming: %d of %d chunks already done in %s", s->ndone_before, s->nchunks, dir);
     st = ee_par_agree(par, compute(&j));
+    /* bad input found by the work (a row all PAD, a mask all false, bad
+     * permutations, too many tokens for --exact) fails again on every
+     * rerun of this job: its chunks are no use, and a corrected command
+     * must not meet them. Other failures (I/O, memory, a signal) keep
+     * them for the rerun that resumes. */
+    if ((st == EE_ERR_INPUT || st == EE_ERR_MODEL || st == EE_ERR_UNSUPPORTED) && par->rank == 0)
+        ee_shards_remove(s);
     /* the CPU time of each rank's work (all its threads): how evenly the
      * ranks were loaded, whatever else ran on the machine */
     struct rusage ru;

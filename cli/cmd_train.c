@@ -223,7 +223,7 @@ EeStatus ee_cmd_train(int argc, char **argv, const EePar *par)
     EeStatus st = ee_opts_parse(&o, "train", train_opts, NOPTS(train_opts), argc, argv);
     if (st) return st;
     const char *out, *path, *kind = ee_opt(&o, "spec");
-    if ((st = ee_cli_need(&o, "out", &out)) || (st = ee_cli_out_folder(out)) || (st = ee_cli_need(&o, "data", &path)))
+    if ((st = ee_cli_need(&o, "out", &out)) || (st = ee_cli_out_file(out)) || (st = ee_cli_need(&o, "data", &path)))
         return st;
     if (kind && ee_opt(&o, "kind") && !ee_str_ieq(kind, ee_opt(&o, "kind")))
         return ee_fail(EE_ERR_INPUT, "--spec %s and --kind %s disagree", kind, ee_opt(&o, "kind"));
@@ -486,7 +486,7 @@ EeStatus ee_cmd_train_explainer(int argc, char **argv, const EePar *par)
     EeStatus st = ee_opts_parse(&o, "train-explainer", expl_opts, NOPTS(expl_opts), argc, argv);
     if (st) return st;
     const char *out, *path, *mpath, *targets;
-    if ((st = ee_cli_need(&o, "out", &out)) || (st = ee_cli_out_folder(out)) || (st = ee_cli_need(&o, "data", &path)) ||
+    if ((st = ee_cli_need(&o, "out", &out)) || (st = ee_cli_out_file(out)) || (st = ee_cli_need(&o, "data", &path)) ||
         (st = ee_cli_need(&o, "model", &mpath)) || (st = ee_cli_need(&o, "targets", &targets)))
         return st;
     EeModels ms;

@@ -1,5 +1,6 @@
 /* common.c: what the commands of cli/ee share (see common.h). */
 #include "common.h"
+#include "matfile.h"
 #include "backend/cuda/cuda_backend.h"
 
 #include <errno.h>
@@ -64,8 +65,12 @@ EeStatus ee_cli_need(const EeOpts *o, const char *name, const char **value)
     return EE_OK;
 }
 
-EeStatus ee_cli_out_folder(const char *path)
+EeStatus ee_cli_out_file(const char *path)
 {
+    size_t len = strlen(path);
+    if (!len) return ee_fail(EE_ERR_INPUT, "--out is an empty name: give the file to write");
+    if (path[len - 1] == '/') return ee_fail(EE_ERR_INPUT, "--out '%s' names a folder: give the file to write", path);
+    if (len >= 4000) return ee_fail(EE_ERR_INPUT, "--out is a name of %zu bytes, too long", len);
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
@@ -74,5 +79,10 @@ EeStatus ee_cli_out_folder(const char *path)
     else *slash = 0;
     if (access(dir, W_OK))
         return ee_fail(EE_ERR_IO, "cannot write '%s': its folder '%s': %s", path, dir, strerror(errno));
+    if (ee_mat_target_ok(path)) { /* a bad --out, found before any work: bad input */
+        char why[1024];
+        snprintf(why, sizeof why, "%s", ee_last_error());
+        return ee_fail(EE_ERR_INPUT, "--out: %s", why);
+    }
     return EE_OK;
 }

@@ -36,9 +36,10 @@ void ee_cli_say(const EePar *par, int verbose, const char *cmd, const char *fmt,
 /* libcore's progress printer (ee_train's epochs) to stderr. */
 void ee_cli_print(void *ctx, const char *line);
 
-/* The folder of an output file must exist and be writable: checked before
- * the work rather than after it. */
-EeStatus ee_cli_out_folder(const char *path);
+/* An output file, checked before the work rather than after it: a
+ * non-empty name whose folder exists and is writable, naming nothing yet
+ * or a regular file (never a device, FIFO, folder or link). */
+EeStatus ee_cli_out_file(const char *path);
 
 /* A required option's value, or an error naming it. */
 EeStatus ee_cli_need(const EeOpts *o, const char *name, const char **value);

@@ -6,6 +6,7 @@
 #include "opts.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,16 +78,21 @@ EeStatus ee_data_rows(EeData *d, const char *spec, const char *opt, long **rows,
     /* ranges and single rows, comma-separated */
     long cap = 16, m = 0;
     long *r = ee_xmalloc(sizeof(long) * (size_t)cap);
+    /* strictly A or A:B items joined by single commas, digits only: no
+     * sign, no blank, no empty item ('', '1,', '+1', ' 5' are refused) */
     const char *p = spec;
-    while (*p) {
+    for (;;) {
         char *end;
-        long a = strtol(p, &end, 10), b;
-        if (end == p) goto bad;
+        if (!isdigit((unsigned char)*p)) goto bad;
+        errno = 0;
+        long a = strtol(p, &end, 10), b = a;
+        if (errno) goto bad;
         if (*end == ':') {
             const char *q = end + 1;
+            if (!isdigit((unsigned char)*q)) goto bad;
             b = strtol(q, &end, 10);
-            if (end == q) goto bad;
-        } else b = a;
+            if (errno) goto bad;
+        }
         if (*end && *end != ',') goto bad;
         if (a < 1 || b > d->N || a > b) {
             free(r);
@@ -102,7 +108,8 @@ EeStatus ee_data_rows(EeData *d, const char *spec, const char *opt, long **rows,
             }
             r[m++] = i - 1;
         }
-        p = *end ? end + 1 : end;
+        if (!*end) break;
+        p = end + 1;
     }
     *rows = r;
     *n = m;

@@ -38,6 +38,22 @@ static int exit_status(EeStatus st)
     return 1;
 }
 
+/* An error is one line on stderr, whatever it quotes: a name or value
+ * given with a newline or another control character in it is shown
+ * escaped (\n, \xHH). */
+static void say_error(const char *who, const char *msg)
+{
+    fputs(who, stderr);
+    for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+        if (*p == '\n') fputs("\\n", stderr);
+        else if (*p == '\r') fputs("\\r", stderr);
+        else if (*p == '\t') fputs("\\t", stderr);
+        else if (*p < 0x20 || *p == 0x7f) fprintf(stderr, "\\x%02x", *p);
+        else fputc(*p, stderr);
+    }
+    fputc('\n', stderr);
+}
+
 static void help(FILE *f)
 {
     fprintf(f, "usage: ee COMMAND [--option VALUE ...]\n"
@@ -58,9 +74,13 @@ static void help(FILE *f)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-        help(argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
+    if (argc < 2) {
+        say_error("ee: ", "no command given (commands: train, train-explainer, predict, ig, sv, explain; see ee --help)");
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        help(stdout);
+        return 0;
     }
     if (!strcmp(argv[1], "--version")) {
         printf("ee (Empirical Explainers) %s\nMPI: %s\nCUDA: %s\n", PACKAGE_VERSION, ee_par_describe(),
@@ -71,14 +91,18 @@ int main(int argc, char **argv)
     for (int i = 0; i < NCOMMANDS; i++)
         if (!strcmp(argv[1], commands[i].name)) c = i;
     if (c < 0) {
-        fprintf(stderr, "ee: unknown command '%s' (commands: train, train-explainer, predict, ig, sv, explain; "
-                        "see ee --help)\n", argv[1]);
+        char msg[1024];
+        snprintf(msg, sizeof msg, "unknown command '%.200s' (commands: train, train-explainer, predict, ig, sv, "
+                 "explain; see ee --help)", argv[1]);
+        say_error("ee: ", msg);
         return 2;
     }
+    char who[64];
+    snprintf(who, sizeof who, "ee %s: ", commands[c].name);
     EePar par;
     EeStatus st = ee_par_init(&argc, &argv, &par);
     if (st) {
-        if (par.rank == 0) fprintf(stderr, "ee %s: %s\n", commands[c].name, ee_last_error());
+        if (par.rank == 0) say_error(who, ee_last_error());
         return exit_status(st);
     }
     /* libcore's threads are OpenMP's; OpenBLAS runs single-threaded inside */
@@ -86,7 +110,7 @@ int main(int argc, char **argv)
     ee_threads_enter();
     st = commands[c].fn(argc - 2, argv + 2, &par);
     ee_threads_leave();
-    if (st && par.rank == 0) fprintf(stderr, "ee %s: %s\n", commands[c].name, ee_last_error());
+    if (st && par.rank == 0) say_error(who, ee_last_error());
     ee_cuda_shutdown();
     ee_par_finalize(&par);
     return exit_status(st);

@@ -5,10 +5,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void *ee_xmalloc(size_t n)
@@ -539,6 +541,33 @@ static size_t var_bytes(const matvar_t *v)
     return v->nbytes;
 }
 
+EeStatus ee_mat_target_ok(const char *path)
+{
+    struct stat sb;
+    if (lstat(path, &sb)) {
+        if (errno == ENOENT) return EE_OK;
+        return ee_fail(EE_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+    }
+    if (S_ISREG(sb.st_mode)) return EE_OK;
+    const char *what = S_ISDIR(sb.st_mode)                         ? "a folder"
+                       : S_ISLNK(sb.st_mode)                       ? "a symbolic link"
+                       : S_ISFIFO(sb.st_mode)                      ? "a FIFO"
+                       : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? "a device"
+                       : S_ISSOCK(sb.st_mode)                      ? "a socket"
+                                                                   : "not a regular file";
+    return ee_fail(EE_ERR_IO, "will not write '%s': it is %s; ee writes a result only to a new or a regular "
+                   "file", path, what);
+}
+
+/* The temporary file being written, for ee_mat_abandon (a signal). */
+static char pending[4096];
+static volatile sig_atomic_t have_pending;
+
+void ee_mat_abandon(void)
+{
+    if (have_pending) unlink(pending);
+}
+
 EeStatus ee_mat_write(const char *path, const char *const *names, matvar_t **vars, int n)
 {
     quiet_matio();
@@ -551,6 +580,8 @@ EeStatus ee_mat_write(const char *path, const char *const *names, matvar_t **var
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
     mat_t *mat = NULL;
+    memcpy(pending, tmp, sizeof pending);
+    have_pending = 1;
     if (!st) {
         /* a fixed header (matio's default carries the date), so that equal
          * results give equal files */
@@ -571,8 +602,11 @@ EeStatus ee_mat_write(const char *path, const char *const *names, matvar_t **var
         if (fd < 0 || fsync(fd)) st = ee_fail(EE_ERR_IO, "cannot flush '%s': %s", tmp, strerror(errno));
         if (fd >= 0) close(fd);
     }
+    /* the target may have changed since the options were read */
+    if (!st) st = ee_mat_target_ok(path);
     if (!st && rename(tmp, path)) st = ee_fail(EE_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
     if (st) unlink(tmp);
+    have_pending = 0;
     for (int i = 0; i < n; i++) Mat_VarFree(vars[i]);
     return st;
 }

@@ -75,9 +75,18 @@ void ee_mv_set(matvar_t *s, const char *name, size_t index, matvar_t *v);
 /* A model's kind, sizes and weights as a struct (ee_model_save). */
 EeStatus ee_mv_model(const EeModel *m, matvar_t **out);
 
+/* Whether path may receive a result: nothing there yet, or a regular
+ * file (replaced by a rename). A device, FIFO, folder or symbolic link
+ * is refused (ee:ioError): renaming over it would destroy it, or the
+ * link, not the file it points to. */
+EeStatus ee_mat_target_ok(const char *path);
 /* Writes the variables (taking ownership of them) to path: to a
- * temporary file in the same folder first, then renamed over path. */
+ * temporary file in the same folder first, then renamed over path, which
+ * is checked again (ee_mat_target_ok) right before the rename. */
 EeStatus ee_mat_write(const char *path, const char *const *names, matvar_t **vars, int n);
+/* Removes the temporary file of a write in progress, if any: for a
+ * signal handler (async-signal-safe). */
+void ee_mat_abandon(void);
 
 /* malloc that ends the program with a one-line message when it fails. */
 void *ee_xmalloc(size_t n);

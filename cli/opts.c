@@ -14,8 +14,18 @@ int ee_str_ieq(const char *a, const char *b)
     return *a == *b;
 }
 
+/* strtol and strtod skip leading blanks and take a '+': a value written
+ * in full starts with a digit, or a '-' (or '.') and a digit */
+static int starts_number(const char *s, int dot)
+{
+    if (*s == '-') s++;
+    if (dot && *s == '.') s++;
+    return isdigit((unsigned char)*s);
+}
+
 int ee_str_long(const char *s, long *out)
 {
+    if (!starts_number(s, 0)) return 0;
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
@@ -26,6 +36,7 @@ int ee_str_long(const char *s, long *out)
 
 int ee_str_double(const char *s, double *out)
 {
+    if (!starts_number(s, 1) || strpbrk(s, "xX")) return 0; /* no hexadecimal: 0x1p-3 */
     char *end;
     errno = 0;
     double v = strtod(s, &end);
@@ -186,20 +197,30 @@ EeStatus ee_opt_ints(const EeOpts *o, const char *name, long lo, long hi, int *o
 {
     const char *v = ee_opt(o, name);
     if (!v) return EE_OK;
+    /* "3,4,5", "3 4 5" or "[3 4 5]": integers written in full, one comma
+     * or a run of blanks between them, nothing empty ('', '1,', '+1' and
+     * ' 5' are refused) */
     int n = 0;
-    const char *p = v;
+    size_t len = strlen(v);
+    const char *p = v, *stop = v + len;
+    if (len >= 2 && v[0] == '[' && v[len - 1] == ']') p++, stop--;
     for (;;) {
-        while (*p == ' ' || *p == ',' || *p == '[' || *p == ']') p++;
-        if (!*p) break;
         char *end;
         errno = 0;
-        long x = strtol(p, &end, 10);
-        if (end == p || errno || (*end && !strchr(" ,]", *end)) || x < lo || x > hi)
+        long x = starts_number(p, 0) ? strtol(p, &end, 10) : 0;
+        if (!starts_number(p, 0) || errno || end > stop || x < lo || x > hi)
             return ee_fail(EE_ERR_INPUT, "--%s must be a list of integers in [%ld, %ld] such as 3,4,5, got '%s'",
                            name, lo, hi, v);
         if (n >= maxn) return ee_fail(EE_ERR_INPUT, "--%s has more than %d values: '%s'", name, maxn, v);
         out[n++] = (int)x;
         p = end;
+        if (p == stop) break;
+        int sep = *p == ',' || *p == ' ';
+        if (*p == ',') p++;
+        while (sep && p < stop && *p == ' ') p++;
+        if (!sep || p >= stop) /* another separator, or nothing after one */
+            return ee_fail(EE_ERR_INPUT, "--%s must be a list of integers in [%ld, %ld] such as 3,4,5, got '%s'",
+                           name, lo, hi, v);
     }
     *count = n;
     return EE_OK;

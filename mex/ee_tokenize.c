@@ -84,6 +84,18 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
             ee_mx_error("ee:badInput", "text %d has %d words, more than T - 2 = %d ('truncate', true keeps the "
                         "first %d)", i + 1, nwords[i], T - 2, T - 2);
 
+    /* the budget, before anything big is made: X (N x T int32), the word
+     * buffers of one text, and with info each kept word's cell (a char
+     * array, about 100 bytes with its header) and span, and a copy of
+     * every text */
+    double need = 4.0 * N * T + (double)T * (EE_TEXT_MAX_WORD + 1 + 2 * sizeof(size_t) + sizeof(char *) + 4);
+    if (nlhs > 1)
+        for (int i = 0; i < N; i++) {
+            size_t len;
+            ee_mx_text_at(texts, i, "TEXT", &len);
+            need += 128.0 * (nwords[i] < T - 2 ? nwords[i] : T - 2) + (double)len + 400;
+        }
+    ee_mx_budget(need, "the call");
     mxArray *X = mxCreateNumericMatrix((size_t)N, (size_t)T, mxINT32_CLASS, mxREAL);
     int32_t *x = mxGetData(X);
     Words w;

@@ -125,6 +125,10 @@ void ee_mx_parse_options(const char *const *names, int nrhs, const mxArray *prhs
         char name[64];
         if (mxGetString(prhs[i], name, sizeof name))
             ee_mx_error("ee:badInput", "option name at argument %d is too long", i + 1);
+        /* mxGetString stops at a NUL: the whole name must be compared,
+         * or ['steps' char(0) 'x'] would be taken for 'steps' */
+        if (strlen(name) != mxGetNumberOfElements(prhs[i]))
+            ee_mx_error("ee:badInput", "option name at argument %d has a NUL character inside", i + 1);
         int k;
         for (k = 0; k < nopts; k++)
             if (iequal(name, opts[k].name)) break;

@@ -17,12 +17,19 @@ function [rho, overlap] = ee_agreement (X, A, B, k)
   if (nargin < 3)
     print_usage ();
   end
+  who = 'ee_agreement';
+  if (! ((isnumeric (X) || islogical (X)) && isreal (X) && ismatrix (X)))
+    error ('ee:badInput', 'ee_agreement: X must be an N x T matrix of token ids');
+  end
   if (! isequal (size (A), size (X)) || ! isequal (size (B), size (X)))
     error ('ee:badInput', 'ee_agreement: A and B must be the size of X (%s)', mat2str (size (X)));
   end
+  A = ee_check (who, 'A', A, 'reals', size (X));
+  B = ee_check (who, 'B', B, 'reals', size (X));
   if (nargin < 4)
     k = 5;
   end
+  k = ee_check (who, 'K', k, 'int', 1, 2^31);
   N = rows (X);
   rho = NaN (N, 1);
   overlap = NaN (N, 1);
@@ -87,3 +94,6 @@ end
 %! assert (ov, 2 / 3, 1e-12);
 %!error <Invalid call> ee_agreement ()
 %!error id=ee:badInput ee_agreement (int32 ([3 5 4]), single ([1 2]), single ([1 2 3]))
+%!error <K must be> ee_agreement (int32 ([3 5 4]), [1 2 3], [1 2 3], 0)
+%!error <A must be finite> ee_agreement (int32 ([3 5 4]), [1 NaN 3], [1 2 3])
+%!error <X must be> ee_agreement ({3}, [1 2 3], [1 2 3])

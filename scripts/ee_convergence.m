@@ -66,16 +66,31 @@ function C = ee_convergence (model, X, method, S, varargin)
   if (nargin < 4 || isempty (S))
     S = 20;
   end
-  method = lower (method);
-  if (! any (strcmp (method, {'ig', 'sv'})))
-    error ('ee:badInput', 'ee_convergence: METHOD must be ''ig'' or ''sv'', got ''%s''', method);
-  end
-  if (! (isscalar (S) && S == fix (S) && S >= 1))
-    error ('ee:badInput', 'ee_convergence: S must be a positive integer');
-  end
+  who = 'ee_convergence';
+  method = ee_check (who, 'METHOD', method, 'choice', {'ig', 'sv'});
+  S = ee_check (who, 'S', S, 'int', 1, 2^20);
   o = struct ('method', 'gausslegendre', 'seed', 1, 'explainer', [], 'target', [], ...
               'target_info', [], 'batch', [], 'device', [], 'checkpoint', '', 'verbose', true);
-  o = name_value (o, varargin, 'ee_convergence');
+  o = name_value (o, varargin, who);
+  if (! ((isnumeric (X) || islogical (X)) && isreal (X) && ismatrix (X) && ! isempty (X)))
+    error ('ee:badInput', 'ee_convergence: X must be a non-empty N x T matrix of token ids (or N x D inputs)');
+  end
+  o.method = ee_check (who, '''method''', o.method, 'name');
+  o.seed = ee_check (who, '''seed''', o.seed, 'int', 0, 2^31 - 1);
+  o.checkpoint = ee_check (who, '''checkpoint''', o.checkpoint, 'text');
+  o.verbose = ee_check (who, '''verbose''', o.verbose, 'flag');
+  if (! isempty (o.batch))
+    o.batch = ee_check (who, '''batch''', o.batch, 'int', 1, 2^20);
+  end
+  if (! isempty (o.device))
+    o.device = ee_check (who, '''device''', o.device, 'name');
+  end
+  if (! isempty (o.target))
+    o.target = ee_check (who, '''target''', o.target, 'reals', size (X));
+  end
+  if (! isempty (o.target_info) && ! (isstruct (o.target_info) && isscalar (o.target_info)))
+    error ('ee:badInput', 'ee_convergence: ''target_info'' must be the info struct of the target maps');
+  end
   N = rows (X);
   T = columns (X);
 
@@ -224,4 +239,8 @@ end
 ## the curves themselves are tested in tests/octave/test_convergence.m
 %!error <METHOD must be> ee_convergence (struct (), int32 ([3 4]), 'lime', 5)
 %!error <S must be> ee_convergence (struct (), int32 ([3 4]), 'ig', 1.5)
+%!error <S must be> ee_convergence (struct (), int32 ([3 4]), 'ig', Inf)
+%!error <METHOD> ee_convergence (struct (), int32 ([3 4]), {'ig'}, 5)
+%!error <'seed'> ee_convergence (struct (), int32 ([3 4]), 'sv', 5, 'seed', -1)
+%!error <'target'> ee_convergence (struct (), int32 ([3 4]), 'sv', 5, 'target', [1 2 3])
 %!error <name/value> ee_convergence (struct (), int32 ([3 4]), 'ig', 5, 'verbose')

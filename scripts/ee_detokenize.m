@@ -21,15 +21,9 @@ function words = ee_detokenize (vocab, X, info)
   if (nargin < 2)
     print_usage ();
   end
-  vocab = ee_vocab_of (vocab);
-  if (! ((isnumeric (X) || islogical (X)) && isreal (X) && ismatrix (X)))
-    error ('ee:badInput', 'ee_detokenize: X must be an N x T matrix of token ids');
-  end
-  V = numel (vocab);
-  x = double (X);
-  if (any (x(:) < 1 | x(:) > V | x(:) != fix (x(:))))
-    error ('ee:badInput', 'ee_detokenize: token ids must be integers in 1..%d (the vocabulary''s size)', V);
-  end
+  who = 'ee_detokenize';
+  vocab = ee_vocab_of (vocab, who);
+  x = ee_check (who, 'X', X, 'ids', numel (vocab));
   N = rows (x);
   words = cell (N, 1);
   for i = 1:N
@@ -39,15 +33,24 @@ function words = ee_detokenize (vocab, X, info)
     return;
   end
   if (! (isstruct (info) && isscalar (info) && all (isfield (info, {'spans', 'text', 'words'}))) ...
-      || numel (info.spans) != N || numel (info.text) != N)
+      || ! iscell (info.spans) || ! iscell (info.text) || numel (info.spans) != N || numel (info.text) != N)
     error ('ee:badInput', 'ee_detokenize: INFO must be the info output of ee_tokenize for the %d rows of X', N);
   end
   for i = 1:N
     s = info.spans{i};
-    t = info.text{i};
+    t = ee_check (who, sprintf ('INFO.text{%d}', i), info.text{i}, 'text');
     w = words{i};
-    ## the words sit between [CLS] (position 1) and [SEP]
-    if (rows (s) != numel (w) - 2 || (rows (s) && max (s(:)) > numel (t)))
+    ## the words sit between [CLS] (position 1) and [SEP]; a span is
+    ## [first last] bytes of the text, 1-based
+    if (isempty (s))
+      s = zeros (0, 2);
+    end
+    if (! (isnumeric (s) && isreal (s) && ismatrix (s) && columns (s) == 2) ...
+        || ! all (s(:) == fix (s(:))) || ! all (s(:, 1) >= 1 & s(:, 2) >= s(:, 1) & s(:, 2) <= numel (t)))
+      error ('ee:badInput', ['ee_detokenize: INFO.spans{%d} must be [first last] byte pairs of INFO.text{%d}, ' ...
+                             'whole numbers in 1..%d'], i, i, numel (t));
+    end
+    if (rows (s) != numel (w) - 2)
       error ('ee:badInput', 'ee_detokenize: INFO does not match row %d of X', i);
     end
     for k = 1:rows (s)
@@ -83,3 +86,10 @@ end
 %!error id=ee:badInput ee_detokenize ({'a', 'b'}, [1 2])
 %!error id=ee:badModel ee_detokenize (struct ('kind', 'cnn'), [3 4])
 %!error id=ee:badInput ee_detokenize (V, [3 5 4], struct ('spans', {{}}, 'text', {{}}, 'words', {{}}))
+%!error <spans> ee_detokenize (V, [3 5 4], struct ('spans', {{[0 3]}}, 'text', {{'dont'}}, 'words', {{{'dont'}}}))
+%!error <spans> ee_detokenize (V, [3 5 4], struct ('spans', {{[NaN 3]}}, 'text', {{'dont'}}, 'words', {{{'dont'}}}))
+%!error <spans> ee_detokenize (V, [3 5 4], struct ('spans', {{[-1 3]}}, 'text', {{'dont'}}, 'words', {{{'dont'}}}))
+%!error <repeats> ee_detokenize ([V {'stop'}], [3 5 4])
+%!error <empty> ee_detokenize ([V {''}], [3 5 4])
+%!error <NUL> ee_detokenize ([V {['a' char(0)]}], [3 5 4])
+%!error <UTF-8> ee_detokenize ([V {char([97 255])}], [3 5 4])

@@ -53,56 +53,63 @@ function shown = ee_heatmap (file, x, vocab, top, bottom, varargin)
   if (nargin < 5)
     bottom = [];
   end
+  who = 'ee_heatmap';
   o = struct ('title', '', 'class', '', 'labels', {{'', ''}}, 'width', 100, ...
               'font', 'DejaVu Sans Mono', 'scale', 'each', 'colorbar', true, 'text', [], ...
               'info', [], 'specials', true);
-  if (mod (numel (varargin), 2))
-    error ('ee:badInput', 'ee_heatmap: options must come in name/value pairs');
-  end
-  for k = 1:2:numel (varargin)
-    if (! ischar (varargin{k}) || ! isfield (o, lower (varargin{k})))
-      error ('ee:badInput', 'ee_heatmap: unknown option ''%s''', num2str (varargin{k}));
-    end
-    o.(lower (varargin{k})) = varargin{k+1};
-  end
-  if (! (ischar (file) || iscellstr (file)))
-    error ('ee:badInput', 'ee_heatmap: FILE must be a file name (.png, .pdf, .svg) or a cell of them');
-  end
-  if (! ((isnumeric (o.scale) && isscalar (o.scale) && o.scale > 0 && isfinite (o.scale)) ...
-         || (ischar (o.scale) && any (strcmp (o.scale, {'each', 'shared'})))))
-    error ('ee:badInput', 'ee_heatmap: ''scale'' must be ''each'', ''shared'' or a positive number');
+  o = name_value (o, varargin, who);
+  file = ee_check (who, 'FILE', file, 'files', {'.png', '.pdf', '.svg'});
+  o.title = ee_check (who, '''title''', o.title, 'text');
+  if (iscell (o.class))
+    o.class = ee_check (who, '''class''', o.class, 'texts', []);
+  else
+    o.class = ee_check (who, '''class''', o.class, 'text');
   end
   if (! iscell (o.labels))
     o.labels = {o.labels};
   end
-  vocab = ee_vocab_of (vocab);
+  o.labels = ee_check (who, '''labels''', o.labels, 'texts', []);
+  o.width = ee_check (who, '''width''', o.width, 'int', 1, 10000);
+  o.font = ee_check (who, '''font''', o.font, 'name');
+  if (ischar (o.scale))
+    o.scale = ee_check (who, '''scale''', o.scale, 'choice', {'each', 'shared'});
+  else
+    o.scale = ee_check (who, '''scale''', o.scale, 'positive');
+  end
+  o.colorbar = ee_check (who, '''colorbar''', o.colorbar, 'flag');
+  o.specials = ee_check (who, '''specials''', o.specials, 'flag');
+  vocab = ee_vocab_of (vocab, who);
   if (! (isnumeric (x) && isvector (x)))
     error ('ee:badInput', 'ee_heatmap: X must be one row of token ids');
   end
-  x = double (x(:)');
+  x = ee_check (who, 'X', x(:)', 'ids', numel (vocab));
   words = ee_detokenize (vocab, x);
   words = words{1};
   if (! isempty (o.text) && ! isempty (o.info))
     error ('ee:badInput', 'ee_heatmap: give ''text'' or ''info'', not both');
   end
   if (! isempty (o.text))
-    [xt, o.info] = ee_tokenize (vocab, o.text, 'T', numel (x));
+    o.text = ee_check (who, '''text''', o.text, 'text');
+    [xt, o.info] = ee_tokenize (vocab, o.text, 'T', max (3, numel (x)));
     if (! isequal (double (xt), x))
       error ('ee:badInput', 'ee_heatmap: ''text'' does not tokenize to X with this vocabulary');
     end
   end
   if (! isempty (o.info))
-    if (! (isstruct (o.info) && isfield (o.info, 'text') && numel (o.info.text) == 1))
+    if (! (isstruct (o.info) && isscalar (o.info) && isfield (o.info, 'text') && numel (o.info.text) == 1))
       error ('ee:badInput', 'ee_heatmap: ''info'' must be the info of ee_tokenize for one text');
     end
     words = ee_detokenize (vocab, x, o.info){1};
+  end
+  if (isempty (top))
+    error ('ee:badInput', 'ee_heatmap: TOP must be a map of X (one number per token)');
   end
   keep = x != 1;                                   # PAD is not shown
   maps = {top, bottom};
   maps = maps(! cellfun (@isempty, maps));
   for m = 1:numel (maps)
     a = maps{m};
-    if (! (isnumeric (a) && isreal (a) && numel (a) == numel (x) && all (isfinite (a(:)))))
+    if (! ((isnumeric (a) || islogical (a)) && isreal (a) && ! issparse (a) && numel (a) == numel (x) && all (isfinite (a(:)))))
       error ('ee:badInput', 'ee_heatmap: each map must be %d finite numbers (one per token of X)', numel (x));
     end
     maps{m} = double (a(:)')(keep);
@@ -194,3 +201,11 @@ end
 %!error id=ee:badInput ee_heatmap ('x.png', x, vocab, zeros (1, 7), [], 'text', 'bad good movie')
 %!error id=ee:badInput ee_heatmap ('x.png', x, vocab(2:end), zeros (1, 7))
 %!error id=ee:badModel ee_heatmap ('x.png', x, struct ('kind', 'cnn'), zeros (1, 7))
+%!error <'width'> ee_heatmap ('x.png', x, vocab, zeros (1, 7), [], 'width', Inf)
+%!error <'width'> ee_heatmap ('x.png', x, vocab, zeros (1, 7), [], 'width', '40')
+%!error <'width'> ee_heatmap ('x.png', x, vocab, zeros (1, 7), [], 'width', [40 50])
+%!error <'colorbar'> ee_heatmap ('x.png', x, vocab, zeros (1, 7), [], 'colorbar', NaN)
+%!error <'font'> ee_heatmap ('x.png', x, vocab, zeros (1, 7), [], 'font', 12)
+%!error <'title'> ee_heatmap ('x.png', x, vocab, zeros (1, 7), [], 'title', 12)
+%!error <UTF-8> ee_heatmap (char ([120 255 46 112 110 103]), x, vocab, zeros (1, 7))
+%!error <NUL> ee_heatmap (['x' char(0) '.png'], x, vocab, zeros (1, 7))

@@ -18,17 +18,36 @@ function ee_heatmap_html (file, X, vocab, A, B, varargin)
   if (nargin < 5)
     print_usage ();
   end
-  N = rows (X);
+  who = 'ee_heatmap_html';
   o = struct ('title', 'Attribution maps', 'names', {{'target', 'empirical'}}, 'classes', {{}}, ...
               'target', [], 'labels', [], 'mse', []);
-  for k = 1:2:numel (varargin)
-    if (! isfield (o, lower (varargin{k})))
-      error ('ee:badInput', 'ee_heatmap_html: unknown option ''%s''', varargin{k});
-    end
-    o.(lower (varargin{k})) = varargin{k+1};
+  o = name_value (o, varargin, who);
+  file = ee_check (who, 'FILE', file, 'file', {});
+  vocab = ee_vocab_of (vocab, who);
+  X = ee_check (who, 'X', X, 'ids', numel (vocab));
+  N = rows (X);
+  A = ee_check (who, 'A (the size of X)', A, 'reals', size (X));
+  B = ee_check (who, 'B (the size of X)', B, 'reals', size (X));
+  o.title = ee_check (who, '''title''', o.title, 'text');
+  o.names = ee_check (who, '''names''', o.names, 'texts', 2);
+  if (! isempty (o.classes))
+    o.classes = ee_check (who, '''classes''', o.classes, 'texts', []);
   end
-  if (! isequal (size (A), size (X)) || ! isequal (size (B), size (X)))
-    error ('ee:badInput', 'ee_heatmap_html: A and B must have the size of X');
+  K = numel (o.classes);
+  if (K == 0)
+    K = Inf;                          # no names: the classes are not shown
+  end
+  if (! isempty (o.target))
+    o.target = ee_check (who, '''target''', o.target, 'indices', N, K);
+  end
+  if (! isempty (o.labels))
+    o.labels = ee_check (who, '''labels''', o.labels, 'indices', N, K);
+  end
+  if (! isempty (o.mse))
+    if (! ((isnumeric (o.mse) || islogical (o.mse)) && isreal (o.mse) && isvector (o.mse) && numel (o.mse) == N))
+      error ('ee:badInput', 'ee_heatmap_html: ''mse'' must be %d real numbers (one per row of X)', N);
+    end
+    o.mse = double (o.mse(:));
   end
   ## escaped vocabulary, once
   ev = cellfun (@esc, vocab, 'uniformoutput', false);
@@ -109,4 +128,16 @@ end
 %! assert (! isempty (strfind (t, 'rgb(255,255,255)'))); # zero: white
 %! assert (! isempty (strfind (t, 'explained class: <b>y</b>')));
 
-%!error <size of X> ee_heatmap_html ([tempname() '.html'], int32 ([3 4]), {'[PAD]'}, single (0), single (0))
+%!error <size of X> ee_heatmap_html ([tempname() '.html'], int32 ([3 4]), {'[PAD]', '[UNK]', '[CLS]', '[SEP]'}, single (0), single (0))
+%!shared V, X, A
+%! V = {'[PAD]', '[UNK]', '[CLS]', '[SEP]', 'a', 'b'};
+%! X = int32 ([3 5 6 4; 3 6 4 1]); A = zeros (2, 4);
+%!error <X must hold token ids> ee_heatmap_html ('x.html', X + 5, V, A, A)
+%!error <vocabulary> ee_heatmap_html ('x.html', X, 'abc', A, A)
+%!error <pairs> ee_heatmap_html ('x.html', X, V, A, A, 'title')
+%!error <'names'> ee_heatmap_html ('x.html', X, V, A, A, 'names', {'one'})
+%!error <'target'> ee_heatmap_html ('x.html', X, V, A, A, 'classes', {'p', 'q'}, 'target', [1; 3])
+%!error <'labels'> ee_heatmap_html ('x.html', X, V, A, A, 'classes', {'p', 'q'}, 'labels', [0; 1])
+%!error <'mse'> ee_heatmap_html ('x.html', X, V, A, A, 'mse', [1 2 3])
+%!error <'title'> ee_heatmap_html ('x.html', X, V, A, A, 'title', 7)
+%!error <FILE> ee_heatmap_html (7, X, V, A, A)

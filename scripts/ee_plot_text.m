@@ -48,30 +48,38 @@ function r = ee_plot_text (model, text, varargin)
   o = struct ('method', 'ig', 'explainer', [], 'steps', 20, 'samples', 20, 'seed', 1, ...
               'target', [], 'file', '', 'title', '', 'width', 80, 'scale', 'shared', ...
               'specials', false, 'vocab', []);
-  if (mod (numel (varargin), 2))
-    error ('ee:badInput', 'ee_plot_text: options must come in name/value pairs');
-  end
-  for k = 1:2:numel (varargin)
-    if (! ischar (varargin{k}) || ! isfield (o, lower (varargin{k})))
-      error ('ee:badInput', 'ee_plot_text: unknown option ''%s''', num2str (varargin{k}));
-    end
-    o.(lower (varargin{k})) = varargin{k+1};
-  end
+  who = 'ee_plot_text';
+  o = name_value (o, varargin, who);
   if (! (isstruct (model) && isscalar (model) && isfield (model, 'kind')) || isfield (model, 'head'))
     error ('ee:badModel', 'ee_plot_text: MODEL must be a trained classifier (from ee_train)');
   end
   if (! (ischar (text) && (isrow (text) || isempty (text))))
     error ('ee:badInput', 'ee_plot_text: TEXT must be one text (a char row)');
   end
-  if (! ischar (o.method) || ! any (strcmpi (o.method, {'ig', 'sv', 'explainer'})))
-    error ('ee:badInput', 'ee_plot_text: ''method'' must be ''ig'', ''sv'' or ''explainer''');
+  o.method = ee_check (who, '''method''', o.method, 'choice', {'ig', 'sv', 'explainer'});
+  o.steps = ee_check (who, '''steps''', o.steps, 'int', 1, 2^20);
+  o.samples = ee_check (who, '''samples''', o.samples, 'int', 1, 2^20);
+  o.seed = ee_check (who, '''seed''', o.seed, 'int', 0, 2^31 - 1);
+  if (! isempty (o.file))
+    o.file = ee_check (who, '''file''', o.file, 'files', {'.png', '.pdf', '.svg'});
+  end
+  o.title = ee_check (who, '''title''', o.title, 'text');
+  o.width = ee_check (who, '''width''', o.width, 'int', 1, 10000);
+  if (ischar (o.scale))
+    o.scale = ee_check (who, '''scale''', o.scale, 'choice', {'each', 'shared'});
+  else
+    o.scale = ee_check (who, '''scale''', o.scale, 'positive');
+  end
+  o.specials = ee_check (who, '''specials''', o.specials, 'flag');
+  if (! isempty (o.explainer) && ! (isstruct (o.explainer) || iscell (o.explainer)))
+    error ('ee:badInput', 'ee_plot_text: ''explainer'' must be an Empirical Explainer (a struct from ee_train)');
   end
   method = lower (o.method);
   vocab = model;
   if (! isempty (o.vocab))
     vocab = o.vocab;
   end
-  vocab = ee_vocab_of (vocab);
+  vocab = ee_vocab_of (vocab, who);
 
   [X, tinfo] = ee_tokenize (vocab, text, 'T', model.T);
   [label, logits] = ee_predict (model, X);
@@ -232,3 +240,9 @@ end
 %!error id=ee:badInput ee_plot_text (m, 'good', 'nosuch', 1)
 %!error id=ee:badModel ee_plot_text (rmfield (m, 'vocab_words'), 'good')
 %!error id=ee:badModel ee_plot_text (struct ('a', 1), 'good')
+%!error <'scale'> ee_plot_text (m, 'good', 'scale', -1)
+%!error <'scale'> ee_plot_text (m, 'good', 'scale', 'bogus')
+%!error <'width'> ee_plot_text (m, 'good', 'width', Inf)
+%!error <'steps'> ee_plot_text (m, 'good', 'steps', 0)
+%!error <'specials'> ee_plot_text (m, 'good', 'specials', 'no')
+%!error <'file'> ee_plot_text (m, 'good', 'file', 'x.jpg')

@@ -12,7 +12,9 @@
 ## glyphs are embedded as outlines, so it looks the same everywhere;
 ## @item .png
 ## the same drawing rendered at @qcode{'dpi'} (default 300) dots per inch,
-## the resolution recorded in the file.
+## the resolution recorded in the file; a page so long that a side would
+## exceed 32,000 pixels (cairo's limit is 32,767) is rendered at the
+## resolution that fits (a heatmap of thousands of words).
 ## @end table
 ##
 ## All formats come from one drawing, so they agree.  The page is the
@@ -35,33 +37,14 @@ function ee_save_figure (fig, files, varargin)
   if (nargin < 2)
     print_usage ();
   end
-  if (! (isscalar (fig) && ishghandle (fig) && strcmp (get (fig, 'type'), 'figure')))
+  if (! (isnumeric (fig) && isreal (fig) && isscalar (fig) && ishghandle (fig) && strcmp (get (fig, 'type'), 'figure')))
     error ('ee:badInput', 'ee_save_figure: FIG must be a figure handle');
   end
-  dpi = 300;
-  for k = 1:2:numel (varargin)
-    if (! (ischar (varargin{k}) && strcmpi (varargin{k}, 'dpi')) || k == numel (varargin))
-      error ('ee:badInput', 'ee_save_figure: the only option is ''dpi'', VALUE');
-    end
-    dpi = varargin{k+1};
-    if (! (isnumeric (dpi) && isscalar (dpi) && dpi >= 10 && dpi <= 2400))
-      error ('ee:badInput', 'ee_save_figure: ''dpi'' must be a number in 10..2400');
-    end
-  end
-  if (ischar (files))
-    files = {files};
-  end
-  if (! iscellstr (files) || isempty (files))
-    error ('ee:badInput', 'ee_save_figure: FILE must be a file name or a cell of file names');
-  end
-  ext = cell (size (files));
-  for k = 1:numel (files)
-    [~, ~, e] = fileparts (files{k});
-    ext{k} = lower (e);
-    if (! any (strcmp (ext{k}, {'.pdf', '.svg', '.png'})))
-      error ('ee:badInput', 'ee_save_figure: %s: the file name must end in .pdf, .svg or .png', files{k});
-    end
-  end
+  who = 'ee_save_figure';
+  o = name_value (struct ('dpi', 300), varargin, who);
+  dpi = ee_check (who, '''dpi''', o.dpi, 'number', 10, 2400);
+  files = ee_check (who, 'FILE', files, 'files', {'.pdf', '.svg', '.png'});
+  ext = cellfun (@(f) lower (f(find (f == '.', 1, 'last'):end)), files, 'uniformoutput', false);
   if (! any (strcmp (available_graphics_toolkits (), 'gnuplot')) ...
       || ! strcmp (get (fig, '__graphics_toolkit__'), 'gnuplot'))
     error ('ee:noGraphics', ['ee_save_figure: the figure must be drawn with the gnuplot toolkit ' ...
@@ -77,6 +60,7 @@ function ee_save_figure (fig, files, varargin)
   props = {'paperunits', 'papersize', 'paperposition', 'paperpositionmode'};
   saved = get (fig, props);
   tmp = [tempname() '.pdf'];
+  part = '';                          # the file being made: removed if the call fails
   unwind_protect
     set (fig, 'paperunits', 'inches');
     if (strcmp (saved{4}, 'manual'))
@@ -113,20 +97,28 @@ function ee_save_figure (fig, files, varargin)
           run_tool (sprintf ('pdftocairo -svg %s %s', quote (tmp), quote ([part e])), out);
         case '.png'
           ## pdftocairo adds the extension itself
-          run_tool (sprintf ('pdftocairo -png -singlefile -r %g %s %s', dpi, quote (tmp), quote (part)), out);
+          r = min (dpi, floor (32000 / max (wh)));     # cairo draws at most 32767 pixels a side
+          run_tool (sprintf ('pdftocairo -png -singlefile -r %g %s %s', r, quote (tmp), quote (part)), out);
           if (! strcmp (e, '.png'))
             movefile ([part '.png'], [part e]);
           end
       end
       [err, msg] = rename ([part e], out);
       if (err)
-        unlink ([part e]);
         error ('ee:ioError', 'ee_save_figure: cannot write %s: %s', out, msg);
       end
+      part = '';
     end
   unwind_protect_cleanup
     if (exist (tmp, 'file'))
       unlink (tmp);
+    end
+    if (! isempty (part))             # a failed conversion or rename: no half file stays
+      for f = {[part e], [part '.png'], part}
+        if (exist (f{1}, 'file'))
+          unlink (f{1});
+        end
+      end
     end
     set (fig, 'paperunits', saved{1});
     set (fig, 'papersize', saved{2}, 'paperposition', saved{3}, 'paperpositionmode', saved{4});
@@ -159,7 +151,9 @@ end
 function run_tool (cmd, out)
   [st, txt] = system ([cmd ' 2>&1']);
   if (st != 0)
-    error ('ee:ioError', 'ee_save_figure: cannot write %s: %s', out, strtrim (txt));
+    ## the tool's lines, as one line of the message
+    lines = strtrim (strsplit (strtrim (txt), {"\n", "\r"}));
+    error ('ee:ioError', 'ee_save_figure: cannot write %s: %s', out, strjoin (lines(! cellfun ('isempty', lines)), '; '));
   end
 end
 
@@ -225,10 +219,44 @@ end
 %! graphics_toolkit ('gnuplot');
 %! fig = figure ('visible', 'off');
 %! unwind_protect
-%!   fail ('ee_save_figure (fig, ''x.jpg'')', 'must end in .pdf, .svg or .png');
-%!   fail ('ee_save_figure (fig, {''x.pdf'', 3})', 'cell of file names');
+%!   fail ('ee_save_figure (fig, ''x.jpg'')', 'must end in .pdf, .svg, .png');
+%!   fail ('ee_save_figure (fig, {''x.pdf'', 3})', 'FILE\{2\} must be a file name');
 %!   fail ('ee_save_figure (fig, ''x.pdf'', ''dpi'', 0)', 'dpi');
-%!   fail ('ee_save_figure (fig, ''x.pdf'', ''size'', 3)', 'only option');
+%!   fail ('ee_save_figure (fig, ''x.pdf'', ''dpi'', NaN)', 'dpi');
+%!   fail ('ee_save_figure (fig, ''x.pdf'', ''size'', 3)', 'unknown option');
+%!   fail ('ee_save_figure (fig, ''x.pdf'', ''dpi'')', 'pairs');
+%!   fail ('ee_save_figure (fig, [''x'' char(0) ''.pdf''])', 'NUL');
+%!   fail ('ee_save_figure (fig, char ([120 255 46 112 100 102]))', 'UTF-8');
 %! unwind_protect_cleanup
 %!   close (fig);
+%! end_unwind_protect
+
+%!test
+%! ## pdftocairo fails after writing part of its file: no file stays behind
+%! graphics_toolkit ('gnuplot');
+%! d = tempname (); mkdir (d); bin = fullfile (d, 'bin'); mkdir (bin);
+%! fid = fopen (fullfile (bin, 'pdftocairo'), 'w');
+%! ## like pdftocairo, -png adds the extension to the name it is given
+%! fprintf (fid, '#!/bin/sh\nx=\nfor a; do last=$a; [ "$a" = -png ] && x=.png; done\necho half > "$last$x"\necho broken >&2; exit 1\n');
+%! fclose (fid); system (sprintf ('chmod +x %s', fullfile (bin, 'pdftocairo')));
+%! path0 = getenv ('PATH');
+%! fig = figure ('visible', 'off', 'position', [0 0 200 100]);
+%! unwind_protect
+%!   plot ([1 2], [1 2]);
+%!   setenv ('PATH', [bin ':' path0]);
+%!   for f = {'a.png', 'a.svg'}
+%!     try
+%!       ee_save_figure (fig, fullfile (d, f{1}));
+%!       error ('no error');
+%!     catch err
+%!       assert (err.identifier, 'ee:ioError');
+%!     end
+%!     left = dir (d);
+%!     assert (sort ({left.name}), {'.', '..', 'bin'});
+%!   end
+%! unwind_protect_cleanup
+%!   setenv ('PATH', path0);
+%!   close (fig);
+%!   confirm_recursive_rmdir (false, 'local');
+%!   rmdir (d, 's');
 %! end_unwind_protect

@@ -57,10 +57,7 @@ function [A, info] = ee_targets (model, X, method, varargin)
   if (nargin < 3)
     print_usage ();
   end
-  if (! ischar (method) || ! any (strcmpi (method, {'ig', 'sv'})))
-    error ('ee:badInput', "ee_targets: METHOD must be 'ig' or 'sv'");
-  end
-  method = lower (method);
+  method = ee_check ('ee_targets', 'METHOD', method, 'choice', {'ig', 'sv'});
   [run, passed] = split_options (method, varargin);
   if (run.ranks == 1)
     if (strcmp (method, 'ig'))
@@ -85,22 +82,22 @@ function [run, passed] = split_options (method, args)
   for k = 1:2:numel (args)
     name = args{k};
     value = args{k + 1};
-    if (! ischar (name))
-      error ('ee:badInput', 'ee_targets: option names must be char, argument %d is not', k + 3);
+    if (! (ischar (name) && isrow (name) && all (name > 0 & name < 128)))
+      error ('ee:badInput', 'ee_targets: option names are ASCII char rows, argument %d is not', k + 3);
     end
     name = lower (name);
     switch (name)
-      case {'ranks', 'threads', 'chunk'}
-        least = double (strcmp (name, 'ranks'));
-        if (! (isnumeric (value) && isscalar (value) && isreal (value) && value == fix (value) && value >= least))
-          error ('ee:badInput', "ee_targets: '%s' must be a whole number >= %d", name, least);
+      case 'ranks'    # as many ranks as a launcher may start, a finite number
+        run.ranks = ee_check ('ee_targets', "'ranks'", value, 'int', 1, 65536);
+      case {'threads', 'chunk'}
+        run.(name) = ee_check ('ee_targets', ["'" name "'"], value, 'int', 0, 2^24);
+      case {'launcher', 'program'}
+        run.(name) = ee_check ('ee_targets', ["'" name "'"], value, 'text');
+      case 'folder'
+        run.folder = ee_check ('ee_targets', "'folder'", value, 'text');
+        if (! isempty (run.folder) && exist (run.folder, 'file') && ! isfolder (run.folder))
+          error ('ee:badInput', "ee_targets: 'folder' (%s) is a file, not a folder", run.folder);
         end
-        run.(name) = double (value);
-      case {'launcher', 'folder', 'program'}
-        if (! ischar (value))
-          error ('ee:badInput', "ee_targets: '%s' must be a char row", name);
-        end
-        run.(name) = value;
       case known
         passed(end + 1:end + 2) = {name, value};
       otherwise
@@ -310,6 +307,11 @@ end
 
 %!error <METHOD> ee_targets (struct (), int32 (3), 'lime')
 %!error <ranks> ee_targets (struct (), int32 (3), 'sv', 'ranks', 0)
+%!error <'ranks'> ee_targets (struct (), int32 (3), 'sv', 'ranks', Inf)
+%!error <'ranks'> ee_targets (struct (), int32 (3), 'sv', 'ranks', NaN)
+%!error <'chunk'> ee_targets (struct (), int32 (3), 'sv', 'ranks', 2, 'chunk', -1)
+%!error <'launcher'> ee_targets (struct (), int32 (3), 'sv', 'ranks', 2, 'launcher', ['mpirun' char(0)])
+%!error <METHOD> ee_targets (struct (), int32 (3), {'sv'})
 %!error <unknown option> ee_targets (struct (), int32 (3), 'sv', 'rankz', 2)
 %!error id=ee:badInput ee_targets (struct (), int32 (3), 'sv', 'samples')
 %!test

@@ -3,6 +3,7 @@
 #ifndef EE_TEXT_FOLD_H
 #define EE_TEXT_FOLD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Code points lo..hi fold to the len characters at ee_fold_pool + off
@@ -17,5 +18,10 @@ extern const char ee_fold_pool[];
 extern const EeFoldRange ee_fold_ranges[];
 extern const int ee_fold_nranges;
 extern const char ee_fold_unicode_version[];
+
+/* The index of the first byte of s[0..n) that does not start a valid
+ * UTF-8 sequence (the tokenizer's strict decoding), n when all are valid
+ * (tokenize.c; the vocabulary checks its words with it). */
+size_t ee_text_utf8_bad(const char *s, size_t n);
 
 #endif

@@ -31,6 +31,18 @@ static int utf8_next(const unsigned char *s, size_t n, size_t i, uint32_t *cp)
     return len;
 }
 
+size_t ee_text_utf8_bad(const char *s, size_t n)
+{
+    uint32_t cp;
+    size_t i = 0;
+    while (i < n) {
+        int k = utf8_next((const unsigned char *)s, n, i, &cp);
+        if (!k) return i;
+        i += (size_t)k;
+    }
+    return n;
+}
+
 /* The folded characters of a code point >= 0x80 (len 0: deleted). */
 static const char *fold_lookup(uint32_t cp, int *len)
 {

@@ -3,6 +3,7 @@
  * ee_text.h). Both vocabularies and counts are one open-addressing hash
  * table of words kept in an arena. */
 #include "../ee_text.h"
+#include "fold.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +123,16 @@ EeStatus ee_vocab_new(const char *const *words, const size_t *lens, int n, EeVoc
         if (!words[i] || len == 0) {
             ee_vocab_free(v);
             return ee_fail(EE_ERR_INPUT, "vocabulary word %d is empty", i + 1);
+        }
+        /* the tokenizer makes words of valid UTF-8 without NUL: a word
+         * with either could never be found, a mistake to report */
+        size_t bad = ee_text_utf8_bad(words[i], len);
+        if (bad < len || memchr(words[i], 0, len)) {
+            ee_vocab_free(v);
+            if (bad < len)
+                return ee_fail(EE_ERR_INPUT, "vocabulary word %d is not valid UTF-8 (byte %zu is 0x%02x)", i + 1,
+                               bad + 1, (unsigned char)words[i][bad]);
+            return ee_fail(EE_ERR_INPUT, "vocabulary word %d has a NUL character", i + 1);
         }
         if (i < 4 && (len != strlen(ee_special_names[i]) || memcmp(words[i], ee_special_names[i], len))) {
             ee_vocab_free(v);

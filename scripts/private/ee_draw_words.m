@@ -6,7 +6,8 @@
 ## vectors, one block of the words per map; o: struct with title, class
 ## (header lines, '' for none; class may be a cell of lines), labels (a
 ## caption per map), width
-## (characters per line), font, scale ('each' | 'shared' | a positive
+## (characters per line), font (monospaced: the layout is a character
+## grid and each line of words is one text), scale ('each' | 'shared' | a positive
 ## number), colorbar (logical), visible (logical), toolkit ('' keeps the
 ## current one).  Returns the figure and shown.scale (the |value| that
 ## full colour stands for, per map).
@@ -32,7 +33,7 @@ function [fig, shown] = ee_draw_words (words, maps, o)
 
   ## token layout on a character grid: [line, column] of every word;
   ## widths in characters (UTF-8 continuation bytes do not count)
-  len = cellfun (@(w) sum (double (w) < 128 | double (w) >= 192), words);
+  len = text_width (words);
   W = o.width;
   pos = zeros (n, 2);
   line = 0; col = 0;
@@ -50,7 +51,7 @@ function [fig, shown] = ee_draw_words (words, maps, o)
   header = {};
   if (! isempty (o.title)) header{end+1} = o.title; end
   if (iscell (o.class)) header = [header o.class(:)']; elseif (! isempty (o.class)) header{end+1} = o.class; end
-  hlen = cellfun (@(w) sum (double (w) < 128 | double (w) >= 192), [header {''}]);
+  hlen = text_width ([header {''}]);
   nrow = numel (header) + nm * (nl + 1.6) + 0.4 + 2.6 * o.colorbar;
   cw = 8.4; lh = 21;
   Wpx = round (max ([W, 60, hlen]) * cw + 40);
@@ -95,11 +96,25 @@ function [fig, shown] = ee_draw_words (words, maps, o)
         x1 = x0 + len * cw + 2;
         y0 = y + pos(:, 1)' * lh + 1;
         y1 = y0 + lh - 2;
-        patch (ax, [x0; x1; x1; x0], [y0; y0; y1; y1], reshape (attr_colors (v), [1 n 3]), ...
-               'edgecolor', 'none', 'facecolor', 'flat');
-        for i = 1:n
-          text (ax, x0(i) + 1, (y0(i) + y1(i)) / 2, words{i}, 'fontname', o.font, 'fontsize', 10, ...
-                'verticalalignment', 'middle', 'interpreter', 'none');
+        ## one patch for all backgrounds (faces coloured per word); a box
+        ## that is white in the file's 8-bit colours is the page itself
+        ## and is not drawn (attribution maps are mostly near 0)
+        c = attr_colors (v);
+        ink = any (round (255 * c) < 255, 2)';
+        if (any (ink))
+          patch (ax, [x0(ink); x1(ink); x1(ink); x0(ink)], [y0(ink); y0(ink); y1(ink); y1(ink)], ...
+                 reshape (c(ink, :), [1 sum(ink) 3]), 'edgecolor', 'none', 'facecolor', 'flat');
+        end
+        ## one text object per line, not per word: the words of a line
+        ## joined by single spaces sit on their backgrounds because the
+        ## layout is a grid of monospaced characters (one space between
+        ## words); a long text then costs its lines, not its words
+        first = [1, find(diff (pos(:, 1)'))+1];
+        last = [first(2:end) - 1, n];
+        for l = 1:numel (first)
+          i = first(l);
+          text (ax, x0(i) + 1, (y0(i) + y1(i)) / 2, strjoin (words(i:last(l)), ' '), 'fontname', o.font, ...
+                'fontsize', 10, 'verticalalignment', 'middle', 'interpreter', 'none');
         end
       end
       y += nl * lh + 0.3 * lh;
@@ -151,4 +166,18 @@ function c = attr_colors (v)
   pos = v > 0;
   c(pos, 2) = 1 - s(pos); c(pos, 3) = 1 - s(pos);
   c(! pos, 1) = 1 - s(! pos); c(! pos, 2) = 1 - s(! pos);
+end
+
+## Characters per word (UTF-8 continuation bytes do not count), for all
+## words at once: a long text is one vector, not a call per word.
+function len = text_width (words)
+  bytes = cellfun ('length', words);
+  if (isempty (bytes))
+    len = bytes;
+    return;
+  end
+  b = double ([words{:}]);
+  cont = [0, cumsum(b >= 128 & b < 192)];
+  ends = cumsum (bytes);
+  len = bytes - (cont(ends + 1) - cont(ends - bytes + 1));
 end

@@ -10,9 +10,10 @@ function P = name_value (P, args, who)
   end
   for k = 1:2:numel (args)
     name = args{k};
-    if (! ischar (name) || ! isfield (P, lower (name)))
-      if (ischar (name)) shown = name; else shown = class (name); end
-      error ('ee:badInput', '%s: unknown option ''%s''', who, shown);
+    ok = ischar (name) && isrow (name) && all (name > 0 & name < 128);   # option names are ASCII words
+    if (! ok || ! isfield (P, lower (name)))
+      if (ok) shown = name; elseif (ischar (name)) shown = 'a name with other characters'; else shown = class (name); end
+      error ('ee:badInput', '%s: unknown option ''%s'' (options: %s)', who, shown, strjoin (fieldnames (P)', ', '));
     end
     P.(lower (name)) = args{k+1};
   end

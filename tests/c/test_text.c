@@ -174,6 +174,20 @@ static void test_vocab(void)
     const char *empty[] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", ""};
     CHECK(ee_vocab_new(empty, NULL, 5, &v) == EE_ERR_INPUT && strstr(ee_last_error(), "empty"),
           "empty word: %s", ee_last_error());
+    /* words the tokenizer can never make: a NUL inside, invalid UTF-8 */
+    const char *nul[] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "a\0b"};
+    const size_t nul_len[] = {5, 5, 5, 5, 3};
+    CHECK(ee_vocab_new(nul, nul_len, 5, &v) == EE_ERR_INPUT && !v && strstr(ee_last_error(), "NUL"),
+          "NUL in a word: %s", ee_last_error());
+    const char *bad8[] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "caf\xc3", "x\xffy", "\xc0\xaf"};
+    for (int k = 4; k < 7; k++) {
+        const char *one[] = {bad8[0], bad8[1], bad8[2], bad8[3], bad8[k]};
+        CHECK(ee_vocab_new(one, NULL, 5, &v) == EE_ERR_INPUT && !v && strstr(ee_last_error(), "UTF-8"),
+              "invalid UTF-8 word %d: %s", k, ee_last_error());
+    }
+    const char *good8[] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "caf\xc3\xa9"};
+    CHECK_OK(ee_vocab_new(good8, NULL, 5, &v));
+    ee_vocab_free(v);
 
     /* a large vocabulary (the hash table grows) */
     static char words[5000][8];

@@ -13,7 +13,9 @@
 #  - bad input: missing or unreadable files, a missing variable, rows out
 #    of range, a model that fails validation, bad options, shards of
 #    another job: a one-line message naming the file and field, the exit
-#    status of the error kind, no output file.
+#    status of the error kind, no output file;
+#  - outputs.sh: --out a device, FIFO, folder or empty name, runs stopped
+#    by bad input, loosely written numbers (its own fixtures).
 # The MPI steps are skipped (and not counted) only when the build has no
 # MPI or mpirun is missing; tools/install_deps.sh installs both.
 # Prints PASS/FAIL per step and "cli: N passed, M failed".
@@ -203,6 +205,13 @@ bad "--precision bf16 on the CPU: status 7 (ee:notSupported)" 7 "precision 'bf16
 bad "--precision tf32 for training on the CPU: status 7" 7 "precision 'tf32' needs the tensor cores" train "${SPEC[@]}" --data data.mat --labels labels --device cpu --precision tf32 --out out.mat
 bad "an unknown precision" 2 "precision" sv --model clf.mat --data data.mat --precision fp16 --out out.mat
 bad "a folder that cannot hold the result (checked before the work)" 4 "cannot write 'nodir/out.mat': its folder 'nodir': No such file" predict --model clf.mat --data data.mat --out nodir/out.mat
+
+# ---- hostile outputs, runs stopped by bad input, loose numbers (outputs.sh, its own folder)
+bash "$root/tests/cli/outputs.sh" "$ee" > outputs.out 2>&1
+grep -E '^(PASS|FAIL|SKIP)' outputs.out
+p=$(grep -c '^PASS' outputs.out); f=$(grep -c '^FAIL' outputs.out)
+grep -q '^outputs: ' outputs.out || { tail -5 outputs.out; f=$((f + 1)); }
+passed=$((passed + p)); failed=$((failed + f))
 
 # ---- the numbers, in Octave
 oct "addpath ('$root/mex');
