@@ -54,7 +54,12 @@
 ## @item 'ig', 'sv', or a panel name
 ## a struct of overrides merged into the settings of every IG / SV panel or
 ## of that panel (e.g. @code{struct ('n_train', 800, 'expl', struct
-## ('epochs', 40))}).
+## ('epochs', 40))}).  @code{expl.distill} (a struct: @code{rows},
+## @code{inputs}, @code{epochs}, @code{freeze}, @code{lr}) distils the
+## panel's explainer into a student with cheaper inputs: the explainer
+## labels up to @code{rows} further rows of the domain (training rows and
+## unlabelled text without expensive targets) and the student, trained on
+## those maps and the panel's own targets, becomes the panel's explainer.
 ## @item 'results', 'figures'
 ## folders (defaults @file{results/<preset>} and @file{figures}).
 ## @item 'heatmaps'

@@ -82,6 +82,11 @@ function S = f5_panel (P, q)
   ek = cell (1, e.ensemble);
   ex_seconds = 0;
   hits.explainer = true;
+  distill = [];
+  if (isfield (e, 'distill'))
+    distill = e.distill;
+    e = rmfield (e, 'distill');        # the teacher is keyed as without it
+  end
   for j = 1:e.ensemble
     ej = e;
     ej.seed = e.seed + j - 1;
@@ -97,6 +102,15 @@ function S = f5_panel (P, q)
     say (P, '%s explainer%s (%s head, inputs %s): best epoch %d of %d, validation MSE %.4g, %.0f s\n', ...
             nm, member_text (j, e.ensemble), ex.model.head, ex.model.inputs, h.best_epoch, h.epochs_run, ...
             min (h.valid_mse), ex.seconds);
+  end
+  n_fit = numel (sub.train) + rows (U);
+  build_passes = 0;
+  if (! isempty (distill))
+    [members, n_fit, ds, dhit] = distill_student (P, q, e, distill, members, bb.model, d, sub, U, X, tg, ...
+                                                          dir, ek, dsname);
+    hits.explainer &= dhit;
+    ex_seconds += ds.seconds;
+    build_passes += ds.passes;
   end
 
   ## 4. the convergence curve of the expensive explainer on the test subset
@@ -199,6 +213,7 @@ function S = f5_panel (P, q)
   S.target_class = tg.test.info.target;
   S.empirical = E;
   S.explainer = rmfield (e, 'seed');
+  S.explainer.distill = distill;
   S.explainer_inputs = members{1}.inputs;
   S.explainer_epochs = members{1}.history.epochs_run;
   S.explainer_best_epoch = members{1}.history.best_epoch;
@@ -213,9 +228,8 @@ function S = f5_panel (P, q)
   rt.targets_seconds = sum (cellfun (@(p) rt.(['targets_' p '_seconds']), parts));
   rt.targets_passes = sum (cellfun (@(p) rt.(['targets_' p '_passes']), parts));
   rt.explainer_seconds = ex_seconds;
-  rt.explainer_passes = 0;
-  n_fit = numel (sub.train) + rows (U);
-  for j = 1:e.ensemble
+  rt.explainer_passes = build_passes;
+  for j = 1:numel (members)
     h = members{j}.history;
     rt.explainer_passes += h.epochs_run * (2 * n_fit + numel (sub.valid));
     if (isfield (h, 'feature_passes'))
@@ -273,6 +287,80 @@ function r = train_classifier (P, spec, o, d, tr, va, vocab)
   r.model = m;
   te = d.split.test;
   r.test_accuracy = mean (ee_predict (m, d.tokens(te,:)) == d.labels(te));
+end
+
+## Distillation (expl.distill): the explainer trained above (the teacher,
+## an ensemble's mean) labels further rows of the domain that have no
+## expensive targets (training rows and unlabelled text beyond the panel's
+## own, up to distill.rows), and a student with cheaper inputs
+## (distill.inputs) trains on them and on the panel's own targets; the
+## student becomes the panel's explainer.  Its maps have no sampling noise,
+## so many rows are worth more than the few with expensive targets.  The
+## teacher's maps and its training count in the student's build cost.
+function [members, n_fit, cost, hit] = distill_student (P, q, e, o, teacher, backbone, d, sub, U, X, tg, dir, ek, dsname)
+  D = struct ('rows', Inf, 'inputs', 'gradient_ends', 'epochs', 4, 'freeze', e.freeze, 'lr', e.lr);
+  for f = fieldnames (o)'
+    if (! isfield (D, f{1}))
+      error ('ee:badInput', 'figure5: unknown distill setting ''%s'' (rows, inputs, epochs, freeze, lr)', f{1});
+    end
+    D.(f{1}) = o.(f{1});
+  end
+  pool = setdiff (double (d.split.train(:)), double (sub.train(:)));
+  Xpool = d.tokens(pool, :);
+  if (isfield (d, 'unlabelled') && rows (d.unlabelled) > rows (U))
+    Xpool = [Xpool; d.unlabelled(rows (U) + 1:end, :)];
+  end
+  Xd = Xpool(pick ((1:rows (Xpool))', D.rows), :);
+  dk = cache_key ({'distill maps', ek, Xd});
+  [dm, hit1] = f5_cached (P, fullfile (dir, ['distill_maps_' dk '.mat']), ...
+                          sprintf ('the teacher''s maps of %d further rows', rows (Xd)), ...
+                          @() teacher_maps (teacher, Xd));
+  sk = cache_key ({'student', dk, D, tg.train.info.passes, rmfield (e, 'seed')});
+  desc = struct ('method', q.method, 'steps', q.S, 'dataset', dsname, 'classifier_kind', q.kind, ...
+                 'ig_method', q.ig_method, 'seed', q.seed, 'distilled_rows', rows (Xd));
+  [st, hit2] = f5_cached (P, fullfile (dir, ['student_' sk '.mat']), ...
+                          sprintf ('student explainer (inputs %s, %d + %d rows)', D.inputs, ...
+                                   rows (X.train) + rows (X.unlabelled), rows (Xd)), ...
+                          @() train_student (P, backbone, X, tg, Xd, dm.A, e, D, desc));
+  h = st.model.history;
+  say (P, '%s student (inputs %s): best epoch %d of %d, validation MSE %.4g, %.0f s (teacher''s maps %.0f s)\n', ...
+          upper (q.method), st.model.inputs, h.best_epoch, h.epochs_run, min (h.valid_mse), st.seconds, dm.seconds);
+  ## the teacher's own training passes (its rows and epochs) plus its maps
+  tp = 0;
+  n_own = numel (sub.train) + rows (U);
+  for j = 1:numel (teacher)
+    ht = teacher{j}.history;
+    tp += ht.epochs_run * (2 * n_own + numel (sub.valid));
+    if (isfield (ht, 'feature_passes'))
+      tp += ht.feature_passes;
+    end
+  end
+  cost = struct ('seconds', dm.seconds + st.seconds, 'passes', dm.passes + tp);
+  members = {st.model};
+  n_fit = n_own + rows (Xd);
+  hit = hit1 && hit2;
+end
+
+function r = teacher_maps (teacher, Xd)
+  t0 = tic ();
+  [r.A, info] = ee_explain (teacher, Xd);
+  r.passes = info.passes;
+  r.seconds = toc (t0);
+end
+
+function r = train_student (P, backbone, X, tg, Xd, Ad, e, D, desc)
+  t0 = tic ();
+  eff = {};
+  if (! strcmp (D.inputs, 'tokens'))
+    eff = {'efficiency', e.efficiency};
+  end
+  m = ee_train (backbone, [X.train; X.unlabelled; Xd], [tg.train.A; tg.unlabelled.A; Ad], ...
+                'validation', {X.valid, tg.valid.A}, eff{:}, 'explains', desc, 'head', e.head, ...
+                'inputs', D.inputs, 'attend', e.attend, 'outputs', e.outputs, 'freeze', D.freeze, ...
+                'epochs', D.epochs, 'lr', D.lr, 'batch', e.batch, 'schedule', e.schedule, ...
+                'patience', e.patience, 'seed', e.seed, 'standardize', e.standardize, 'verbose', P.verbose);
+  r.seconds = toc (t0);
+  r.model = m;
 end
 
 ## A classifier cached before models kept their words gets them here.
