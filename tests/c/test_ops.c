@@ -1066,6 +1066,59 @@ static void test_softmax_order(void)
 #endif
 }
 
+/* The AVX-512 product tile against the AVX2 one: the same chains, so the
+ * same bits, for every row count, partial strips (read in place with
+ * masks), both strides of B and both starts (0 and C). */
+#if defined(EE_HAVE_AVX2_OBJECT) && defined(__x86_64__) && defined(__GNUC__)
+int ee_cpu_use_avx512(void);
+void ee_gemm_tile_avx2(int m, int nc, int kc, const float *A, ptrdiff_t ars, ptrdiff_t acs,
+                       const float *B, ptrdiff_t bs, float *C, ptrdiff_t ldc, int acc);
+void ee_gemm_tile_avx512(int m, int nc, int kc, const float *A, ptrdiff_t ars, ptrdiff_t acs,
+                         const float *B, ptrdiff_t sstep, ptrdiff_t bs, float *C, ptrdiff_t ldc, int acc);
+#endif
+
+static void test_gemm_tile512(void)
+{
+#if defined(EE_HAVE_AVX2_OBJECT) && defined(__x86_64__) && defined(__GNUC__)
+    if (!ee_cpu_use_avx2() || !__builtin_cpu_supports("avx512f")) return;
+    int cases = quick ? 200 : 2000, differ = 0;
+    for (int it = 0; it < cases; it++) {
+        int m = 1 + (int)ee_rng_below(&rng, 6), nc = 1 + (int)ee_rng_below(&rng, 64);
+        int kc = 1 + (int)ee_rng_below(&rng, it % 10 ? 80 : 300), acc = it % 2, packed = it % 3 == 0;
+        int ldb = packed ? 16 : nc + (int)ee_rng_below(&rng, 9), ldc = nc + (int)ee_rng_below(&rng, 5);
+        int lda = kc + (int)ee_rng_below(&rng, 3), strips = (nc + 15) / 16;
+        size_t nb = packed ? (size_t)strips * kc * 16 : (size_t)kc * ldb;
+        float *A = malloc(sizeof(float) * m * lda), *B = malloc(sizeof(float) * nb);
+        float *c1 = malloc(sizeof(float) * m * ldc), *c2 = malloc(sizeof(float) * m * ldc);
+        if (!A || !B || !c1 || !c2) {
+            CHECK(0, "out of memory");
+            break;
+        }
+        gc_fill_normal_f(&rng, A, (size_t)m * lda, 0, 1);
+        gc_fill_normal_f(&rng, B, nb, 0, 1);
+        gc_fill_normal_f(&rng, c1, (size_t)m * ldc, 0, 1);
+        memcpy(c2, c1, sizeof(float) * m * ldc);
+        ptrdiff_t sstep = packed ? (ptrdiff_t)kc * 16 : 16;
+        /* AVX2: one strip of 16 columns at a time, as the driver calls it */
+        for (int s = 0; s < strips; s++) {
+            int w = nc - s * 16 < 16 ? nc - s * 16 : 16;
+            float strip[300 * 16];
+            const float *b = B + s * sstep;
+            if (!packed) { /* the AVX2 tile reads 16 lanes: give it a zero-padded copy */
+                for (int p = 0; p < kc; p++)
+                    for (int j = 0; j < 16; j++) strip[p * 16 + j] = j < w ? B[(size_t)p * ldb + s * 16 + j] : 0;
+                b = strip;
+            }
+            ee_gemm_tile_avx2(m, w, kc, A, lda, 1, b, 16, c1 + s * 16, ldc, acc);
+        }
+        ee_gemm_tile_avx512(m, nc, kc, A, lda, 1, B, sstep, packed ? 16 : ldb, c2, ldc, acc);
+        differ += memcmp(c1, c2, sizeof(float) * m * ldc) != 0;
+        free(A); free(B); free(c1); free(c2);
+    }
+    CHECK(differ == 0, "gemm tile (AVX-512): %d of %d cases differ from the AVX2 tile's bits", differ, cases);
+#endif
+}
+
 static void test_adam(void)
 {
     size_t n = quick ? 70001 : 200001; /* OpenMP path */
@@ -1222,6 +1275,7 @@ int main(void)
         {"layernorm", test_layernorm}, {"activations", test_activations}, {"attention", test_attention},
         {"embed", test_embed}, {"conv", test_conv}, {"maxpool", test_maxpool},
         {"conv+pool bwd", test_conv_pool}, {"losses", test_losses}, {"softmax order", test_softmax_order},
+        {"gemm tile avx512", test_gemm_tile512},
         {"adam", test_adam}, {"dropout", test_dropout},
     };
     for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {

@@ -26,6 +26,10 @@ int ee_cpu_take_nomem(void);
 
 /* 1 when the AVX2 + FMA loops can run on this processor. */
 int ee_cpu_use_avx2(void);
+/* 1 when the AVX-512 product kernel can run on this processor (and
+ * EE_CPU_AVX512=0 is not set in the environment: the same bits either
+ * way, so only the speed changes). */
+int ee_cpu_use_avx512(void);
 
 /* C = alpha op(A) op(B) + beta C, row-major. With op(A) = A every element
  * is one fixed chain over k (cpu_gemm.h): the result of a row of C depends
