@@ -1119,6 +1119,63 @@ static void test_gemm_tile512(void)
 #endif
 }
 
+/* The AVX-512 GELU and softmax against the AVX2 ones, bit for bit: GELU on
+ * a spread of all float patterns (every float was compared once, 2^32 of
+ * them, when the loop was written), with every tail length; the softmax
+ * on random rows as test_softmax_order draws them. */
+#if defined(EE_HAVE_AVX2_OBJECT) && defined(__x86_64__) && defined(__GNUC__)
+void ee_gelu_fwd_block_avx2(const float *X, float *Y, size_t n);
+void ee_gelu_fwd_block_avx512(const float *X, float *Y, size_t n);
+void ee_softmax_rows_avx512(float *P, int ld, const uint8_t *mk, int rows, int S);
+#endif
+
+static void test_avx512_loops(void)
+{
+#if defined(EE_HAVE_AVX2_OBJECT) && defined(__x86_64__) && defined(__GNUC__)
+    if (!ee_cpu_use_avx512()) return;
+    size_t blk = 1 << 16;
+    float *x = malloc(sizeof(float) * blk), *a = malloc(sizeof(float) * blk), *b = malloc(sizeof(float) * blk);
+    if (!x || !a || !b) {
+        CHECK(0, "out of memory");
+        free(x); free(a); free(b);
+        return;
+    }
+    long differ = 0, n_all = 0;
+    uint32_t step = quick ? 65537 * 7 : 4099, u = 0;
+    for (int chunk = 0; u < 0xFFFFFFFFu - (uint32_t)blk * step; chunk++) {
+        for (size_t i = 0; i < blk; i++, u += step) memcpy(x + i, &u, sizeof u);
+        size_t n = blk - (size_t)(chunk % 37);
+        ee_gelu_fwd_block_avx512(x, a, n);
+        ee_gelu_fwd_block_avx2(x, b, n);
+        differ += memcmp(a, b, sizeof(float) * n) != 0;
+        n_all += (long)n;
+    }
+    CHECK(differ == 0, "GELU (AVX-512): %ld blocks of %ld floats differ from the AVX2 loop's bits", differ, n_all);
+    free(x); free(a); free(b);
+    int cases = quick ? 300 : 3000, sdiffer = 0;
+    for (int it = 0; it < cases; it++) {
+        int S = it % 50 == 0 ? 500 + (int)ee_rng_below(&rng, 800) : 1 + (int)ee_rng_below(&rng, 300);
+        int ld = S + (int)ee_rng_below(&rng, 5), rows = 1 + (int)ee_rng_below(&rng, 3);
+        uint8_t *mk = malloc((size_t)S);
+        float *p = malloc(sizeof(float) * ld * rows), *q = malloc(sizeof(float) * ld * rows);
+        if (!mk || !p || !q) {
+            CHECK(0, "out of memory");
+            free(mk); free(p); free(q);
+            break;
+        }
+        for (int j = 0; j < S; j++) mk[j] = it % 3 ? 1 : ee_rng_below(&rng, 4) != 0;
+        mk[S - 1] = 1;
+        float sc = it % 4 == 0 ? 30.0f : 3.0f;
+        for (int k = 0; k < ld * rows; k++) p[k] = q[k] = sc * (float)(ee_rng_uniform(&rng) - 0.5);
+        ee_softmax_rows_avx512(p, ld, mk, rows, S);
+        ee_softmax_rows_avx2(q, ld, mk, rows, S);
+        sdiffer += memcmp(p, q, sizeof(float) * ld * rows) != 0;
+        free(mk); free(p); free(q);
+    }
+    CHECK(sdiffer == 0, "softmax rows (AVX-512): %d of %d cases differ from the AVX2 rows' bits", sdiffer, cases);
+#endif
+}
+
 static void test_adam(void)
 {
     size_t n = quick ? 70001 : 200001; /* OpenMP path */
@@ -1276,6 +1333,7 @@ int main(void)
         {"embed", test_embed}, {"conv", test_conv}, {"maxpool", test_maxpool},
         {"conv+pool bwd", test_conv_pool}, {"losses", test_losses}, {"softmax order", test_softmax_order},
         {"gemm tile avx512", test_gemm_tile512},
+        {"avx512 loops", test_avx512_loops},
         {"adam", test_adam}, {"dropout", test_dropout},
     };
     for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {

@@ -16,6 +16,9 @@
  * last strip of B is read in place, never copied; rows past m are not
  * computed (the row count is a constant of each instantiation). */
 #include "cpu_gemm.h"
+#include "cpu_math.h"
+
+#include <stdlib.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -75,7 +78,81 @@ void ee_gemm_tile_avx512(int m, int nc, int kc, const float *A, ptrdiff_t ars, p
     tiles512[m - 1][nv - 1](kc, A, ars, acs, B, sstep, bs, C, ldc, acc, last);
 }
 
-#else
+/* GELU forward and the softmax rows of cpu_avx2.c in 16-float vectors.
+ * Each element takes the operations it takes there (the same source,
+ * contracted to FMA where GCC contracts it for AVX2: tests/c/test_ops
+ * compares both builds over every float for GELU and on random rows for
+ * the softmax), and the softmax sums in the same 32 lanes. */
+#if defined(EE_HAVE_AVX2_OBJECT)
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx2,fma", "prefer-vector-width=512")
+void ee_gelu_fwd_block_avx512(const float *X, float *Y, size_t n)
+{
+    /* the AVX2 loop runs its last n % 8 elements in scalar code, which
+     * orders the operands of the last product otherwise (the sign of a
+     * NaN result follows that order): those go to the AVX2 loop itself */
+    size_t nv = n - n % 8;
+    _Pragma("omp simd")
+    for (size_t i = 0; i < nv; i++) Y[i] = X[i] * gauss_cdf(X[i]);
+    if (nv < n) ee_gelu_fwd_block_avx2(X + nv, Y + nv, n - nv);
+}
+
+void ee_softmax_rows_avx512(float *P, int ld, const uint8_t *mk, int rows, int S)
+{
+    if (S <= 0) return;
+    float stack_mf[512], *mf = S <= 512 ? stack_mf : malloc(sizeof(float) * (size_t)S);
+    if (!mf) { /* out of memory: the AVX2 rows need none for S <= 512, the macro's none */
+        ee_softmax_rows_ref_avx2(P, ld, mk, rows, S);
+        return;
+    }
+    for (int j = 0; j < S; j++) mf[j] = (float)mk[j];
+    int nmain = S - S % 32, n16 = S - S % 16;
+    const __m512 ninf = _mm512_set1_ps(-INFINITY), zero = _mm512_setzero_ps();
+    for (int i = 0; i < rows; i++) {
+        float *row = P + (size_t)i * ld;
+        __m512 vm = ninf;
+        for (int j = 0; j < n16; j += 16) {
+            __mmask16 keep = _mm512_cmp_ps_mask(_mm512_loadu_ps(mf + j), zero, _CMP_NEQ_OQ);
+            vm = _mm512_max_ps(_mm512_mask_blend_ps(keep, ninf, _mm512_loadu_ps(row + j)), vm);
+        }
+        float lanes[32];
+        _mm512_storeu_ps(lanes, vm);
+        float mx = -INFINITY;
+        for (int l = 0; l < 16; l++) mx = lanes[l] > mx ? lanes[l] : mx;
+        for (int j = n16; j < S; j++) {
+            float v = mk[j] ? row[j] : -INFINITY;
+            mx = v > mx ? v : mx;
+        }
+        _Pragma("omp simd")
+        for (int j = 0; j < S; j++) row[j] = fast_expf(row[j] - mx) * mf[j];
+        __m512 a0 = zero, a1 = zero;
+        for (int j = 0; j < nmain; j += 32) {
+            a0 = _mm512_add_ps(a0, _mm512_loadu_ps(row + j));
+            a1 = _mm512_add_ps(a1, _mm512_loadu_ps(row + j + 16));
+        }
+        _mm512_storeu_ps(lanes, a0);
+        _mm512_storeu_ps(lanes + 16, a1);
+        for (int j = nmain; j < S; j++) lanes[0] += row[j];
+        float sum = 0;
+        for (int l = 0; l < 32; l++) sum += lanes[l];
+        float inv = 1.0f / sum;
+        _Pragma("omp simd")
+        for (int j = 0; j < S; j++) row[j] *= inv;
+    }
+    if (mf != stack_mf) free(mf);
+}
+#pragma GCC pop_options
+#endif
+
+#endif
+#if !(defined(__x86_64__) && defined(__GNUC__) && defined(EE_HAVE_AVX2_OBJECT))
+void ee_gelu_fwd_block_avx512(const float *X, float *Y, size_t n) { (void)X; (void)Y; (void)n; }
+void ee_softmax_rows_avx512(float *P, int ld, const uint8_t *mk, int rows, int S)
+{
+    (void)P; (void)ld; (void)mk; (void)rows; (void)S;
+}
+#endif
+#if !(defined(__x86_64__) && defined(__GNUC__))
 void ee_gemm_tile_avx512(int m, int nc, int kc, const float *A, ptrdiff_t ars, ptrdiff_t acs,
                          const float *B, ptrdiff_t sstep, ptrdiff_t bs, float *C, ptrdiff_t ldc, int acc)
 {

@@ -25,9 +25,10 @@ EE_LN_ROWS(_base)
 
 #define GELU_BLOCK 4096
 #if defined(EE_HAVE_AVX2_OBJECT)
-#define GELU_FWD(X, Y, n) (ee_cpu_use_avx2() ? ee_gelu_fwd_block_avx2(X, Y, n) : ee_gelu_fwd_block_base(X, Y, n))
+/* the AVX-512 GELU and softmax: the AVX2 loops' bits, twice the lanes */
+#define GELU_FWD(X, Y, n) (ee_cpu_use_avx512() ? ee_gelu_fwd_block_avx512(X, Y, n) : ee_cpu_use_avx2() ? ee_gelu_fwd_block_avx2(X, Y, n) : ee_gelu_fwd_block_base(X, Y, n))
 #define GELU_BWD(X, dY, dX, n) (ee_cpu_use_avx2() ? ee_gelu_bwd_block_avx2(X, dY, dX, n) : ee_gelu_bwd_block_base(X, dY, dX, n))
-#define SOFTMAX_ROWS(P, ld, mk, rows, S) (ee_cpu_use_avx2() ? ee_softmax_rows_avx2(P, ld, mk, rows, S) : ee_softmax_rows_base(P, ld, mk, rows, S))
+#define SOFTMAX_ROWS(P, ld, mk, rows, S) (ee_cpu_use_avx512() ? ee_softmax_rows_avx512(P, ld, mk, rows, S) : ee_cpu_use_avx2() ? ee_softmax_rows_avx2(P, ld, mk, rows, S) : ee_softmax_rows_base(P, ld, mk, rows, S))
 #define LN_FWD(...) (ee_cpu_use_avx2() ? ee_ln_fwd_rows_avx2(__VA_ARGS__) : ee_ln_fwd_rows_base(__VA_ARGS__))
 #define LN_BWD(...) (ee_cpu_use_avx2() ? ee_ln_bwd_rows_avx2(__VA_ARGS__) : ee_ln_bwd_rows_base(__VA_ARGS__))
 #else
