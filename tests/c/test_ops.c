@@ -1127,6 +1127,7 @@ static void test_gemm_tile512(void)
 void ee_gelu_fwd_block_avx2(const float *X, float *Y, size_t n);
 void ee_gelu_fwd_block_avx512(const float *X, float *Y, size_t n);
 void ee_softmax_rows_avx512(float *P, int ld, const uint8_t *mk, int rows, int S);
+void ee_maxpool_scan_avx512(const float *a, const uint8_t *mk, int T, int F, float *best, int32_t *bi);
 #endif
 
 static void test_avx512_loops(void)
@@ -1173,6 +1174,35 @@ static void test_avx512_loops(void)
         free(mk); free(p); free(q);
     }
     CHECK(sdiffer == 0, "softmax rows (AVX-512): %d of %d cases differ from the AVX2 rows' bits", sdiffer, cases);
+    /* the max over time: value and first position per filter as the scalar
+     * scan finds them, with masked positions, ties and NaN */
+    int mdiffer = 0;
+    for (int it = 0; it < (quick ? 100 : 1000); it++) {
+        int T = 1 + (int)ee_rng_below(&rng, 70), F = 1 + (int)ee_rng_below(&rng, 150);
+        float *a = malloc(sizeof(float) * T * F), *best = malloc(sizeof(float) * F);
+        int32_t *bi = malloc(sizeof(int32_t) * F);
+        uint8_t *mk = malloc((size_t)T);
+        if (!a || !best || !bi || !mk) {
+            CHECK(0, "out of memory");
+            free(a); free(best); free(bi); free(mk);
+            break;
+        }
+        for (int t = 0; t < T; t++) mk[t] = ee_rng_below(&rng, 5) != 0;
+        for (int k = 0; k < T * F; k++) {
+            uint64_t r = ee_rng_below(&rng, 20);
+            a[k] = r == 0 ? NAN : r == 1 ? 0.5f : r == 2 ? -INFINITY : (float)ee_rng_normal(&rng);
+        }
+        ee_maxpool_scan_avx512(a, mk, T, F, best, bi);
+        for (int f = 0; f < F; f++) {
+            float b = -INFINITY;
+            int32_t at = -1;
+            for (int t = 0; t < T; t++)
+                if (mk[t] && a[(size_t)t * F + f] > b) { b = a[(size_t)t * F + f]; at = t; }
+            if (memcmp(&b, best + f, sizeof b) || at != bi[f]) { mdiffer++; break; }
+        }
+        free(a); free(best); free(bi); free(mk);
+    }
+    CHECK(mdiffer == 0, "max over time (AVX-512): %d cases differ from the scalar scan", mdiffer);
 #endif
 }
 

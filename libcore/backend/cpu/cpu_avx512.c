@@ -78,6 +78,40 @@ void ee_gemm_tile_avx512(int m, int nc, int kc, const float *A, ptrdiff_t ars, p
     tiles512[m - 1][nv - 1](kc, A, ars, acs, B, sstep, bs, C, ldc, acc, last);
 }
 
+/* The text CNN's max over time of one sequence (cpu_ops.c's maxpool_fwd
+ * before its ReLU step): for each filter f the first t in order with
+ * mk[t] and a[t][f] > best, 64 filters at a time held in registers. The
+ * comparisons are those of the scalar scan, filter by filter. */
+T512 void ee_maxpool_scan_avx512(const float *a, const uint8_t *mk, int T, int F, float *best, int32_t *bi)
+{
+    for (int f0 = 0; f0 < F; f0 += 64) {
+        int nv = (F - f0 + 15) / 16 < 4 ? (F - f0 + 15) / 16 : 4, lanes = F - f0 - (nv - 1) * 16;
+        __mmask16 last = (__mmask16)(lanes >= 16 ? 0xFFFF : (1u << lanes) - 1);
+        __m512 b[4];
+        __m512i ix[4];
+        for (int v = 0; v < 4; v++) {
+            b[v] = _mm512_set1_ps(-INFINITY);
+            ix[v] = _mm512_set1_epi32(-1);
+        }
+        for (int t = 0; t < T; t++) {
+            if (!mk[t]) continue;
+            const float *at = a + (size_t)t * F + f0;
+            __m512i tv = _mm512_set1_epi32(t);
+            for (int v = 0; v < nv; v++) {
+                __m512 x = _mm512_maskz_loadu_ps(v == nv - 1 ? last : 0xFFFF, at + v * 16);
+                __mmask16 gt = _mm512_cmp_ps_mask(x, b[v], _CMP_GT_OQ);
+                b[v] = _mm512_mask_blend_ps(gt, b[v], x);
+                ix[v] = _mm512_mask_blend_epi32(gt, ix[v], tv);
+            }
+        }
+        for (int v = 0; v < nv; v++) {
+            __mmask16 mv = v == nv - 1 ? last : 0xFFFF;
+            _mm512_mask_storeu_ps(best + f0 + v * 16, mv, b[v]);
+            _mm512_mask_storeu_epi32(bi + f0 + v * 16, mv, ix[v]);
+        }
+    }
+}
+
 /* GELU forward and the softmax rows of cpu_avx2.c in 16-float vectors.
  * Each element takes the operations it takes there (the same source,
  * contracted to FMA where GCC contracts it for AVX2: tests/c/test_ops
@@ -144,6 +178,7 @@ void ee_softmax_rows_avx512(float *P, int ld, const uint8_t *mk, int rows, int S
 #pragma GCC pop_options
 #endif
 
+
 #endif
 #if !(defined(__x86_64__) && defined(__GNUC__) && defined(EE_HAVE_AVX2_OBJECT))
 void ee_gelu_fwd_block_avx512(const float *X, float *Y, size_t n) { (void)X; (void)Y; (void)n; }
@@ -153,6 +188,10 @@ void ee_softmax_rows_avx512(float *P, int ld, const uint8_t *mk, int rows, int S
 }
 #endif
 #if !(defined(__x86_64__) && defined(__GNUC__))
+void ee_maxpool_scan_avx512(const float *a, const uint8_t *mk, int T, int F, float *best, int32_t *bi)
+{
+    (void)a; (void)mk; (void)T; (void)F; (void)best; (void)bi;
+}
 void ee_gemm_tile_avx512(int m, int nc, int kc, const float *A, ptrdiff_t ars, ptrdiff_t acs,
                          const float *B, ptrdiff_t sstep, ptrdiff_t bs, float *C, ptrdiff_t ldc, int acc)
 {

@@ -6,6 +6,7 @@
 #define EE_CPU_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Scratch of the calling thread for one purpose (slot), kept and grown
  * between ops so that the hot paths do not allocate; NULL (and the flag
@@ -30,6 +31,11 @@ int ee_cpu_use_avx2(void);
  * EE_CPU_AVX512=0 is not set in the environment: the same bits either
  * way, so only the speed changes). */
 int ee_cpu_use_avx512(void);
+
+/* AVX-512 loops of the ops (cpu_avx512.c), the scalar loops' bits:
+ * the max over time of one sequence's filters (best and its first t, or
+ * -inf and -1) */
+void ee_maxpool_scan_avx512(const float *a, const uint8_t *mk, int T, int F, float *best, int32_t *bi);
 
 /* C = alpha op(A) op(B) + beta C, row-major. With op(A) = A every element
  * is one fixed chain over k (cpu_gemm.h): the result of a row of C depends

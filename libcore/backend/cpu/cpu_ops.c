@@ -563,6 +563,14 @@ static void cpu_maxpool_fwd(const float *act, const uint8_t *mask, float *pooled
     for (int s = 0; s < B; s++) {
         const float *a = act + (size_t)s * T * F;
         const uint8_t *mk = mask + (size_t)s * T;
+        if (ee_cpu_use_avx512()) {
+            float *best = pooled + (size_t)s * ld + off;
+            int32_t *bi = argmax + (size_t)s * F;
+            ee_maxpool_scan_avx512(a, mk, T, F, best, bi);
+            for (int f = 0; f < F; f++)
+                if (bi[f] < 0 || !(best[f] > 0)) { best[f] = 0; bi[f] = -1; }
+            continue;
+        }
         for (int f = 0; f < F; f++) {
             float best = -INFINITY;
             int bi = -1;
