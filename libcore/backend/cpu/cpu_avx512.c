@@ -118,9 +118,13 @@ T512 void ee_maxpool_scan_avx512(const float *a, const uint8_t *mk, int T, int F
  * compares both builds over every float for GELU and on random rows for
  * the softmax), and the softmax sums in the same 32 lanes. */
 #if defined(EE_HAVE_AVX2_OBJECT)
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx2,fma", "prefer-vector-width=512")
-void ee_gelu_fwd_block_avx512(const float *X, float *Y, size_t n)
+/* GCC vectorises the `omp simd` loops below at 512 bits only when told */
+#if defined(__clang__)
+#define T512V T512
+#else
+#define T512V __attribute__((target("avx512f,avx2,fma,prefer-vector-width=512")))
+#endif
+T512V void ee_gelu_fwd_block_avx512(const float *X, float *Y, size_t n)
 {
     /* the AVX2 loop runs its last n % 8 elements in scalar code, which
      * orders the operands of the last product otherwise (the sign of a
@@ -131,7 +135,7 @@ void ee_gelu_fwd_block_avx512(const float *X, float *Y, size_t n)
     if (nv < n) ee_gelu_fwd_block_avx2(X + nv, Y + nv, n - nv);
 }
 
-void ee_softmax_rows_avx512(float *P, int ld, const uint8_t *mk, int rows, int S)
+T512V void ee_softmax_rows_avx512(float *P, int ld, const uint8_t *mk, int rows, int S)
 {
     if (S <= 0) return;
     float stack_mf[512], *mf = S <= 512 ? stack_mf : malloc(sizeof(float) * (size_t)S);
@@ -175,7 +179,6 @@ void ee_softmax_rows_avx512(float *P, int ld, const uint8_t *mk, int rows, int S
     }
     if (mf != stack_mf) free(mf);
 }
-#pragma GCC pop_options
 #endif
 
 
