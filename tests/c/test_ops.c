@@ -1142,10 +1142,14 @@ static void test_avx512_loops(void)
         return;
     }
     long differ = 0, n_all = 0;
-    uint32_t step = quick ? 65537 * 7 : 4099, u = 0;
-    for (int chunk = 0; u < 0xFFFFFFFFu - (uint32_t)blk * step; chunk++) {
-        for (size_t i = 0; i < blk; i++, u += step) memcpy(x + i, &u, sizeof u);
+    /* every step-th pattern: about 2^32 / 4099 = 1.05 M floats (quick: 1/8) */
+    uint64_t step = quick ? 4099 * 8 + 2 : 4099, u = 0;
+    for (int chunk = 0; u < (1ull << 32); chunk++) {
         size_t n = blk - (size_t)(chunk % 37);
+        for (size_t i = 0; i < n; i++, u += step) {
+            uint32_t bits = (uint32_t)u; /* the last block wraps around to small patterns */
+            memcpy(x + i, &bits, sizeof bits);
+        }
         ee_gelu_fwd_block_avx512(x, a, n);
         ee_gelu_fwd_block_avx2(x, b, n);
 #if defined(__clang__)
