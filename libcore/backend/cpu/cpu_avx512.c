@@ -146,36 +146,59 @@ T512V void ee_softmax_rows_avx512(float *P, int ld, const uint8_t *mk, int rows,
     for (int j = 0; j < S; j++) mf[j] = (float)mk[j];
     int nmain = S - S % 32, n16 = S - S % 16;
     const __m512 ninf = _mm512_set1_ps(-INFINITY), zero = _mm512_setzero_ps();
-    for (int i = 0; i < rows; i++) {
-        float *row = P + (size_t)i * ld;
-        __m512 vm = ninf;
-        for (int j = 0; j < n16; j += 16) {
-            __mmask16 keep = _mm512_cmp_ps_mask(_mm512_loadu_ps(mf + j), zero, _CMP_NEQ_OQ);
-            vm = _mm512_max_ps(_mm512_mask_blend_ps(keep, ninf, _mm512_loadu_ps(row + j)), vm);
+    /* rows four at a time: each row's sums are serial chains of adds (the
+     * tail into lane 0, then lanes 0..31), run side by side */
+    for (int i0 = 0; i0 < rows; i0 += 4) {
+        int g = rows - i0 < 4 ? rows - i0 : 4;
+        float lanes[4][32], sum[4] = {0, 0, 0, 0};
+        for (int r = 0; r < g; r++) {
+            float *row = P + (size_t)(i0 + r) * ld;
+            __m512 vm = ninf;
+            for (int j = 0; j < n16; j += 16) {
+                __mmask16 keep = _mm512_cmp_ps_mask(_mm512_loadu_ps(mf + j), zero, _CMP_NEQ_OQ);
+                vm = _mm512_max_ps(_mm512_mask_blend_ps(keep, ninf, _mm512_loadu_ps(row + j)), vm);
+            }
+            _mm512_storeu_ps(lanes[r], vm);
+            float mx = -INFINITY;
+            for (int l = 0; l < 16; l++) mx = lanes[r][l] > mx ? lanes[r][l] : mx;
+            for (int j = n16; j < S; j++) {
+                float v = mk[j] ? row[j] : -INFINITY;
+                mx = v > mx ? v : mx;
+            }
+            _Pragma("omp simd")
+            for (int j = 0; j < S; j++) row[j] = fast_expf(row[j] - mx) * mf[j];
+            __m512 a0 = zero, a1 = zero;
+            for (int j = 0; j < nmain; j += 32) {
+                a0 = _mm512_add_ps(a0, _mm512_loadu_ps(row + j));
+                a1 = _mm512_add_ps(a1, _mm512_loadu_ps(row + j + 16));
+            }
+            _mm512_storeu_ps(lanes[r], a0);
+            _mm512_storeu_ps(lanes[r] + 16, a1);
         }
-        float lanes[32];
-        _mm512_storeu_ps(lanes, vm);
-        float mx = -INFINITY;
-        for (int l = 0; l < 16; l++) mx = lanes[l] > mx ? lanes[l] : mx;
-        for (int j = n16; j < S; j++) {
-            float v = mk[j] ? row[j] : -INFINITY;
-            mx = v > mx ? v : mx;
+        for (int r = g; r < 4; r++) memset(lanes[r], 0, sizeof lanes[r]); /* rows past the last: unused */
+        float t0 = lanes[0][0], t1 = lanes[1][0], t2 = lanes[2][0], t3 = lanes[3][0];
+        const float *p0 = P + (size_t)i0 * ld, *p1 = g > 1 ? p0 + ld : p0, *p2 = g > 2 ? p0 + 2 * (size_t)ld : p0;
+        const float *p3 = g > 3 ? p0 + 3 * (size_t)ld : p0;
+        for (int j = nmain; j < S; j++) {
+            t0 += p0[j];
+            t1 += p1[j];
+            t2 += p2[j];
+            t3 += p3[j];
         }
-        _Pragma("omp simd")
-        for (int j = 0; j < S; j++) row[j] = fast_expf(row[j] - mx) * mf[j];
-        __m512 a0 = zero, a1 = zero;
-        for (int j = 0; j < nmain; j += 32) {
-            a0 = _mm512_add_ps(a0, _mm512_loadu_ps(row + j));
-            a1 = _mm512_add_ps(a1, _mm512_loadu_ps(row + j + 16));
+        float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        s0 += t0; s1 += t1; s2 += t2; s3 += t3;
+        for (int l = 1; l < 32; l++) {
+            s0 += lanes[0][l];
+            s1 += lanes[1][l];
+            s2 += lanes[2][l];
+            s3 += lanes[3][l];
         }
-        _mm512_storeu_ps(lanes, a0);
-        _mm512_storeu_ps(lanes + 16, a1);
-        for (int j = nmain; j < S; j++) lanes[0] += row[j];
-        float sum = 0;
-        for (int l = 0; l < 32; l++) sum += lanes[l];
-        float inv = 1.0f / sum;
-        _Pragma("omp simd")
-        for (int j = 0; j < S; j++) row[j] *= inv;
+        sum[0] = s0; sum[1] = s1; sum[2] = s2; sum[3] = s3;
+        for (int r = 0; r < g; r++) {
+            float *row = P + (size_t)(i0 + r) * ld, inv = 1.0f / sum[r];
+            _Pragma("omp simd")
+            for (int j = 0; j < S; j++) row[j] *= inv;
+        }
     }
     if (mf != stack_mf) free(mf);
 }
