@@ -154,16 +154,45 @@ static void cnn_windows(const CnnView *v, int k, const float *e, int t0, int t1,
     v->be->gemm(0, 0, n, F, w * d, 1.0f, scratch, w * d, v->w.W[k], F, 1.0f, o, F);
 }
 
-/* Target logit from the pre-activations of every width. */
-static float cnn_value(const CnnView *v, float *const *out, const uint8_t *mask, int tg)
+/* The max over the valid positions of each filter's pre-activations and
+ * where it is (-1: none above -inf), kept per permutation: a token
+ * changes only the windows t0..t1, so a filter whose maximum lies outside
+ * them compares those alone, and only one whose maximum moved scans again.
+ * The max of a set is the same number in any order (the first of equal
+ * values is kept, as a full scan in t order keeps it; NaN never wins). */
+static void cnn_max_scan(const CnnView *v, const float *out, const uint8_t *mask, int f, float *best, int *arg)
+{
+    int F = v->w.F;
+    float b = -INFINITY;
+    int a = -1;
+    for (int t = 0; t < v->L; t++)
+        if (mask[t] && out[(size_t)t * F + f] > b) { b = out[(size_t)t * F + f]; a = t; }
+    *best = b;
+    *arg = a;
+}
+
+static void cnn_max_update(const CnnView *v, const float *out, const uint8_t *mask, int t0, int t1, float *best,
+                           int *arg)
+{
+    int F = v->w.F;
+    for (int f = 0; f < F; f++) {
+        if (arg[f] >= t0 && arg[f] <= t1) { /* the maximum itself changed */
+            cnn_max_scan(v, out, mask, f, best + f, arg + f);
+            continue;
+        }
+        for (int t = t0; t <= t1; t++)
+            if (mask[t] && out[(size_t)t * F + f] > best[f]) { best[f] = out[(size_t)t * F + f]; arg[f] = t; }
+    }
+}
+
+/* Target logit from each width's maxima (summed in the order k, f). */
+static float cnn_value(const CnnView *v, const float *best, int tg)
 {
     double z = v->w.bc ? v->w.bc[tg] : 0;
     for (int k = 0; k < v->w.K; k++)
         for (int f = 0; f < v->w.F; f++) {
-            float best = -INFINITY;
-            for (int t = 0; t < v->L; t++)
-                if (mask[t] && out[k][(size_t)t * v->w.F + f] > best) best = out[k][(size_t)t * v->w.F + f];
-            if (best > 0) z += (double)best * v->w.Wc[((size_t)k * v->w.F + f) * v->w.C + tg];
+            float b = best[(size_t)k * v->w.F + f];
+            if (b > 0) z += (double)b * v->w.Wc[((size_t)k * v->w.F + f) * v->w.C + tg];
         }
     return (float)z;
 }
@@ -201,19 +230,33 @@ static EeStatus sv_cnn_incremental(EeModel *m, const EeInput *in, const EeAttrOp
             o0[k] = out0 + LF * k;
             cnn_windows(&v, k, e0, 0, v.L - 1, scratch0, o0[k]);
         }
-        q->fbase = cnn_value(&v, o0, mask, target[i]);
+        size_t KF = (size_t)v.w.K * v.w.F;
+        float *best0 = malloc(sizeof(float) * KF);
+        int *arg0 = malloc(sizeof(int) * KF);
+        if (!best0 || !arg0) {
+            free(best0); free(arg0);
+            free(mask); free(base); free(e0); free(out0); free(scratch0);
+            return ee_fail(EE_ERR_NOMEM, "out of memory");
+        }
+        for (int k = 0; k < v.w.K; k++)
+            for (int f = 0; f < v.w.F; f++) cnn_max_scan(&v, o0[k], mask, f, best0 + k * v.w.F + f, arg0 + k * v.w.F + f);
+        q->fbase = cnn_value(&v, best0, target[i]);
         int fail = 0;
         #pragma omp parallel reduction(|| : fail)
         {
             float *e = malloc(sizeof(float) * Ld), *outb = malloc(sizeof(float) * LF * v.w.K);
             float *scratch = malloc(sizeof(float) * (size_t)wmax * wmax * d);
+            float *best = malloc(sizeof(float) * KF);
+            int *arg = malloc(sizeof(int) * KF);
             float *ok[EE_MAX_WIDTHS];
-            if (!e || !outb || !scratch) fail = 1;
+            if (!e || !outb || !scratch || !best || !arg) fail = 1;
             #pragma omp for schedule(dynamic, 1)
             for (int k = 0; k < s; k++) {
-                if (!e || !outb || !scratch) continue;
+                if (!e || !outb || !scratch || !best || !arg) continue;
                 memcpy(e, e0, sizeof(float) * Ld);
                 memcpy(outb, out0, sizeof(float) * LF * v.w.K);
+                memcpy(best, best0, sizeof(float) * KF);
+                memcpy(arg, arg0, sizeof(int) * KF);
                 for (int kk = 0; kk < v.w.K; kk++) ok[kk] = outb + LF * kk;
                 for (int j = 0; j < q->n; j++) {
                     int p = q->pos[q->perm[(size_t)k * q->n + j]];
@@ -221,14 +264,19 @@ static EeStatus sv_cnn_incremental(EeModel *m, const EeInput *in, const EeAttrOp
                     for (int kk = 0; kk < v.w.K; kk++) {
                         int t0 = p - v.w.widths[kk] + 1 > 0 ? p - v.w.widths[kk] + 1 : 0;
                         cnn_windows(&v, kk, e, t0, p, scratch, ok[kk]);
+                        cnn_max_update(&v, ok[kk], mask, t0, p, best + kk * v.w.F, arg + kk * v.w.F);
                     }
-                    q->vals[(size_t)k * q->n + j] = cnn_value(&v, ok, mask, target[i]);
+                    q->vals[(size_t)k * q->n + j] = cnn_value(&v, best, target[i]);
                 }
             }
             free(e);
             free(outb);
             free(scratch);
+            free(best);
+            free(arg);
         }
+        free(best0);
+        free(arg0);
         if (fail) st = ee_fail(EE_ERR_NOMEM, "out of memory");
     }
     if (!st) st = seq_finish(q, s, T, A, var);

@@ -1066,6 +1066,161 @@ static void test_softmax_order(void)
 #endif
 }
 
+/* The AVX-512 product tile against the AVX2 one: the same chains, so the
+ * same bits, for every row count, partial strips (read in place with
+ * masks), both strides of B and both starts (0 and C). */
+#if defined(EE_HAVE_AVX2_OBJECT) && defined(__x86_64__) && defined(__GNUC__)
+int ee_cpu_use_avx512(void);
+void ee_gemm_tile_avx2(int m, int nc, int kc, const float *A, ptrdiff_t ars, ptrdiff_t acs,
+                       const float *B, ptrdiff_t bs, float *C, ptrdiff_t ldc, int acc);
+void ee_gemm_tile_avx512(int m, int nc, int kc, const float *A, ptrdiff_t ars, ptrdiff_t acs,
+                         const float *B, ptrdiff_t sstep, ptrdiff_t bs, float *C, ptrdiff_t ldc, int acc);
+#endif
+
+static void test_gemm_tile512(void)
+{
+#if defined(EE_HAVE_AVX2_OBJECT) && defined(__x86_64__) && defined(__GNUC__)
+    if (!ee_cpu_use_avx2() || !__builtin_cpu_supports("avx512f")) return;
+    int cases = quick ? 200 : 2000, differ = 0;
+    for (int it = 0; it < cases; it++) {
+        int m = 1 + (int)ee_rng_below(&rng, 6), nc = 1 + (int)ee_rng_below(&rng, 64);
+        int kc = 1 + (int)ee_rng_below(&rng, it % 10 ? 80 : 300), acc = it % 2, packed = it % 3 == 0;
+        int ldb = packed ? 16 : nc + (int)ee_rng_below(&rng, 9), ldc = nc + (int)ee_rng_below(&rng, 5);
+        int lda = kc + (int)ee_rng_below(&rng, 3), strips = (nc + 15) / 16;
+        size_t nb = packed ? (size_t)strips * kc * 16 : (size_t)kc * ldb;
+        float *A = malloc(sizeof(float) * m * lda), *B = malloc(sizeof(float) * nb);
+        float *c1 = malloc(sizeof(float) * m * ldc), *c2 = malloc(sizeof(float) * m * ldc);
+        if (!A || !B || !c1 || !c2) {
+            CHECK(0, "out of memory");
+            break;
+        }
+        gc_fill_normal_f(&rng, A, (size_t)m * lda, 0, 1);
+        gc_fill_normal_f(&rng, B, nb, 0, 1);
+        gc_fill_normal_f(&rng, c1, (size_t)m * ldc, 0, 1);
+        memcpy(c2, c1, sizeof(float) * m * ldc);
+        ptrdiff_t sstep = packed ? (ptrdiff_t)kc * 16 : 16;
+        /* AVX2: one strip of 16 columns at a time, as the driver calls it */
+        for (int s = 0; s < strips; s++) {
+            int w = nc - s * 16 < 16 ? nc - s * 16 : 16;
+            float strip[300 * 16];
+            const float *b = B + s * sstep;
+            if (!packed) { /* the AVX2 tile reads 16 lanes: give it a zero-padded copy */
+                for (int p = 0; p < kc; p++)
+                    for (int j = 0; j < 16; j++) strip[p * 16 + j] = j < w ? B[(size_t)p * ldb + s * 16 + j] : 0;
+                b = strip;
+            }
+            ee_gemm_tile_avx2(m, w, kc, A, lda, 1, b, 16, c1 + s * 16, ldc, acc);
+        }
+        ee_gemm_tile_avx512(m, nc, kc, A, lda, 1, B, sstep, packed ? 16 : ldb, c2, ldc, acc);
+        differ += memcmp(c1, c2, sizeof(float) * m * ldc) != 0;
+        free(A); free(B); free(c1); free(c2);
+    }
+    CHECK(differ == 0, "gemm tile (AVX-512): %d of %d cases differ from the AVX2 tile's bits", differ, cases);
+#endif
+}
+
+/* The AVX-512 GELU and softmax against the AVX2 ones, bit for bit: GELU on
+ * a spread of all float patterns (every float was compared once, 2^32 of
+ * them, when the loop was written), with every tail length; the softmax
+ * on random rows as test_softmax_order draws them (up to 9 rows: the
+ * AVX-512 rows go four at a time). */
+#if defined(EE_HAVE_AVX2_OBJECT) && defined(__x86_64__) && defined(__GNUC__)
+void ee_gelu_fwd_block_avx2(const float *X, float *Y, size_t n);
+void ee_gelu_fwd_block_avx512(const float *X, float *Y, size_t n);
+void ee_softmax_rows_avx512(float *P, int ld, const uint8_t *mk, int rows, int S);
+void ee_maxpool_scan_avx512(const float *a, const uint8_t *mk, int T, int F, float *best, int32_t *bi);
+#endif
+
+static void test_avx512_loops(void)
+{
+#if defined(EE_HAVE_AVX2_OBJECT) && defined(__x86_64__) && defined(__GNUC__)
+    if (!ee_cpu_use_avx512()) return;
+    size_t blk = 1 << 16;
+    float *x = malloc(sizeof(float) * blk), *a = malloc(sizeof(float) * blk), *b = malloc(sizeof(float) * blk);
+    if (!x || !a || !b) {
+        CHECK(0, "out of memory");
+        free(x); free(a); free(b);
+        return;
+    }
+    long differ = 0, n_all = 0;
+    /* every step-th pattern: about 2^32 / 4099 = 1.05 M floats (quick: 1/8) */
+    uint64_t step = quick ? 4099 * 8 + 2 : 4099, u = 0;
+    for (int chunk = 0; u < (1ull << 32); chunk++) {
+        size_t n = blk - (size_t)(chunk % 37);
+        for (size_t i = 0; i < n; i++, u += step) {
+            uint32_t bits = (uint32_t)u; /* the last block wraps around to small patterns */
+            memcpy(x + i, &bits, sizeof bits);
+        }
+        ee_gelu_fwd_block_avx512(x, a, n);
+        ee_gelu_fwd_block_avx2(x, b, n);
+#if defined(__clang__)
+        /* the sanitizer build (clang) may order a NaN's operands otherwise in
+         * one of the two loops: the sign of a NaN result is not compared */
+        for (size_t i = 0; i < n; i++)
+            if (!(a[i] != a[i] && b[i] != b[i]) && memcmp(a + i, b + i, sizeof(float))) {
+                differ++;
+                break;
+            }
+#else
+        differ += memcmp(a, b, sizeof(float) * n) != 0;
+#endif
+        n_all += (long)n;
+    }
+    CHECK(differ == 0, "GELU (AVX-512): %ld blocks of %ld floats differ from the AVX2 loop's bits", differ, n_all);
+    free(x); free(a); free(b);
+    int cases = quick ? 300 : 3000, sdiffer = 0;
+    for (int it = 0; it < cases; it++) {
+        int S = it % 50 == 0 ? 500 + (int)ee_rng_below(&rng, 800) : 1 + (int)ee_rng_below(&rng, 300);
+        int ld = S + (int)ee_rng_below(&rng, 5), rows = 1 + (int)ee_rng_below(&rng, 9);
+        uint8_t *mk = malloc((size_t)S);
+        float *p = malloc(sizeof(float) * ld * rows), *q = malloc(sizeof(float) * ld * rows);
+        if (!mk || !p || !q) {
+            CHECK(0, "out of memory");
+            free(mk); free(p); free(q);
+            break;
+        }
+        for (int j = 0; j < S; j++) mk[j] = it % 3 ? 1 : ee_rng_below(&rng, 4) != 0;
+        mk[S - 1] = 1;
+        float sc = it % 4 == 0 ? 30.0f : 3.0f;
+        for (int k = 0; k < ld * rows; k++) p[k] = q[k] = sc * (float)(ee_rng_uniform(&rng) - 0.5);
+        ee_softmax_rows_avx512(p, ld, mk, rows, S);
+        ee_softmax_rows_avx2(q, ld, mk, rows, S);
+        sdiffer += memcmp(p, q, sizeof(float) * ld * rows) != 0;
+        free(mk); free(p); free(q);
+    }
+    CHECK(sdiffer == 0, "softmax rows (AVX-512): %d of %d cases differ from the AVX2 rows' bits", sdiffer, cases);
+    /* the max over time: value and first position per filter as the scalar
+     * scan finds them, with masked positions, ties and NaN */
+    int mdiffer = 0;
+    for (int it = 0; it < (quick ? 100 : 1000); it++) {
+        int T = 1 + (int)ee_rng_below(&rng, 70), F = 1 + (int)ee_rng_below(&rng, 150);
+        float *a = malloc(sizeof(float) * T * F), *best = malloc(sizeof(float) * F);
+        int32_t *bi = malloc(sizeof(int32_t) * F);
+        uint8_t *mk = malloc((size_t)T);
+        if (!a || !best || !bi || !mk) {
+            CHECK(0, "out of memory");
+            free(a); free(best); free(bi); free(mk);
+            break;
+        }
+        for (int t = 0; t < T; t++) mk[t] = ee_rng_below(&rng, 5) != 0;
+        for (int k = 0; k < T * F; k++) {
+            uint64_t r = ee_rng_below(&rng, 20);
+            a[k] = r == 0 ? NAN : r == 1 ? 0.5f : r == 2 ? -INFINITY : (float)ee_rng_normal(&rng);
+        }
+        ee_maxpool_scan_avx512(a, mk, T, F, best, bi);
+        for (int f = 0; f < F; f++) {
+            float b = -INFINITY;
+            int32_t at = -1;
+            for (int t = 0; t < T; t++)
+                if (mk[t] && a[(size_t)t * F + f] > b) { b = a[(size_t)t * F + f]; at = t; }
+            if (memcmp(&b, best + f, sizeof b) || at != bi[f]) { mdiffer++; break; }
+        }
+        free(a); free(best); free(bi); free(mk);
+    }
+    CHECK(mdiffer == 0, "max over time (AVX-512): %d cases differ from the scalar scan", mdiffer);
+#endif
+}
+
 static void test_adam(void)
 {
     size_t n = quick ? 70001 : 200001; /* OpenMP path */
@@ -1222,6 +1377,8 @@ int main(void)
         {"layernorm", test_layernorm}, {"activations", test_activations}, {"attention", test_attention},
         {"embed", test_embed}, {"conv", test_conv}, {"maxpool", test_maxpool},
         {"conv+pool bwd", test_conv_pool}, {"losses", test_losses}, {"softmax order", test_softmax_order},
+        {"gemm tile avx512", test_gemm_tile512},
+        {"avx512 loops", test_avx512_loops},
         {"adam", test_adam}, {"dropout", test_dropout},
     };
     for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {

@@ -41,14 +41,19 @@ EE_GEMM_TILE8(_base, EE_FMA_BASE)
 typedef void (*TileFn)(int, int, int, const float *, ptrdiff_t, ptrdiff_t, const float *, ptrdiff_t,
                        float *, ptrdiff_t, int);
 
-typedef struct { TileFn wide, narrow; } Tiles;
+/* avx512: the AVX-512 tiles (cpu_avx512.c), which read a partial last
+ * strip of B in place; else the 6 x 16 and 12 x 8 tiles of one build */
+typedef struct { TileFn wide, narrow; int avx512; } Tiles;
 
 static Tiles tile_fn(void)
 {
-#if defined(EE_HAVE_AVX2_OBJECT)
-    if (ee_cpu_use_avx2()) return (Tiles){ee_gemm_tile_avx2, ee_gemm_tile8_avx2};
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (ee_cpu_use_avx512()) return (Tiles){NULL, NULL, 1};
 #endif
-    return (Tiles){ee_gemm_tile_base, ee_gemm_tile8_base};
+#if defined(EE_HAVE_AVX2_OBJECT)
+    if (ee_cpu_use_avx2()) return (Tiles){ee_gemm_tile_avx2, ee_gemm_tile8_avx2, 0};
+#endif
+    return (Tiles){ee_gemm_tile_base, ee_gemm_tile8_base, 0};
 }
 
 static int round_nr(int n) { return (n + NR - 1) / NR * NR; }
@@ -87,9 +92,41 @@ static void pack_strips(int tb, const float *B, int ldb, int k0, int kc, int n0,
  * out over the enclosing team when `team` (an orphaned worksharing loop),
  * else by the calling thread. None of this changes a result: each
  * element is the same chain whichever tile computes it. */
+/* The AVX-512 tiles: 6 rows by groups of up to 4 strips (the strips of a
+ * block shared out evenly over its groups: 7 strips go 4 + 3). */
+static void run_block512(int team, int M, int nc, int kc, const float *A, ptrdiff_t ars, ptrdiff_t acs,
+                         const float *B, ptrdiff_t bs, float *C, ptrdiff_t ldc, int acc)
+{
+    const int MR5 = EE_GEMM_MR512, NV = EE_GEMM_NV512;
+    int strips = (nc + NR - 1) / NR, groups = (strips + NV - 1) / NV, tiles_m = (M + MR5 - 1) / MR5;
+    int per = strips / groups, extra = strips % groups, strips_outer = tiles_m <= 16;
+    long items = (long)tiles_m * groups;
+    size_t sstep = bs == NR ? (size_t)kc * NR : NR;
+#define EE_GEMM_ITEM512(q)                                                                     \
+    do {                                                                                       \
+        int t = strips_outer ? (int)((q) % tiles_m) : (int)((q) / groups);                     \
+        int g = strips_outer ? (int)((q) / tiles_m) : (int)((q) % groups), i = t * MR5;        \
+        int s0 = g * per + (g < extra ? g : extra), ns = per + (g < extra);                    \
+        int m = M - i < MR5 ? M - i : MR5, w = nc - s0 * NR < ns * NR ? nc - s0 * NR : ns * NR; \
+        ee_gemm_tile_avx512(m, w, kc, A + i * ars, ars, acs, B + s0 * sstep, sstep, bs,       \
+                            C + i * ldc + s0 * NR, ldc, acc);                                  \
+    } while (0)
+    if (team) {
+        #pragma omp for schedule(static)
+        for (long q = 0; q < items; q++) EE_GEMM_ITEM512(q);
+    } else {
+        for (long q = 0; q < items; q++) EE_GEMM_ITEM512(q);
+    }
+#undef EE_GEMM_ITEM512
+}
+
 static void run_block(Tiles tl, int team, int M, int nc, int kc, const float *A, ptrdiff_t ars,
                       ptrdiff_t acs, const float *B, ptrdiff_t bs, float *C, ptrdiff_t ldc, int acc)
 {
+    if (tl.avx512) {
+        run_block512(team, M, nc, kc, A, ars, acs, B, bs, C, ldc, acc);
+        return;
+    }
     int strips = (nc + NR - 1) / NR, tiles_m = (M + MR - 1) / MR, strips_outer = tiles_m <= 16;
     int narrow = nc % NR != 0 && nc % NR <= EE_GEMM_NR8, wide = strips - narrow;
     int tiles8 = narrow ? (M + EE_GEMM_MR8 - 1) / EE_GEMM_MR8 : 0;
@@ -168,6 +205,62 @@ void ee_cpu_gemm_inplace(int M, int N, int K, const float *A, int lda, const flo
     gemm(0, 0, M, N, K, 1.0f, A, lda, B, ldb, beta, C, ldc, 0);
 }
 
+typedef struct {
+    Tiles tile;
+    int M, N, K;
+    float alpha;
+    const float *A;
+    int lda;
+    const float *B;
+    int ldb;
+    float *C;
+    int ldc, tb, pack_b, first_acc;
+    float *bpack;
+} GemmBlocks;
+
+/* The blocks of k in ascending order, each over the blocks of N; with
+ * `team` the work of each block is shared out over the enclosing team
+ * (orphaned worksharing), else the calling thread does it all. */
+static void gemm_blocks(const GemmBlocks *g, int team)
+{
+    int M = g->M, N = g->N, K = g->K, ldb = g->ldb, ldc = g->ldc;
+    const float *A = g->A, *B = g->B;
+    float *C = g->C, *bpack = g->bpack;
+    for (int k0 = 0; k0 < K; k0 += KC) {
+        int kc = K - k0 < KC ? K - k0 : KC;
+        for (int n0 = 0; n0 < N; n0 += NC) {
+            int nc = N - n0 < NC ? N - n0 : NC, full = nc / NR * NR;
+            int acc = k0 > 0 || g->first_acc;
+            if (g->pack_b) {
+                int strips = (nc + NR - 1) / NR;
+                if (team) {
+                    #pragma omp for schedule(static)
+                    for (int s = 0; s < strips; s++)
+                        pack_strips(g->tb, B, ldb, k0, kc, n0, nc, g->alpha, bpack, s, s + 1);
+                } else {
+                    pack_strips(g->tb, B, ldb, k0, kc, n0, nc, g->alpha, bpack, 0, strips);
+                }
+                run_block(g->tile, team, M, nc, kc, A + k0, g->lda, 1, bpack, NR, C + n0, ldc, acc);
+                continue;
+            }
+            /* in place: the AVX-512 tiles read a partial strip in place too */
+            if (g->tile.avx512) full = nc;
+            if (full)
+                run_block(g->tile, team, M, full, kc, A + k0, g->lda, 1, B + (size_t)k0 * ldb + n0, ldb, C + n0,
+                          ldc, acc);
+            if (full < nc) {
+                if (team) {
+                    #pragma omp single
+                    pack_strips(0, B, ldb, k0, kc, n0 + full, nc - full, 1.0f, bpack, 0, 1);
+                } else {
+                    pack_strips(0, B, ldb, k0, kc, n0 + full, nc - full, 1.0f, bpack, 0, 1);
+                }
+                run_block(g->tile, team, M, nc - full, kc, A + k0, g->lda, 1, bpack, NR, C + n0 + full, ldc, acc);
+            }
+        }
+    }
+}
+
 static void gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
                  const float *B, int ldb, float beta, float *C, int ldc, int pack_b)
 {
@@ -208,29 +301,14 @@ static void gemm(int ta, int tb, int M, int N, int K, float alpha, const float *
 #ifdef _OPENMP
     par = par && !omp_in_parallel() && omp_get_max_threads() > 1;
 #endif
-    #pragma omp parallel if (par)
-    {
-        for (int k0 = 0; k0 < K; k0 += KC) {
-            int kc = K - k0 < KC ? K - k0 : KC;
-            for (int n0 = 0; n0 < N; n0 += NC) {
-                int nc = N - n0 < NC ? N - n0 : NC, full = nc / NR * NR;
-                int acc = k0 > 0 || first_acc;
-                if (pack_b) {
-                    int strips = (nc + NR - 1) / NR;
-                    #pragma omp for schedule(static)
-                    for (int s = 0; s < strips; s++) pack_strips(tb, B, ldb, k0, kc, n0, nc, alpha, bpack, s, s + 1);
-                    run_block(tile, 1, M, nc, kc, A + k0, lda, 1, bpack, NR, C + n0, ldc, acc);
-                    continue;
-                }
-                if (full)
-                    run_block(tile, 1, M, full, kc, A + k0, lda, 1, B + (size_t)k0 * ldb + n0, ldb, C + n0, ldc, acc);
-                if (full < nc) {
-                    #pragma omp single
-                    pack_strips(0, B, ldb, k0, kc, n0 + full, nc - full, 1.0f, bpack, 0, 1);
-                    run_block(tile, 1, M, nc - full, kc, A + k0, lda, 1, bpack, NR, C + n0 + full, ldc, acc);
-                }
-            }
-        }
+    GemmBlocks g = {tile, M, N, K, alpha, A, lda, B, ldb, C, ldc, tb, pack_b, first_acc, bpack};
+    /* a region only where it shares out work: a team of one (a product
+     * inside a parallel region, or a small one) costs more than the product */
+    if (par) {
+        #pragma omp parallel
+        gemm_blocks(&g, 1);
+    } else {
+        gemm_blocks(&g, 0);
     }
     if (nested && bpack != strip) free(bpack);
 }

@@ -27,6 +27,9 @@
  * would compute twice the lanes it keeps) */
 #define EE_GEMM_MR8 12
 #define EE_GEMM_NR8 8
+/* the AVX-512 tile (cpu_avx512.c): up to 6 rows by 4 vectors of 16 */
+#define EE_GEMM_MR512 6
+#define EE_GEMM_NV512 4
 
 /* Unaligned 8-float vector loads and stores without intrinsics. */
 typedef float ee_v8 __attribute__((vector_size(32)));
@@ -142,5 +145,11 @@ void ee_gemm_tile_base(int m, int nc, int kc, const float *A, ptrdiff_t ars, ptr
                        const float *B, ptrdiff_t bs, float *C, ptrdiff_t ldc, int acc);
 void ee_gemm_tile_avx2(int m, int nc, int kc, const float *A, ptrdiff_t ars, ptrdiff_t acs,
                        const float *B, ptrdiff_t bs, float *C, ptrdiff_t ldc, int acc);
+
+/* m <= EE_GEMM_MR512 rows, nc <= 16 EE_GEMM_NV512 columns; B's 16-column
+ * strip s starts at B + s*sstep, its rows bs apart (packed or in place:
+ * columns past nc are never read) */
+void ee_gemm_tile_avx512(int m, int nc, int kc, const float *A, ptrdiff_t ars, ptrdiff_t acs,
+                         const float *B, ptrdiff_t sstep, ptrdiff_t bs, float *C, ptrdiff_t ldc, int acc);
 
 #endif

@@ -6,6 +6,7 @@
 #define EE_CPU_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* The backend's buffers (alloc/release of the op table): zeroed, as from
  * calloc; large ones in transparent huge pages (cpu_mem.c says why).
@@ -32,6 +33,15 @@ int ee_cpu_take_nomem(void);
 
 /* 1 when the AVX2 + FMA loops can run on this processor. */
 int ee_cpu_use_avx2(void);
+/* 1 when the AVX-512 product kernel can run on this processor (and
+ * EE_CPU_AVX512=0 is not set in the environment: the same bits either
+ * way, so only the speed changes). */
+int ee_cpu_use_avx512(void);
+
+/* AVX-512 loops of the ops (cpu_avx512.c), the scalar loops' bits:
+ * the max over time of one sequence's filters (best and its first t, or
+ * -inf and -1) */
+void ee_maxpool_scan_avx512(const float *a, const uint8_t *mk, int T, int F, float *best, int32_t *bi);
 
 /* C = alpha op(A) op(B) + beta C, row-major. With op(A) = A every element
  * is one fixed chain over k (cpu_gemm.h): the result of a row of C depends

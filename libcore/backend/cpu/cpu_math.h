@@ -155,6 +155,8 @@ void ee_ln_bwd_rows_avx2(const float *dY, const float *X, const float *g, const 
 void ee_softmax_rows_base(float *P, int ld, const uint8_t *mk, int rows, int S);
 void ee_softmax_rows_avx2(float *P, int ld, const uint8_t *mk, int rows, int S);
 void ee_softmax_rows_ref_avx2(float *P, int ld, const uint8_t *mk, int rows, int S);
+void ee_gelu_fwd_block_avx512(const float *X, float *Y, size_t n);
+void ee_softmax_rows_avx512(float *P, int ld, const uint8_t *mk, int rows, int S);
 void ee_gelu_fwd_block_base(const float *X, float *Y, size_t n);
 void ee_gelu_bwd_block_base(const float *X, const float *dY, float *dX, size_t n);
 void ee_gelu_fwd_block_avx2(const float *X, float *Y, size_t n);

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 /* A batch's activations are tens to hundreds of MB that a call writes once
@@ -107,6 +108,21 @@ int ee_cpu_use_avx2(void)
 #if defined(__x86_64__) && defined(__GNUC__) && defined(EE_HAVE_AVX2_OBJECT)
     static int v = -1;
     if (v < 0) v = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return v;
+#else
+    return 0;
+#endif
+}
+
+int ee_cpu_use_avx512(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    static int v = -1;
+    if (v < 0) {
+        const char *env = getenv("EE_CPU_AVX512");
+        v = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2") &&
+            __builtin_cpu_supports("fma") && !(env && !strcmp(env, "0"));
+    }
     return v;
 #else
     return 0;

@@ -25,9 +25,10 @@ EE_LN_ROWS(_base)
 
 #define GELU_BLOCK 4096
 #if defined(EE_HAVE_AVX2_OBJECT)
-#define GELU_FWD(X, Y, n) (ee_cpu_use_avx2() ? ee_gelu_fwd_block_avx2(X, Y, n) : ee_gelu_fwd_block_base(X, Y, n))
+/* the AVX-512 GELU and softmax: the AVX2 loops' bits, twice the lanes */
+#define GELU_FWD(X, Y, n) (ee_cpu_use_avx512() ? ee_gelu_fwd_block_avx512(X, Y, n) : ee_cpu_use_avx2() ? ee_gelu_fwd_block_avx2(X, Y, n) : ee_gelu_fwd_block_base(X, Y, n))
 #define GELU_BWD(X, dY, dX, n) (ee_cpu_use_avx2() ? ee_gelu_bwd_block_avx2(X, dY, dX, n) : ee_gelu_bwd_block_base(X, dY, dX, n))
-#define SOFTMAX_ROWS(P, ld, mk, rows, S) (ee_cpu_use_avx2() ? ee_softmax_rows_avx2(P, ld, mk, rows, S) : ee_softmax_rows_base(P, ld, mk, rows, S))
+#define SOFTMAX_ROWS(P, ld, mk, rows, S) (ee_cpu_use_avx512() ? ee_softmax_rows_avx512(P, ld, mk, rows, S) : ee_cpu_use_avx2() ? ee_softmax_rows_avx2(P, ld, mk, rows, S) : ee_softmax_rows_base(P, ld, mk, rows, S))
 #define LN_FWD(...) (ee_cpu_use_avx2() ? ee_ln_fwd_rows_avx2(__VA_ARGS__) : ee_ln_fwd_rows_base(__VA_ARGS__))
 #define LN_BWD(...) (ee_cpu_use_avx2() ? ee_ln_bwd_rows_avx2(__VA_ARGS__) : ee_ln_bwd_rows_base(__VA_ARGS__))
 #else
@@ -37,6 +38,19 @@ EE_LN_ROWS(_base)
 #define GELU_FWD(X, Y, n) ((void)ee_cpu_use_avx2, ee_gelu_fwd_block_base(X, Y, n))
 #define GELU_BWD(X, dY, dX, n) ((void)ee_cpu_use_avx2, ee_gelu_bwd_block_base(X, dY, dX, n))
 #endif
+
+/* Loops over sequences that go to the team only when worth it: an omp
+ * parallel construct reached inside a parallel region (IG's sequences on
+ * the cnn call these ops one sequence at a time) opens a team of one even
+ * with a false if clause, and libgomp's futex calls then cost more than
+ * the op. The body (a function of the index) runs the same either way. */
+static int team_worth(size_t work, size_t threshold)
+{
+#ifdef _OPENMP
+    if (omp_in_parallel()) return 0;
+#endif
+    return work > threshold;
+}
 
 /* ---- memory ------------------------------------------------------------- */
 static void *cpu_alloc(size_t bytes) { return ee_cpu_alloc(bytes); }
@@ -481,6 +495,36 @@ static void conv_rows(const float *A, int lda, int M, const float *W, const floa
     else ee_cpu_gemm_inplace(M, F, K, A, lda, W, F, 1.0f, o, F);
 }
 
+/* Sequence s of conv_fwd. */
+static void conv_seq(const float *E, const float *W, const float *b, float *out, const float *packed, int s,
+                     int T, int d, int w, int F, int tail)
+{
+    int K = w * d;
+    const float *e = E + (size_t)s * T * d;
+    float *o = out + (size_t)s * T * F;
+    for (int t = 0; t < T; t++) {
+        if (b) memcpy(o + (size_t)t * F, b, sizeof(float) * F);
+        else memset(o + (size_t)t * F, 0, sizeof(float) * F);
+    }
+    conv_rows(e, d, T - tail, W, packed, K, F, o);
+    if (!tail) return;
+    /* the zero-padded windows of the last positions: this task's own */
+    float small[4096];
+    size_t need = (size_t)tail * K;
+    float *win = need <= sizeof small / sizeof *small ? small : malloc(sizeof(float) * need);
+    if (!win) {
+        ee_cpu_raise_nomem();
+        return;
+    }
+    for (int i = 0; i < tail; i++) {
+        int t = T - tail + i, have = T - t; /* positions t..T-1 exist */
+        memcpy(win + (size_t)i * K, e + (size_t)t * d, sizeof(float) * (size_t)have * d);
+        memset(win + (size_t)i * K + (size_t)have * d, 0, sizeof(float) * (size_t)(w - have) * d);
+    }
+    conv_rows(win, K, tail, W, packed, K, F, o + (size_t)(T - tail) * F);
+    if (win != small) free(win);
+}
+
 static void cpu_conv_fwd(const float *E, const float *W, const float *b, float *out,
                          int B, int T, int d, int w, int F)
 {
@@ -496,31 +540,11 @@ static void cpu_conv_fwd(const float *E, const float *W, const float *b, float *
         ee_cpu_gemm_pack(0, K, F, 1.0f, W, F, packed);
     }
     int tail = w - 1 < T ? w - 1 : T; /* positions whose window passes the end */
-    #pragma omp parallel for schedule(static) if ((size_t)B * T * d * F * w > 200000)
-    for (int s = 0; s < B; s++) {
-        const float *e = E + (size_t)s * T * d;
-        float *o = out + (size_t)s * T * F;
-        for (int t = 0; t < T; t++) {
-            if (b) memcpy(o + (size_t)t * F, b, sizeof(float) * F);
-            else memset(o + (size_t)t * F, 0, sizeof(float) * F);
-        }
-        conv_rows(e, d, T - tail, W, packed, K, F, o);
-        if (!tail) continue;
-        /* the zero-padded windows of the last positions: this task's own */
-        float small[4096];
-        size_t need = (size_t)tail * K;
-        float *win = need <= sizeof small / sizeof *small ? small : malloc(sizeof(float) * need);
-        if (!win) {
-            ee_cpu_raise_nomem();
-            continue;
-        }
-        for (int i = 0; i < tail; i++) {
-            int t = T - tail + i, have = T - t; /* positions t..T-1 exist */
-            memcpy(win + (size_t)i * K, e + (size_t)t * d, sizeof(float) * (size_t)have * d);
-            memset(win + (size_t)i * K + (size_t)have * d, 0, sizeof(float) * (size_t)(w - have) * d);
-        }
-        conv_rows(win, K, tail, W, packed, K, F, o + (size_t)(T - tail) * F);
-        if (win != small) free(win);
+    if (team_worth((size_t)B * T * d * F * w, 200000)) {
+        #pragma omp parallel for schedule(static)
+        for (int s = 0; s < B; s++) conv_seq(E, W, b, out, packed, s, T, d, w, F, tail);
+    } else {
+        for (int s = 0; s < B; s++) conv_seq(E, W, b, out, packed, s, T, d, w, F, tail);
     }
 }
 
@@ -555,22 +579,39 @@ static void cpu_conv_bwd(const float *E, const float *W, const float *dOut, floa
 /* ReLU then max over the valid positions: relu is monotone, so this is
  * relu(max_t pre); the argmax is the lowest t among ties and is -1 when the
  * max is <= 0 (ReLU'(0) = 0: no gradient flows). */
+/* Sequence s of maxpool_fwd. */
+static void maxpool_seq(const float *act, const uint8_t *mask, float *pooled, int32_t *argmax, int s, int T,
+                    int F, int ld, int off)
+{
+    const float *a = act + (size_t)s * T * F;
+    const uint8_t *mk = mask + (size_t)s * T;
+    if (ee_cpu_use_avx512()) {
+        float *best = pooled + (size_t)s * ld + off;
+        int32_t *bi = argmax + (size_t)s * F;
+        ee_maxpool_scan_avx512(a, mk, T, F, best, bi);
+        for (int f = 0; f < F; f++)
+            if (bi[f] < 0 || !(best[f] > 0)) { best[f] = 0; bi[f] = -1; }
+        return;
+    }
+    for (int f = 0; f < F; f++) {
+        float best = -INFINITY;
+        int bi = -1;
+        for (int t = 0; t < T; t++)
+            if (mk[t] && a[(size_t)t * F + f] > best) { best = a[(size_t)t * F + f]; bi = t; }
+        if (bi < 0 || !(best > 0)) { best = 0; bi = -1; }
+        pooled[(size_t)s * ld + off + f] = best;
+        argmax[(size_t)s * F + f] = bi;
+    }
+}
+
 static void cpu_maxpool_fwd(const float *act, const uint8_t *mask, float *pooled,
                             int32_t *argmax, int B, int T, int F, int ld, int off)
 {
-    #pragma omp parallel for if ((size_t)B * T * F > 65536) schedule(static)
-    for (int s = 0; s < B; s++) {
-        const float *a = act + (size_t)s * T * F;
-        const uint8_t *mk = mask + (size_t)s * T;
-        for (int f = 0; f < F; f++) {
-            float best = -INFINITY;
-            int bi = -1;
-            for (int t = 0; t < T; t++)
-                if (mk[t] && a[(size_t)t * F + f] > best) { best = a[(size_t)t * F + f]; bi = t; }
-            if (bi < 0 || !(best > 0)) { best = 0; bi = -1; }
-            pooled[(size_t)s * ld + off + f] = best;
-            argmax[(size_t)s * F + f] = bi;
-        }
+    if (team_worth((size_t)B * T * F, 65536)) {
+        #pragma omp parallel for schedule(static)
+        for (int s = 0; s < B; s++) maxpool_seq(act, mask, pooled, argmax, s, T, F, ld, off);
+    } else {
+        for (int s = 0; s < B; s++) maxpool_seq(act, mask, pooled, argmax, s, T, F, ld, off);
     }
 }
 
@@ -585,23 +626,33 @@ static void cpu_maxpool_bwd(const float *dPooled, const int32_t *argmax, float *
         }
 }
 
+/* Sequence b of conv_pool_bwd's input gradient. */
+static void pool_de_seq(const float *W, const float *dPooled, const int32_t *argmax, float *dE, int b, int T,
+                        int d, int w, int F, int ld, int off)
+{
+    for (int f = 0; f < F; f++) {
+        int t = argmax[(size_t)b * F + f];
+        if (t < 0) continue;
+        float g = dPooled[(size_t)b * ld + off + f];
+        for (int j = 0; j < w && t + j < T; j++) {
+            float *e = dE + ((size_t)b * T + t + j) * d;
+            const float *wj = W + (size_t)j * d * F + f;
+            for (int c = 0; c < d; c++) e[c] += g * wj[(size_t)c * F];
+        }
+    }
+}
+
 static void cpu_conv_pool_bwd(const float *E, const float *W, const float *dPooled,
                               const int32_t *argmax, float *dE, float *dW, float *db, int B, int T,
                               int d, int w, int F, int ld, int off)
 {
     if (dE) {
-        #pragma omp parallel for if ((size_t)B * F * w * d > 100000) schedule(static)
-        for (int b = 0; b < B; b++)
-            for (int f = 0; f < F; f++) {
-                int t = argmax[(size_t)b * F + f];
-                if (t < 0) continue;
-                float g = dPooled[(size_t)b * ld + off + f];
-                for (int j = 0; j < w && t + j < T; j++) {
-                    float *e = dE + ((size_t)b * T + t + j) * d;
-                    const float *wj = W + (size_t)j * d * F + f;
-                    for (int c = 0; c < d; c++) e[c] += g * wj[(size_t)c * F];
-                }
-            }
+        if (team_worth((size_t)B * F * w * d, 100000)) {
+            #pragma omp parallel for schedule(static)
+            for (int b = 0; b < B; b++) pool_de_seq(W, dPooled, argmax, dE, b, T, d, w, F, ld, off);
+        } else {
+            for (int b = 0; b < B; b++) pool_de_seq(W, dPooled, argmax, dE, b, T, d, w, F, ld, off);
+        }
     }
     if (dW || db) {
         /* each thread owns filters: sums over sequences in order */
