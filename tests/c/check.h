@@ -89,6 +89,20 @@ static inline void cmp_add(CheckCmp *c, double got, double ref)
     c->n++;
 }
 
+/* a pair whose error is measured in units of its own bound (the check is
+ * then err <= 1): |got - ref| / bound */
+static inline void cmp_add_scaled(CheckCmp *c, double got, double ref, double bound)
+{
+    if (!isfinite(got) || !isfinite(ref) || !(bound > 0)) {
+        cmp_add(c, got, isfinite(ref) && bound > 0 ? ref : NAN);
+        return;
+    }
+    double d = fabs(got - ref) / bound;
+    if (d > c->err || c->n == 0) { c->err = d; c->at = c->n; c->got_at = got; c->ref_at = ref; }
+    if (fabs(ref) > c->scale) c->scale = fabs(ref);
+    c->n++;
+}
+
 /* the usual bound: rel * max(scale, floor) */
 static inline double cmp_bound(const CheckCmp *c, double rel, double floor_scale)
 {
