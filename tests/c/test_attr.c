@@ -7,8 +7,11 @@
  *   same sum computed in double precision with the reference model of
  *   refmodel.h, its gradients taken by central differences;
  * - exact Shapley values against all n! orders evaluated with the double
- *   reference; SV with all permutations equals them; efficiency per
- *   permutation;
+ *   reference; SV with all permutations equals them; efficiency (exact, and
+ *   per permutation) against f(x) - f(baseline) of the reference, not the
+ *   delta libcore reports about itself;
+ * - ee_explain's efficiency projection: an ensemble's rows sum to the
+ *   reference's f(x) - f(baseline);
  * - the same seed gives the same numbers for 1 and 2 threads and any batch
  *   size (SV and IG), and the incremental paths (SV on both kinds, IG on the
  *   cnn) equal full passes. */
