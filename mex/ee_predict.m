@@ -82,17 +82,6 @@
 %! assert (tried > 5);
 
 %!test
-%! ## loading a model leaks nothing (Octave 7 never frees mxArrayToString's
-%! ## buffers: 30000 loads grew the process by 3.3 MB before)
-%! m = ee_train ('mlp', single ([1 2; 3 1; 0 2]), [1; 2; 1], 'epochs', 1, 'verbose', false, 'hidden', 2);
-%! x = single ([1 2]);
-%! rss = @() sscanf (regexp (fileread ('/proc/self/status'), 'VmRSS:\s*(\d+)', 'tokens', 'once'){1}, '%d');
-%! for i = 1:2000, ee_predict (m, x); end
-%! r0 = rss ();
-%! for i = 1:20000, ee_predict (m, x); end
-%! assert (rss () - r0 < 1000, 'ee_predict grew the process by %d kB over 20000 calls', rss () - r0);
-
-%!test
 %! ## the memory budget: refused before allocating, with ee:outOfMemory and
 %! ## the estimate; the loaded model is freed (no growth over many refusals)
 %! old = getenv ('EE_MEMORY_MB');

@@ -5,10 +5,18 @@
 # 60), then runs the Octave tests through the gateways, then the
 # command-line tool (tests/cli/check.sh: against the gateways, under mpirun,
 # resumed, bad input), then the installation paths (tests/package/check.sh:
-# make pkg, pkg install, pkg test, make install), and prints one closing
-# line "N passed, N failed" that sums the assertions of the C (plain and
-# sanitized) and Octave tests (valgrind adds one per binary, the fuzz run
-# one, a sanitizer report one, the cli and package checks one per step).
+# make pkg, pkg install, pkg test, make install), then the mutation stage
+# (tests/mutation/run.sh: faults compiled into a scratch copy of libcore
+# must make the C tests fail), and prints as its last line
+#   N passed, N failed, N skipped
+# which counts checks of results, each once: the C tests' CHECKs (their
+# bookkeeping, allocations and setup calls, fails a program but is not a
+# pass), the Octave test blocks, the cli and package steps. The reruns of
+# the same programs (valgrind, sanitizers), the fuzz run and the mutants
+# report their own lines and add only their failures. A check that cannot
+# run here (no GPU; MPI, a dataset or a tool missing) is "skipped" with its
+# reason, never passed; tools/install_deps.sh brings every tool, so a
+# missing one (valgrind, clang) is a failure.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -17,18 +25,19 @@ trap 'rm -rf "$log"' EXIT
 
 echo "== build"
 if ! tools/build.sh > "$log/build.out" 2>&1; then
-  tail -40 "$log/build.out"; echo "0 passed, 1 failed"; exit 1
+  tail -40 "$log/build.out"; echo "0 passed, 1 failed, 0 skipped"; exit 1
 fi
 if ! datasets/build.sh > "$log/data.out" 2>&1; then
-  tail -20 "$log/data.out"; echo "0 passed, 1 failed"; exit 1
+  tail -20 "$log/data.out"; echo "0 passed, 1 failed, 0 skipped"; exit 1
 fi
 
-passed=0; failed=0
-count() { # adds the "N passed, M failed" lines of a file
-  local p f
-  p=$(grep -Eo '[0-9]+ passed, [0-9]+ failed' "$1" | awk '{s+=$1} END {print s+0}')
-  f=$(grep -Eo '[0-9]+ passed, [0-9]+ failed' "$1" | awk '{s+=$3} END {print s+0}')
-  passed=$((passed + p)); failed=$((failed + f))
+passed=0; failed=0; skipped=0
+count() { # adds the "N passed, M failed[, K skipped]" lines of a file
+  local line
+  while read -r line; do
+    set -- $line
+    passed=$((passed + $1)); failed=$((failed + $3)); skipped=$((skipped + ${5:-0}))
+  done < <(grep -Eo '[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?' "$1")
 }
 
 echo "== C tests"
@@ -36,40 +45,52 @@ export EE_VECTORS="${EE_VECTORS:-$root/tests/vectors}"
 for t in $(sed -n 's/^check_PROGRAMS = //p' Makefile.am); do
   [ -x "$t" ] || { echo "$t: not built"; failed=$((failed + 1)); continue; }
   "$t" > "$log/c.out" 2>&1; rc=$?
-  if [ $rc -eq 77 ]; then echo "$(basename "$t"): skipped (no device)"; continue; fi
-  tail -1 "$log/c.out"
-  if [ $rc -ne 0 ]; then
+  grep '^SKIP' "$log/c.out"            # each skip with its reason
+  tail -2 "$log/c.out"                 # its bookkeeping line and its count
+  if [ $rc -eq 77 ]; then              # skipped as a whole (test_gpu without a device)
+    grep -q 'skipped' "$log/c.out" || skipped=$((skipped + 1))
+  elif [ $rc -ne 0 ]; then
     grep FAIL "$log/c.out" | head -20
-    grep -q 'passed, [0-9]* failed' "$log/c.out" || failed=$((failed + 1))
+    # no summary, or one with 0 failed (a crash at exit): the exit itself fails
+    tail -1 "$log/c.out" | grep -qE ' [1-9][0-9]* failed' || failed=$((failed + 1))
   fi
-  count "$log/c.out"
+  count <(tail -1 "$log/c.out")
 done
 
+# ---- valgrind: the same programs again; its own line, failures only
 echo "== C tests under valgrind"
-tests/c/valgrind.sh > "$log/vg.out" 2>&1
+tests/c/valgrind.sh > "$log/vg.out" 2>&1; rc=$?
 grep -E '^(PASS|FAIL|SKIP)' "$log/vg.out"
-tail -1 "$log/vg.out" > "$log/vg.last"
-count "$log/vg.last"
+if line=$(grep -E '^valgrind: [0-9]+ programs clean' "$log/vg.out" | tail -1); then
+  echo "$line"
+  failed=$((failed + $(echo "$line" | sed -n 's/.* \([0-9]*\) failed.*/\1/p')))
+else
+  tail -5 "$log/vg.out"; echo "valgrind: did not run (tools/install_deps.sh installs it)"; failed=$((failed + 1))
+fi
 
 echo "== C tests with AddressSanitizer and UndefinedBehaviorSanitizer (clang)"
 # the same programs built by `make san-tests`; a sanitizer report (or a
 # leak at exit) fails the program even when its assertions passed
+# (a rerun of the plain programs: its own line, one failure per program
+# that fails, its assertions are not counted again)
 if make -s san-tests > "$log/san-build.out" 2>&1; then
+  clean=0; dirty=0
   for t in $(sed -n 's/^SAN_TESTS = //p' Makefile.am); do
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       "san/tests/c/$t" > "$log/san.out" 2>&1; rc=$?
     line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log/san.out" | tail -1)
     echo "san/$t: ${line:-no summary} (exit $rc)"
-    if [ $rc -ne 0 ]; then
+    if [ $rc -ne 0 ] || [ -z "$line" ]; then
       grep -E 'FAIL|ERROR: (Address|Leak)Sanitizer|runtime error|SUMMARY' "$log/san.out" | head -20
-      echo "$line" | grep -q ' 0 failed' && failed=$((failed + 1))   # the report itself
-      [ -z "$line" ] && failed=$((failed + 1))
+      dirty=$((dirty + 1))
+    else
+      clean=$((clean + 1))
     fi
-    echo "$line" > "$log/san.last"
-    count "$log/san.last"
   done
+  echo "sanitizers: $clean programs clean, $dirty failed"
+  failed=$((failed + dirty))
 else
-  tail -20 "$log/san-build.out"; echo "sanitizer build failed"; failed=$((failed + 1))
+  tail -20 "$log/san-build.out"; echo "sanitizer build failed (clang: tools/install_deps.sh)"; failed=$((failed + 1))
 fi
 
 echo "== fuzzing the model loader for ${EE_FUZZ_SECONDS:-60} s (libFuzzer)"
@@ -79,8 +100,8 @@ if make -s fuzz-target > "$log/fuzz-build.out" 2>&1; then
   fuzz/fuzz_model -max_total_time="${EE_FUZZ_SECONDS:-60}" -rss_limit_mb=2048 -timeout=20 \
     -artifact_prefix=tests/fuzz/findings/ "$log/corpus" tests/fuzz/corpus > "$log/fuzz.out" 2>&1; rc=$?
   runs=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1 inputs in \2 s/p' "$log/fuzz.out")
-  if [ $rc -eq 0 ]; then
-    echo "fuzz_model: ${runs:-?}, no finding"; passed=$((passed + 1))
+  if [ $rc -eq 0 ]; then   # its own line: a search, not a counted check
+    echo "fuzz_model: ${runs:-?}, no finding"
   else
     grep -E '^==[0-9]+==ERROR|runtime error|SUMMARY|Test unit written' "$log/fuzz.out" | head -10
     echo "fuzz_model: finding (exit $rc)"; failed=$((failed + 1))
@@ -91,7 +112,7 @@ fi
 
 echo "== Octave tests"
 octave-cli --no-gui --no-history -q --eval "addpath('$root/tests/octave'); run_octave_tests()" > "$log/oct.out" 2>&1
-grep -E '^\S+ +[0-9]+ passed|^test_datasets:|^octave:' "$log/oct.out"
+grep -E '^\S+ +[0-9]+ passed|^test_datasets:|^octave:|^SKIP' "$log/oct.out"
 grep -B6 -A3 '^!!!!!' "$log/oct.out" | head -60   # the failing blocks, if any
 grep '^octave: ' "$log/oct.out" > "$log/oct.last" || { tail -30 "$log/oct.out"; failed=$((failed + 1)); }
 count "$log/oct.last"
@@ -104,10 +125,21 @@ count "$log/cli.last"
 
 echo "== package (make pkg, pkg install, pkg test; make install)"
 tests/package/check.sh > "$log/pkg.out" 2>&1
-grep -E '^(PASS|FAIL) |^pkg test:|^job ok' "$log/pkg.out"
+grep -E '^(PASS|FAIL|SKIP) |^pkg test:|^job ok' "$log/pkg.out"
 grep -B2 -A8 '^FAIL ' "$log/pkg.out" | head -40
 grep '^package: ' "$log/pkg.out" > "$log/pkg.last" || { tail -30 "$log/pkg.out"; failed=$((failed + 1)); }
 count "$log/pkg.last"
 
-echo "$passed passed, $failed failed"
+# ---- mutation: faults compiled into a scratch copy of libcore
+echo "== mutation (tests/mutation/run.sh: each fault must make the C tests fail)"
+tests/mutation/run.sh > "$log/mut.out" 2>&1
+grep -E '^(killed|SURVIVED|ERROR|FAIL) |^mutants:' "$log/mut.out"
+if line=$(grep -E '^mutants: [0-9]+, killed [0-9]+' "$log/mut.out" | tail -1); then
+  set -- $line   # mutants: N, killed K: a survivor (or a mutant that no longer applies) is a failure
+  failed=$((failed + ${2%,} - $4))
+else
+  tail -20 "$log/mut.out"; failed=$((failed + 1))
+fi
+
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

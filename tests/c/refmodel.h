@@ -4,7 +4,9 @@
  * (ee_param_get: column-major, documented shapes). It shares no code with
  * libcore; the C tests compare libcore's float32 results and gradients
  * against it (test_models.c) and compute reference attributions with it
- * (test_attr.c). Header-only: each test includes it once. */
+ * (test_attr.c). Header-only: each test includes it once. Its checks of
+ * the model's parameter set (present, documented shapes) are bookkeeping
+ * (REQUIRE): they fail a test, but are not counted as its passes. */
 #ifndef EE_REFMODEL_H
 #define EE_REFMODEL_H
 
@@ -52,12 +54,12 @@ static int need_param(const EeModel *m, const char *group, int index, const char
                       int d2)
 {
     int i = ee_model_find_param(m, group, index, field);
-    CHECK(i >= 0, "parameter %s%s%s(%d) missing", group ? group : "", group ? "." : "", field, index);
+    REQUIRE(i >= 0, "parameter %s%s%s(%d) missing", group ? group : "", group ? "." : "", field, index);
     if (i < 0) return -1;
     EeParamInfo info;
     ee_model_param_info(m, i, &info);
     int ok = info.dims[0] == d0 && info.dims[1] == d1 && (info.ndims == 2 ? d2 == 1 : info.dims[2] == d2);
-    CHECK(ok, "%s: exchange dims %d x %d x %d, MODELS.md says %d x %d x %d", field, info.dims[0],
+    REQUIRE(ok, "%s: exchange dims %d x %d x %d, MODELS.md says %d x %d x %d", field, info.dims[0],
           info.dims[1], info.ndims > 2 ? info.dims[2] : 1, d0, d1, d2);
     return i;
 }
@@ -129,11 +131,11 @@ static void ref_load(Ref *r, const EeModel *m)
         for (int k = 0; k < c->nwidths; k++) {
             r->cw[k] = need_param(m, "conv", k, "W", c->widths[k], d, c->filters);
             r->cb[k] = c->bias ? need_param(m, "conv", k, "b", 1, c->filters, 1) : -1;
-            if (!c->bias) CHECK(ee_model_find_param(m, "conv", k, "b") < 0, "bias-free cnn has conv.b");
+            if (!c->bias) REQUIRE(ee_model_find_param(m, "conv", k, "b") < 0, "bias-free cnn has conv.b");
         }
         r->wc = need_param(m, NULL, 0, "Wc", c->nwidths * c->filters, C, 1);
         r->bc = c->bias ? need_param(m, NULL, 0, "bc", 1, C, 1) : -1;
-        if (!c->bias) CHECK(ee_model_find_param(m, NULL, 0, "bc") < 0, "bias-free cnn has bc");
+        if (!c->bias) REQUIRE(ee_model_find_param(m, NULL, 0, "bc") < 0, "bias-free cnn has bc");
         mx = T * d + c->nwidths * c->filters;
         break;
     case EE_KIND_MLP: {

@@ -7,8 +7,11 @@
  *   same sum computed in double precision with the reference model of
  *   refmodel.h, its gradients taken by central differences;
  * - exact Shapley values against all n! orders evaluated with the double
- *   reference; SV with all permutations equals them; efficiency per
- *   permutation;
+ *   reference; SV with all permutations equals them; efficiency (exact, and
+ *   per permutation) against f(x) - f(baseline) of the reference, not the
+ *   delta libcore reports about itself;
+ * - ee_explain's efficiency projection: an ensemble's rows sum to the
+ *   reference's f(x) - f(baseline);
  * - the same seed gives the same numbers for 1 and 2 threads and any batch
  *   size (SV and IG), and the incremental paths (SV on both kinds, IG on the
  *   cnn) equal full passes. */
@@ -39,13 +42,13 @@ static void test_nodes(void)
     for (int s = 1; s <= 60; s++) {
         CHECK_OK(ee_ig_nodes(EE_IG_GAUSSLEGENDRE, s, a, w));
         /* integral of x^k over [0,1] is 1/(k+1), exact for k <= 2s-1 */
-        double worst = 0;
+        CheckCmp q = CMP_INIT;
         for (int k = 0; k <= 2 * s - 1 && k < 60; k++) {
             double sum = 0;
             for (int i = 0; i < s; i++) sum += w[i] * pow(a[i], k);
-            worst = fmax(worst, fabs(sum - 1.0 / (k + 1)));
+            cmp_add(&q, sum, 1.0 / (k + 1));
         }
-        CHECK(worst < 1e-12, "Gauss-Legendre s = %d integrates polynomials to %.2g", s, worst);
+        CHECK_CMP(q, 1e-12, "Gauss-Legendre s = %d integrates polynomials to %.2g", s, q.err);
         int sorted = 1;
         for (int i = 1; i < s; i++) sorted &= a[i] > a[i - 1];
         CHECK(sorted && a[0] > 0 && a[s - 1] < 1, "s = %d nodes ascending inside (0, 1)", s);
@@ -190,7 +193,7 @@ static void check_ig(EeKind kind, int bias)
             }
             CHECK_OK(st);
             ee_ig_nodes(o.method, o.steps, a, w);
-            double err = 0, scale = 0;
+            CheckCmp ig = CMP_INIT;
             for (int i = 0; i < N; i++) {
                 if (token) {
                     for (int t = 0; t < T; t++) mask[t] = ids[i * T + t] != EE_PAD;
@@ -203,13 +206,11 @@ static void check_ig(EeKind kind, int bias)
                     memset(eb, 0, sizeof(double) * rows);
                 }
                 ref_ig_row(&ref, ex, eb, mask, tg[i], a, w, o.steps, rows, per, phi);
-                for (int t = 0; t < rows; t++) {
-                    err = fmax(err, fabs(A[i * rows + t] - phi[t]));
-                    scale = fmax(scale, fabs(phi[t]));
-                }
+                for (int t = 0; t < rows; t++) cmp_add(&ig, A[i * rows + t], phi[t]);
             }
-            CHECK(err <= 1e-4 * fmax(scale, 1e-2), "%s%s IG method %d s = %d %s baseline: max err %.3g (scale %.3g)",
-                  ee_kind_name(kind), bias ? "" : " (no bias)", (int)o.method, o.steps, zero ? "zero" : "pad", err, scale);
+            CHECK_CMP(ig, cmp_bound(&ig, 1e-4, 1e-2), "%s%s IG method %d s = %d %s baseline: max err %.3g (scale %.3g)",
+                      ee_kind_name(kind), bias ? "" : " (no bias)", (int)o.method, o.steps, zero ? "zero" : "pad",
+                      ig.err, ig.scale);
         }
     }
     free(A); free(ex); free(eb); free(phi); free(bids); free(ids); free(x);
@@ -271,7 +272,13 @@ static void check_features(EeKind kind)
         EeStatus stP = ee_explainer_features(m, EE_INPUTS_PATH, &in, &o, FP, &infoP);
         if (zero) CHECK(stP == EE_ERR_INPUT, "path refused with the zero baseline");
         else CHECK_OK(stP);
-        double err = 0, scale = 0, err1 = 0, err2 = 0, scale2 = 0, err4 = 0, scale4 = 0, errP = 0, scaleP = 0;
+        /* gxi: the gradient x input features; same1: the 1-feature inputs vs
+         * the vector's first; ends: gradient_ends (its x end vs the 1-feature
+         * inputs, its baseline end vs the reference); occl: the
+         * occlusion scores (and ends4: their ends and the specials' zeros);
+         * path: the path nodes (and endsP: its ends) */
+        CheckCmp gxi = CMP_INIT, same1 = CMP_INIT, ends = CMP_INIT, occl = CMP_INIT, ends4 = CMP_INIT;
+        CheckCmp path = CMP_INIT, endsP = CMP_INIT;
         long occl_passes = 0;
         for (int i = 0; i < N; i++) {
             for (int t = 0; t < T; t++) mask[t] = ids[i * T + t] != EE_PAD;
@@ -295,9 +302,11 @@ static void check_features(EeKind kind)
                 occl_passes += 2;
                 for (int t = 0; t < T; t++) {
                     const float *f4 = F4 + ((size_t)i * T + t) * 4, *f2 = F2 + ((size_t)i * T + t) * 2;
-                    err4 = fmax(err4, fmax(fabs(f4[0] - f2[0]), fabs(f4[1] - f2[1])));
+                    cmp_add(&ends4, f4[0], f2[0]);
+                    cmp_add(&ends4, f4[1], f2[1]);
                     if (EE_IS_SPECIAL(ids[i * T + t])) {
-                        err4 = fmax(err4, fmax(fabs(f4[2]), fabs(f4[3])));
+                        cmp_add(&ends4, f4[2], 0);
+                        cmp_add(&ends4, f4[3], 0);
                         continue;
                     }
                     memcpy(pid, ids + i * T, sizeof(int32_t) * T);
@@ -310,8 +319,8 @@ static void check_features(EeKind kind)
                     ref_embed(&ref, pid, ep);
                     ref_net(&ref, ep, mask, zo);
                     double add = zo[best] - fbo[best];
-                    err4 = fmax(err4, fmax(fabs(f4[2] - loo), fabs(f4[3] - add)));
-                    scale4 = fmax(scale4, fmax(fabs(loo), fabs(add)));
+                    cmp_add(&occl, f4[2], loo);
+                    cmp_add(&occl, f4[3], add);
                     occl_passes += 2;
                 }
                 free(ep);
@@ -323,15 +332,14 @@ static void check_features(EeKind kind)
                 CHECK_OK(ee_ig_nodes(EE_IG_GAUSSLEGENDRE, EE_PATH_NODES, alpha, wq));
                 for (int t = 0; t < T; t++)
                     for (int j = 0; j < 2; j++) /* the ends: the same numbers as gradient_ends */
-                        errP = fmax(errP, fabs(FP[((size_t)i * T + t) * kP + j] - F2[((size_t)i * T + t) * 2 + j]));
+                        cmp_add(&endsP, FP[((size_t)i * T + t) * kP + j], F2[((size_t)i * T + t) * 2 + j]);
                 for (int p = 0; p < EE_PATH_NODES; p++) {
                     for (int j = 0; j < T * d; j++) e[j] = eb[j] + alpha[p] * (ex[j] - eb[j]);
                     for (int j = 0; j < T * d; j++) gb[j] = gc_fd1(ref_target, &pt, &e[j], 1e-6);
                     for (int t = 0; t < T; t++) {
                         double sp = 0;
                         for (int q = 0; q < d; q++) sp += (ex[t * d + q] - eb[t * d + q]) * gb[t * d + q];
-                        errP = fmax(errP, fabs(FP[((size_t)i * T + t) * kP + 2 + p] - sp));
-                        scaleP = fmax(scaleP, fabs(sp));
+                        cmp_add(&path, FP[((size_t)i * T + t) * kP + 2 + p], sp);
                     }
                 }
             }
@@ -346,9 +354,8 @@ static void check_features(EeKind kind)
                 for (int t = 0; t < T; t++) {
                     double sb = 0;
                     for (int q = 0; q < d; q++) sb += (ex[t * d + q] - eb[t * d + q]) * gb[t * d + q];
-                    err2 = fmax(err2, fabs(F2[((size_t)i * T + t) * 2 + 1] - sb));
-                    err2 = fmax(err2, fabs(F2[((size_t)i * T + t) * 2] - F1[(size_t)i * T + t]));
-                    scale2 = fmax(scale2, fabs(sb));
+                    cmp_add(&ends, F2[((size_t)i * T + t) * 2 + 1], sb);
+                    cmp_add(&ends, F2[((size_t)i * T + t) * 2], F1[(size_t)i * T + t]);
                 }
             }
             free(e);
@@ -357,35 +364,39 @@ static void check_features(EeKind kind)
                 for (int q = 0; q < d; q++) {
                     double term = (ex[t * d + q] - eb[t * d + q]) * g[t * d + q];
                     sum += term;
-                    err = fmax(err, fabs(F[((size_t)i * T + t) * k + 1 + q] - term));
+                    cmp_add(&gxi, F[((size_t)i * T + t) * k + 1 + q], term);
                 }
-                err = fmax(err, fabs(F[((size_t)i * T + t) * k] - sum));
-                err1 = fmax(err1, fabs(F1[(size_t)i * T + t] - F[((size_t)i * T + t) * k]));
-                scale = fmax(scale, fabs(sum));
+                cmp_add(&gxi, F[((size_t)i * T + t) * k], sum);
+                cmp_add(&same1, F1[(size_t)i * T + t], F[((size_t)i * T + t) * k]);
             }
         }
-        CHECK(err <= 1e-4 * fmax(scale, 1e-2), "%s gradient x input features, %s baseline: max err %.3g (scale %.3g)",
-              ee_kind_name(kind), zero ? "zero" : "pad", err, scale);
-        CHECK(err1 == 0, "%s: the 1-feature inputs equal the first of the vector inputs (err %.3g)",
-              ee_kind_name(kind), err1);
+        CHECK_CMP(gxi, cmp_bound(&gxi, 1e-4, 1e-2), "%s gradient x input features, %s baseline: max err %.3g (scale %.3g)",
+                  ee_kind_name(kind), zero ? "zero" : "pad", gxi.err, gxi.scale);
+        CHECK_CMP(same1, 0, "%s: the 1-feature inputs equal the first of the vector "
+                  "inputs (err %.3g)", ee_kind_name(kind), same1.err);
         if (!zero && kind == EE_KIND_TRANSFORMER) {
             int lens_seen[16] = {0}, distinct = 0;
             for (int i = 0; i < N; i++) distinct += !lens_seen[lens[i]]++; /* targets may split them further */
-            CHECK(err2 <= 1e-4 * fmax(scale2, 1e-2), "%s gradient at the baseline end: max err %.3g (scale %.3g)",
-                  ee_kind_name(kind), err2, scale2);
+            CHECK_CMP(ends, cmp_bound(&ends, 1e-4, 1e-2), "%s gradient at the baseline end: max err %.3g (scale %.3g)",
+                      ee_kind_name(kind), ends.err, ends.scale);
             CHECK(info2.forward >= N + distinct && info2.forward <= 2 * N && info2.backward == info2.forward,
                   "%s gradient_ends: %ld forward, %ld backward passes (%d rows, %d lengths)", ee_kind_name(kind),
                   info2.forward, info2.backward, N, distinct);
         }
         if (!zero) {
-            CHECK(err4 <= 1e-4 * fmax(scale4, 1e-2) && scale4 > 0,
-                  "%s occlusion features against the reference: max err %.3g (scale %.3g)",
-                  ee_kind_name(kind), err4, scale4);
+            CHECK_CMP(occl, occl.scale > 0 ? cmp_bound(&occl, 1e-4, 1e-2) : -1,
+                      "%s occlusion features against the reference: max err %.3g (scale %.3g)",
+                      ee_kind_name(kind), occl.err, occl.scale);
+            CHECK_CMP(ends4, 1e-4 * fmax(occl.scale, 1e-2),
+                      "%s occlusion: the ends equal gradient_ends', zeros at the specials (err %.3g)",
+                      ee_kind_name(kind), ends4.err);
             CHECK(info4.forward == info2.forward + occl_passes && info4.backward == info2.backward,
                   "%s occlusion: %ld forward passes, %ld expected (%ld for the ends, %ld perturbed copies)",
                   ee_kind_name(kind), info4.forward, info2.forward + occl_passes, info2.forward, occl_passes);
-            CHECK(errP <= 1e-4 * fmax(scaleP, 1e-2) && scaleP > 0,
-                  "%s path features against the reference: max err %.3g (scale %.3g)", ee_kind_name(kind), errP, scaleP);
+            CHECK_CMP(path, path.scale > 0 ? cmp_bound(&path, 1e-4, 1e-2) : -1,
+                      "%s path features against the reference: max err %.3g (scale %.3g)", ee_kind_name(kind),
+                      path.err, path.scale);
+            CHECK_CMP(endsP, 1e-4 * fmax(path.scale, 1e-2), "%s path: the ends equal gradient_ends' (err %.3g)", ee_kind_name(kind), endsP.err);
             CHECK(infoP.forward == info2.forward + (long)N * EE_PATH_NODES &&
                   infoP.backward == info2.backward + (long)N * EE_PATH_NODES,
                   "%s path: %ld forward, %ld backward passes, %ld each expected", ee_kind_name(kind), infoP.forward,
@@ -406,6 +417,19 @@ static double ref_value(Ref *r, const int32_t *ids, const uint8_t *mask, int tar
     ref_net(r, e, mask, out);
     free(e);
     return out[target];
+}
+
+/* f(x) - f(pad baseline) of the target (the baseline keeps [CLS], [SEP]
+ * and PAD, the other tokens become PAD; both under x's mask), in double. */
+static double ref_gain(Ref *r, const int32_t *ids, int T, int target)
+{
+    uint8_t mask[64];
+    int32_t base[64];
+    for (int t = 0; t < T; t++) {
+        mask[t] = ids[t] != EE_PAD;
+        base[t] = EE_IS_SPECIAL(ids[t]) ? ids[t] : EE_PAD;
+    }
+    return ref_value(r, ids, mask, target) - ref_value(r, base, mask, target);
 }
 
 /* Shapley values of row ids by every one of the n! orders (double). */
@@ -459,15 +483,22 @@ static void check_shapley(EeKind kind, int bias)
     int32_t tg[3];
     EeAttrInfo info = {tg, fx, fbase, delta, 0, 0, 0, NULL};
     CHECK_OK(ee_shapley_exact(m, &in, &o, A, &info));
-    double phi[8], err = 0, scale = 0;
+    /* phi: the reference's values; gain: f(x) - f(pad baseline) by the
+     * reference (the sum every row's values must reach, efficiency) */
+    double phi[3 * 8], gain[3];
+    CheckCmp ex = CMP_INIT, eff = CMP_INIT;
     for (int i = 0; i < N; i++) {
-        ref_shapley_orders(&ref, ids + i * T, T, tg[i], phi);
-        for (int t = 0; t < T; t++) {
-            err = fmax(err, fabs(A[i * T + t] - phi[t]));
-            scale = fmax(scale, fabs(phi[t]));
-        }
+        ref_shapley_orders(&ref, ids + i * T, T, tg[i], phi + i * T);
+        for (int t = 0; t < T; t++) cmp_add(&ex, A[i * T + t], phi[i * T + t]);
+        gain[i] = ref_gain(&ref, ids + i * T, T, tg[i]);
+        double sum = 0;
+        for (int t = 0; t < T; t++) sum += A[i * T + t];
+        cmp_add(&eff, sum, gain[i]);
     }
-    CHECK(err <= 1e-4 * fmax(scale, 1e-2), "%s exact Shapley vs all orders: %.3g (scale %.3g)", ee_kind_name(kind), err, scale);
+    CHECK_CMP(ex, cmp_bound(&ex, 1e-4, 1e-2), "%s exact Shapley vs all orders: %.3g (scale %.3g)", ee_kind_name(kind),
+              ex.err, ex.scale);
+    CHECK_CMP(eff, cmp_bound(&eff, 1e-4, 1), "%s exact Shapley: each row sums to the reference's f(x) - f(baseline) "
+              "(err %.3g)", ee_kind_name(kind), eff.err);
     /* SV with every permutation of each row equals the exact values */
     int32_t *perms[3];
     for (int i = 0; i < N; i++) {
@@ -490,19 +521,87 @@ static void check_shapley(EeKind kind, int bias)
     o.steps = 120;
     o.perms = (const int32_t *const *)perms;
     CHECK_OK(ee_sv_attribute(m, &in, &o, B, &info));
-    err = 0;
-    for (int k = 0; k < N * T; k++) err = fmax(err, fabs(A[k] - B[k]));
-    CHECK(err <= 1e-5 * fmax(scale, 1e-2), "%s SV over all orders = exact: %.3g", ee_kind_name(kind), err);
-    /* efficiency for a single permutation */
+    CheckCmp all = CMP_INIT, same = CMP_INIT;
+    cmp_add_ff(&same, B, A, (size_t)N * T);
+    for (int k = 0; k < N * T; k++) cmp_add(&all, B[k], phi[k]);
+    CHECK_CMP(all, cmp_bound(&all, 1e-4, 1e-2), "%s SV over all orders vs the reference: %.3g", ee_kind_name(kind),
+              all.err);
+    CHECK_CMP(same, cmp_bound(&ex, 1e-5, 1e-2), "%s SV over all orders = exact: %.3g", ee_kind_name(kind), same.err);
+    /* efficiency for a single permutation: against f(x) - f(baseline) of
+     * the reference, not the delta libcore reports about itself */
     o.steps = 1;
     CHECK_OK(ee_sv_attribute(m, &in, &o, B, &info));
-    for (int i = 0; i < N; i++)
-        CHECK(fabsf(delta[i]) <= 1e-5f * fmaxf(1.0f, fabsf(fx[i])), "%s efficiency row %d: %.3g",
-              ee_kind_name(kind), i, delta[i]);
+    for (int i = 0; i < N; i++) {
+        CheckCmp one = CMP_INIT;
+        double sum = 0;
+        for (int t = 0; t < T; t++) sum += B[i * T + t];
+        cmp_add(&one, sum, gain[i]);
+        CHECK_CMP(one, 1e-4 * fmax(1.0, fabs(gain[i])), "%s efficiency row %d: sum %.9g, f(x) - f(baseline) %.9g",
+                  ee_kind_name(kind), i, sum, gain[i]);
+    }
     for (int i = 0; i < N; i++) free(perms[i]);
     free(ids);
     ref_free(&ref);
     ee_model_free(m);
+}
+
+/* ---- the explainer's efficiency --------------------------------------------------- */
+/* ee_explain with efficiency (an ensemble of two explainers fresh from the
+ * classifier: their maps are far from efficient by themselves): each row's
+ * real-token scores sum to f(x) - f(pad baseline) of the reference model
+ * for the classifier's target, and the specials score 0. Without the
+ * projection the sums are whatever the heads give. */
+static void check_explain(EeKind kind) /* explainer heads: the transformer only */
+{
+    const int N = 4, T = 9, lens[4] = {7, 2, 5, 1};
+    EeModel *clf = make_model(kind, 1, T), *ex[2] = {NULL, NULL};
+    Ref ref;
+    ref_load(&ref, clf);
+    int32_t *ids = make_ids(N, T, lens), tg[4];
+    EeInput in = {.n = N, .ids = ids};
+    EeExplainerSpec spec;
+    ee_explainer_spec_default(&spec);
+    REQUIRE(spec.efficiency, "the default explainer applies efficiency");
+    CHECK_OK(ee_explainer_new(clf, &spec, 5, &ex[0]));
+    CHECK_OK(ee_explainer_new(clf, &spec, 6, &ex[1]));
+    if (ex[0] && ex[1]) {
+        EeAttrOptions o;
+        ee_attr_options_defaults(&o);
+        o.verbose = 0;
+        o.device = EE_DEVICE_CPU;
+        o.batch = 3;
+        float A[4 * 9];
+        EeAttrInfo info = {.target = tg};
+        CHECK_OK(ee_explain(ex, 2, clf, &in, &o, A, &info));
+        CheckCmp eff = CMP_INIT, special = CMP_INIT;
+        for (int i = 0; i < N; i++) {
+            double out[8], *e = malloc(sizeof(double) * T * ref.c.d);
+            uint8_t mask[16];
+            for (int t = 0; t < T; t++) mask[t] = ids[i * T + t] != EE_PAD;
+            ref_embed(&ref, ids + i * T, e);
+            ref_net(&ref, e, mask, out);
+            free(e);
+            int best = 0;
+            for (int q = 1; q < ref.c.classes; q++) if (out[q] > out[best]) best = q;
+            CHECK(tg[i] == best, "%s explain: target of row %d is %d, the reference's argmax %d", ee_kind_name(kind),
+                  i, tg[i], best);
+            double sum = 0, gain = ref_gain(&ref, ids + i * T, T, best);
+            for (int t = 0; t < T; t++) {
+                if (EE_IS_SPECIAL(ids[i * T + t])) cmp_add(&special, A[i * T + t], 0);
+                else sum += A[i * T + t];
+            }
+            cmp_add(&eff, sum, gain);
+        }
+        CHECK_CMP(eff, cmp_bound(&eff, 1e-4, 1), "%s explain: each row's scores sum to the reference's f(x) - "
+                  "f(baseline) (err %.3g, scale %.3g)", ee_kind_name(kind), eff.err, eff.scale);
+        CHECK_CMP(special, 0, "%s explain: [CLS], [SEP] and PAD score 0 (largest %.3g)", ee_kind_name(kind),
+                  special.err);
+    }
+    ee_model_free(ex[0]);
+    ee_model_free(ex[1]);
+    free(ids);
+    ref_free(&ref);
+    ee_model_free(clf);
 }
 
 /* ---- seeds across threads and batch sizes ------------------------------------------ */
@@ -529,22 +628,16 @@ static void check_determinism(EeKind kind)
                 o.full_passes = full;
                 CHECK_OK(ee_sv_attribute(m, &in, &o, A, NULL));
                 if (!full && ti == 0 && bi == 0) memcpy(ref_sv, A, sizeof A);
-                double err = 0, scale = 0;
-                for (int k = 0; k < N * T; k++) {
-                    err = fmax(err, fabs(A[k] - ref_sv[k]));
-                    scale = fmax(scale, fabs(ref_sv[k]));
-                }
-                CHECK(err <= 1e-5 * scale, "%s SV seed 42, %d threads, batch %d%s: differs by %.3g",
-                      ee_kind_name(kind), threads[ti], batches[bi], full ? ", full passes" : "", err);
+                CheckCmp sv = CMP_INIT;
+                cmp_add_ff(&sv, A, ref_sv, (size_t)N * T);
+                CHECK_CMP(sv, 1e-5 * sv.scale, "%s SV seed 42, %d threads, batch %d%s: differs by %.3g",
+                          ee_kind_name(kind), threads[ti], batches[bi], full ? ", full passes" : "", sv.err);
                 CHECK_OK(ee_ig_attribute(m, &in, &o, A, NULL));
                 if (ti == 0 && bi == 0) memcpy(ref_ig, A, sizeof A);
-                err = scale = 0;
-                for (int k = 0; k < N * T; k++) {
-                    err = fmax(err, fabs(A[k] - ref_ig[k]));
-                    scale = fmax(scale, fabs(ref_ig[k]));
-                }
-                CHECK(err <= 1e-5 * scale, "%s IG, %d threads, batch %d%s: differs by %.3g", ee_kind_name(kind),
-                      threads[ti], batches[bi], full ? ", full passes" : "", err);
+                CheckCmp ig = CMP_INIT;
+                cmp_add_ff(&ig, A, ref_ig, (size_t)N * T);
+                CHECK_CMP(ig, 1e-5 * ig.scale, "%s IG, %d threads, batch %d%s: differs by %.3g", ee_kind_name(kind),
+                          threads[ti], batches[bi], full ? ", full passes" : "", ig.err);
             }
 #ifdef _OPENMP
     omp_set_num_threads(2);
@@ -556,17 +649,20 @@ static void check_determinism(EeKind kind)
     o.device = EE_DEVICE_CPU;
     o.seed = 43;
     CHECK_OK(ee_sv_attribute(m, &in, &o, A, NULL));
-    double diff = 0;
-    for (int k = 0; k < N * T; k++) diff = fmax(diff, fabs(A[k] - ref_sv[k]));
-    CHECK(diff > 1e-4, "%s SV: seeds 42 and 43 agree", ee_kind_name(kind));
+    CheckCmp seeds = CMP_INIT;
+    cmp_add_ff(&seeds, A, ref_sv, (size_t)N * T);
+    double diff = seeds.err;
+    CHECK(seeds.nonfinite == 0 && diff > 1e-4 && diff < INFINITY, "%s SV: seeds 42 and 43 agree (or are not finite: "
+          "%zu)", ee_kind_name(kind), seeds.nonfinite);
     /* split runs keyed by row offset equal the whole run */
     o.seed = 42;
     EeInput part = {.n = 2, .ids = ids + 3 * T};
     o.row_offset = 3;
     CHECK_OK(ee_sv_attribute(m, &part, &o, A, NULL));
-    double err = 0;
-    for (int k = 0; k < 2 * T; k++) err = fmax(err, fabs(A[k] - ref_sv[3 * T + k]));
-    CHECK(err <= 1e-5 * fmax(1e-3, diff), "%s SV rows 4..5 alone equal the whole run: %.3g", ee_kind_name(kind), err);
+    CheckCmp split = CMP_INIT;
+    cmp_add_ff(&split, A, ref_sv + 3 * T, (size_t)2 * T);
+    CHECK_CMP(split, 1e-5 * fmax(1e-3, diff), "%s SV rows 4..5 alone equal the whole run: %.3g", ee_kind_name(kind),
+              split.err);
     free(ids);
     ee_model_free(m);
 }
@@ -587,6 +683,7 @@ int main(void)
     check_determinism(EE_KIND_CNN);
     check_features(EE_KIND_TRANSFORMER);
     check_features(EE_KIND_CNN);
+    check_explain(EE_KIND_TRANSFORMER);
     ee_threads_leave();
     return check_finish("test_attr");
 }

@@ -1742,7 +1742,9 @@ int main(void)
     } else {
         GPU = ee_backend_cuda();
         if (!GPU) {
-            printf("test_gpu: skipped: %s\n", ee_cuda_describe());
+            /* counted as skipped (not passed) by tests/run_all.sh */
+            SKIP("no CUDA device: %s", ee_cuda_describe());
+            check_finish("test_gpu");
             return 77;
         }
         GPU_DEV = EE_DEVICE_GPU;

@@ -197,7 +197,11 @@ static void test_inconsistent(void)
     free(s);
 }
 
-/* Opens and loads a damaged copy; returns the status (never crashes). */
+/* Opens and loads a damaged copy; returns the status (never crashes).
+ * Whatever loads must predict: loaded_runs and loaded_fails count those
+ * (one CHECK per file below, not one per copy: thousands of copies are
+ * one result, "every damaged copy that loads runs"). */
+static int loaded_runs, loaded_fails;
 static EeStatus load_bytes(const unsigned char *b, size_t n)
 {
     char path[512];
@@ -220,7 +224,10 @@ static EeStatus load_bytes(const unsigned char *b, size_t n)
         ids[0] = EE_CLS;
         EeInput in = {.n = 1, .ids = ee_is_token_model(c) ? ids : NULL, .x = ee_is_token_model(c) ? NULL : x};
         EeStatus pst = ee_model_predict(m, &in, out, 0, EE_DEVICE_CPU);
-        CHECK(pst == EE_OK, "a damaged file loaded but does not predict: %s", ee_last_error());
+        loaded_runs++;
+        if (pst != EE_OK) {
+            if (!loaded_fails++) fprintf(stderr, "a damaged file loaded but does not predict: %s\n", ee_last_error());
+        }
         free(ids); free(x); free(out);
         ee_model_free(m);
     }
@@ -235,7 +242,7 @@ static void test_damaged_files(void)
         char path[1024];
         snprintf(path, sizeof path, "%s/%s.mat", vectors(), names[k]);
         FILE *fp = fopen(path, "rb");
-        CHECK(fp != NULL, "cannot read %s", path);
+        REQUIRE(fp != NULL, "cannot read %s", path);
         if (!fp) continue;
         fseek(fp, 0, SEEK_END);
         size_t n = (size_t)ftell(fp);
@@ -243,7 +250,8 @@ static void test_damaged_files(void)
         unsigned char *b = malloc(n), *d = malloc(n);
         size_t got = fread(b, 1, n, fp);
         fclose(fp);
-        CHECK(got == n, "short read of %s", path);
+        REQUIRE(got == n, "short read of %s", path);
+        loaded_runs = loaded_fails = 0;
         CHECK(load_bytes(b, n) == EE_OK, "%s undamaged: %s", names[k], ee_last_error());
         /* a file cut inside a variable is refused as a whole (matio would
          * read the missing part as uninitialised memory); a cut between
@@ -260,7 +268,8 @@ static void test_damaged_files(void)
         }
         CHECK(wrong == 0 && loaded <= 40, "%s: %d of %d truncations not refused (%d loaded)", names[k], wrong, cuts,
               loaded);
-        int ok = 0;
+        int ok = 0, odd = 0;
+        EeStatus odd_st = EE_OK;
         int damages = quick ? 60 : 300;
         for (int r = 0; r < damages; r++) {
             memcpy(d, b, n);
@@ -271,9 +280,14 @@ static void test_damaged_files(void)
             }
             EeStatus st = load_bytes(d, n);
             ok += st == EE_OK;
-            CHECK(st == EE_OK || st == EE_ERR_IO || st == EE_ERR_MODEL || st == EE_ERR_NOMEM,
-                  "%s damage %d: status %s", names[k], r, ee_status_id(st));
+            if (!(st == EE_OK || st == EE_ERR_IO || st == EE_ERR_MODEL || st == EE_ERR_NOMEM) && !odd++) odd_st = st;
         }
+        /* a damaged copy loads (the damage hit the numbers), or is refused as
+         * unreadable, as a bad model, or as too large: never another status */
+        CHECK(odd == 0, "%s: %d of %d damaged copies gave another status (first: %s)", names[k], odd, damages,
+              ee_status_id(odd_st));
+        CHECK(loaded_runs > 0 && loaded_fails == 0, "%s: %d of %d damaged copies that loaded do not predict",
+              names[k], loaded_fails, loaded_runs);
         if (check_failed == 0 && getenv("EE_TEST_VERBOSE"))
             printf("  %s: %d cuts refused, %d of %d damaged copies still load\n", names[k], failed_cuts, ok, damages);
         free(b);

@@ -817,9 +817,9 @@ static void test_explainer_start(const int32_t *ids, int n, int T, int V)
         ee_history_free(&h);
         EeInput in = {.n = n, .ids = ids, .feats = F};
         CHECK_OK(ee_model_predict(ex, &in, P, 64, EE_DEVICE_CPU));
-        double err = 0;
-        for (int q = 0; q < n * T; q++) err = fmax(err, fabs(P[q] - A[q]));
-        CHECK(err < 1e-3, "explainer start: the least-squares map of the features (max err %.3g)", err);
+        CheckCmp ls = CMP_INIT;
+        cmp_add_ff(&ls, P, A, (size_t)n * T);
+        CHECK_CMP(ls, 1e-3, "explainer start: the least-squares map of the features (max err %.3g)", ls.err);
         float sc;
         int si = ee_model_find_param(ex, NULL, 0, "feat_scale");
         CHECK_OK(ee_param_get(ex, si, &sc, 1));

@@ -23,7 +23,7 @@ static void check_file(const char *name)
     snprintf(path, sizeof path, "%s/%s.mat", dir(), name);
     EeMatFile *f;
     EeStatus st = ee_mat_open(path, &f);
-    CHECK(st == EE_OK, "%s: %s", path, ee_last_error());
+    REQUIRE(st == EE_OK, "%s: %s", path, ee_last_error());
     if (st) return;
     EeFieldSource src;
     EeModel *m = NULL;
@@ -35,7 +35,7 @@ static void check_file(const char *name)
     size_t N, T, rN, rC;
     const double *X = ee_mat_double(f, "X", &N, &T);
     const double *ref = ee_mat_double(f, "logits", &rN, &rC);
-    CHECK(X && ref && rN == N && (int)rC == c->classes, "%s: X/logits missing", name);
+    REQUIRE(X && ref && rN == N && (int)rC == c->classes, "%s: X/logits missing", name);
     if (!X || !ref) { ee_model_free(m); ee_mat_close(f); return; }
     EeInput in = {.n = (int)N};
     int32_t *ids = NULL;
@@ -54,12 +54,11 @@ static void check_file(const char *name)
     }
     float *out = malloc(sizeof(float) * N * rC);
     CHECK_OK(ee_model_predict(m, &in, out, 2, EE_DEVICE_CPU)); /* batch 2: exercises chunking */
-    double scale = 0, err = 0;
-    for (size_t i = 0; i < N * rC; i++) scale = fmax(scale, fabs(ref[i]));
+    CheckCmp lg = CMP_INIT;
     for (size_t i = 0; i < N; i++)
-        for (size_t k = 0; k < rC; k++) err = fmax(err, fabs(out[i * rC + k] - ref[i + N * k]));
-    CHECK(err <= 1e-4 * scale, "%s: max |logits - ref| = %.3g > 1e-4 * %.3g", name, err, scale);
-    printf("%-22s logits max abs err %.3g (scale %.3g)\n", name, err, scale);
+        for (size_t k = 0; k < rC; k++) cmp_add(&lg, out[i * rC + k], ref[i + N * k]);
+    CHECK_CMP(lg, 1e-4 * lg.scale, "%s: max |logits - ref| = %.3g > 1e-4 * %.3g", name, lg.err, lg.scale);
+    printf("%-22s logits max abs err %.3g (scale %.3g)\n", name, lg.err, lg.scale);
 
     /* save through matio, load back: identical logits */
     char tmp[] = "/tmp/ee_vec_XXXXXX";

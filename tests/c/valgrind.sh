@@ -1,12 +1,14 @@
 #!/bin/bash
 # valgrind.sh: runs every C test binary under valgrind memcheck and reports
-# one line per binary, then "N passed, N failed" (binaries).
+# one line per binary, then "valgrind: N programs clean, N failed, N skipped"
+# (programs, not assertions: the assertions are the plain run's).
 #
 #   tests/c/valgrind.sh                  # every built tests/c/test_* binary
 #   tests/c/valgrind.sh tests/c/test_ops # only these
 #
-# Build the binaries first (make check). A binary passes when the test
-# itself passes (or skips with status 77) and valgrind reports no error:
+# Build the binaries first (make check). A binary is clean when the test
+# itself passes and valgrind reports no error (one that skips with status
+# 77, test_gpu without a device, is reported as skipped, not clean):
 # no invalid read/write, no use of uninitialised values, and no definite
 # or indirect leak. "Possibly lost" blocks (the thread pools of OpenMP and
 # OpenBLAS) are reported but accepted.
@@ -54,6 +56,7 @@ echo "valgrind: ${opts[*]}  (EE_TEST_QUICK=$EE_TEST_QUICK, logs in $logdir)"
 
 passed=0
 failed=0
+skipped=0
 for b in "${bins[@]}"; do
     name=$(basename "$b")
     case " $VG_EXCLUDE " in *" $name "*) echo "EXCL  $name"; continue ;; esac
@@ -75,7 +78,7 @@ for b in "${bins[@]}"; do
     elif [ "$errs" != 0 ]; then
         status=FAIL; why="valgrind reported errors"
     elif [ $rc -eq 77 ]; then
-        status=SKIP; why="skipped (77), counted as passed"
+        status=SKIP; why="skipped (exit 77): $(grep -m1 '^SKIP' "$out" | sed 's/^SKIP [^ ]*: //')"
     elif [ $rc -ne 0 ]; then
         status=FAIL; why="test failed (exit $rc)"
     else
@@ -88,9 +91,11 @@ for b in "${bins[@]}"; do
         grep -E '^==[0-9]+== (Invalid|Conditional|Use of|Syscall|Mismatched|.* are (definitely|indirectly) lost|    (at|by) )' "$vg" | head -40
         echo "----- $out (tail) -----"
         tail -15 "$out"
+    elif [ "$status" = SKIP ]; then
+        skipped=$((skipped + 1))
     else
         passed=$((passed + 1))
     fi
 done
-echo "$passed passed, $failed failed"
+echo "valgrind: $passed programs clean, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]

@@ -16,19 +16,23 @@
 #    status of the error kind, no output file;
 #  - outputs.sh: --out a device, FIFO, folder or empty name, runs stopped
 #    by bad input, loosely written numbers (its own fixtures).
-# The MPI steps are skipped (and not counted) only when the build has no
-# MPI or mpirun is missing; tools/install_deps.sh installs both.
-# Prints PASS/FAIL per step and "cli: N passed, M failed".
+# The MPI steps (and the valgrind step) are skipped only when the build has
+# no MPI or mpirun (valgrind) is missing; tools/install_deps.sh installs
+# them. A skipped step is counted as skipped, with its reason, not passed.
+# Prints PASS/FAIL/SKIP per step and "cli: N passed, M failed, K skipped".
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 ee=$root/cli/ee
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
-passed=0; failed=0
+passed=0; failed=0; skipped=0
 step() { # step NAME STATUS [DETAIL]
   if [ "$2" -eq 0 ]; then passed=$((passed + 1)); echo "PASS $1"
   else failed=$((failed + 1)); echo "FAIL $1${3:+: $3}"; fi
+}
+skip() { # skip N WHY: N steps that cannot run here
+  skipped=$((skipped + $1)); echo "SKIP $1 steps: $2"
 }
 oct() { octave-cli --no-gui --no-history -q --eval "$1" 2>&1 | grep -v 'ignoring const execution_exception'; }
 [ -x "$ee" ] || { echo "FAIL cli/ee is not built (tools/build.sh)"; echo "cli: 0 passed, 1 failed"; exit 1; }
@@ -38,7 +42,9 @@ oct() { octave-cli --no-gui --no-history -q --eval "$1" 2>&1 | grep -v 'ignoring
 unset OMP_NUM_THREADS
 mpi=1
 if ! command -v mpirun >/dev/null 2>&1 || "$ee" --version | grep -q '^MPI: none'; then
-  mpi=0; echo "SKIP the MPI steps: $( command -v mpirun >/dev/null || echo 'no mpirun')$("$ee" --version | grep '^MPI: none')"
+  mpi=0; mpi_why="$( command -v mpirun >/dev/null || echo 'no mpirun')$("$ee" --version | grep '^MPI: none')"
+  # 6 steps here, 8 comparisons of their numbers below
+  skip 14 "the MPI steps and their comparisons: $mpi_why"
 fi
 MPIRUN=(mpirun --allow-run-as-root --oversubscribe -np 2)
 
@@ -163,6 +169,8 @@ if command -v valgrind > /dev/null 2>&1; then
     --out vg2.mat > vg2.out 2>&1; rc2=$?
   step "valgrind: ee sv resuming and merging, ee train-explainer writing a model: no error, no leak" \
     $([ $rc1 -eq 0 ] && [ $rc2 -eq 0 ]; echo $?) "$(cat vg1.out vg2.out | head -5)"
+else
+  skip 1 "valgrind is missing (tools/install_deps.sh installs it)"
 fi
 
 # ---- bad input: status, one line naming the file and field, no output
@@ -287,5 +295,5 @@ cat numbers.out | grep -E '^(PASS|FAIL|     )'
 p=$(grep -c '^PASS' numbers.out); f=$(grep -c '^FAIL' numbers.out)
 [ $((p + f)) -ge 12 ] || { tail -20 numbers.out; f=$((f + 1)); }
 passed=$((passed + p)); failed=$((failed + f))
-echo "cli: $passed passed, $failed failed"
+echo "cli: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -121,7 +121,8 @@
 %!     assert (R2.panels(k).curve.explainer_mse, R1.panels(k).curve.explainer_mse);
 %!     assert (R2.panels(k).keys, R1.panels(k).keys);
 %!   end
-%!   assert (R2.compute_seconds < R1.compute_seconds);
+%!   ## (that the cached run is also faster is a timing, not asserted here:
+%!   ## the cache hits above say it computed nothing)
 %!   ## a changed explainer setting recomputes only the explainer
 %!   R3 = figure5 ('tiny', 'results', res, 'figures', tempname (), 'verbose', false, 'panels', 'sv_fortunes', ...
 %!                 'sv', struct ('expl', struct ('epochs', 1)));
