@@ -137,6 +137,15 @@ static void fn_end(EeMxFn *fn, EeStatus st)
     if (st) ee_mx_fail(st);
 }
 
+/* The per-row results libcore fills (EeFnInfo) for nrows rows. */
+static void info_arrays(int nrows, int32_t **target, double **fx, double **fbase, double **delta)
+{
+    *target = ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "info");
+    *fx = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
+    *fbase = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
+    *delta = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
+}
+
 /* The info struct's per-row fields both forms return first (target 1-based). */
 static mxArray *info_rows(const int32_t *target, const double *fx, const double *fbase, const double *delta,
                           int nrows)
@@ -189,10 +198,9 @@ void ee_mx_sv_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     double *A = ee_mx_malloc(sizeof(double) * ((size_t)nrows * F + 1), "the attributions");
     double *players = ee_mx_malloc(sizeof(double) * ((size_t)nrows * P + 1), "info.players");
     double *var = nlhs > 1 && !exact ? ee_mx_malloc(sizeof(double) * ((size_t)nrows * P + 1), "info.variance") : NULL;
-    int32_t *target = ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "info");
-    double *fx = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
-    double *fe = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
-    double *delta = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
+    int32_t *target;
+    double *fx, *fe, *delta;
+    info_arrays(nrows, &target, &fx, &fe, &delta);
 
     EeMxFn fn = {.fh = prhs[0]};
     EeScoreFn sf = {ee_mx_fn_eval, &fn};
@@ -287,10 +295,9 @@ void ee_mx_ig_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     }
     a.target = tg;
     double *A = ee_mx_malloc(sizeof(double) * ((size_t)nrows * F + 1), "the attributions");
-    int32_t *target = ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "info");
-    double *fx = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
-    double *fb = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
-    double *delta = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
+    int32_t *target;
+    double *fx, *fb, *delta;
+    info_arrays(nrows, &target, &fx, &fb, &delta);
 
     EeMxFn fn = {.fh = prhs[0]};
     EeScoreFn sf = {ee_mx_fn_eval, &fn};
