@@ -32,18 +32,10 @@
 ## @end deftypefn
 
 function r = gradients_vs_shapley (outdir, varargin)
-  here = fileparts (mfilename ('fullpath'));
-  if (nargin < 1 || isempty (outdir))
-    outdir = fullfile (fileparts (fileparts (here)), 'figures', 'examples');
+  if (nargin < 1)
+    outdir = '';
   end
-  draw = true;
-  for k = 1:2:numel (varargin)
-    if (strcmpi (varargin{k}, 'figure'))
-      draw = logical (varargin{k + 1});
-    else
-      error ('ee:badInput', 'gradients_vs_shapley: unknown option ''%s''', varargin{k});
-    end
-  end
+  [outdir, draw] = example_options ('gradients_vs_shapley', outdir, varargin);
   q = {'verbose', false};
   ## the product: its gradient is given, so no differences are needed
   r.ig = ee_ig (@square_times, [2 3], q{:});

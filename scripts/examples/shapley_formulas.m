@@ -33,18 +33,10 @@
 ## @end deftypefn
 
 function r = shapley_formulas (outdir, varargin)
-  here = fileparts (mfilename ('fullpath'));
-  if (nargin < 1 || isempty (outdir))
-    outdir = fullfile (fileparts (fileparts (here)), 'figures', 'examples');
+  if (nargin < 1)
+    outdir = '';
   end
-  draw = true;
-  for k = 1:2:numel (varargin)
-    if (strcmpi (varargin{k}, 'figure'))
-      draw = logical (varargin{k + 1});
-    else
-      error ('ee:badInput', 'shapley_formulas: unknown option ''%s''', varargin{k});
-    end
-  end
+  [outdir, draw] = example_options ('shapley_formulas', outdir, varargin);
   ## data from fixed formulas (the global generators stay as they are)
   N = 30; F = 5; K = 8;
   X = 1.5 * sin ((1:N)' * (1:F) * 0.7 + 0.3);
