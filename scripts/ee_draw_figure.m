@@ -18,6 +18,15 @@ function files = ee_draw_figure (outdir, name, W, H, draw, exts)
   if (nargin < 6)
     exts = {'.png', '.pdf'};
   end
+  me = 'ee_draw_figure';
+  outdir = ee_check (me, 'OUTDIR', outdir, 'name');
+  name = ee_check (me, 'NAME', name, 'name');
+  W = ee_check (me, 'W', W, 'int', 1, 20000);
+  H = ee_check (me, 'H', H, 'int', 1, 20000);
+  if (! is_function_handle (draw))
+    error ('ee:badInput', '%s: DRAW must be a function handle, got a %s', me, class (draw));
+  end
+  exts = ee_check (me, 'EXTS', exts, 'texts', []);
   ## gnuplot is the toolkit ee_save_figure draws with; its warning that it
   ## is discouraged is off until the files are written
   warning ('off', 'Octave:gnuplot-graphics', 'local');
@@ -37,6 +46,8 @@ function files = ee_draw_figure (outdir, name, W, H, draw, exts)
   end_unwind_protect
 end
 
+%!error <ee_draw_figure: W must be> ee_draw_figure (tempname (), 'x', 0, 10, @(f) 1)
+%!error <ee_draw_figure: DRAW must be a function handle> ee_draw_figure (tempname (), 'x', 10, 10, 1)
 %!test
 %! if (! ee_check_graphics ())
 %!   return;
