@@ -83,11 +83,28 @@ static double forward_flops_len(const EeConfig *c, int L)
 
 static double forward_flops(const EeConfig *c) { return forward_flops_len(c, c->T); }
 
-static void bench_model(const char *label, const EeConfig *cfg, int B, double gemm_rate)
+/* A model of cfg with seed-1 weights; exits on failure. */
+static EeModel *new_model(const EeConfig *cfg)
 {
     EeModel *m;
     if (ee_model_new(cfg, &m)) { fprintf(stderr, "%s\n", ee_last_error()); exit(1); }
     ee_model_init(m, 1);
+    return m;
+}
+
+/* The default attribution options, quiet, on the CPU. */
+static EeAttrOptions cpu_options(void)
+{
+    EeAttrOptions o;
+    ee_attr_options_defaults(&o);
+    o.verbose = 0;
+    o.device = EE_DEVICE_CPU;
+    return o;
+}
+
+static void bench_model(const char *label, const EeConfig *cfg, int B, double gemm_rate)
+{
+    EeModel *m = new_model(cfg);
     EeRun *r;
     if (ee_run_new(m, ee_backend_cpu(), B, 1, 1, &r)) { fprintf(stderr, "%s\n", ee_last_error()); exit(1); }
     EeRng rng;
@@ -144,18 +161,13 @@ static int32_t *random_sequences(const EeConfig *c, int N, uint64_t seed, double
  * sequence's own length (the work a length-aware implementation needs). */
 static void bench_attr(const char *label, const EeConfig *cfg, int n_ig, int n_sv, double gemm_rate)
 {
-    EeModel *m;
-    if (ee_model_new(cfg, &m)) { fprintf(stderr, "%s\n", ee_last_error()); exit(1); }
-    ee_model_init(m, 1);
+    EeModel *m = new_model(cfg);
     for (int sv = 0; sv <= 1; sv++) {
         int N = sv ? n_sv : n_ig;
         double total_len;
         int32_t *ids = random_sequences(cfg, N, 7, &total_len);
         EeInput in = {.n = N, .ids = ids};
-        EeAttrOptions o;
-        ee_attr_options_defaults(&o);
-        o.verbose = 0;
-        o.device = EE_DEVICE_CPU;
+        EeAttrOptions o = cpu_options();
         float *A = malloc(sizeof(float) * N * cfg->T);
         EeAttrInfo info = {0};
         double flops = 0;
@@ -199,16 +211,11 @@ static void run_call(void *p)
  * ee_explain with the tokens-only and the gradient-ends explainers. */
 static void bench_passes(const char *label, const EeConfig *cfg, int N)
 {
-    EeModel *m;
-    if (ee_model_new(cfg, &m)) { fprintf(stderr, "%s\n", ee_last_error()); exit(1); }
-    ee_model_init(m, 1);
+    EeModel *m = new_model(cfg);
     double total_len;
     int32_t *ids = random_sequences(cfg, N, 11, &total_len);
     EeInput in = {.n = N, .ids = ids};
-    EeAttrOptions o;
-    ee_attr_options_defaults(&o);
-    o.verbose = 0;
-    o.device = EE_DEVICE_CPU;
+    EeAttrOptions o = cpu_options();
     float *out = malloc(sizeof(float) * (size_t)N * (cfg->T > cfg->classes ? cfg->T : cfg->classes));
     EeAttrInfo info = {0};
     printf("%s: %d rows, mean length %.1f of T = %d\n", label, N, total_len / N, cfg->T);

@@ -85,11 +85,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     EeInput all;
     ee_mx_attr_inputs(prhs[1], m, &all);
     EeAttrOptions a;
-    ee_attr_options_defaults(&a);
-    a.print = ee_mx_print;
-    int exact = o[O_EXACT].value ? ee_mx_bool(o[O_EXACT].value, "'exact'") : 0;
-    if (o[O_SAMPLES].value) a.steps = ee_mx_int(o[O_SAMPLES].value, "'samples'", 1, 1 << 20);
-    if (o[O_SEED].value) a.seed = (uint64_t)ee_mx_int(o[O_SEED].value, "'seed'", 0, 0x7fffffff);
+    int exact = ee_mx_attr_sampling(o[O_EXACT].value, o[O_SAMPLES].value, o[O_SEED].value, &a);
     ee_mx_attr_baseline(o[O_BASELINE].value, m, all.n, 0, &a);
     ee_mx_attr_target(o[O_TARGET].value, m, all.n, &a);
     if (o[O_BATCH].value) a.batch = ee_mx_int(o[O_BATCH].value, "'batch'", 1, 1 << 20);

@@ -103,3 +103,13 @@ mxArray *ee_mx_attr_info(const EeAttrInfo *info, int N, const char *method, int 
     ee_mx_set(s, "steps", mxCreateDoubleScalar(steps));
     return s;
 }
+
+int ee_mx_attr_sampling(const mxArray *exact, const mxArray *samples, const mxArray *seed, EeAttrOptions *a)
+{
+    ee_attr_options_defaults(a);
+    a->print = ee_mx_print;
+    int ex = exact ? ee_mx_bool(exact, "'exact'") : 0;
+    if (samples) a->steps = ee_mx_int(samples, "'samples'", 1, 1 << 20);
+    if (seed) a->seed = (uint64_t)ee_mx_int(seed, "'seed'", 0, 0x7fffffff);
+    return ex;
+}

@@ -13,6 +13,10 @@ void ee_mx_attr_target(const mxArray *v, const EeModel *m, int N, EeAttrOptions 
 int *ee_mx_attr_rows(const mxArray *v, int N, int *count);
 /* Reads X for an attribution (token ids or dense). */
 void ee_mx_attr_inputs(const mxArray *X, const EeModel *m, EeInput *in);
+/* The defaults of a Shapley call and its sampling options ('exact',
+ * 'samples', 'seed'; NULL when not given), read in that order as both
+ * forms of ee_sv take them; returns 'exact'. */
+int ee_mx_attr_sampling(const mxArray *exact, const mxArray *samples, const mxArray *seed, EeAttrOptions *a);
 /* The info struct returned by ee_ig / ee_sv. */
 mxArray *ee_mx_attr_info(const EeAttrInfo *info, int N, const char *method, int steps, int with_delta);
 

@@ -96,23 +96,77 @@ void ee_mx_fn_reentry_check(const char *gateway)
                           gateway, gateway);
 }
 
-void ee_mx_sv_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+/* What both handle forms do first: at most two outputs, the options
+ * after (f, X), and X as N x F row-major doubles with F >= 1. */
+static double *fn_begin(const char *gateway, int nlhs, int nrhs, const mxArray *prhs[], const char *const *names,
+                        EeMxOpt *o, int nopt, int *N, int *F)
 {
-    if (nlhs > 2) ee_mx_error("ee:badInput", "ee_sv returns at most two outputs");
+    if (nlhs > 2) ee_mx_error("ee:badInput", "%s returns at most two outputs", gateway);
     ee_mx_begin();
     /* libcore runs no BLAS here; f runs with the caller's BLAS threads */
     ee_threads_leave();
+    ee_mx_parse_options(names, nrhs, prhs, 2, o, nopt);
+    double *X = dense_rows(prhs[1], "X", N, F);
+    if (*F < 1) ee_mx_error("ee:badInput", "X must have at least one column (one per feature)");
+    return X;
+}
+
+/* 'baseline': a 1 x F row, or a scalar for every column. */
+static double *baseline_row(const mxArray *v, int F)
+{
+    int r, cols;
+    double *row = dense_rows(v, "'baseline'", &r, &cols);
+    if (r * cols == 1 && F > 1) { /* one value for every column */
+        double *full = ee_mx_malloc(sizeof(double) * F, "'baseline'");
+        for (int f = 0; f < F; f++) full[f] = row[0];
+        row = full;
+    } else if (r != 1 || cols != F) {
+        ee_mx_error("ee:badInput", "'baseline' must be a 1 x %d row (one value per column of X) or a scalar, got %dx%d",
+                    F, r, cols);
+    }
+    return row;
+}
+
+/* libcore has returned (no Octave error crosses it: mexcallback.cc) and
+ * freed its buffers: release f's arrays, then report what went wrong. */
+static void fn_end(EeMxFn *fn, EeStatus st)
+{
+    running_f = 0;
+    ee_mx_fn_release(fn);
+    if (st && fn->failed) ee_mx_error("ee:callbackError", "%s", ee_last_error());
+    if (st) ee_mx_fail(st);
+}
+
+/* The per-row results libcore fills (EeFnInfo) for nrows rows. */
+static void info_arrays(int nrows, int32_t **target, double **fx, double **fbase, double **delta)
+{
+    *target = ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "info");
+    *fx = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
+    *fbase = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
+    *delta = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
+}
+
+/* The info struct's per-row fields both forms return first (target 1-based). */
+static mxArray *info_rows(const int32_t *target, const double *fx, const double *fbase, const double *delta,
+                          int nrows)
+{
+    mxArray *s = mxCreateStructMatrix(1, 1, 0, NULL);
+    double *t = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
+    for (int i = 0; i < nrows; i++) t[i] = target[i] + 1;
+    ee_mx_set(s, "target", column(t, nrows));
+    ee_mx_set(s, "fx", column(fx, nrows));
+    ee_mx_set(s, "fbaseline", column(fbase, nrows));
+    ee_mx_set(s, "delta", column(delta, nrows));
+    return s;
+}
+
+void ee_mx_sv_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
     EeMxOpt o[NFOPT];
-    ee_mx_parse_options(fopt_names, nrhs, prhs, 2, o, NFOPT);
     int N, F;
-    double *X = dense_rows(prhs[1], "X", &N, &F);
-    if (F < 1) ee_mx_error("ee:badInput", "X must have at least one column (one per feature)");
+    double *X = fn_begin("ee_sv", nlhs, nrhs, prhs, fopt_names, o, NFOPT, &N, &F);
     EeAttrOptions a;
-    ee_attr_options_defaults(&a);
-    a.print = ee_mx_print;
-    int exact = o[F_EXACT].value ? ee_mx_bool(o[F_EXACT].value, "'exact'") : 0;
-    if (o[F_SAMPLES].value) a.steps = ee_mx_int(o[F_SAMPLES].value, "'samples'", 1, 1 << 20);
-    if (o[F_SEED].value) a.seed = (uint64_t)ee_mx_int(o[F_SEED].value, "'seed'", 0, 0x7fffffff);
+    int exact = ee_mx_attr_sampling(o[F_EXACT].value, o[F_SAMPLES].value, o[F_SEED].value, &a);
     if (o[F_BATCH].value) a.batch = ee_mx_int(o[F_BATCH].value, "'batch'", 1, 1 << 20);
     if (o[F_VERBOSE].value) a.verbose = ee_mx_bool(o[F_VERBOSE].value, "'verbose'");
     a.target = read_target(o[F_TARGET].value, N);
@@ -121,18 +175,7 @@ void ee_mx_sv_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     if (o[F_BASELINE].value && o[F_BACKGROUND].value)
         ee_mx_error("ee:badInput", "'baseline' and 'background' exclude each other (a baseline is a background of one row)");
     if (o[F_BASELINE].value) {
-        const mxArray *b = o[F_BASELINE].value;
-        int r, cols;
-        double *row = dense_rows(b, "'baseline'", &r, &cols);
-        if (r * cols == 1 && F > 1) { /* one value for every column */
-            double *full = ee_mx_malloc(sizeof(double) * F, "'baseline'");
-            for (int f = 0; f < F; f++) full[f] = row[0];
-            row = full;
-        } else if (r != 1 || cols != F) {
-            ee_mx_error("ee:badInput", "'baseline' must be a 1 x %d row (one value per column of X) or a scalar, got %dx%d",
-                        F, r, cols);
-        }
-        pl.background = row;
+        pl.background = baseline_row(o[F_BASELINE].value, F);
     }
     if (o[F_BACKGROUND].value) {
         int r, cols;
@@ -155,10 +198,9 @@ void ee_mx_sv_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     double *A = ee_mx_malloc(sizeof(double) * ((size_t)nrows * F + 1), "the attributions");
     double *players = ee_mx_malloc(sizeof(double) * ((size_t)nrows * P + 1), "info.players");
     double *var = nlhs > 1 && !exact ? ee_mx_malloc(sizeof(double) * ((size_t)nrows * P + 1), "info.variance") : NULL;
-    int32_t *target = ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "info");
-    double *fx = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
-    double *fe = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
-    double *delta = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
+    int32_t *target;
+    double *fx, *fe, *delta;
+    info_arrays(nrows, &target, &fx, &fe, &delta);
 
     EeMxFn fn = {.fh = prhs[0]};
     EeScoreFn sf = {ee_mx_fn_eval, &fn};
@@ -183,22 +225,11 @@ void ee_mx_sv_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         secs_cb += part.seconds_eval;
         i0 = i1;
     }
-    /* libcore has returned (no Octave error crosses it: mexcallback.cc) and
-     * freed its buffers: release f's arrays, then report */
-    running_f = 0;
-    ee_mx_fn_release(&fn);
-    if (st && fn.failed) ee_mx_error("ee:callbackError", "%s", ee_last_error());
-    if (st) ee_mx_fail(st);
+    fn_end(&fn, st);
 
     plhs[0] = matrix(A, nrows, F);
     if (nlhs > 1) {
-        mxArray *s = mxCreateStructMatrix(1, 1, 0, NULL);
-        double *t = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
-        for (int i = 0; i < nrows; i++) t[i] = target[i] + 1;
-        ee_mx_set(s, "target", column(t, nrows));
-        ee_mx_set(s, "fx", column(fx, nrows));
-        ee_mx_set(s, "fbaseline", column(fe, nrows));
-        ee_mx_set(s, "delta", column(delta, nrows));
+        mxArray *s = info_rows(target, fx, fe, delta, nrows);
         ee_mx_set(s, "players", matrix(players, nrows, P));
         if (var) ee_mx_set(s, "variance", matrix(var, nrows, P));
         ee_mx_set(s, "passes", mxCreateDoubleScalar((double)rows_eval));
@@ -219,14 +250,9 @@ static const char *const gopt_names[NGOPT] = {"steps", "method", "baseline", "ta
 
 void ee_mx_ig_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
-    if (nlhs > 2) ee_mx_error("ee:badInput", "ee_ig returns at most two outputs");
-    ee_mx_begin();
-    ee_threads_leave(); /* as for ee_sv: f runs with the caller's BLAS threads */
     EeMxOpt o[NGOPT];
-    ee_mx_parse_options(gopt_names, nrhs, prhs, 2, o, NGOPT);
     int N, F;
-    double *X = dense_rows(prhs[1], "X", &N, &F);
-    if (F < 1) ee_mx_error("ee:badInput", "X must have at least one column (one per feature)");
+    double *X = fn_begin("ee_ig", nlhs, nrhs, prhs, gopt_names, o, NGOPT, &N, &F);
     EeAttrOptions a;
     ee_attr_options_defaults(&a);
     a.print = ee_mx_print;
@@ -253,16 +279,7 @@ void ee_mx_ig_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     double *b = NULL;
     if (o[G_BASELINE].value) {
         if (one) ee_mx_error("ee:badInput", "gradxinput has no baseline option (one gradient at the input)");
-        int r, cols;
-        b = dense_rows(o[G_BASELINE].value, "'baseline'", &r, &cols);
-        if (r * cols == 1 && F > 1) {
-            double *full = ee_mx_malloc(sizeof(double) * F, "'baseline'");
-            for (int f = 0; f < F; f++) full[f] = b[0];
-            b = full;
-        } else if (r != 1 || cols != F) {
-            ee_mx_error("ee:badInput", "'baseline' must be a 1 x %d row (one value per column of X) or a scalar, got %dx%d",
-                        F, r, cols);
-        }
+        b = baseline_row(o[G_BASELINE].value, F);
     }
     const int32_t *tg_all = read_target(o[G_TARGET].value, N);
     int nrows;
@@ -278,10 +295,9 @@ void ee_mx_ig_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     }
     a.target = tg;
     double *A = ee_mx_malloc(sizeof(double) * ((size_t)nrows * F + 1), "the attributions");
-    int32_t *target = ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "info");
-    double *fx = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
-    double *fb = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
-    double *delta = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
+    int32_t *target;
+    double *fx, *fb, *delta;
+    info_arrays(nrows, &target, &fx, &fb, &delta);
 
     EeMxFn fn = {.fh = prhs[0]};
     EeScoreFn sf = {ee_mx_fn_eval, &fn};
@@ -289,20 +305,11 @@ void ee_mx_ig_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     EeFnInfo info = {.target = target, .fx = fx, .fempty = fb, .delta = delta};
     running_f = 1;
     EeStatus st = ee_ig_fn(&sf, fd ? NULL : &gf, Xs, nrows, F, b, &a, h, A, &info);
-    running_f = 0;
-    ee_mx_fn_release(&fn);
-    if (st && fn.failed) ee_mx_error("ee:callbackError", "%s", ee_last_error());
-    if (st) ee_mx_fail(st);
+    fn_end(&fn, st);
 
     plhs[0] = matrix(A, nrows, F);
     if (nlhs > 1) {
-        mxArray *s = mxCreateStructMatrix(1, 1, 0, NULL);
-        double *t = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
-        for (int i = 0; i < nrows; i++) t[i] = target[i] + 1;
-        ee_mx_set(s, "target", column(t, nrows));
-        ee_mx_set(s, "fx", column(fx, nrows));
-        ee_mx_set(s, "fbaseline", column(fb, nrows));
-        ee_mx_set(s, "delta", column(delta, nrows));
+        mxArray *s = info_rows(target, fx, fb, delta, nrows);
         ee_mx_set(s, "passes", mxCreateDoubleScalar((double)info.rows));
         ee_mx_set(s, "calls", mxCreateDoubleScalar((double)info.calls));
         ee_mx_set(s, "seconds", mxCreateDoubleScalar(info.seconds));

@@ -133,29 +133,22 @@ end
 
 ## Accuracy against alpha, both nets, log alpha axis (1 on the right).
 function files = xdnn_draw_contrast (P, R)
-  warning ('off', 'Octave:gnuplot-graphics', 'local');
-  graphics_toolkit ('gnuplot');
-  W = 560; H = 400;
-  fig = figure ('visible', 'off', 'position', [0 0 W H], 'color', 'w', 'paperunits', 'inches', ...
-                'paperposition', [0 0 W H] / 100, 'papersize', [W H] / 100);
-  unwind_protect
-    ax = axes ('position', [0.13 0.15 0.82 0.75]);
-    hold (ax, 'on');
-    semilogx (ax, R.alpha, 100 * R.contrast_accuracy(1, :), '-o', 'color', [0.85 0 0], 'linewidth', 1.5, 'markersize', 5);
-    semilogx (ax, R.alpha, 100 * R.contrast_accuracy(2, :), '-s', 'color', [0 0.45 0.8], 'linewidth', 1.5, 'markersize', 5);
-    set (ax, 'xscale', 'log', 'xlim', [0.04 1.1], 'ylim', [0 100], 'fontsize', 10, ...
-         'xtick', [0.05 0.1 0.2 0.3 0.5 1], 'xticklabel', {'0.05', '0.1', '0.2', '0.3', '0.5', '1'});
-    xlabel (ax, 'contrast \alpha (test images scaled by \alpha)', 'fontsize', 10);
-    ylabel (ax, 'test accuracy (%)', 'fontsize', 10);
-    title (ax, 'mlp on Fashion-MNIST: reduced contrast', 'fontsize', 10);
-    legend (ax, {'regular (with bias)', 'X-DNN (bias-free)'}, 'location', 'southeast');
-    grid (ax, 'on');
-    base = fullfile (P.figures, 'xdnn_contrast');
-    files = {[base '.png'], [base '.pdf']};
-    ee_save_figure (fig, files);
-  unwind_protect_cleanup
-    close (fig);
-  end_unwind_protect
+  files = ee_draw_figure (P.figures, 'xdnn_contrast', 560, 400, @(fig) draw_contrast (R));
+end
+
+## the two accuracy curves of xdnn_draw_contrast
+function draw_contrast (R)
+  ax = axes ('position', [0.13 0.15 0.82 0.75]);
+  hold (ax, 'on');
+  semilogx (ax, R.alpha, 100 * R.contrast_accuracy(1, :), '-o', 'color', [0.85 0 0], 'linewidth', 1.5, 'markersize', 5);
+  semilogx (ax, R.alpha, 100 * R.contrast_accuracy(2, :), '-s', 'color', [0 0.45 0.8], 'linewidth', 1.5, 'markersize', 5);
+  set (ax, 'xscale', 'log', 'xlim', [0.04 1.1], 'ylim', [0 100], 'fontsize', 10, ...
+       'xtick', [0.05 0.1 0.2 0.3 0.5 1], 'xticklabel', {'0.05', '0.1', '0.2', '0.3', '0.5', '1'});
+  xlabel (ax, 'contrast \alpha (test images scaled by \alpha)', 'fontsize', 10);
+  ylabel (ax, 'test accuracy (%)', 'fontsize', 10);
+  title (ax, 'mlp on Fashion-MNIST: reduced contrast', 'fontsize', 10);
+  legend (ax, {'regular (with bias)', 'X-DNN (bias-free)'}, 'location', 'southeast');
+  grid (ax, 'on');
 end
 
 ## Rows: test images (one per class shown) at contrast 1 and 0.3; columns:
@@ -165,8 +158,6 @@ end
 ## same up to that factor), so one colour scale, -1 .. 1, serves every
 ## column; the target is the class each net predicts at contrast 1.
 function files = xdnn_draw_attributions (P, R, d)
-  warning ('off', 'Octave:gnuplot-graphics', 'local');
-  graphics_toolkit ('gnuplot');
   te = d.split.test;
   show = [1 2 9 10];                 # T-shirt/top, Trouser, Bag, Ankle boot
   rows_ = zeros (1, numel (show));
@@ -199,46 +190,44 @@ function files = xdnn_draw_attributions (P, R, d)
   cmap = [[t; ones(n, 1)], [t; flipud(t)], [ones(n, 1); flipud(t)]];
   cw = 120; ch = 120; left = 150; top = 40; bottom = 70;
   W = left + nc * cw + 20; H = top + nr * ch + bottom;
-  fig = figure ('visible', 'off', 'position', [0 0 W H], 'color', 'w', 'paperunits', 'inches', ...
-                'paperposition', [0 0 W H] / 100, 'papersize', [W H] / 100);
-  unwind_protect
-    set (fig, 'colormap', cmap);
-    for r = 1:nr
-      for c = 1:nc
-        ax = axes ('units', 'pixels', 'position', [left + (c - 1) * cw + 4, H - top - r * ch + 4, cw - 8, ch - 8]);
-        v = reshape (double (maps{r, c}), 28, 28);
-        if (c == 1)
-          ## the input in grey (true colour, so the colour map stays the maps')
-          image (ax, repmat (1 - min (v, 1), [1 1 3]));
-        else
-          s = max (abs (v(:)));
-          if (s > 0) v = v / s; end
-          imagesc (ax, v, [-1 1]);
-        end
-        axis (ax, 'image', 'off');
-        if (r == 1)
-          title (ax, cols{c}, 'fontsize', 8);
-        end
+  files = ee_draw_figure (P.figures, 'xdnn_attributions', W, H, ...
+                          @(fig) draw_maps (fig, W, H, maps, cmap, n, cols, alphas, d, rows_, left, top, cw, ch));
+end
+
+## the grid of xdnn_draw_attributions: the maps, their row labels and the colour bar
+function draw_maps (fig, W, H, maps, cmap, n, cols, alphas, d, rows_, left, top, cw, ch)
+  [nr, nc] = size (maps);
+  set (fig, 'colormap', cmap);
+  for r = 1:nr
+    for c = 1:nc
+      ax = axes ('units', 'pixels', 'position', [left + (c - 1) * cw + 4, H - top - r * ch + 4, cw - 8, ch - 8]);
+      v = reshape (double (maps{r, c}), 28, 28);
+      if (c == 1)
+        ## the input in grey (true colour, so the colour map stays the maps')
+        image (ax, repmat (1 - min (v, 1), [1 1 3]));
+      else
+        s = max (abs (v(:)));
+        if (s > 0) v = v / s; end
+        imagesc (ax, v, [-1 1]);
+      end
+      axis (ax, 'image', 'off');
+      if (r == 1)
+        title (ax, cols{c}, 'fontsize', 8);
       end
     end
-    ## row labels on an overlay in pixel coordinates (text beside an axes
-    ## that is switched off is not drawn where asked by gnuplot)
-    lab = axes ('units', 'pixels', 'position', [0 0 W H], 'xlim', [0 W], 'ylim', [0 H], 'visible', 'off');
-    for r = 1:nr
-      i = ceil (r / numel (alphas)); a = alphas(mod (r - 1, numel (alphas)) + 1);
-      text (lab, left - 6, H - top - (r - 0.5) * ch, sprintf ('%s, \\alpha = %g', d.classes{d.labels(rows_(i))}, a), ...
-            'horizontalalignment', 'right', 'fontsize', 8);
-    end
-    cb = axes ('units', 'pixels', 'position', [left + cw, 25, (nc - 1) * cw - 20, 14]);
-    imagesc (cb, linspace (-1, 1, 2 * n), [0 1], linspace (-1, 1, 2 * n), [-1 1]);
-    set (cb, 'ytick', [], 'xtick', [-1 0 1], 'fontsize', 8);
-    xlabel (cb, 'attribution / its largest magnitude in the map', 'fontsize', 8);
-    base = fullfile (P.figures, 'xdnn_attributions');
-    files = {[base '.png'], [base '.pdf']};
-    ee_save_figure (fig, files);
-  unwind_protect_cleanup
-    close (fig);
-  end_unwind_protect
+  end
+  ## row labels on an overlay in pixel coordinates (text beside an axes
+  ## that is switched off is not drawn where asked by gnuplot)
+  lab = axes ('units', 'pixels', 'position', [0 0 W H], 'xlim', [0 W], 'ylim', [0 H], 'visible', 'off');
+  for r = 1:nr
+    i = ceil (r / numel (alphas)); a = alphas(mod (r - 1, numel (alphas)) + 1);
+    text (lab, left - 6, H - top - (r - 0.5) * ch, sprintf ('%s, \\alpha = %g', d.classes{d.labels(rows_(i))}, a), ...
+          'horizontalalignment', 'right', 'fontsize', 8);
+  end
+  cb = axes ('units', 'pixels', 'position', [left + cw, 25, (nc - 1) * cw - 20, 14]);
+  imagesc (cb, linspace (-1, 1, 2 * n), [0 1], linspace (-1, 1, 2 * n), [-1 1]);
+  set (cb, 'ytick', [], 'xtick', [-1 0 1], 'fontsize', 8);
+  xlabel (cb, 'attribution / its largest magnitude in the map', 'fontsize', 8);
 end
 
 %!shared fashion

@@ -100,42 +100,35 @@ end
 ## the mean |X-Gradient| over the test rows of the plain and the most
 ## strongly regularised net.
 function files = draw_prior (P, R, d, Xte, te)
-  warning ('off', 'Octave:gnuplot-graphics', 'local');
-  graphics_toolkit ('gnuplot');
-  W = 900; H = 340;
-  fig = figure ('visible', 'off', 'position', [0 0 W H], 'color', 'w', 'paperunits', 'inches', ...
-                'paperposition', [0 0 W H] / 100, 'papersize', [W H] / 100);
-  unwind_protect
-    ax = axes ('units', 'pixels', 'position', [70 60 360 240]);
-    hold (ax, 'on');
-    x = 1:numel (R.weights);
-    plot (ax, x, 100 * R.accuracy, '-o', 'color', [0 0.45 0.8], 'linewidth', 1.5, 'markersize', 5);
-    plot (ax, x, 100 * R.decoy_share, '-s', 'color', [0.85 0 0], 'linewidth', 1.5, 'markersize', 5);
-    set (ax, 'xtick', x, 'xticklabel', arrayfun (@num2str, R.weights, 'uniformoutput', false), ...
-         'xlim', [0.7 numel(x) + 0.3], 'ylim', [0 100], 'fontsize', 9);
-    xlabel (ax, 'prior weight \lambda', 'fontsize', 9);
-    ylabel (ax, '%', 'fontsize', 9);
-    legend (ax, {'test accuracy (decoy random)', 'attribution share on the decoy'}, 'location', 'east');
-    title (ax, 'decoy patch: accuracy and attribution share', 'fontsize', 10);
-    grid (ax, 'on');
-    n = 64; t = linspace (0, 1, n)';
-    set (fig, 'colormap', [ones(n, 1), flipud(t), flipud(t)]);   # white to red
-    pick = [1, numel(R.weights)];
-    for j = 1:2
-      m = R.models{pick(j)};
-      A = abs (double (ee_ig (m, Xte, 'method', 'xgrad', 'target', d.labels(te))));
-      v = reshape (mean (A ./ max (sum (A, 2), realmin), 1), 28, 28);
-      ax2 = axes ('units', 'pixels', 'position', [480 + (j - 1) * 210, 60, 190, 190]);
-      imagesc (ax2, v, [0 max(v(:))]);
-      axis (ax2, 'image', 'off');
-      title (ax2, sprintf ('mean |X-Gradient|, \\lambda = %g', R.weights(pick(j))), 'fontsize', 9);
-    end
-    base = fullfile (P.figures, 'xdnn_prior');
-    files = {[base '.png'], [base '.pdf']};
-    ee_save_figure (fig, files);
-  unwind_protect_cleanup
-    close (fig);
-  end_unwind_protect
+  files = ee_draw_figure (P.figures, 'xdnn_prior', 900, 340, @(fig) draw_panels (fig, R, d, Xte, te));
+end
+
+## the two panels of draw_prior
+function draw_panels (fig, R, d, Xte, te)
+  ax = axes ('units', 'pixels', 'position', [70 60 360 240]);
+  hold (ax, 'on');
+  x = 1:numel (R.weights);
+  plot (ax, x, 100 * R.accuracy, '-o', 'color', [0 0.45 0.8], 'linewidth', 1.5, 'markersize', 5);
+  plot (ax, x, 100 * R.decoy_share, '-s', 'color', [0.85 0 0], 'linewidth', 1.5, 'markersize', 5);
+  set (ax, 'xtick', x, 'xticklabel', arrayfun (@num2str, R.weights, 'uniformoutput', false), ...
+       'xlim', [0.7 numel(x) + 0.3], 'ylim', [0 100], 'fontsize', 9);
+  xlabel (ax, 'prior weight \lambda', 'fontsize', 9);
+  ylabel (ax, '%', 'fontsize', 9);
+  legend (ax, {'test accuracy (decoy random)', 'attribution share on the decoy'}, 'location', 'east');
+  title (ax, 'decoy patch: accuracy and attribution share', 'fontsize', 10);
+  grid (ax, 'on');
+  n = 64; t = linspace (0, 1, n)';
+  set (fig, 'colormap', [ones(n, 1), flipud(t), flipud(t)]);   # white to red
+  pick = [1, numel(R.weights)];
+  for j = 1:2
+    m = R.models{pick(j)};
+    A = abs (double (ee_ig (m, Xte, 'method', 'xgrad', 'target', d.labels(te))));
+    v = reshape (mean (A ./ max (sum (A, 2), realmin), 1), 28, 28);
+    ax2 = axes ('units', 'pixels', 'position', [480 + (j - 1) * 210, 60, 190, 190]);
+    imagesc (ax2, v, [0 max(v(:))]);
+    axis (ax2, 'image', 'off');
+    title (ax2, sprintf ('mean |X-Gradient|, \\lambda = %g', R.weights(pick(j))), 'fontsize', 9);
+  end
 end
 
 %!error id=ee:badInput xdnn_prior ('epochs')

@@ -179,3 +179,19 @@ EeStatus ee_attr_targets(EeRun *r, const EeInput *in, const EeAttrOptions *o, in
     free(out);
     return st;
 }
+
+void ee_fn_info_rows(EeFnInfo *info, int N, const int32_t *target, const double *fx)
+{
+    if (!info) return;
+    if (info->target) memcpy(info->target, target, sizeof(int32_t) * N);
+    if (info->fx) memcpy(info->fx, fx, sizeof(double) * N);
+}
+
+void ee_fn_info_totals(EeFnInfo *info, long rows, long calls, double seconds_eval, double t0)
+{
+    if (!info) return;
+    info->rows = rows;
+    info->calls = calls;
+    info->seconds_eval = seconds_eval;
+    info->seconds = ee_now() - t0;
+}

@@ -56,6 +56,12 @@ void ee_sv_permutation(uint64_t seed, long row, int k, int n, int *perm);
  * EE_ERR_INPUT naming the call, the row and the score otherwise. */
 EeStatus ee_fn_check(long call, int M, int F, const double *y, const double *g, int C, int *C_known);
 
+/* The callback models' results into info (NULL: none): ee_fn_info_rows
+ * copies the N targets and f(x) (a call that succeeded), ee_fn_info_totals
+ * the counts and times (every call, from t0 = ee_now() at its start). */
+void ee_fn_info_rows(EeFnInfo *info, int N, const int32_t *target, const double *fx);
+void ee_fn_info_totals(EeFnInfo *info, long rows, long calls, double seconds_eval, double t0);
+
 /* The occlusion features of EE_INPUTS_OCCLUSION (occlusion.c) into slots 2
  * and 3 of F (N x T x k), for the targets tgt, rows taken in `order`;
  * *fwd counts the passes (2 n + 2 per row of n real tokens). */

@@ -182,18 +182,12 @@ EeStatus ee_ig_fn(const EeScoreFn *f, const EeGradFn *g, const double *X, int N,
         ee_progress_tick(&prog, finished);
     }
     ee_progress_end(&prog, finished, c.rows);
-    if (!st && info) {
-        if (info->target) memcpy(info->target, target, sizeof(int32_t) * N);
-        if (info->fx) memcpy(info->fx, fx, sizeof(double) * N);
-        if (info->fempty) memcpy(info->fempty, fb, sizeof(double) * N);
+    if (!st) {
+        ee_fn_info_rows(info, N, target, fx);
+        if (info && info->fempty) memcpy(info->fempty, fb, sizeof(double) * N);
     }
 done:
-    if (info) {
-        info->rows = c.rows;
-        info->calls = c.calls;
-        info->seconds_eval = c.t_eval;
-        info->seconds = ee_now() - t0;
-    }
+    ee_fn_info_totals(info, c.rows, c.calls, c.t_eval, t0);
     free(alpha); free(w); free(zeros); free(fx); free(fb); free(acc); free(plus); free(target); free(pending);
     free(row_i); free(row_t); free(c.buf);
     return st;

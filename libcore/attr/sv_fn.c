@@ -442,17 +442,9 @@ EeStatus ee_sv_fn(const EeScoreFn *f, const double *X, int N, const EeFnPlayers 
     }
     if (!st) st = first_pass(&c, N, target, fx);
     if (!st) st = sv_fn_run(&c, N, target, fx, A, info, phi);
-    if (!st && info) {
-        if (info->target) memcpy(info->target, target, sizeof(int32_t) * N);
-        if (info->fx) memcpy(info->fx, fx, sizeof(double) * N);
-    }
+    if (!st) ee_fn_info_rows(info, N, target, fx);
 done:
-    if (info) {
-        info->rows = c.rows;
-        info->calls = c.calls;
-        info->seconds_eval = c.t_eval;
-        info->seconds = ee_now() - t0;
-    }
+    ee_fn_info_totals(info, c.rows, c.calls, c.t_eval, t0);
     free(player); free(size); free(slot); free(cols); free(col_start);
     free(zeros); free(c.buf); free(target); free(fx); free(phi);
     return st;

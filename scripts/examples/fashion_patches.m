@@ -95,47 +95,37 @@ function I = image_of (v)
 end
 
 function files = draw_figure (outdir, X, r)
-  warning ('off', 'Octave:gnuplot-graphics', 'local');
-  graphics_toolkit ('gnuplot');
-  W = 760; H = 600;
-  fig = figure ('visible', 'off', 'position', [0 0 W H], 'color', 'w', 'paperunits', 'inches', ...
-                'paperposition', [0 0 W H] / 100, 'papersize', [W H] / 100);
-  unwind_protect
-    ## blue (against) - white - red (for), as ee_heatmap
-    t = linspace (0, 1, 64)';
-    cmap = [[t; ones(64, 1)], [t; flipud(t)], [ones(64, 1); flipud(t)]];
-    set (fig, 'colormap', cmap);
-    titles = {'image', 'Shapley values, 4 x 4 patches', 'IG, summed per patch'};
-    for k = 1:4
-      ## patch values as images: a pixel carries its patch's value / 16 in
-      ## A; patch p = 7 (row - 1) + col of the 7 x 7 grid
-      maps = cell (1, 3);
-      maps{1} = image_of (X(k, :));
-      maps{2} = image_of (r.sv(k, :) * 16);
-      maps{3} = kron (reshape (r.ig_patches(k, :), 7, 7)', ones (4, 4));
-      for c = 1:3
-        ax = axes ('position', [0.03 + (c - 1) * 0.33, 0.725 - (k - 1) * 0.235, 0.27, 0.2]);
-        if (c == 1)   # truecolor (the figure's colormap is the maps'): cloth dark on white
-          image (ax, repmat (1 - maps{c}, [1 1 3]));
-          ylabel (ax, r.classes{k}, 'fontsize', 9);
-        else
-          s = max (abs (maps{c}(:))) + eps;
-          imagesc (ax, maps{c}, [-s s]);
-        end
-        axis (ax, 'image');
-        set (ax, 'xtick', [], 'ytick', []);
-        if (k == 1)
-          title (ax, titles{c}, 'fontsize', 9);
-        end
+  files = ee_draw_figure (outdir, 'fashion_patches', 760, 600, @(fig) draw_maps (fig, X, r));
+end
+
+## per image: the image, its Shapley values and its IG per patch
+function draw_maps (fig, X, r)
+  ## blue (against) - white - red (for), as ee_heatmap
+  t = linspace (0, 1, 64)';
+  cmap = [[t; ones(64, 1)], [t; flipud(t)], [ones(64, 1); flipud(t)]];
+  set (fig, 'colormap', cmap);
+  titles = {'image', 'Shapley values, 4 x 4 patches', 'IG, summed per patch'};
+  for k = 1:4
+    ## patch values as images: a pixel carries its patch's value / 16 in
+    ## A; patch p = 7 (row - 1) + col of the 7 x 7 grid
+    maps = cell (1, 3);
+    maps{1} = image_of (X(k, :));
+    maps{2} = image_of (r.sv(k, :) * 16);
+    maps{3} = kron (reshape (r.ig_patches(k, :), 7, 7)', ones (4, 4));
+    for c = 1:3
+      ax = axes ('position', [0.03 + (c - 1) * 0.33, 0.725 - (k - 1) * 0.235, 0.27, 0.2]);
+      if (c == 1)   # truecolor (the figure's colormap is the maps'): cloth dark on white
+        image (ax, repmat (1 - maps{c}, [1 1 3]));
+        ylabel (ax, r.classes{k}, 'fontsize', 9);
+      else
+        s = max (abs (maps{c}(:))) + eps;
+        imagesc (ax, maps{c}, [-s s]);
+      end
+      axis (ax, 'image');
+      set (ax, 'xtick', [], 'ytick', []);
+      if (k == 1)
+        title (ax, titles{c}, 'fontsize', 9);
       end
     end
-    if (! exist (outdir, 'dir'))
-      mkdir (outdir);
-    end
-    base = fullfile (outdir, 'fashion_patches');
-    files = {[base '.png'], [base '.pdf']};
-    ee_save_figure (fig, files);
-  unwind_protect_cleanup
-    close (fig);
-  end_unwind_protect
+  end
 end

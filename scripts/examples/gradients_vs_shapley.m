@@ -32,18 +32,10 @@
 ## @end deftypefn
 
 function r = gradients_vs_shapley (outdir, varargin)
-  here = fileparts (mfilename ('fullpath'));
-  if (nargin < 1 || isempty (outdir))
-    outdir = fullfile (fileparts (fileparts (here)), 'figures', 'examples');
+  if (nargin < 1)
+    outdir = '';
   end
-  draw = true;
-  for k = 1:2:numel (varargin)
-    if (strcmpi (varargin{k}, 'figure'))
-      draw = logical (varargin{k + 1});
-    else
-      error ('ee:badInput', 'gradients_vs_shapley: unknown option ''%s''', varargin{k});
-    end
-  end
+  [outdir, draw] = example_options ('gradients_vs_shapley', outdir, varargin);
   q = {'verbose', false};
   ## the product: its gradient is given, so no differences are needed
   r.ig = ee_ig (@square_times, [2 3], q{:});
@@ -74,39 +66,29 @@ function [y, g] = step_fn (x)
 end
 
 function files = draw_figure (outdir, r)
-  warning ('off', 'Octave:gnuplot-graphics', 'local');
-  graphics_toolkit ('gnuplot');
-  W = 900; H = 360;
-  fig = figure ('visible', 'off', 'position', [0 0 W H], 'color', 'w', 'paperunits', 'inches', ...
-                'paperposition', [0 0 W H] / 100, 'papersize', [W H] / 100);
-  unwind_protect
-    blue = [0.6 0.75 0.9]; orange = [0.95 0.65 0.5]; grey = [0.7 0.7 0.7];
-    ax = axes ('position', [0.07 0.16 0.38 0.72]);
-    hold (ax, 'on');
-    h1 = bar (ax, [1 2] - 0.2, r.ig, 0.35, 'facecolor', blue, 'edgecolor', 'none');
-    h2 = bar (ax, [1 2] + 0.2, r.sv, 0.35, 'facecolor', orange, 'edgecolor', 'none');
-    set (ax, 'xtick', [1 2], 'xticklabel', {'x_1', 'x_2'}, 'xlim', [0.4 2.6], 'ylim', [0 11], 'fontsize', 10);
-    ylabel (ax, 'attribution (baseline 0)', 'fontsize', 10);
-    title (ax, '(a) f = x_1^2 x_2 at x = (2, 3): f(x) - f(0) = 12', 'fontsize', 10);
-    legend ([h1 h2], {'Integrated Gradients', 'Shapley values'}, 'location', 'northeast');
-    ax2 = axes ('position', [0.56 0.16 0.4 0.72]);
-    hold (ax2, 'on');
-    vals = [r.step_ig; r.step_fd20; r.step_sv];
-    cols = {blue, grey, orange};
-    for k = 1:3
-      hb(k) = bar (ax2, [1 2] + (k - 2) * 0.27, vals(k, :), 0.25, 'facecolor', cols{k}, 'edgecolor', 'none');
-    end
-    set (ax2, 'xtick', [1 2], 'xticklabel', {'x_1', 'x_2'}, 'xlim', [0.4 2.6], 'ylim', [0 3.6], 'fontsize', 10);
-    title (ax2, '(b) f = 2 [x_1 > 0.5] + x_2 at x = (1, 1): f(x) - f(0) = 3', 'fontsize', 10);
-    legend (hb, {'IG, f''s gradient', 'IG, differences (20 nodes)', 'Shapley values'}, 'location', 'northeast');
-    xlabel (ax2, sprintf ('IG misses the jump: completeness is off by %.0f', r.step_ig_delta), 'fontsize', 9);
-    if (! exist (outdir, 'dir'))
-      mkdir (outdir);
-    end
-    base = fullfile (outdir, 'gradients_vs_shapley');
-    files = {[base '.png'], [base '.pdf']};
-    ee_save_figure (fig, files);
-  unwind_protect_cleanup
-    close (fig);
-  end_unwind_protect
+  files = ee_draw_figure (outdir, 'gradients_vs_shapley', 900, 360, @(fig) draw_bars (r));
+end
+
+## (a) the product, (b) the step: IG beside the Shapley values
+function draw_bars (r)
+  blue = [0.6 0.75 0.9]; orange = [0.95 0.65 0.5]; grey = [0.7 0.7 0.7];
+  ax = axes ('position', [0.07 0.16 0.38 0.72]);
+  hold (ax, 'on');
+  h1 = bar (ax, [1 2] - 0.2, r.ig, 0.35, 'facecolor', blue, 'edgecolor', 'none');
+  h2 = bar (ax, [1 2] + 0.2, r.sv, 0.35, 'facecolor', orange, 'edgecolor', 'none');
+  set (ax, 'xtick', [1 2], 'xticklabel', {'x_1', 'x_2'}, 'xlim', [0.4 2.6], 'ylim', [0 11], 'fontsize', 10);
+  ylabel (ax, 'attribution (baseline 0)', 'fontsize', 10);
+  title (ax, '(a) f = x_1^2 x_2 at x = (2, 3): f(x) - f(0) = 12', 'fontsize', 10);
+  legend ([h1 h2], {'Integrated Gradients', 'Shapley values'}, 'location', 'northeast');
+  ax2 = axes ('position', [0.56 0.16 0.4 0.72]);
+  hold (ax2, 'on');
+  vals = [r.step_ig; r.step_fd20; r.step_sv];
+  cols = {blue, grey, orange};
+  for k = 1:3
+    hb(k) = bar (ax2, [1 2] + (k - 2) * 0.27, vals(k, :), 0.25, 'facecolor', cols{k}, 'edgecolor', 'none');
+  end
+  set (ax2, 'xtick', [1 2], 'xticklabel', {'x_1', 'x_2'}, 'xlim', [0.4 2.6], 'ylim', [0 3.6], 'fontsize', 10);
+  title (ax2, '(b) f = 2 [x_1 > 0.5] + x_2 at x = (1, 1): f(x) - f(0) = 3', 'fontsize', 10);
+  legend (hb, {'IG, f''s gradient', 'IG, differences (20 nodes)', 'Shapley values'}, 'location', 'northeast');
+  xlabel (ax2, sprintf ('IG misses the jump: completeness is off by %.0f', r.step_ig_delta), 'fontsize', 9);
 end

@@ -33,18 +33,10 @@
 ## @end deftypefn
 
 function r = shapley_formulas (outdir, varargin)
-  here = fileparts (mfilename ('fullpath'));
-  if (nargin < 1 || isempty (outdir))
-    outdir = fullfile (fileparts (fileparts (here)), 'figures', 'examples');
+  if (nargin < 1)
+    outdir = '';
   end
-  draw = true;
-  for k = 1:2:numel (varargin)
-    if (strcmpi (varargin{k}, 'figure'))
-      draw = logical (varargin{k + 1});
-    else
-      error ('ee:badInput', 'shapley_formulas: unknown option ''%s''', varargin{k});
-    end
-  end
+  [outdir, draw] = example_options ('shapley_formulas', outdir, varargin);
   ## data from fixed formulas (the global generators stay as they are)
   N = 30; F = 5; K = 8;
   X = 1.5 * sin ((1:N)' * (1:F) * 0.7 + 0.3);
@@ -93,43 +85,33 @@ function r = shapley_formulas (outdir, varargin)
 end
 
 function files = draw_figure (outdir, x, a_lin, c_lin, a_int, c_int, r)
-  warning ('off', 'Octave:gnuplot-graphics', 'local');
   warning ('off', 'Octave:negative-data-log-axis', 'local');   # the legend's own points
-  graphics_toolkit ('gnuplot');
-  W = 900; H = 360;
-  fig = figure ('visible', 'off', 'position', [0 0 W H], 'color', 'w', 'paperunits', 'inches', ...
-                'paperposition', [0 0 W H] / 100, 'papersize', [W H] / 100);
-  unwind_protect
-    ax = axes ('position', [0.07 0.16 0.4 0.72]);
-    hold (ax, 'on');
-    j = 1:numel (x);
-    h1 = bar (ax, j - 0.2, a_lin, 0.35, 'facecolor', [0.6 0.75 0.9], 'edgecolor', 'none');
-    h2 = bar (ax, j + 0.2, a_int, 0.35, 'facecolor', [0.95 0.65 0.5], 'edgecolor', 'none');
-    h3 = plot (ax, [j - 0.2, j + 0.2], [c_lin, c_int], 'k+', 'markersize', 7, 'linewidth', 1.2);
-    plot (ax, [0.4 numel(x) + 0.6], [0 0], 'k-', 'linewidth', 0.5);
-    set (ax, 'xtick', j, 'xticklabel', arrayfun (@(k) sprintf ('x_%d', k), j, 'uniformoutput', false), ...
-         'xlim', [0.4 numel(x) + 0.6], 'fontsize', 10);
-    ylabel (ax, 'Shapley value (exact)', 'fontsize', 10);
-    title (ax, '(a) one row: x w + 1 and x w + 2 x_1 x_2', 'fontsize', 10);
-    legend ([h1 h2 h3], {'linear', 'with interaction', 'closed form'}, 'location', 'northeast');
-    ax2 = axes ('position', [0.58 0.16 0.38 0.72]);
-    loglog (ax2, r.samples, r.mse, '-o', 'color', [0 0 0], 'linewidth', 1.5, 'markersize', 5);
-    hold (ax2, 'on');
-    loglog (ax2, r.samples, r.predicted, '--', 'color', [0 0.45 0.8], 'linewidth', 1.5);
-    set (ax2, 'xtick', r.samples, 'xticklabel', arrayfun (@num2str, r.samples, 'uniformoutput', false), ...
-         'xlim', [0.8 80], 'fontsize', 10);
-    xlabel (ax2, 'permutations s', 'fontsize', 10);
-    ylabel (ax2, 'mean squared error against exact', 'fontsize', 10);
-    title (ax2, '(b) sampling x w + 2 x_1 x_2 + x_3 x_4 x_5', 'fontsize', 10);
-    legend (ax2, {'Shapley Value Sampling', 'mean (info.variance) / s'}, 'location', 'northeast');
-    grid (ax2, 'on');
-    if (! exist (outdir, 'dir'))
-      mkdir (outdir);
-    end
-    base = fullfile (outdir, 'shapley_formulas');
-    files = {[base '.png'], [base '.pdf']};
-    ee_save_figure (fig, files);
-  unwind_protect_cleanup
-    close (fig);
-  end_unwind_protect
+  files = ee_draw_figure (outdir, 'shapley_formulas', 900, 360, @(fig) draw_panels (x, a_lin, c_lin, a_int, c_int, r));
+end
+
+## (a) one row against the closed forms, (b) the convergence of sampling
+function draw_panels (x, a_lin, c_lin, a_int, c_int, r)
+  ax = axes ('position', [0.07 0.16 0.4 0.72]);
+  hold (ax, 'on');
+  j = 1:numel (x);
+  h1 = bar (ax, j - 0.2, a_lin, 0.35, 'facecolor', [0.6 0.75 0.9], 'edgecolor', 'none');
+  h2 = bar (ax, j + 0.2, a_int, 0.35, 'facecolor', [0.95 0.65 0.5], 'edgecolor', 'none');
+  h3 = plot (ax, [j - 0.2, j + 0.2], [c_lin, c_int], 'k+', 'markersize', 7, 'linewidth', 1.2);
+  plot (ax, [0.4 numel(x) + 0.6], [0 0], 'k-', 'linewidth', 0.5);
+  set (ax, 'xtick', j, 'xticklabel', arrayfun (@(k) sprintf ('x_%d', k), j, 'uniformoutput', false), ...
+       'xlim', [0.4 numel(x) + 0.6], 'fontsize', 10);
+  ylabel (ax, 'Shapley value (exact)', 'fontsize', 10);
+  title (ax, '(a) one row: x w + 1 and x w + 2 x_1 x_2', 'fontsize', 10);
+  legend ([h1 h2 h3], {'linear', 'with interaction', 'closed form'}, 'location', 'northeast');
+  ax2 = axes ('position', [0.58 0.16 0.38 0.72]);
+  loglog (ax2, r.samples, r.mse, '-o', 'color', [0 0 0], 'linewidth', 1.5, 'markersize', 5);
+  hold (ax2, 'on');
+  loglog (ax2, r.samples, r.predicted, '--', 'color', [0 0.45 0.8], 'linewidth', 1.5);
+  set (ax2, 'xtick', r.samples, 'xticklabel', arrayfun (@num2str, r.samples, 'uniformoutput', false), ...
+       'xlim', [0.8 80], 'fontsize', 10);
+  xlabel (ax2, 'permutations s', 'fontsize', 10);
+  ylabel (ax2, 'mean squared error against exact', 'fontsize', 10);
+  title (ax2, '(b) sampling x w + 2 x_1 x_2 + x_3 x_4 x_5', 'fontsize', 10);
+  legend (ax2, {'Shapley Value Sampling', 'mean (info.variance) / s'}, 'location', 'northeast');
+  grid (ax2, 'on');
 end

@@ -10,26 +10,21 @@
 ## figure5_cost.png, .pdf and .svg into @var{P}.figures.
 ## @end deftypefn
 function files = f5_cost_figure (P, panels)
-  warning ('off', 'Octave:gnuplot-graphics', 'local');
-  graphics_toolkit ('gnuplot');
   n = numel (panels);
   ncol = min (n, 2);
   nrow = ceil (n / ncol);
   Wp = 640; Hp = 520;
   W = Wp * ncol; H = Hp * nrow;
-  fig = figure ('visible', 'off', 'position', [0 0 W H], 'color', 'w', 'paperunits', 'inches', ...
-                'paperposition', [0 0 W H] / 100, 'papersize', [W H] / 100);
-  unwind_protect
-    for k = 1:n
-      c = mod (k - 1, ncol); r = floor ((k - 1) / ncol);
-      draw_panel (panels(k), [c * Wp, H - (r + 1) * Hp, Wp, Hp]);
-    end
-    base = fullfile (P.figures, 'figure5_cost');
-    files = {[base '.png'], [base '.pdf'], [base '.svg']};
-    ee_save_figure (fig, files);
-  unwind_protect_cleanup
-    close (fig);
-  end_unwind_protect
+  files = ee_draw_figure (P.figures, 'figure5_cost', W, H, @(fig) draw_grid (panels, ncol, Wp, Hp, H), ...
+                          {'.png', '.pdf', '.svg'});
+end
+
+## the panels row by row, ncol to a row
+function draw_grid (panels, ncol, Wp, Hp, H)
+  for k = 1:numel (panels)
+    c = mod (k - 1, ncol); r = floor ((k - 1) / ncol);
+    draw_panel (panels(k), [c * Wp, H - (r + 1) * Hp, Wp, Hp]);
+  end
 end
 
 function draw_panel (p, box)
@@ -60,9 +55,9 @@ function draw_panel (p, box)
   set (he, 'color', green, 'markerfacecolor', green, 'markersize', 14);
   ## the label on the side of the point with more room
   right = log (ex / xl(1)) < log (xl(2) / ex);
-  text (ax, ex * ifelse_num (right, 1.3, 1 / 1.3), C.explainer_curve * 1.25, ...
+  text (ax, ex * ifelse (right, 1.3, 1 / 1.3), C.explainer_curve * 1.25, ...
         sprintf ('Empirical Explainer, %s', pass_text (C.explainer_passes)), 'color', green, ...
-        'fontsize', 10, 'fontweight', 'bold', 'horizontalalignment', ifelse_str (right, 'left', 'right'));
+        'fontsize', 10, 'fontweight', 'bold', 'horizontalalignment', ifelse (right, 'left', 'right'));
   ## the expensive explainer where it is as accurate (or the bound at s = S)
   xc = R.expensive_seconds;
   yc = C.explainer_curve;
@@ -72,7 +67,7 @@ function draw_panel (p, box)
   hc = plot (ax, xc, yc, 'o');
   set (hc, 'color', red, 'markersize', 12, 'linewidth', 2);
   plot (ax, [ex xc], [C.explainer_curve C.explainer_curve], '--', 'color', red, 'linewidth', 1.5);
-  gt = ifelse_str (R.bound, '>', '');
+  gt = ifelse (R.bound, '>', '');
   text (ax, sqrt (ex * xc), C.explainer_curve / 1.6, sprintf ('%s%.3gx faster at equal MSE', gt, R.speedup_time), ...
         'color', red, 'fontsize', 10, 'horizontalalignment', 'center');
   set (ax, 'xscale', 'log', 'yscale', 'log', 'xlim', xl, 'ylim', yl, 'box', 'on', 'fontsize', 11);
@@ -96,20 +91,4 @@ function draw_panel (p, box)
                              p.n.test, where), 'fontsize', 8, 'interpreter', 'none');
   text (na, 0, 0.5, sprintf ('equal accuracy: %s%.3gx in wall time, %s%.3gx in passes (star, red: medians of 3)', ...
                              gt, R.speedup_time, gt, R.speedup_passes), 'fontsize', 8, 'interpreter', 'none');
-end
-
-function t = ifelse_str (c, a, b)
-  if (c) t = a; else t = b; end
-end
-
-function v = ifelse_num (c, a, b)
-  if (c) v = a; else v = b; end
-end
-
-function t = pass_text (n)
-  if (n == round (n))
-    t = sprintf ('%d passes', n);
-  else
-    t = sprintf ('%.1f passes', n);
-  end
 end

@@ -5,8 +5,6 @@
 ## paper; writes figure5.png, .pdf and .svg into @var{P}.figures.
 ## @end deftypefn
 function files = f5_figure (P, panels)
-  warning ('off', 'Octave:gnuplot-graphics', 'local');
-  graphics_toolkit ('gnuplot');
   methods = {panels.method};
   cols = {};
   for m = {'ig', 'sv'}
@@ -15,21 +13,19 @@ function files = f5_figure (P, panels)
   nrow = max (cellfun (@(m) sum (strcmp (methods, m)), cols));
   Wp = 640; Hp = 560;
   W = Wp * numel (cols); H = Hp * nrow;
-  fig = figure ('visible', 'off', 'position', [0 0 W H], 'color', 'w', 'paperunits', 'inches', ...
-                'paperposition', [0 0 W H] / 100, 'papersize', [W H] / 100);
-  unwind_protect
-    for c = 1:numel (cols)
-      idx = find (strcmp (methods, cols{c}));
-      for r = 1:numel (idx)
-        draw_panel (P, panels(idx(r)), [(c - 1) * Wp, H - r * Hp, Wp, Hp]);
-      end
+  ## vector PDF/SVG with embedded fonts, 300 dpi PNG
+  files = ee_draw_figure (P.figures, 'figure5', W, H, @(fig) draw_columns (P, panels, methods, cols, Wp, Hp, H), ...
+                          {'.png', '.pdf', '.svg'});
+end
+
+## IG panels in the left column, SV panels in the right one
+function draw_columns (P, panels, methods, cols, Wp, Hp, H)
+  for c = 1:numel (cols)
+    idx = find (strcmp (methods, cols{c}));
+    for r = 1:numel (idx)
+      draw_panel (P, panels(idx(r)), [(c - 1) * Wp, H - r * Hp, Wp, Hp]);
     end
-    base = fullfile (P.figures, 'figure5');
-    files = {[base '.png'], [base '.pdf'], [base '.svg']};
-    ee_save_figure (fig, files);     # vector PDF/SVG with embedded fonts, 300 dpi PNG
-  unwind_protect_cleanup
-    close (fig);
-  end_unwind_protect
+  end
 end
 
 ## One panel in the pixel box [x0 y0 w h] of the figure.
@@ -107,7 +103,7 @@ function draw_panel (P, p, box)
     left = cx < S / 2;     # the label on the side with room
     text (ax, cx + 0.3 * (2 * left - 1), lg (-22), ...
           sprintf ('crossing: s = %d (%.0f passes)', cx, C.passes(cx)), 'color', red, 'fontsize', 11, ...
-          'fontweight', 'bold', 'horizontalalignment', ifelse_str (left, 'left', 'right'));
+          'fontweight', 'bold', 'horizontalalignment', ifelse (left, 'left', 'right'));
   elseif (isfinite (e))
     text (ax, 1, lg (-22), sprintf ('no crossing for s < %d', S), 'color', red, ...
           'fontsize', 11, 'fontweight', 'bold');
@@ -134,22 +130,6 @@ function draw_panel (P, p, box)
                    p.n.train, p.n.unlabelled, p.targets_s.train, p.n.valid, p.n.test, P.preset)};
   for j = 1:numel (lines)
     text (na, 0, 4 - j + 0.5, lines{j}, 'fontsize', 8, 'interpreter', 'none');
-  end
-end
-
-function t = ifelse_str (c, a, b)
-  if (c) t = a; else t = b; end
-end
-
-## passes per explanation: fractional when the efficiency projection's
-## baseline passes are shared by the rows of one length
-function t = pass_text (n)
-  if (n == 1)
-    t = '1 pass';
-  elseif (n == round (n))
-    t = sprintf ('%d passes', n);
-  else
-    t = sprintf ('%.1f passes', n);
   end
 end
 

@@ -44,7 +44,7 @@ function [txt, file] = f5_write_runtime (P, panels)
     gt = ''; lt = '';
     if (R.bound) gt = '>'; lt = '<'; end
     L{end+1} = sprintf ('  at equal accuracy (%s; medians of 3 runs in this run): explainer %.5f s, expensive %s at s = %d %.5f s', ...
-                        ifelse_str (R.bound, sprintf ('no crossing before s = %d', p.S), sprintf ('crossing at s = %d', R.crossing)), ...
+                        ifelse (R.bound, sprintf ('no crossing before s = %d', p.S), sprintf ('crossing at s = %d', R.crossing)), ...
                         C.explainer_seconds / p.n.test, p.label, R.crossing, R.expensive_seconds);
     L{end+1} = sprintf ('    equal-accuracy speed-up: %s%.3gx in time, %s%.3gx in passes; break-even %s%.0f explanations by time, %s%.0f by passes', ...
                         gt, R.speedup_time, gt, R.speedup_passes, lt, R.break_even_time, lt, R.break_even_passes);
@@ -70,10 +70,6 @@ function [txt, file] = f5_write_runtime (P, panels)
   txt = sprintf ('%s\n', L{:});
   file = fullfile (P.figures, sprintf ('runtime_%s.txt', P.preset));
   atomic_text (file, txt);
-end
-
-function t = ifelse_str (c, a, b)
-  if (c) t = a; else t = b; end
 end
 
 function t = training_text (p)

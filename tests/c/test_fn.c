@@ -130,21 +130,27 @@ static double ref_value(const Ref *r, const double *x, const int *in, int target
     return sum / r->K;
 }
 
+/* Adds to phi each player's marginal along the order perm (P players). */
+static void add_marginals(const Ref *r, const double *x, int target, const int *perm, double *phi)
+{
+    int in[16] = {0};
+    double prev = ref_value(r, x, in, target);
+    for (int j = 0; j < r->P; j++) {
+        in[perm[j]] = 1;
+        double v = ref_value(r, x, in, target);
+        phi[perm[j]] += v - prev;
+        prev = v;
+    }
+}
+
 /* Mean marginal over all P! orders (Heap's algorithm). */
 static void ref_exact(const Ref *r, const double *x, int target, double *phi)
 {
-    int P = r->P, perm[16], cnt[16] = {0}, in[16];
+    int P = r->P, perm[16], cnt[16] = {0};
     double nperm = 0;
     for (int p = 0; p < P; p++) { perm[p] = p; phi[p] = 0; }
     for (;;) {
-        memset(in, 0, sizeof in);
-        double prev = ref_value(r, x, in, target);
-        for (int j = 0; j < P; j++) {
-            in[perm[j]] = 1;
-            double v = ref_value(r, x, in, target);
-            phi[perm[j]] += v - prev;
-            prev = v;
-        }
+        add_marginals(r, x, target, perm, phi);
         nperm++;
         int i = 1;
         while (i < P && cnt[i] >= i) cnt[i++] = 0;
@@ -161,20 +167,13 @@ static void ref_exact(const Ref *r, const double *x, int target, double *phi)
  * (seed, row, k)), each marginal evaluated directly. */
 static void ref_sampled(const Ref *r, const double *x, int target, uint64_t seed, long row, int s, double *phi)
 {
-    int P = r->P, perm[16], in[16];
+    int P = r->P, perm[16];
     for (int p = 0; p < P; p++) phi[p] = 0;
     for (int k = 0; k < s; k++) {
         EeRng rng;
         ee_rng_stream(&rng, seed, (uint64_t)row, (uint64_t)k);
         ee_rng_permutation(&rng, P, perm);
-        memset(in, 0, sizeof in);
-        double prev = ref_value(r, x, in, target);
-        for (int j = 0; j < P; j++) {
-            in[perm[j]] = 1;
-            double v = ref_value(r, x, in, target);
-            phi[perm[j]] += v - prev;
-            prev = v;
-        }
+        add_marginals(r, x, target, perm, phi);
     }
     for (int p = 0; p < P; p++) phi[p] /= s;
 }

@@ -3,93 +3,65 @@
 ## files are written (where this machine can draw them: ee_check_graphics).
 1;
 
-%!function d = dir_info (f)
-%!  d = dir (f);
-%!  assert (numel (d) == 1, '%s was not written', f);
+%!function r = run_example (name)
+%!  ## runs scripts/examples/NAME into a temporary folder and, where this
+%!  ## machine can draw, checks its two figure files; the folder goes after
+%!  root = fileparts (fileparts (which ('ee_sv')));
+%!  addpath (fullfile (root, 'scripts', 'examples'));
+%!  outdir = tempname ();
+%!  unwind_protect
+%!    draw = ee_check_graphics ();
+%!    r = feval (name, outdir, 'figure', draw);
+%!    if (draw)
+%!      assert (numel (r.files), 2);
+%!      for k = 1:2
+%!        d = dir (r.files{k});
+%!        assert (numel (d) == 1, '%s was not written', r.files{k});
+%!        assert (d.bytes > 1000, '%s is %d bytes', r.files{k}, d.bytes);
+%!      end
+%!    end
+%!  unwind_protect_cleanup
+%!    confirm_recursive_rmdir (false, 'local');
+%!    if (exist (outdir, 'dir')) rmdir (outdir, 's'); end
+%!  end_unwind_protect
 %!endfunction
 
 %!test
-%! root = fileparts (fileparts (which ('ee_sv')));
-%! addpath (fullfile (root, 'scripts', 'examples'));
-%! outdir = tempname ();
-%! unwind_protect
-%!   draw = ee_check_graphics ();
-%!   r = shapley_formulas (outdir, 'figure', draw);
-%!   assert (r.linear_error < 1e-12, 'linear model: %g from the closed form', r.linear_error);
-%!   assert (r.interaction_error < 1e-12, 'interaction: %g from the closed form', r.interaction_error);
-%!   assert (r.efficiency_error < 1e-12);
-%!   ## the error falls with the permutations, as 1/s within sampling noise
-%!   assert (all (diff (r.mse) < 0), sprintf ('%g ', r.mse));
-%!   assert (r.mse(end) < r.mse(1) / 20);
-%!   assert (r.mse, r.predicted, 0.5 * r.predicted);
-%!   if (draw)
-%!     assert (numel (r.files), 2);
-%!     for k = 1:2
-%!       d = dir_info (r.files{k});
-%!       assert (d.bytes > 1000, '%s is %d bytes', r.files{k}, d.bytes);
-%!     end
-%!   end
-%! unwind_protect_cleanup
-%!   confirm_recursive_rmdir (false, 'local');
-%!   if (exist (outdir, 'dir')) rmdir (outdir, 's'); end
-%! end_unwind_protect
+%! r = run_example ('shapley_formulas');
+%! assert (r.linear_error < 1e-12, 'linear model: %g from the closed form', r.linear_error);
+%! assert (r.interaction_error < 1e-12, 'interaction: %g from the closed form', r.interaction_error);
+%! assert (r.efficiency_error < 1e-12);
+%! ## the error falls with the permutations, as 1/s within sampling noise
+%! assert (all (diff (r.mse) < 0), sprintf ('%g ', r.mse));
+%! assert (r.mse(end) < r.mse(1) / 20);
+%! assert (r.mse, r.predicted, 0.5 * r.predicted);
 
 %!test
-%! root = fileparts (fileparts (which ('ee_sv')));
-%! addpath (fullfile (root, 'scripts', 'examples'));
-%! outdir = tempname ();
-%! unwind_protect
-%!   draw = ee_check_graphics ();
-%!   r = gradients_vs_shapley (outdir, 'figure', draw);
-%!   ## x1^2 x2 at (2, 3): IG 2 : 1 along the path, Shapley values equal
-%!   assert (r.ig, [8 4], 1e-12);
-%!   assert (r.sv, [6 6], 1e-12);
-%!   ## the step: gradients see nothing of it, Shapley values see all
-%!   assert (r.step_ig, [0 1], 1e-12);
-%!   assert (r.step_ig_delta, -2, 1e-12);
-%!   assert (r.step_fd20, [0 1], 1e-6);
-%!   assert (r.step_fd21(1) > 100);
-%!   assert (r.step_sv, [2 1], 1e-12);
-%!   assert (r.step_sv_sampled, [2 1], 1e-12);
-%!   if (draw)
-%!     for k = 1:2
-%!       d = dir_info (r.files{k});
-%!       assert (d.bytes > 1000, '%s is %d bytes', r.files{k}, d.bytes);
-%!     end
-%!   end
-%! unwind_protect_cleanup
-%!   confirm_recursive_rmdir (false, 'local');
-%!   if (exist (outdir, 'dir')) rmdir (outdir, 's'); end
-%! end_unwind_protect
+%! r = run_example ('gradients_vs_shapley');
+%! ## x1^2 x2 at (2, 3): IG 2 : 1 along the path, Shapley values equal
+%! assert (r.ig, [8 4], 1e-12);
+%! assert (r.sv, [6 6], 1e-12);
+%! ## the step: gradients see nothing of it, Shapley values see all
+%! assert (r.step_ig, [0 1], 1e-12);
+%! assert (r.step_ig_delta, -2, 1e-12);
+%! assert (r.step_fd20, [0 1], 1e-6);
+%! assert (r.step_fd21(1) > 100);
+%! assert (r.step_sv, [2 1], 1e-12);
+%! assert (r.step_sv_sampled, [2 1], 1e-12);
 
 %!test
 %! ## an image classifier in a handle, 4 x 4 patches as players (needs
 %! ## datasets/fashion.mat, as test_fashion does)
-%! root = fileparts (fileparts (which ('ee_sv')));
-%! addpath (fullfile (root, 'scripts', 'examples'));
-%! outdir = tempname ();
-%! unwind_protect
-%!   draw = ee_check_graphics ();
-%!   r = fashion_patches (outdir, 'figure', draw);
-%!   assert (r.accuracy > 0.75, 'accuracy %.3f', r.accuracy);
-%!   assert (size (r.sv), [4 784]);
-%!   assert (size (r.players), [4 49]);
-%!   ## each pixel carries its patch's value / 16, and the patches sum to f(x) - f(blank)
-%!   [j, i] = meshgrid (1:28, 1:28);
-%!   g = reshape ((ceil (i / 4) - 1) * 7 + ceil (j / 4), 1, []);
-%!   assert (r.sv, r.players(:, g) / 16, 1e-12);
-%!   assert (max (abs (r.delta)) < 1e-9);
-%!   assert (r.passes, 4 + 4 * (1 + 20 * 48));
-%!   ## the model's own IG, summed per patch, ranks the patches alike
-%!   assert (all (r.agreement > 0.8), sprintf ('%.3f ', r.agreement));
-%!   if (draw)
-%!     for k = 1:2
-%!       d = dir_info (r.files{k});
-%!       assert (d.bytes > 1000, '%s is %d bytes', r.files{k}, d.bytes);
-%!     end
-%!   end
-%! unwind_protect_cleanup
-%!   confirm_recursive_rmdir (false, 'local');
-%!   if (exist (outdir, 'dir')) rmdir (outdir, 's'); end
-%! end_unwind_protect
+%! r = run_example ('fashion_patches');
+%! assert (r.accuracy > 0.75, 'accuracy %.3f', r.accuracy);
+%! assert (size (r.sv), [4 784]);
+%! assert (size (r.players), [4 49]);
+%! ## each pixel carries its patch's value / 16, and the patches sum to f(x) - f(blank)
+%! [j, i] = meshgrid (1:28, 1:28);
+%! g = reshape ((ceil (i / 4) - 1) * 7 + ceil (j / 4), 1, []);
+%! assert (r.sv, r.players(:, g) / 16, 1e-12);
+%! assert (max (abs (r.delta)) < 1e-9);
+%! assert (r.passes, 4 + 4 * (1 + 20 * 48));
+%! ## the model's own IG, summed per patch, ranks the patches alike
+%! assert (all (r.agreement > 0.8), sprintf ('%.3f ', r.agreement));
 
