@@ -2,8 +2,8 @@
 ## @deftypefn {} {@var{files} =} f5_cost_figure (@var{P}, @var{panels})
 ## The cost-accuracy figure beside Figure 5: per panel, the MSE against the
 ## s = S target (log) over the wall seconds per explanation (log).  The
-## expensive explainer is a curve over s (each s one run of the test rows;
-## the s that decides the speed-up timed as the median of 3), every
+## expensive explainer is a curve over s (each s timed once on the test
+## rows in the same run; the s that decides the speed-up as the median of 3), every
 ## Empirical Explainer of the panel a point labelled with its passes, the
 ## floor a dotted line.  A point left of and below the curve costs less
 ## than the expensive explainer at equal accuracy.  Writes
@@ -87,7 +87,7 @@ function draw_panel (p, box)
   else
     where = sprintf ('red: %s at s = %d, the first as accurate', p.label, R.crossing);
   end
-  text (na, 0, 1.5, sprintf ('black: %s at s = 1..%d, one run of %d test rows each; %s', p.label, S - 1, ...
+  text (na, 0, 1.5, sprintf ('black: %s at s = 1..%d, each timed once in this run on %d test rows; %s', p.label, S - 1, ...
                              p.n.test, where), 'fontsize', 8, 'interpreter', 'none');
   text (na, 0, 0.5, sprintf ('equal accuracy: %s%.3gx in wall time, %s%.3gx in passes (star, red: medians of 3)', ...
                              gt, R.speedup_time, gt, R.speedup_passes), 'fontsize', 8, 'interpreter', 'none');
