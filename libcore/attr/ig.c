@@ -1,4 +1,3 @@
-#define _GNU_SOURCE /* qsort_r */
 /* ig.c: Integrated Gradients (all node rules of MODELS.md) and
  * X-Gradient. The interpolation points of several sequences go through the
  * model together; gradients to the embedding-layer output are accumulated
@@ -448,16 +447,9 @@ done:
     return st;
 }
 
-/* Sequences are processed in order of length, so that the rows that share
- * a pass have similar active lengths (less padding); results go back to
- * the caller's order. */
-static int cmp_len(const void *a, const void *b, void *lengths)
-{
-    const int32_t *len = lengths;
-    int x = len[*(const int *)a], y = len[*(const int *)b];
-    return x != y ? (x > y) - (x < y) : (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
-}
-
+/* Sequences are processed in order of length (ee_rows_by_length), so that
+ * the rows that share a pass have similar active lengths (less padding);
+ * results go back to the caller's order. */
 static EeStatus ig_ordered(EeModel *m, const EeInput *in, const EeAttrOptions *o, float *A,
                            EeAttrInfo *info);
 
@@ -476,7 +468,6 @@ static EeStatus ig_ordered(EeModel *m, const EeInput *in, const EeAttrOptions *o
     EeStatus st = ee_attr_check(m, in, o, 0);
     if (st) return st;
     int *order = malloc(sizeof(int) * N);
-    int32_t *len = malloc(sizeof(int32_t) * N);
     int32_t *ids = malloc(sizeof(int32_t) * (size_t)N * T);
     uint8_t *mask = in->mask ? malloc((size_t)N * T) : NULL;
     int32_t *bids = o->baseline_ids ? malloc(sizeof(int32_t) * (size_t)N * T) : NULL;
@@ -489,20 +480,13 @@ static EeStatus ig_ordered(EeModel *m, const EeInput *in, const EeAttrOptions *o
         pi.fbaseline = info->fbaseline ? malloc(sizeof(float) * N) : NULL;
         pi.delta = info->delta ? malloc(sizeof(float) * N) : NULL;
     }
-    if (!order || !len || !ids || (in->mask && !mask) || (o->baseline_ids && !bids) || (o->target && !tg) ||
+    if (!order || !ids || (in->mask && !mask) || (o->baseline_ids && !bids) || (o->target && !tg) ||
         !Ap || (info && ((info->target && !pi.target) || (info->fx && !pi.fx) ||
                          (info->fbaseline && !pi.fbaseline) || (info->delta && !pi.delta)))) {
         st = ee_fail(EE_ERR_NOMEM, "out of memory");
         goto done;
     }
-    for (int i = 0; i < N; i++) {
-        int L = 0;
-        for (int t = 0; t < T; t++)
-            if (in->mask ? in->mask[(size_t)i * T + t] : in->ids[(size_t)i * T + t] != EE_PAD) L = t + 1;
-        len[i] = L;
-        order[i] = i;
-    }
-    qsort_r(order, (size_t)N, sizeof(int), cmp_len, len);
+    ee_rows_by_length(in->ids, in->mask, N, T, order);
     for (int i = 0; i < N; i++) {
         size_t src = (size_t)order[i] * T, dst = (size_t)i * T;
         memcpy(ids + dst, in->ids + src, sizeof(int32_t) * T);
@@ -530,7 +514,7 @@ static EeStatus ig_ordered(EeModel *m, const EeInput *in, const EeAttrOptions *o
         info->seconds = pi.seconds;
     }
 done:
-    free(order); free(len); free(ids); free(mask); free(bids); free(tg); free(Ap);
+    free(order); free(ids); free(mask); free(bids); free(tg); free(Ap);
     free(pi.target); free(pi.fx); free(pi.fbaseline); free(pi.delta);
     return st;
 }
