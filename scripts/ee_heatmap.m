@@ -119,14 +119,12 @@ function shown = ee_heatmap (file, x, vocab, top, bottom, varargin)
     words = words(real);
     maps = cellfun (@(a) a(real), maps, 'uniformoutput', false);
   end
-  o.visible = false;
-  o.toolkit = 'gnuplot';
-  [fig, s] = ee_draw_words (words, maps, o);
-  unwind_protect
-    ee_save_figure (fig, file);
-  unwind_protect_cleanup
-    close (fig);
-  end_unwind_protect
+  ## drawn as SVG and converted, not as a figure: gnuplot draws a figure's
+  ## boxes one by one (a 10,000-word text took minutes), and the same
+  ## drawing costs rsvg-convert a fraction of a second
+  [scene, s] = words_scene (words, maps, o);
+  [svg, pt] = scene_svg (scene);
+  save_svg (svg, pt, file, 300, who);
   if (nargout > 0)
     shown = struct ('words', {words}, 'scale', s.scale);
   end

@@ -164,13 +164,9 @@ function r = ee_plot_text (model, text, varargin)
     d.visible = true; d.toolkit = '';
     fig = ee_draw_words (words, {a}, d);
   else
-    d.visible = false; d.toolkit = 'gnuplot';
-    fig = ee_draw_words (words, {a}, d);
-    unwind_protect
-      ee_save_figure (fig, o.file);
-    unwind_protect_cleanup
-      close (fig);
-    end_unwind_protect
+    ## the files as ee_heatmap writes them (the same picture)
+    [svg, pt] = scene_svg (words_scene (words, {a}, d));
+    save_svg (svg, pt, o.file, 300, who);
     fig = [];
   end
   r = struct ('X', X, 'words', {words}, 'A', A, 'label', double (label), 'class', names{label}, ...
