@@ -24,8 +24,9 @@
 ## class).
 ## @item 'file'
 ## write the picture there (@file{.png}, @file{.pdf}, @file{.svg}, or a
-## cell of names; see @code{ee_save_figure}) and close it; without
-## @qcode{'file'} the figure stays open on screen (@code{r.figure}).
+## cell of names; written as @code{ee_heatmap} writes its files, with no
+## figure: @code{r.figure} is empty); without @qcode{'file'} the picture is
+## a figure that stays open on screen (@code{r.figure}).
 ## @item 'title', 'width', 'scale', 'specials'
 ## as for @code{ee_heatmap}; @qcode{'scale'} default @qcode{'shared'} (the
 ## colour bar shows the attributions' values; a number makes several
