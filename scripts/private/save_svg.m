@@ -1,16 +1,15 @@
 ## save_svg (svg, pt, files, dpi, who): writes the SVG drawing SVG (its
 ## text, a page of PT = [width height] points) as each of FILES (a cell of
-## names checked by ee_check 'files') through save_formats: librsvg's
+## names checked by ee_check 'files') through save_formats.  librsvg's
 ## rsvg-convert makes the PDF (cairo, fonts embedded as subsets) and the
-## PNG at DPI dots per inch, recorded in the file; poppler's pdftocairo
-## makes the SVG from that PDF (glyphs as outlines, like the SVG files of
-## ee_save_figure); a page so long
-## that a side would exceed 32,000 pixels is rendered at the resolution
-## that fits (cairo draws at most 32,767).  Errors: ee:noGraphics
+## PNG at DPI dots per inch, recorded in the file, or at the resolution
+## that keeps both sides within 32,000 pixels (cairo draws at most
+## 32,767); poppler's pdftocairo makes the SVG from that PDF (glyphs as
+## outlines, as in the SVG files of ee_save_figure).  Errors: ee:noGraphics
 ## (rsvg-convert, or for SVG pdftocairo, missing), ee:ioError.
 function save_svg (svg, pt, files, dpi, who)
   if (! have_program ('rsvg-convert'))
-    error ('ee:noGraphics', ['%s: rsvg-convert not found: the figure''s files are drawn by it; install ' ...
+    error ('ee:noGraphics', ['%s: rsvg-convert not found: the picture''s files are drawn by it; install ' ...
                              'the Debian package librsvg2-bin (tools/install_deps.sh)'], who);
   end
   r = min (dpi, floor (32000 / (max (pt) / 72)));

@@ -119,7 +119,7 @@ function [scene, shown] = words_scene (words, maps, o)
                   'rgb', vertcat (zeros (0, 3), rgb{:}), 'lines', lines, 'texts', texts, 'font', o.font);
 end
 
-## one text, or (x, y, str cells of one size) a row of texts alike but for those
+## a text; with x, y and str cells of one size, a row of texts alike in the rest
 function t = text_of (x, y, str, size, weight, angle, rgb, align)
   if (! iscell (str))
     str = {str};
