@@ -7,12 +7,11 @@
 ## scene's size at 100 px per inch truncated to whole points; the layout
 ## fills it less a 0.5 pt margin on every side; the filled boxes reach
 ## 0.25 pt further up, down and right (gnuplot strokes three of their
-## edges with a 0.5 pt line of their colour) and the lines are 0.25 pt
-## wide; a text's baseline lies
-## 0.3757 em below the middle it is given (how gnuplot's cairo terminal
-## centres DejaVu Sans Mono, measured on its PDF).  Texts are in one
-## <text> element each, in the scene's font, so a long text costs its
-## lines, and every box is one <rect>.
+## edges with a 0.5 pt line of their colour); the lines are 0.25 pt wide;
+## a text's baseline lies 0.3757 em below the middle it is given (how
+## gnuplot's cairo terminal centres DejaVu Sans Mono, measured on its PDF).
+## Each text is one <text> element in the scene's font, so a long text
+## costs its lines, and each box one <rect>.
 function [svg, pt] = scene_svg (s)
   W = s.size(1); H = s.size(2);
   Wpt = floor (0.72 * W);
