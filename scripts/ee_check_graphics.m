@@ -6,8 +6,10 @@
 ##
 ## Draws a small figure with the fonts the figures use (DejaVu Sans, and
 ## DejaVu Sans Mono for the words of heatmaps) and writes it as PNG, PDF
-## and SVG through @code{ee_save_figure}, then checks each file: its format,
-## the PNG's resolution, and that the PDF embeds both fonts.  Without
+## and SVG through @code{ee_save_figure}, then a small picture of words as
+## @code{ee_heatmap} and @code{ee_plot_text} write theirs (an SVG drawing
+## converted by @command{rsvg-convert}), and checks each file: its format,
+## the PNG's size at 300 dpi, and that the PDF embeds the fonts.  Without
 ## outputs a failure is an @code{ee:noGraphics} error whose message names
 ## what is missing and the Debian package that brings it (all of them are
 ## installed by @code{tools/install_deps.sh}); with outputs it returns
@@ -32,7 +34,8 @@ function [ok, msg] = ee_check_graphics ()
 end
 
 function check ()
-  tools = {'gnuplot', 'gnuplot-nox'; 'pdftocairo', 'poppler-utils'; 'pdffonts', 'poppler-utils'};
+  tools = {'gnuplot', 'gnuplot-nox'; 'pdftocairo', 'poppler-utils'; 'pdffonts', 'poppler-utils'; ...
+           'rsvg-convert', 'librsvg2-bin'};
   for k = 1:rows (tools)
     if (system (sprintf ('command -v %s >/dev/null 2>&1', tools{k, 1})) != 0)
       error ('ee:noGraphics', ['ee_check_graphics: %s not found: install the Debian package %s ' ...
@@ -52,47 +55,61 @@ function check ()
     text (0.1, 0.25, 'mono', 'fontname', 'DejaVu Sans Mono', 'fontsize', 12);
     f = fullfile (d, {'check.png', 'check.pdf', 'check.svg'});
     ee_save_figure (fig, f);
-    b = read_head (f{1}, 8);
-    if (! isequal (b(1:4), [137 80 78 71]))
-      error ('ee:noGraphics', 'ee_check_graphics: the PNG written is not a PNG');
-    end
-    info = imfinfo (f{1});
     ## 2.4 x 1.2 inches at 300 dpi (the PDF page is rounded to whole points)
-    if (abs (info.Width - 720) > 4 || abs (info.Height - 360) > 4)
-      error ('ee:noGraphics', 'ee_check_graphics: the PNG is %dx%d pixels, not about 720x360', ...
-             info.Width, info.Height);
-    end
-    if (! strcmp (char (read_head (f{2}, 5)), '%PDF-'))
-      error ('ee:noGraphics', 'ee_check_graphics: the PDF written is not a PDF');
-    end
-    if (isempty (strfind (fileread (f{3}), '<svg')))
-      error ('ee:noGraphics', 'ee_check_graphics: the SVG written is not an SVG');
-    end
-    [st, txt] = system (sprintf ('pdffonts %s 2>&1', f{2}));
-    if (st != 0)
-      error ('ee:noGraphics', 'ee_check_graphics: pdffonts failed: %s', txt);
-    end
-    fonts = strsplit (strtrim (txt), "\n")(3:end);        # after the two header lines
-    names = regexprep (fonts, '^\S+\+|\s.*$', '');          # subset prefix and columns off
-    if (isempty (fonts))
-      error ('ee:noGraphics', ['ee_check_graphics: the PDF has no text (no font was found): install the ' ...
-                               'Debian package fonts-dejavu-core (tools/install_deps.sh)']);
-    end
-    if (any (cellfun (@isempty, regexp (fonts, '\syes\s+(yes|no)\s+(yes|no)\s'))))
-      error ('ee:noGraphics', 'ee_check_graphics: the PDF does not embed its fonts:\n%s', txt);
-    end
-    for want = {'DejaVuSans', 'DejaVuSansMono'}
-      if (! any (strcmp (names, want{1})))
-        error ('ee:noGraphics', ['ee_check_graphics: font %s missing (the PDF has %s): install the ' ...
-                                 'Debian package fonts-dejavu-core (tools/install_deps.sh)'], ...
-               want{1}, strjoin (names, ', '));
-      end
-    end
+    check_files (f, [720 360], {'DejaVuSans', 'DejaVuSansMono'});
+    ## the words' pictures (ee_heatmap, ee_plot_text) are drawn as SVG and
+    ## converted by rsvg-convert
+    o = struct ('title', 'check', 'class', '', 'labels', {{''}}, 'width', 20, 'font', 'DejaVu Sans Mono', ...
+                'scale', 'each', 'colorbar', false);
+    [svg, pt] = scene_svg (words_scene ({'mono', 'words'}, {[1 -1]}, o));
+    f = fullfile (d, {'words.png', 'words.pdf', 'words.svg'});
+    save_svg (svg, pt, f, 300, 'ee_check_graphics');
+    check_files (f, pt / 72 * 300, {'DejaVuSansMono'});
   unwind_protect_cleanup
     close (fig);
     confirm_recursive_rmdir (false, 'local');
     rmdir (d, 's');
   end_unwind_protect
+end
+
+## f: a PNG, a PDF and an SVG of one drawing; wh: the PNG's size in pixels
+## at 300 dpi (within 4); fonts: the fonts the PDF must embed
+function check_files (f, wh, fonts_wanted)
+  b = read_head (f{1}, 8);
+  if (! isequal (b(1:4), [137 80 78 71]))
+    error ('ee:noGraphics', 'ee_check_graphics: the PNG written is not a PNG');
+  end
+  info = imfinfo (f{1});
+  if (abs (info.Width - wh(1)) > 4 || abs (info.Height - wh(2)) > 4)
+    error ('ee:noGraphics', 'ee_check_graphics: the PNG is %dx%d pixels, not about %dx%d', ...
+           info.Width, info.Height, round (wh));
+  end
+  if (! strcmp (char (read_head (f{2}, 5)), '%PDF-'))
+    error ('ee:noGraphics', 'ee_check_graphics: the PDF written is not a PDF');
+  end
+  if (isempty (strfind (fileread (f{3}), '<svg')))
+    error ('ee:noGraphics', 'ee_check_graphics: the SVG written is not an SVG');
+  end
+  [st, txt] = system (sprintf ('pdffonts %s 2>&1', f{2}));
+  if (st != 0)
+    error ('ee:noGraphics', 'ee_check_graphics: pdffonts failed: %s', txt);
+  end
+  fonts = strsplit (strtrim (txt), "\n")(3:end);        # after the two header lines
+  names = regexprep (fonts, '^\S+\+|\s.*$', '');          # subset prefix and columns off
+  if (isempty (fonts))
+    error ('ee:noGraphics', ['ee_check_graphics: the PDF has no text (no font was found): install the ' ...
+                             'Debian package fonts-dejavu-core (tools/install_deps.sh)']);
+  end
+  if (any (cellfun (@isempty, regexp (fonts, '\syes\s+(yes|no)\s+(yes|no)\s'))))
+    error ('ee:noGraphics', 'ee_check_graphics: the PDF does not embed its fonts:\n%s', txt);
+  end
+  for want = fonts_wanted
+    if (! any (strcmp (names, want{1})))
+      error ('ee:noGraphics', ['ee_check_graphics: font %s missing (the PDF has %s): install the ' ...
+                               'Debian package fonts-dejavu-core (tools/install_deps.sh)'], ...
+             want{1}, strjoin (names, ', '));
+    end
+  end
 end
 
 function b = read_head (file, n)
@@ -117,6 +134,8 @@ end
 %! d = tempname (); mkdir (d);
 %! old = getenv ('PATH');
 %! unwind_protect
+%!   [~, p] = system ('command -v pdftocairo');
+%!   pdftocairo = strtrim (p);
 %!   for t = {'gnuplot', 'pdffonts', 'sh'}
 %!     [~, p] = system (sprintf ('command -v %s', t{1}));
 %!     symlink (strtrim (p), fullfile (d, t{1}));
@@ -125,6 +144,10 @@ end
 %!   [ok, msg] = ee_check_graphics ();
 %!   assert (! ok);
 %!   assert (! isempty (strfind (msg, 'pdftocairo')) && ! isempty (strfind (msg, 'poppler-utils')), msg);
+%!   symlink (pdftocairo, fullfile (d, 'pdftocairo'));
+%!   [ok, msg] = ee_check_graphics ();        # all but rsvg-convert
+%!   assert (! ok);
+%!   assert (! isempty (strfind (msg, 'rsvg-convert')) && ! isempty (strfind (msg, 'librsvg2-bin')), msg);
 %!   setenv ('PATH', '/nonexistent');
 %!   fail ('ee_check_graphics ()', 'gnuplot-nox');
 %! unwind_protect_cleanup

@@ -11,9 +11,19 @@
 ## by its attribution: red positive, blue negative, white 0.  PAD tokens
 ## are not shown.
 ##
-## @var{file} ends in @file{.png} (300 dpi), @file{.pdf} or @file{.svg}
-## (vector, fonts embedded); a cell of names writes several formats of the
-## one drawing (@code{ee_save_figure}).
+## @var{file} ends in @file{.png} (300 dpi, or less where a side would pass
+## 32,000 pixels), @file{.pdf} (vector, fonts embedded) or @file{.svg}
+## (vector, glyphs as outlines); a cell of names writes several formats of
+## the one drawing.  The picture is drawn as one SVG drawing and converted
+## by @command{rsvg-convert} (PDF, PNG) and @command{pdftocairo} (SVG from
+## that PDF), not as a figure, whose boxes gnuplot draws one by one: a
+## text costs about 0.3 s of CPU per 1,000 words for a PDF or SVG and, for
+## a 300 dpi PNG, 1.6 s per 1,000 words (its pixels; less from about 5,000
+## words on, where the resolution is capped) (@file{bench/heatmap.m}).  Each file is written under a temporary name and
+## renamed, so a failed call leaves no file behind.  Errors:
+## @code{ee:badInput}, @code{ee:noGraphics} (a converter missing: the Debian
+## packages librsvg2-bin and poppler-utils, see
+## @code{tools/install_deps.sh}), @code{ee:ioError}.
 ##
 ## Options:
 ## @table @asis
@@ -43,7 +53,7 @@
 ##
 ## The output @var{shown} has the words drawn (@code{words}) and the
 ## |value| that full colour stands for, per map (@code{scale}).
-## @seealso{ee_heatmap_html, ee_plot_text, ee_save_figure, ee_tokenize, figure5}
+## @seealso{ee_heatmap_html, ee_plot_text, ee_check_graphics, ee_tokenize, figure5}
 ## @end deftypefn
 
 function shown = ee_heatmap (file, x, vocab, top, bottom, varargin)
@@ -119,14 +129,12 @@ function shown = ee_heatmap (file, x, vocab, top, bottom, varargin)
     words = words(real);
     maps = cellfun (@(a) a(real), maps, 'uniformoutput', false);
   end
-  o.visible = false;
-  o.toolkit = 'gnuplot';
-  [fig, s] = ee_draw_words (words, maps, o);
-  unwind_protect
-    ee_save_figure (fig, file);
-  unwind_protect_cleanup
-    close (fig);
-  end_unwind_protect
+  ## drawn as SVG and converted, not as a figure: gnuplot draws a figure's
+  ## boxes one by one (a 10,000-word text took minutes), and the same
+  ## drawing costs rsvg-convert a fraction of a second
+  [scene, s] = words_scene (words, maps, o);
+  [svg, pt] = scene_svg (scene);
+  save_svg (svg, pt, file, 300, who);
   if (nargout > 0)
     shown = struct ('words', {words}, 'scale', s.scale);
   end
@@ -190,6 +198,69 @@ end
 %!   assert (s.words, {'[CLS]', 'good', 'movie', '[UNK]', '[UNK]', '[SEP]'});
 %! unwind_protect_cleanup
 %!   if (exist (f, 'file')) delete (f); end
+%! end_unwind_protect
+
+%!test
+%! ## the three files of one drawing: the PNG records its 300 dpi, the PDF
+%! ## embeds its fonts and has the words as text (markup characters and a
+%! ## control character in words and title drawn, not read as SVG), the
+%! ## SVG is pdftocairo's (glyphs as outlines, the page in points)
+%! d = tempname (); mkdir (d);
+%! V = {'[PAD]', '[UNK]', '[CLS]', '[SEP]', 'a<b', 'x&y', '"q"', "caf\xc3\xa9"};
+%! unwind_protect
+%!   f = fullfile (d, {'h.png', 'h.pdf', 'h.svg'});
+%!   ee_heatmap (f, [3 5 6 7 8 4 1], V, [0 1 -1 0.5 0 0 0], [], 'title', ["t <&>" char(1) "z"], 'width', 30);
+%!   info = imfinfo (f{1});
+%!   assert (info.ResolutionUnit, 'Centimeter');
+%!   assert ([info.XResolution info.YResolution], [300 300] / 2.54, 0.01);
+%!   assert (info.Width, round (300 / 72 * floor (0.72 * (60 * 8.4 + 40))), 1);
+%!   [st, fonts] = system (sprintf ('pdffonts %s', f{2}));
+%!   assert (st, 0);
+%!   assert (! isempty (regexp (fonts, 'DejaVuSansMono-Bold\s.*\syes\s+yes', 'once')), fonts);
+%!   assert (! isempty (regexp (fonts, 'DejaVuSansMono\s.*\syes\s+yes', 'once')), fonts);
+%!   [st, txt] = system (sprintf ('pdftotext -raw %s -', f{2}));
+%!   assert (st, 0);
+%!   assert (! isempty (strfind (txt, "[CLS] a<b x&y \"q\" caf\xc3\xa9 [SEP]")), txt);
+%!   assert (! isempty (strfind (txt, "t <&>\xef\xbf\xbdz")), txt);
+%!   svg = fileread (f{3});
+%!   assert (! isempty (regexp (svg, '<svg [^>]*width="\d+pt"', 'once')));
+%!   assert (! isempty (strfind (svg, '<use xlink:href="#glyph')));
+%!   assert (isempty (strfind (svg, '<text')));
+%!   left = dir (d);
+%!   assert (sort ({left.name}), {'.', '..', 'h.pdf', 'h.png', 'h.svg'});
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, 'local');
+%!   rmdir (d, 's');
+%! end_unwind_protect
+
+%!test
+%! ## rsvg-convert fails after writing part of its file, or is missing: an
+%! ## ee: error, and no file left behind, temporary ones included
+%! d = tempname (); mkdir (d); bin = fullfile (d, 'bin'); mkdir (bin); tmp = fullfile (d, 'tmp'); mkdir (tmp);
+%! fid = fopen (fullfile (bin, 'rsvg-convert'), 'w');
+%! fprintf (fid, '#!/bin/sh\nwhile [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done\necho half > "$out"\necho broken >&2; exit 1\n');
+%! fclose (fid); system (sprintf ('chmod +x %s', fullfile (bin, 'rsvg-convert')));
+%! path0 = getenv ('PATH'); tmp0 = getenv ('TMPDIR');
+%! unwind_protect
+%!   setenv ('PATH', [bin ':' path0]); setenv ('TMPDIR', tmp);
+%!   for f = {'a.png', 'a.pdf', 'a.svg', {'a.png', 'a.pdf'}}
+%!     try
+%!       ee_heatmap (fullfile (d, f{1}), x, vocab, [0 1 0.2 -1 0 0 0]);
+%!       error ('no error');
+%!     catch err
+%!       assert (err.identifier, 'ee:ioError');
+%!       assert (! isempty (strfind (err.message, 'broken')), err.message);
+%!     end
+%!     left = dir (d);
+%!     assert (sort ({left.name}), {'.', '..', 'bin', 'tmp'});
+%!     assert (numel (dir (tmp)), 2);
+%!   end
+%!   setenv ('PATH', '/nonexistent');
+%!   fail ('ee_heatmap (fullfile (d, ''a.png''), x, vocab, [0 1 0.2 -1 0 0 0])', 'librsvg2-bin');
+%! unwind_protect_cleanup
+%!   setenv ('PATH', path0); setenv ('TMPDIR', tmp0);
+%!   confirm_recursive_rmdir (false, 'local');
+%!   rmdir (d, 's');
 %! end_unwind_protect
 
 %!error <Invalid call> ee_heatmap ('x.png', [3 4])

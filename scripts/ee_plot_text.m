@@ -24,8 +24,9 @@
 ## class).
 ## @item 'file'
 ## write the picture there (@file{.png}, @file{.pdf}, @file{.svg}, or a
-## cell of names; see @code{ee_save_figure}) and close it; without
-## @qcode{'file'} the figure stays open on screen (@code{r.figure}).
+## cell of names; written as @code{ee_heatmap} writes its files, with no
+## figure: @code{r.figure} is empty); without @qcode{'file'} the picture is
+## a figure that stays open on screen (@code{r.figure}).
 ## @item 'title', 'width', 'scale', 'specials'
 ## as for @code{ee_heatmap}; @qcode{'scale'} default @qcode{'shared'} (the
 ## colour bar shows the attributions' values; a number makes several
@@ -164,13 +165,9 @@ function r = ee_plot_text (model, text, varargin)
     d.visible = true; d.toolkit = '';
     fig = ee_draw_words (words, {a}, d);
   else
-    d.visible = false; d.toolkit = 'gnuplot';
-    fig = ee_draw_words (words, {a}, d);
-    unwind_protect
-      ee_save_figure (fig, o.file);
-    unwind_protect_cleanup
-      close (fig);
-    end_unwind_protect
+    ## the files as ee_heatmap writes them (the same picture)
+    [svg, pt] = scene_svg (words_scene (words, {a}, d));
+    save_svg (svg, pt, o.file, 300, who);
     fig = [];
   end
   r = struct ('X', X, 'words', {words}, 'A', A, 'label', double (label), 'class', names{label}, ...

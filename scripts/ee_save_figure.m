@@ -60,7 +60,6 @@ function ee_save_figure (fig, files, varargin)
   props = {'paperunits', 'papersize', 'paperposition', 'paperpositionmode'};
   saved = get (fig, props);
   tmp = [tempname() '.pdf'];
-  part = '';                          # the file being made: removed if the call fails
   unwind_protect
     set (fig, 'paperunits', 'inches');
     if (strcmp (saved{4}, 'manual'))
@@ -83,46 +82,35 @@ function ee_save_figure (fig, files, varargin)
     unwind_protect_cleanup
       set (h, {'fontsize'}, fs);
     end_unwind_protect
-    for k = 1:numel (files)
-      out = files{k};
-      [d, b, e] = fileparts (out);
-      part = fullfile (d, sprintf ('.%s.tmp%d', b, getpid ()));
-      switch (ext{k})
-        case '.pdf'
-          [ok, msg] = copyfile (tmp, [part e]);
-          if (! ok)
-            error ('ee:ioError', 'ee_save_figure: cannot write %s: %s', out, msg);
-          end
-        case '.svg'
-          run_tool (sprintf ('pdftocairo -svg %s %s', quote (tmp), quote ([part e])), out);
-        case '.png'
-          ## pdftocairo adds the extension itself
-          r = min (dpi, floor (32000 / max (wh)));     # cairo draws at most 32767 pixels a side
-          run_tool (sprintf ('pdftocairo -png -singlefile -r %g %s %s', r, quote (tmp), quote (part)), out);
-          if (! strcmp (e, '.png'))
-            movefile ([part '.png'], [part e]);
-          end
-      end
-      [err, msg] = rename ([part e], out);
-      if (err)
-        error ('ee:ioError', 'ee_save_figure: cannot write %s: %s', out, msg);
-      end
-      part = '';
-    end
+    r = min (dpi, floor (32000 / max (wh)));     # cairo draws at most 32767 pixels a side
+    save_formats (files, @(part, ext, out) convert (tmp, part, ext, out, r, who), who);
   unwind_protect_cleanup
     if (exist (tmp, 'file'))
       unlink (tmp);
     end
-    if (! isempty (part))             # a failed conversion or rename: no half file stays
-      for f = {[part e], [part '.png'], part}
-        if (exist (f{1}, 'file'))
-          unlink (f{1});
-        end
-      end
-    end
     set (fig, 'paperunits', saved{1});
     set (fig, 'papersize', saved{2}, 'paperposition', saved{3}, 'paperpositionmode', saved{4});
   end_unwind_protect
+end
+
+## the PDF drawn by gnuplot as the file PART in format EXT (on its way to OUT)
+function convert (pdf, part, ext, out, dpi, who)
+  switch (ext)
+    case '.pdf'
+      [ok, msg] = copyfile (pdf, part);
+      if (! ok)
+        error ('ee:ioError', '%s: cannot write %s: %s', who, out, msg);
+      end
+    case '.svg'
+      run_tool ({'pdftocairo', '-svg', pdf, part}, out, who);
+    case '.png'
+      ## pdftocairo adds the extension itself
+      stem = part(1:end-4);
+      run_tool ({'pdftocairo', '-png', '-singlefile', '-r', sprintf('%g', dpi), pdf, stem}, out, who);
+      if (! strcmp (part(end-3:end), '.png'))
+        movefile ([stem '.png'], part);
+      end
+  end
 end
 
 function draw_pdf (fig, file)
@@ -146,23 +134,6 @@ function draw_pdf (fig, file)
   if (! strcmp (head, '%PDF-'))
     error ('ee:noGraphics', 'ee_save_figure: gnuplot wrote no PDF (is gnuplot-nox installed and working?)');
   end
-end
-
-function run_tool (cmd, out)
-  [st, txt] = system ([cmd ' 2>&1']);
-  if (st != 0)
-    ## the tool's lines, as one line of the message
-    lines = strtrim (strsplit (strtrim (txt), {"\n", "\r"}));
-    error ('ee:ioError', 'ee_save_figure: cannot write %s: %s', out, strjoin (lines(! cellfun ('isempty', lines)), '; '));
-  end
-end
-
-function ok = have_program (name)
-  ok = system (sprintf ('command -v %s >/dev/null 2>&1', name)) == 0;
-end
-
-function q = quote (s)
-  q = ['''' strrep(s, '''', '''\''''') ''''];
 end
 
 %!test

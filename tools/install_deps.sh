@@ -8,7 +8,10 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 # (octave's recommends, which --no-install-recommends leaves out), with the
 # cairo terminal that ee_save_figure writes vector PDF with;
 # poppler-utils: pdftocairo (SVG and 300 dpi PNG from that PDF) and pdffonts
-# (ee_check_graphics checks the fonts are embedded); fonts-dejavu-core: the
+# (ee_check_graphics checks the fonts are embedded); librsvg2-bin:
+# rsvg-convert, which turns the SVG drawings of ee_heatmap and ee_plot_text
+# into PDF and PNG (a long text's heatmap in a fraction of the time gnuplot
+# takes for it as a figure); fonts-dejavu-core: the
 # figures' fonts (DejaVu Sans, DejaVu Sans Mono); ghostscript and the other
 # fonts: what Octave's own print devices (-dpng, -dpdf through EPS) need.
 # wordnet-base: the glosses of datasets/wordnet.mat; dataset-fashion-mnist:
@@ -21,7 +24,7 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 for p in build-essential autoconf automake pkg-config libopenblas-dev libmatio-dev zlib1g-dev \
          libopenmpi-dev openmpi-bin \
          octave liboctave-dev fortunes wordnet-base dataset-fashion-mnist valgrind clang libclang-rt-dev libomp-dev \
-         gnuplot-nox poppler-utils fonts-dejavu-core ghostscript fonts-freefont-otf fonts-urw-base35; do
+         gnuplot-nox poppler-utils librsvg2-bin fonts-dejavu-core ghostscript fonts-freefont-otf fonts-urw-base35; do
   have_pkg "$p" || need+=("$p")
 done
 command -v npm >/dev/null 2>&1 || need+=(nodejs npm)
