@@ -545,6 +545,17 @@ typedef struct {
  * quadrature's and the differences' errors; no players or variance). */
 EeStatus ee_ig_fn(const EeScoreFn *f, const EeGradFn *g, const double *X, int N, int F, const double *b,
                   const EeAttrOptions *o, double h, double *A, EeFnInfo *info);
+/* Expected gradients (Erion et al. 2021) with the quadrature of o->method:
+ * IG of row i averaged over baselines taken from the K x F background bg
+ * (row-major): every row of bg in order (m = 0), or m rows drawn
+ * uniformly with replacement (ee_rng_below (K), m draws from the stream
+ * (o->seed, o->row_offset + i, 0x4547 << 32), doc/RANDOM.md). A_f = mean
+ * over the row's baselines b of IG_f(x; b); info->fempty = the mean of
+ * f_t(b) over them, so delta = sum A - (f_t(x) - mean f_t(b)) is again
+ * completeness. ee_ig_fn is the case of one baseline row (bg = b, K = 1).
+ * f evaluates the K background rows once, with the rows of X. */
+EeStatus ee_eg_fn(const EeScoreFn *f, const EeGradFn *g, const double *X, int N, int F, const double *bg, int K,
+                  int m, const EeAttrOptions *o, double h, double *A, EeFnInfo *info);
 
 /* Number of real (non-special) tokens of a row. */
 int ee_count_real(const int32_t *ids, int T);

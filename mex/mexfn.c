@@ -392,9 +392,10 @@ void ee_mx_occlusion_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs
     fn_attribute("ee_occlusion", FN_OCCLUSION, nlhs, plhs, nrhs, prhs);
 }
 
-enum { G_STEPS, G_METHOD, G_BASELINE, G_TARGET, G_ROWS, G_BATCH, G_VERBOSE, G_GRADIENT, G_STEP, NGOPT };
-static const char *const gopt_names[NGOPT] = {"steps", "method", "baseline", "target", "rows",
-                                              "batch", "verbose", "gradient", "step"};
+enum { G_STEPS, G_METHOD, G_BASELINE, G_TARGET, G_ROWS, G_BATCH, G_VERBOSE, G_GRADIENT, G_STEP, G_BACKGROUND,
+       G_SAMPLES, G_SEED, NGOPT };
+static const char *const gopt_names[NGOPT] = {"steps", "method", "baseline", "target", "rows", "batch",
+                                              "verbose", "gradient", "step", "background", "samples", "seed"};
 
 void ee_mx_ig_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
@@ -425,16 +426,31 @@ void ee_mx_ig_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         if (!(h > 0)) ee_mx_error("ee:badInput", "'step' must be > 0, got %g", h);
     }
     double *b = NULL;
+    int K = 0, m = 0;
     if (o[G_BASELINE].value) {
         if (one) ee_mx_error("ee:badInput", "gradxinput has no baseline option (one gradient at the input)");
         b = baseline_row(o[G_BASELINE].value, F);
+        K = 1;
     }
+    /* expected gradients: the baselines are the background's rows, all or drawn */
+    if (o[G_BACKGROUND].value) {
+        if (one) ee_mx_error("ee:badInput", "gradxinput has no baseline, so no 'background' (one gradient at the input)");
+        if (b) ee_mx_error("ee:badInput", "'baseline' and 'background' exclude each other (a baseline is a background of one row)");
+        int cols;
+        b = dense_rows(o[G_BACKGROUND].value, "'background'", &K, &cols);
+        if (K < 1 || cols != F)
+            ee_mx_error("ee:badInput", "'background' must be K x %d (K >= 1 rows of the columns of X), got %dx%d", F, K, cols);
+    }
+    if ((o[G_SAMPLES].value || o[G_SEED].value) && !o[G_BACKGROUND].value)
+        ee_mx_error("ee:badInput", "'samples' and 'seed' draw baselines from a 'background'");
+    if (o[G_SAMPLES].value) m = ee_mx_int(o[G_SAMPLES].value, "'samples'", 1, 1 << 20);
+    if (o[G_SEED].value) a.seed = (uint64_t)ee_mx_int(o[G_SEED].value, "'seed'", 0, 0x7fffffff);
     const int32_t *tg_all = read_target(o[G_TARGET].value, N);
     int nrows;
     int *rows = ee_mx_attr_rows(o[G_ROWS].value, N, &nrows);
-    /* IG draws nothing: the selected rows go in one call */
+    /* the selected rows, in order (their runs of consecutive rows are the calls below) */
     double B = a.batch > 0 ? a.batch : 1024;
-    ee_mx_budget(8.0 * nrows * F * 5 + B * F * 8 + 64.0 * nrows, "the call");
+    ee_mx_budget(8.0 * nrows * F * 6 + B * F * 8 + 64.0 * nrows + 4.0 * nrows * (m ? m : K) + 8.0 * K * (F + 8), "the call");
     double *Xs = ee_mx_malloc(sizeof(double) * ((size_t)nrows * F + 1), "the rows of X");
     int32_t *tg = tg_all ? ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "'target'") : NULL;
     for (int i = 0; i < nrows; i++) {
@@ -450,9 +466,25 @@ void ee_mx_ig_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     EeMxFn fn = {.fh = prhs[0]};
     EeScoreFn sf = {ee_mx_fn_eval, &fn};
     EeGradFn gf = {ee_mx_fn_eval_grad, &fn};
-    EeFnInfo info = {.target = target, .fx = fx, .fempty = fb, .delta = delta};
+    EeFnInfo info = {0};
     running_f = 1;
-    EeStatus st = ee_ig_fn(&sf, fd ? NULL : &gf, Xs, nrows, F, b, &a, h, A, &info);
+    EeStatus st = EE_OK;
+    /* one call per maximal run of consecutive rows, keyed by its offset in X
+     * (the stream of a row's drawn baselines) */
+    for (int i0 = 0; i0 < nrows && !st;) {
+        int i1 = i0 + 1;
+        while (i1 < nrows && rows[i1] == rows[i1 - 1] + 1) i1++;
+        EeAttrOptions s = a;
+        s.row_offset = rows[i0];
+        if (tg) s.target = tg + i0;
+        EeFnInfo part = {.target = target + i0, .fx = fx + i0, .fempty = fb + i0, .delta = delta + i0};
+        st = ee_eg_fn(&sf, fd ? NULL : &gf, Xs + (size_t)i0 * F, i1 - i0, F, b, K, m, &s, h, A + (size_t)i0 * F, &part);
+        info.rows += part.rows;
+        info.calls += part.calls;
+        info.seconds += part.seconds;
+        info.seconds_eval += part.seconds_eval;
+        i0 = i1;
+    }
     fn_end(&fn, st);
 
     plhs[0] = matrix(A, nrows, F);
@@ -467,6 +499,7 @@ void ee_mx_ig_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         ee_mx_set(s, "steps", mxCreateDoubleScalar(a.steps));
         ee_mx_set(s, "gradient", mxCreateString(fd ? "fd" : "function"));
         if (fd) ee_mx_set(s, "step", mxCreateDoubleScalar(h));
+        if (o[G_BACKGROUND].value) ee_mx_set(s, "baselines", mxCreateDoubleScalar(m ? m : K));
         plhs[1] = s;
     }
     ee_mx_cleanup();

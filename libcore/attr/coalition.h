@@ -12,6 +12,8 @@
  * apart from SV's permutations (b = k, small) and from each other. */
 #define EE_KERNELSHAP_STREAM (0x4B53ull << 32)
 #define EE_LIME_STREAM (0x4C4Dull << 32)
+/* expected gradients' draw of a row's baselines (one stream per row) */
+#define EE_EG_STREAM (0x4547ull << 32)
 
 /* Solves G u = r in place (r becomes u) for the n x n symmetric G
  * (row-major, overwritten by its Cholesky factor). Returns 0, or -1 when
