@@ -369,6 +369,8 @@ static void check_all_coalitions(void)
         CHECK_CMP(cl, 1e-12 * fmax(cl.scale, 1), "linear model, %s: A = w .* (x - mean(background))",
                   kind == 0 ? "kernelshap" : kind == 1 ? "lime" : "occlusion");
     }
+    free(m.out);
+    free(lin.out);
 }
 
 /* f = x0 x1 with a background: phi_0 = mean_k (x0 - b0k)(x1 + b1k) / 2,
