@@ -113,7 +113,10 @@
 %! A = ee_lime (f, x, 'background', bg, 'coalitions', Z, 'width', 0.3, 'ridge', 0.2);
 %! ref = lime_outside (f, x, bg, Z, 0.3, 0.2);
 %! assert (A, ref, 1e-10 * max (abs (ref)));
-%! ## the drawn coalitions: the same bits for any batch, other bits for another seed
+%! ## the drawn coalitions: the same bits for any batch, other bits for another
+%! ## seed (f elementwise: x * w through BLAS may change its last bits with the
+%! ## rows of a call)
+%! f = @(x) sin (x(:,1) + 2 * x(:,2) - x(:,3) + 0.5 * x(:,4)) + x(:,1) .* x(:,3);
 %! X = randn (4, 4);
 %! A = ee_lime (f, X, 'samples', 30, 'seed', 7);
 %! assert (isequal (A, ee_lime (f, X, 'samples', 30, 'seed', 7, 'batch', 5)));
@@ -139,3 +142,14 @@
 %!error <'ridge' must be> ee_lime (@(x) x(:,1), [1 2 3], 'ridge', -1)
 %!error <'exact' does not apply> ee_lime (@(x) x(:,1), [1 2 3], 'exact', true)
 %!error id=ee:callbackError ee_lime (@(x) error ('my:id', 'boom'), [1 2 3])
+
+%!test
+%! ## ee_lime inside its own f is refused, as f's error; the next call works
+%! try
+%!   ee_lime (@(x) x(:,1) + 0 * size (ee_lime (@(z) z(:,1), x, 'samples', 8), 1), [1 2 3], 'samples', 8);
+%!   error ('not refused');
+%! catch err
+%!   assert (err.identifier, 'ee:callbackError');
+%!   assert (! isempty (strfind (err.message, 'from inside the model function')), err.message);
+%! end
+%! assert (ee_lime (@(x) 2 * x(:,2), [1 2 3], 'samples', 20), [0 4 0], 1e-12);

@@ -65,3 +65,23 @@
 %!error <'samples' does not apply> ee_occlusion (@(x) x(:,1), [1 2 3], 'samples', 5)
 %!error <'coalitions' does not apply> ee_occlusion (@(x) x(:,1), [1 2 3], 'coalitions', [1 0 0])
 %!error <'baseline' and 'background'> ee_occlusion (@(x) x(:,1), [1 2 3], 'baseline', 0, 'background', [1 2 3])
+
+%!test
+%! ## ee_occlusion inside its own f is refused, as f's error; the outer call
+%! ## ends cleanly and the next works; ee_sv may run inside it (another gateway)
+%! try
+%!   ee_occlusion (@(x) x(:,1) + 0 * size (ee_occlusion (@(z) z(:,1), x), 1), [1 2 3]);
+%!   error ('not refused');
+%! catch err
+%!   assert (err.identifier, 'ee:callbackError');
+%!   assert (! isempty (strfind (err.message, 'from inside the model function')), err.message);
+%! end
+%! assert (ee_occlusion (@(x) x(:,2) + 0 * size (ee_sv (@(z) z(:,1), x(1,:), 'exact', true), 1), [1 2 3]), [0 2 0]);
+%! ## f's own error keeps its message and identifier
+%! try
+%!   ee_occlusion (@(x) error ('my:id', 'boom %d', rows (x)), [1 2 3]);
+%!   error ('not raised');
+%! catch err
+%!   assert (err.identifier, 'ee:callbackError');
+%!   assert (! isempty (strfind (err.message, 'boom 1')) && ! isempty (strfind (err.message, 'my:id')), err.message);
+%! end
