@@ -511,6 +511,19 @@ EeStatus ee_coalition_draw(const EeCoalitionOptions *m, uint64_t seed, long row,
  * EE_ERR_INPUT when the coalitions do not determine them. */
 EeStatus ee_coalition_solve(const EeCoalitionOptions *m, int P, long n, const uint8_t *Z, const double *w,
                             const double *v, double v0, double v1, double *phi);
+/* A coalition method over any evaluator of v: for each of N rows, draws
+ * its coalitions, asks `values` for v of each (v[j] of row j of Z, count
+ * x P bytes) and for v0 = v(empty), v1 = v(all), and solves. row i uses
+ * the stream of row row_offset + i. phi: N x P row-major; delta (N, may
+ * be NULL): sum phi - (v1 - v0). One row at a time: an evaluator that
+ * batches across rows uses ee_coalition_draw / _solve itself, as
+ * ee_coalition_fn does. */
+typedef struct {
+    EeStatus (*values)(void *ctx, long row, int P, long count, const uint8_t *Z, double *v, double *v0, double *v1);
+    void *ctx;
+} EeCoalitionValueFn;
+EeStatus ee_coalition_rows(const EeCoalitionOptions *m, const EeCoalitionValueFn *vf, int N, int P, uint64_t seed,
+                           long row_offset, double *phi, double *delta);
 /* A coalition method on f at the N rows of X: players, absent values,
  * targets, seeds (o->seed, o->row_offset), batches (o->batch) and A, info
  * as for ee_sv_fn (info->delta = sum of the values - (f(x) - v(empty)):

@@ -87,3 +87,29 @@ EeStatus ee_coalition_solve(const EeCoalitionOptions *m, int P, long n, const ui
         return EE_OK;
     }
 }
+
+EeStatus ee_coalition_rows(const EeCoalitionOptions *m, const EeCoalitionValueFn *vf, int N, int P, uint64_t seed,
+                           long row_offset, double *phi, double *delta)
+{
+    if (!m || !vf || !vf->values || N < 0 || P < 0 || (N > 0 && !phi))
+        return ee_fail(EE_ERR_INPUT, "coalition method: missing argument");
+    long n = ee_coalition_count(m, P);
+    if (n < 0) return ee_fail(EE_ERR_INPUT, "invalid options of the coalition method");
+    uint8_t *Z = malloc((size_t)n * P + 1);
+    double *w = malloc(sizeof(double) * ((size_t)n + 1)), *v = malloc(sizeof(double) * ((size_t)n + 1));
+    EeStatus st = Z && w && v ? EE_OK : ee_fail(EE_ERR_NOMEM, "out of memory for %ld coalitions", n);
+    for (int i = 0; i < N && !st; i++) {
+        double v0 = 0, v1 = 0, *p = phi + (size_t)i * P;
+        if (ee_interrupted()) { st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during a coalition method"); break; }
+        if ((st = ee_coalition_draw(m, seed, row_offset + i, P, Z, w))) break;
+        if ((st = vf->values(vf->ctx, row_offset + i, P, n, Z, v, &v0, &v1))) break;
+        if ((st = ee_coalition_solve(m, P, n, Z, w, v, v0, v1, p))) break;
+        if (delta) {
+            double sum = 0;
+            for (int q = 0; q < P; q++) sum += p[q];
+            delta[i] = sum - (v1 - v0);
+        }
+    }
+    free(Z); free(w); free(v);
+    return st;
+}

@@ -8,7 +8,7 @@
  * doc/RANDOM.md re-derived here. Also: exactness on the linear model,
  * KernelSHAP with all coalitions = exact Shapley values (ee_sv_fn), the
  * interaction model's closed form, error falling with the samples,
- * batch independence, bad options and rank-deficient designs. */
+ * batch independence, the generic driver over a value function, bad options and rank-deficient designs. */
 #include "check.h"
 #include "ee.h"
 
@@ -557,6 +557,53 @@ static void check_errors(void)
     free(m.out);
 }
 
+
+/* The generic driver (ee_coalition_rows) with a value function computed
+ * here gives what ee_coalition_fn gives on the function */
+typedef struct {
+    const Ref *r;
+    int F;
+} ValueCtx;
+
+static EeStatus ref_values(void *ctx, long row, int P, long n, const uint8_t *Z, double *v, double *v0, double *v1)
+{
+    const ValueCtx *c = ctx;
+    const double *x = X_row[row];
+    int t = argmax_row(c->r->m, x);
+    uint8_t none[PMAX] = {0};
+    for (long j = 0; j < n; j++) v[j] = ref_value(c->r, x, Z + (size_t)j * P, t);
+    *v0 = ref_value(c->r, x, none, t);
+    *v1 = model_value(c->r->m, x, t);
+    return EE_OK;
+}
+
+static void check_value_fn(void)
+{
+    int F = 6;
+    use_columns(F);
+    Model m = {.F = F};
+    Ref r;
+    ref_init(&r, &m, F, NULL, BG, 3);
+    ValueCtx vc = {&r, F};
+    EeCoalitionValueFn vf = {ref_values, &vc};
+    EeCoalitionOptions methods[] = {{.kind = EE_COAL_KERNELSHAP, .samples = 25, .paired = 1},
+                                    {.kind = EE_COAL_LIME, .samples = 40},
+                                    {.kind = EE_COAL_OCCLUSION}};
+    for (int k = 0; k < 3; k++) {
+        Run out;
+        double phi[N_ROWS * PMAX], delta[N_ROWS];
+        CHECK_OK(run(&m, F, NULL, BG, 3, &methods[k], 6, 0, &out));
+        CHECK_OK(ee_coalition_rows(&methods[k], &vf, N_ROWS, F, 6, 0, phi, delta));
+        CheckCmp c = CMP_INIT, cd = CMP_INIT;
+        for (int t = 0; t < N_ROWS * F; t++) cmp_add(&c, phi[t], out.players[t]);
+        for (int i = 0; i < N_ROWS; i++) cmp_add(&cd, delta[i], out.delta[i]);
+        CHECK(c.scale > 1e-2, "value function %d: values ~0", k);
+        CHECK_CMP(c, 1e-12 * c.scale, "ee_coalition_rows (method %d) against ee_coalition_fn", k);
+        CHECK_CMP(cd, 1e-12 * c.scale, "ee_coalition_rows (method %d): delta", k);
+    }
+    free(m.out);
+}
+
 int main(void)
 {
     make_data();
@@ -570,6 +617,7 @@ int main(void)
     check_draws();
     check_convergence();
     check_batch();
+    check_value_fn();
     check_errors();
     return check_finish("test_coalitions");
 }
