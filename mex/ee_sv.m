@@ -721,6 +721,30 @@
 %! end
 
 %!test
+%! ## the interaction model on 10 columns, f = x w + 2 x_1 x_2, baseline b:
+%! ## sampled KernelSHAP converges to the closed form w .* (x - b) plus
+%! ## (x_1 - b_1)(x_2 + b_2) and (x_2 - b_2)(x_1 + b_1) on columns 1 and 2
+%! wl = (1:10)' / 5 - 1; b = linspace (-0.5, 0.5, 10);
+%! f = @(x) x * wl + 2 * x(:,1) .* x(:,2);
+%! X = [0.9 -1.2 0.3 1 -0.4 0.7 0.2 -0.8 1.1 0.5; -0.6 0.8 1.2 -0.3 0.4 -1 0.9 0.1 -0.2 0.6];
+%! closed = wl' .* (X - b);
+%! closed(:,1) += (X(:,1) - b(1)) .* (X(:,2) + b(2));
+%! closed(:,2) += (X(:,2) - b(2)) .* (X(:,1) + b(1));
+%! S = [40 160 640]; err = zeros (2, 3);
+%! for k = 1:3
+%!   for seed = 1:5
+%!     A = ee_sv (f, X, 'baseline', b, 'method', 'kernelshap', 'samples', S(k), 'seed', seed);
+%!     err(1, k) += sqrt (mean ((A(:) - closed(:)) .^ 2)) / 5;
+%!     A = ee_sv (f, X, 'baseline', b, 'samples', ceil (S(k) / 9), 'seed', seed);   # SV, as many coalitions
+%!     err(2, k) += sqrt (mean ((A(:) - closed(:)) .^ 2)) / 5;
+%!   end
+%! end
+%! assert (all (err(:, 1) > 1e-3) && all (diff (err, 1, 2)(:) < 0) && all (err(:, 3) < err(:, 1) / 2.5), ...
+%!         mat2str (err, 3));
+%! A = ee_sv (f, X, 'baseline', b, 'method', 'kernelshap', 'samples', 1022);
+%! assert (A, closed, 1e-12);
+
+%!test
 %! ## same bits for any batch and row split; groups spread over their columns
 %! g = @(x) x(:,1) .* x(:,2) + cos (x(:,3) + x(:,4)) - x(:,5) .* x(:,3);
 %! X = randn (5, 5); gr = [1 1 2 3 4];   # 4 players: 14 proper coalitions, 9 drawn
