@@ -104,26 +104,36 @@ EeStatus ee_kernelshap_solve(int P, long n, const uint8_t *Z, const double *w, c
     if (P == 1) { phi[0] = D; return EE_OK; }
     if (P < 1) return EE_OK;
     int q = P - 1;
-    double *G = calloc((size_t)q * q + (size_t)q * 2, sizeof(double));
-    if (!G) return ee_fail(EE_ERR_NOMEM, "out of memory for KernelSHAP's %d x %d system", q, q);
-    double *r = G + (size_t)q * q, *a = r + q;
+    double *G = calloc((size_t)q * q + (size_t)q, sizeof(double));
+    int *idx = malloc(sizeof(int) * (size_t)q);
+    if (!G || !idx) {
+        free(G);
+        free(idx);
+        return ee_fail(EE_ERR_NOMEM, "out of memory for KernelSHAP's %d x %d system", q, q);
+    }
+    double *r = G + (size_t)q * q;
     for (long j = 0; j < n; j++) {
         if (w[j] == 0) continue;
         const uint8_t *z = Z + (size_t)j * P;
-        double last = z[q] != 0, y = v[j] - v0 - last * D;
-        int any = 0;
-        for (int p = 0; p < q; p++) {
-            a[p] = (z[p] != 0) - last;
-            any |= a[p] != 0;
-        }
-        if (!any) continue; /* the empty or full coalition: no information */
-        for (int p = 0; p < q; p++) {
-            if (a[p] == 0) continue;
-            double wa = w[j] * a[p];
-            r[p] += wa * y;
-            for (int t = 0; t < q; t++) G[(size_t)p * q + t] += wa * a[t];
+        /* a = z - z_last over the first q players is a 0/1 vector times
+         * sign: the players present (z_last = 0) or, negated, the absent
+         * ones (z_last = 1); a a' adds w_j at the pairs of its support
+         * (lower triangle here, mirrored below), O(|support|^2) */
+        int last = z[q] != 0, k = 0;
+        double y = v[j] - v0 - last * D, sign = last ? -1 : 1;
+        for (int p = 0; p < q; p++)
+            if ((z[p] != 0) != last) idx[k++] = p;
+        if (k == 0) continue; /* the empty or full coalition: no information */
+        for (int u = 0; u < k; u++) {
+            int p = idx[u];
+            r[p] += (w[j] * sign) * y;
+            double *row = G + (size_t)p * q;
+            for (int t = 0; t <= u; t++) row[idx[t]] += w[j];
         }
     }
+    free(idx);
+    for (int p = 0; p < q; p++)
+        for (int t = p + 1; t < q; t++) G[(size_t)p * q + t] = G[(size_t)t * q + p];
     if (ee_spd_solve(q, G, r)) {
         free(G);
         return ee_fail(EE_ERR_INPUT, "KernelSHAP: the %ld coalitions do not determine the %d players' values "

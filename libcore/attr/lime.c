@@ -47,19 +47,31 @@ EeStatus ee_lime_solve(const EeCoalitionOptions *m, int P, long n, const uint8_t
                        const double *v, double *phi)
 {
     int q = P + 1;
-    double *G = calloc((size_t)q * q + (size_t)q * 2, sizeof(double));
-    if (!G) return ee_fail(EE_ERR_NOMEM, "out of memory for LIME's %d x %d system", q, q);
-    double *r = G + (size_t)q * q, *a = r + q;
+    double *G = calloc((size_t)q * q + (size_t)q, sizeof(double));
+    int *idx = malloc(sizeof(int) * (size_t)q);
+    if (!G || !idx) {
+        free(G);
+        free(idx);
+        return ee_fail(EE_ERR_NOMEM, "out of memory for LIME's %d x %d system", q, q);
+    }
+    double *r = G + (size_t)q * q;
     for (long j = 0; j < n; j++) {
         if (w[j] == 0) continue;
-        a[0] = 1;
-        for (int p = 0; p < P; p++) a[p + 1] = Z[(size_t)j * P + p] != 0;
-        for (int p = 0; p < q; p++) {
-            if (a[p] == 0) continue;
-            r[p] += w[j] * v[j];
-            for (int t = 0; t < q; t++) G[(size_t)p * q + t] += w[j] * a[t];
+        /* the design row (1, z) is 0/1: w_j at the pairs of its support
+         * (lower triangle, mirrored below), O(|z|^2) */
+        int k = 0;
+        idx[k++] = 0;
+        for (int p = 0; p < P; p++)
+            if (Z[(size_t)j * P + p]) idx[k++] = p + 1;
+        for (int u = 0; u < k; u++) {
+            r[idx[u]] += w[j] * v[j];
+            double *row = G + (size_t)idx[u] * q;
+            for (int t = 0; t <= u; t++) row[idx[t]] += w[j];
         }
     }
+    free(idx);
+    for (int p = 0; p < q; p++)
+        for (int t = p + 1; t < q; t++) G[(size_t)p * q + t] = G[(size_t)t * q + p];
     for (int p = 1; p < q; p++) G[(size_t)p * q + p] += m->ridge;
     if (ee_spd_solve(q, G, r)) {
         free(G);
