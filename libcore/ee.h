@@ -474,6 +474,66 @@ EeStatus ee_sv_fn(const EeScoreFn *f, const double *X, int N, const EeFnPlayers 
 /* Host bytes ee_sv_fn allocates (for the memory budget). */
 double ee_sv_fn_bytes(int N, int F, int P, int K, const EeAttrOptions *o, int exact);
 
+/* ---- coalition methods: KernelSHAP, LIME, occlusion (attr/coalition.c) --- */
+/* A coalition method explains a row from the values v(S) of coalitions S
+ * of its P players (doc/MODELS.md, "Coalition methods"): it draws the
+ * coalitions a row needs (ee_coalition_draw), someone evaluates them, and
+ * it solves for the P values (ee_coalition_solve). The two halves are
+ * independent of who evaluates v: ee_coalition_fn does it for a function. */
+typedef enum {
+    EE_COAL_KERNELSHAP = 0, /* Shapley-kernel weighted least squares, efficiency exact */
+    EE_COAL_LIME,           /* LIME: exponential kernel, linear fit with intercept */
+    EE_COAL_OCCLUSION,      /* leave-one-out: phi_p = v(all) - v(all but p) */
+    EE_COAL_COUNT
+} EeCoalitionKind;
+typedef struct {
+    EeCoalitionKind kind;
+    /* KernelSHAP, LIME: coalitions drawn per row; KernelSHAP takes all
+     * 2^P - 2 proper coalitions with kernel weights once samples reaches
+     * that (the exact Shapley values) */
+    int samples;
+    int paired;              /* KernelSHAP: coalition 2m + 1 is the complement of 2m */
+    /* instead of drawing: n coalitions, n x P row-major (1 = present),
+     * the same for every row; weights: their n regression weights (NULL:
+     * the method's kernel of each coalition) */
+    const uint8_t *coalitions;
+    long n;
+    const double *weights;
+    double width;            /* LIME: the kernel width (<= 0: 1) */
+    double ridge;            /* LIME: penalty on the coefficients, not the intercept (>= 0) */
+} EeCoalitionOptions;
+/* Coalitions per row (the empty one not counted), or -1 for bad options. */
+long ee_coalition_count(const EeCoalitionOptions *m, int P);
+/* The coalitions of row `row` (its index in the caller's full data, for
+ * the stream (seed, row, ...)): Z count x P bytes, w count weights. */
+EeStatus ee_coalition_draw(const EeCoalitionOptions *m, uint64_t seed, long row, int P, uint8_t *Z, double *w);
+/* The P values from the n coalition values v, v0 = v(empty), v1 = v(all).
+ * EE_ERR_INPUT when the coalitions do not determine them. */
+EeStatus ee_coalition_solve(const EeCoalitionOptions *m, int P, long n, const uint8_t *Z, const double *w,
+                            const double *v, double v0, double v1, double *phi);
+/* A coalition method over any evaluator of v: for each of N rows, draws
+ * its coalitions, asks `values` for v of each (v[j] of row j of Z, count
+ * x P bytes) and for v0 = v(empty), v1 = v(all), and solves. row i uses
+ * the stream of row row_offset + i. phi: N x P row-major; delta (N, may
+ * be NULL): sum phi - (v1 - v0). One row at a time: an evaluator that
+ * batches across rows uses ee_coalition_draw / _solve itself, as
+ * ee_coalition_fn does. */
+typedef struct {
+    EeStatus (*values)(void *ctx, long row, int P, long count, const uint8_t *Z, double *v, double *v0, double *v1);
+    void *ctx;
+} EeCoalitionValueFn;
+EeStatus ee_coalition_rows(const EeCoalitionOptions *m, const EeCoalitionValueFn *vf, int N, int P, uint64_t seed,
+                           long row_offset, double *phi, double *delta);
+/* A coalition method on f at the N rows of X: players, absent values,
+ * targets, seeds (o->seed, o->row_offset), batches (o->batch) and A, info
+ * as for ee_sv_fn (info->delta = sum of the values - (f(x) - v(empty)):
+ * zero up to rounding for KernelSHAP, not for LIME and occlusion; no
+ * variance). v(all) is f(x), not evaluated again. */
+EeStatus ee_coalition_fn(const EeScoreFn *f, const double *X, int N, const EeFnPlayers *pl, const EeAttrOptions *o,
+                         const EeCoalitionOptions *m, double *A, EeFnInfo *info);
+/* Host bytes ee_coalition_fn allocates. */
+double ee_coalition_fn_bytes(int N, int F, int P, int K, const EeAttrOptions *o, const EeCoalitionOptions *m);
+
 /* The model with its gradient: as EeScoreFn, and *grads set to the
  * M x F x C gradients of the scores, column-major (row j, column f,
  * score c at grads[j + f M + c M F]), owned by the callee like the
@@ -498,6 +558,17 @@ typedef struct {
  * quadrature's and the differences' errors; no players or variance). */
 EeStatus ee_ig_fn(const EeScoreFn *f, const EeGradFn *g, const double *X, int N, int F, const double *b,
                   const EeAttrOptions *o, double h, double *A, EeFnInfo *info);
+/* Expected gradients (Erion et al. 2021) with the quadrature of o->method:
+ * IG of row i averaged over baselines taken from the K x F background bg
+ * (row-major): every row of bg in order (m = 0), or m rows drawn
+ * uniformly with replacement (ee_rng_below (K), m draws from the stream
+ * (o->seed, o->row_offset + i, 0x4547 << 32), doc/RANDOM.md). A_f = mean
+ * over the row's baselines b of IG_f(x; b); info->fempty = the mean of
+ * f_t(b) over them, so delta = sum A - (f_t(x) - mean f_t(b)) is again
+ * completeness. ee_ig_fn is the case of one baseline row (bg = b, K = 1).
+ * f evaluates the K background rows once, with the rows of X. */
+EeStatus ee_eg_fn(const EeScoreFn *f, const EeGradFn *g, const double *X, int N, int F, const double *bg, int K,
+                  int m, const EeAttrOptions *o, double h, double *A, EeFnInfo *info);
 
 /* Number of real (non-special) tokens of a row. */
 int ee_count_real(const int32_t *ids, int T);

@@ -79,12 +79,30 @@
 ## default zeros), @code{'steps'}, @code{'method'}, @code{'target'},
 ## @code{'rows'}, @code{'batch'} (rows per call of f, default 1024; one
 ## call for the rows of X and the baseline, then the nodes of all rows
-## packed), @code{'verbose'}, @code{'gradient'}, @code{'step'}.
+## packed), @code{'verbose'}, @code{'gradient'}, @code{'step'}, and for
+## expected gradients:
+## @table @asis
+## @item 'background'
+## K x F rows (excludes 'baseline'): A is IG averaged over baselines taken
+## from them, A_j = mean over the row's baselines b of IG_j(x; b) (Erion et
+## al.'s expected gradients, with the quadrature of 'method' on each path
+## instead of a random point); @code{info.fbaseline} is the mean of f over
+## the same baselines, so @code{info.delta} is still completeness.  By
+## default every row of the background is a baseline of every row of X
+## (K s rows of f per row).
+## @item 'samples'
+## m: m baselines drawn per row instead, uniformly with replacement from
+## the K rows, row i from the stream (seed, i, 2^32 0x4547)
+## (@code{doc/RANDOM.md}), the same for any batch or split of the rows.
+## @item 'seed'
+## the draw's seed (default 1).
+## @end table
 ## @var{info}: @code{target}, @code{fx}, @code{fbaseline}, @code{delta}
 ## (completeness: sum (A, 2) - (fx - fbaseline), the quadrature's and the
 ## differences' error), @code{passes} (rows f evaluated), @code{calls},
 ## @code{seconds}, @code{seconds_callback}, @code{seconds_f},
-## @code{method}, @code{steps}, @code{gradient} and (fd) @code{step}.
+## @code{method}, @code{steps}, @code{gradient}, (fd) @code{step} and
+## ('background') @code{baselines}, the number of baselines per row.
 ## Errors as for @code{ee_sv}'s handle form (@code{ee:callbackError},
 ## @code{ee:badInput} naming the call, @code{ee:interrupted}).
 ##
@@ -386,3 +404,49 @@
 %!error id=ee:callbackError ee_ig (@(x) error ('my:id', 'no'), [1 2 3], 'gradient', 'fd')
 %!error id=ee:badInput ee_ig (@(x) x(:,1), [1 2 3], 'baseline', [1 2])
 
+%!function [y, g] = quad_with_grad (x, Q, w)
+%!  ## elementwise (broadcast), not x * Q: BLAS may change the last bits
+%!  ## with the number of rows in a call, and the test compares bits
+%!  g = w';
+%!  for k = 1:rows (Q), g = g + x(:,k) .* Q(k,:); end
+%!  y = sum ((g + w') .* x, 2) / 2;       # x'Qx/2 + w'x = x'(Qx + 2w)/2
+%!endfunction
+
+%!test
+%! ## expected gradients on a quadratic f = x' Q x / 2 + w' x: IG from b is
+%! ## (x - b) .* (Q (x + b) / 2 + w) exactly (the path's gradient is linear
+%! ## in the node), so over a background: the mean of that over its rows
+%! Q = [2 1 0; 1 -1 0.5; 0 0.5 3]; wq = [1; -2; 0.5];
+%! fg = @(x) quad_with_grad (x, Q, wq);
+%! X = randn (4, 3); bg = randn (6, 3);
+%! [A, info] = ee_ig (fg, X, 'background', bg, 'steps', 2);
+%! for i = 1:4
+%!   x = X(i, :);
+%!   ref = mean ((x - bg) .* ((x + bg) * Q / 2 + wq'), 1);
+%!   assert (A(i, :), ref, 1e-12 * max (abs (ref)));
+%! end
+%! assert (info.baselines, 6);
+%! assert (info.passes, 4 + 6 + 4 * 6 * 2);
+%! assert (abs (info.delta) < 1e-12);
+%! ## 'fd' agrees; drawn baselines: 'samples' m of them per row, seeded
+%! Afd = ee_ig (fg, X, 'background', bg, 'steps', 2, 'gradient', 'fd');
+%! assert (Afd, A, 1e-6 * max (abs (A(:))));
+%! [D, di] = ee_ig (fg, X, 'background', bg, 'steps', 2, 'samples', 40, 'seed', 3);
+%! assert (di.baselines, 40);
+%! assert (isequal (D, ee_ig (fg, X, 'background', bg, 'steps', 2, 'samples', 40, 'seed', 3, 'batch', 7)));
+%! assert (isequal (D(3:4, :), ee_ig (fg, X, 'background', bg, 'steps', 2, 'samples', 40, 'seed', 3, 'rows', 3:4)));
+%! assert (! isequal (D, ee_ig (fg, X, 'background', bg, 'steps', 2, 'samples', 40, 'seed', 4)));
+%! assert (abs (di.delta) < 1e-12);       # completeness against its own baselines
+%! ## the drawn estimate approaches the all-rows one as m grows
+%! e = zeros (1, 3); ms = [5 50 500];
+%! for k = 1:3
+%!   for seed = 1:4
+%!     e(k) += mean (abs (ee_ig (fg, X, 'background', bg, 'steps', 2, 'samples', ms(k), 'seed', seed)(:) - A(:))) / 4;
+%!   end
+%! end
+%! assert (e(2) < e(1) && e(3) < e(2), sprintf ('%g ', e));
+
+%!error <'baseline' and 'background'> ee_ig (@(x) x(:,1), [1 2 3], 'baseline', 0, 'background', [1 2 3], 'gradient', 'fd')
+%!error <'samples' and 'seed' draw> ee_ig (@(x) x(:,1), [1 2 3], 'samples', 4, 'gradient', 'fd')
+%!error <background.*K x 3> ee_ig (@(x) x(:,1), [1 2 3], 'background', ones (2, 2), 'gradient', 'fd')
+%!error <no 'background'> ee_ig (@(x) x(:,1), [1 2 3], 'background', ones (2, 3), 'method', 'gradxinput', 'gradient', 'fd')

@@ -84,7 +84,40 @@
 ## to f(x) - v(empty); @code{info.players} (N x P) holds the players'
 ## values themselves.
 ## @item 'exact'
-## true: all 2^P coalitions (P <= 20; 2^P - 1 coalitions of K rows each).
+## true: all 2^P coalitions (P <= 20; 2^P - 1 coalitions of K rows each);
+## the same as @code{'method', 'exact'}.
+## @item 'method'
+## @qcode{'sampling'} (default: Shapley Value Sampling, 'samples'
+## permutations), @qcode{'exact'}, or @qcode{'kernelshap'}: KernelSHAP,
+## the Shapley values as the weighted least-squares fit of the coalition
+## values v(S) by v(empty) + sum over p in S of phi_p, under efficiency
+## (sum phi = f(x) - v(empty), imposed exactly), with the Shapley kernel
+## (P-1) / (binom(P,|S|) |S| (P-|S|)) as the weights (@code{doc/MODELS.md},
+## "Coalition methods").  It sits here rather than in a gateway of its own
+## because it estimates the same values from the same v(S) as the other two
+## methods, with the same players, baseline, background, groups, target
+## and seed: switching one option compares the estimators.
+## @item 'samples' (kernelshap)
+## coalitions per row (default 2 P + 2048, as SHAP's KernelExplainer's
+## @qcode{'auto'}), drawn from the kernel: a size s in 1..P-1 with
+## probability proportional to 1 / (s (P - s)), then s players uniformly,
+## coalition j of row i from the stream (seed, i, 2^32 0x4B53 + j)
+## (@code{doc/RANDOM.md}); each drawn coalition has weight 1.  Once
+## 'samples' reaches 2^P - 2, every proper coalition is used once with its
+## kernel weight, which gives the exact Shapley values.  Cost: 1 + 'samples'
+## coalitions of K rows per row.  Too few coalitions to determine the P
+## values is @code{ee:badInput}.
+## @item 'paired' (kernelshap)
+## true: coalition 2m + 1 is the complement of coalition 2m (antithetic
+## pairs; m-th draw from the stream of index m), which cancels the
+## even-order terms of the fit's error and usually halves it or better.
+## @item 'coalitions' (kernelshap)
+## an n x P logical (or 0/1) matrix: the coalitions themselves, the same for
+## every row, instead of drawing them (to reproduce a result computed
+## elsewhere); rows with no player or all of them carry no information.
+## @item 'weights' (kernelshap)
+## n weights >= 0 of the given 'coalitions' (default: the Shapley kernel of
+## each; use ones (n, 1) to reproduce a drawn set).
 ## @item 'target'
 ## 'argmax' (default), a class for every row, or one per row.
 ## @item 'samples', 'seed', 'rows', 'batch' (default 1024), 'verbose'
@@ -93,7 +126,9 @@
 ##
 ## @var{info} of the handle form: @code{target}, @code{fx},
 ## @code{fbaseline} (v of the empty coalition), @code{delta},
-## @code{players}, @code{variance} (N x P, sampling), @code{passes} (rows
+## @code{players}, @code{variance} (N x P, sampling), @code{method},
+## @code{steps} (permutations) or @code{coalitions} (per row, kernelshap),
+## @code{passes} (rows
 ## f evaluated), @code{calls} (calls of f), @code{seconds},
 ## @code{seconds_callback} (inside the gateway's call of f: copying the
 ## batch into an Octave array, calling f, checking its scores) and
@@ -110,7 +145,11 @@
 ## A = ee_sv (@@(x) x * w, [3 0 2], 'baseline', b, 'exact', true)
 ## @result{} A = 4 1 0.5      # w' .* (x - b), a linear model's Shapley values
 ## @end example
-## @seealso{ee_ig, ee_predict}
+## @example
+## A = ee_sv (@@(x) x * w, [3 0 2], 'baseline', b, 'method', 'kernelshap', 'samples', 6)
+## @result{} A = 4 1 0.5      # all 2^3 - 2 coalitions: the exact values again
+## @end example
+## @seealso{ee_ig, ee_lime, ee_occlusion, ee_predict}
 ## @end deftypefn
 
 ## The function itself is the MEX file beside this help stub.
@@ -599,3 +638,131 @@
 %!error <'target' of row 1 is 3.*2 scores> ee_sv (@(x) [x(:,1) x(:,1)], [1 2 3], 'target', 3)
 %!error <unknown option 'incremental'> ee_sv (@(x) x(:,1), [1 2 3], 'incremental', false)
 %!error id=ee:badInput ee_sv (@(x) x(:,1), [1 2 3], 'samples', 0)
+
+## ---- KernelSHAP ('method', 'kernelshap') ------------------------------------
+
+%!function phi = kernelshap_outside (f, x, bg, Z, w)
+%!  ## KernelSHAP from its definition (MODELS.md), outside libcore: each
+%!  ## coalition's value straight from f, the constrained weighted least
+%!  ## squares through its KKT system (a Lagrange multiplier for efficiency)
+%!  val = @(s) mean (f (bg .* ! s + x .* s));     # absent columns from each background row
+%!  P = numel (x); v0 = val (false (1, P)); v1 = f (x);
+%!  v = zeros (rows (Z), 1);
+%!  for j = 1:rows (Z), v(j) = val (Z(j, :)); end
+%!  Zd = double (Z);
+%!  K = [2 * Zd' * (w .* Zd), ones(P, 1); ones(1, P), 0];
+%!  sol = K \ [2 * Zd' * (w .* (v - v0)); v1 - v0];
+%!  phi = sol(1:P)';
+%!endfunction
+
+%!test
+%! ## linear model: KernelSHAP is exact for any determined set of coalitions
+%! ## (the additive fit has no residual): w .* (x - mean (background))
+%! wl = [2; -1; 0.5; 3; -2]; X = randn (4, 5); bg = randn (7, 5);
+%! [A, info] = ee_sv (@(x) x * wl, X, 'background', bg, 'method', 'kernelshap', 'samples', 25, 'seed', 3);
+%! assert (A, wl' .* (X - mean (bg)), 1e-12);
+%! assert (info.method, 'kernelshap'); assert (info.coalitions, 25);
+%! assert (info.passes, 4 + 4 * 26 * 7); assert (abs (info.delta) < 1e-12);
+%! ## and with every coalition (samples >= 2^P - 2) on a baseline row
+%! A = ee_sv (@(x) x * wl, X, 'baseline', 1, 'method', 'kernelshap', 'samples', 30);
+%! assert (A, wl' .* (X - 1), 1e-12);
+
+%!test
+%! ## the interaction model f = x1 x2 + x3 against its closed form: phi_1 =
+%! ## mean_k (x1 - b1k) (x2 + b2k) / 2, phi_2 likewise, phi_3 = x3 - mean b3
+%! f = @(x) x(:,1) .* x(:,2) + x(:,3);
+%! X = randn (3, 3); bg = randn (5, 3);
+%! A = ee_sv (f, X, 'background', bg, 'method', 'kernelshap', 'samples', 6);
+%! for i = 1:3
+%!   x = X(i, :);
+%!   ref = [mean((x(1) - bg(:,1)) .* (x(2) + bg(:,2))) / 2, mean((x(2) - bg(:,2)) .* (x(1) + bg(:,1))) / 2, ...
+%!          x(3) - mean(bg(:,3))];
+%!   assert (A(i, :), ref, 1e-12);
+%! end
+%! ## all coalitions = exact Shapley values, on a nonlinear model of 6 players
+%! g = @(x) tanh (x * [1; -2; 0.5; 1; 0; 2]) + x(:,1) .* x(:,4) .* x(:,6);
+%! X = randn (2, 6);
+%! E = ee_sv (g, X, 'baseline', 0.3, 'exact', true);
+%! K = ee_sv (g, X, 'baseline', 0.3, 'method', 'kernelshap', 'samples', 62);
+%! assert (K, E, 1e-12 * max (abs (E(:))));
+
+%!test
+%! ## given coalitions: against the definition computed outside libcore, with
+%! ## the kernel's weights and with weights of one's own; a 1 % change shows
+%! f = @(x) sin (x * [1; 2; -1; 0.5]) + x(:,1) .* x(:,3);
+%! x = [0.3 -0.7 1.1 0.4]; bg = randn (3, 4);
+%! Z = logical ([1 0 0 0; 0 1 1 0; 1 0 1 1; 0 0 0 1; 1 1 0 0; 0 1 0 1; 1 1 1 0; 0 0 1 0]);
+%! s = sum (Z, 2); P = 4;
+%! kw = (P - 1) ./ (arrayfun (@(k) nchoosek (P, k), s) .* s .* (P - s));
+%! A = ee_sv (f, x, 'background', bg, 'method', 'kernelshap', 'coalitions', Z);
+%! ref = kernelshap_outside (f, x, bg, Z, kw);
+%! assert (A, ref, 1e-10 * max (abs (ref)));
+%! assert (max (abs (A - ref .* [1.01 1 1 1])) > 1e-10 * max (abs (ref)));
+%! wt = (1:8)' / 3;
+%! A = ee_sv (f, x, 'background', bg, 'method', 'kernelshap', 'coalitions', double (Z), 'weights', wt);
+%! assert (A, kernelshap_outside (f, x, bg, Z, wt), 1e-10 * max (abs (ref)));
+
+%!test
+%! ## the error against the exact values falls with the samples (10 players:
+%! ## 1022 proper coalitions), plain and paired, over 5 seeds
+%! g = @(x) tanh (x * (1:10)' / 10) + x(:,1) .* x(:,2) .* x(:,3) - x(:,4) .* x(:,9);
+%! X = randn (2, 10);
+%! E = ee_sv (g, X, 'exact', true);
+%! S = [40 160 640];
+%! for paired = [false true]
+%!   err = zeros (size (S));
+%!   for k = 1:numel (S)
+%!     for seed = 1:5
+%!       A = ee_sv (g, X, 'method', 'kernelshap', 'samples', S(k), 'seed', seed, 'paired', paired);
+%!       err(k) += sqrt (mean ((A(:) - E(:)) .^ 2)) / 5;
+%!     end
+%!   end
+%!   assert (err(1) > 1e-4 && err(2) < err(1) && err(3) < err(2) && err(3) < err(1) / 2.5, sprintf ('%g ', err));
+%! end
+
+%!test
+%! ## the interaction model on 10 columns, f = x w + 2 x_1 x_2, baseline b:
+%! ## sampled KernelSHAP converges to the closed form w .* (x - b) plus
+%! ## (x_1 - b_1)(x_2 + b_2) and (x_2 - b_2)(x_1 + b_1) on columns 1 and 2
+%! wl = (1:10)' / 5 - 1; b = linspace (-0.5, 0.5, 10);
+%! f = @(x) x * wl + 2 * x(:,1) .* x(:,2);
+%! X = [0.9 -1.2 0.3 1 -0.4 0.7 0.2 -0.8 1.1 0.5; -0.6 0.8 1.2 -0.3 0.4 -1 0.9 0.1 -0.2 0.6];
+%! closed = wl' .* (X - b);
+%! closed(:,1) += (X(:,1) - b(1)) .* (X(:,2) + b(2));
+%! closed(:,2) += (X(:,2) - b(2)) .* (X(:,1) + b(1));
+%! S = [40 160 640]; err = zeros (2, 3);
+%! for k = 1:3
+%!   for seed = 1:5
+%!     A = ee_sv (f, X, 'baseline', b, 'method', 'kernelshap', 'samples', S(k), 'seed', seed);
+%!     err(1, k) += sqrt (mean ((A(:) - closed(:)) .^ 2)) / 5;
+%!     A = ee_sv (f, X, 'baseline', b, 'samples', ceil (S(k) / 9), 'seed', seed);   # SV, as many coalitions
+%!     err(2, k) += sqrt (mean ((A(:) - closed(:)) .^ 2)) / 5;
+%!   end
+%! end
+%! assert (all (err(:, 1) > 1e-3) && all (diff (err, 1, 2)(:) < 0) && all (err(:, 3) < err(:, 1) / 2.5), ...
+%!         mat2str (err, 3));
+%! A = ee_sv (f, X, 'baseline', b, 'method', 'kernelshap', 'samples', 1022);
+%! assert (A, closed, 1e-12);
+
+%!test
+%! ## same bits for any batch and row split; groups spread over their columns
+%! g = @(x) x(:,1) .* x(:,2) + cos (x(:,3) + x(:,4)) - x(:,5) .* x(:,3);
+%! X = randn (5, 5); gr = [1 1 2 3 4];   # 4 players: 14 proper coalitions, 9 drawn
+%! ks = @(varargin) ee_sv (g, X, 'method', 'kernelshap', 'samples', 9, 'groups', gr, varargin{:});
+%! A = ks ('seed', 4);
+%! assert (isequal (A, ks ('seed', 4, 'batch', 3)));
+%! B = ks ('seed', 4, 'rows', [2 4 5]);
+%! assert (isequal (B, A([2 4 5], :)));
+%! assert (A(:, 1), A(:, 2));
+%! assert (! isequal (A, ks ('seed', 5)));
+
+%!error <does not determine|do not determine> ee_sv (@(x) x(:,1), [1 2 3], 'method', 'kernelshap', 'coalitions', [1 0 0])
+%!error <'coalitions' replaces> ee_sv (@(x) x(:,1), [1 2 3], 'method', 'kernelshap', 'coalitions', [1 0 0], 'samples', 4)
+%!error <'weights' are the weights> ee_sv (@(x) x(:,1), [1 2 3], 'method', 'kernelshap', 'weights', 1)
+%!error <'coalitions'.*n x 3> ee_sv (@(x) x(:,1), [1 2 3], 'method', 'kernelshap', 'coalitions', [1 0])
+%!error <coalitions'\(1,2\) = 2> ee_sv (@(x) x(:,1), [1 2 3], 'method', 'kernelshap', 'coalitions', [1 2 0])
+%!error <'weights'\(1\) = -1> ee_sv (@(x) x(:,1), [1 2 3], 'method', 'kernelshap', 'coalitions', [1 0 0; 0 1 0], 'weights', [-1 1])
+%!error <'paired' applies> ee_sv (@(x) x(:,1), [1 2 3], 'paired', true)
+%!error <contradicts> ee_sv (@(x) x(:,1), [1 2 3], 'method', 'kernelshap', 'exact', true)
+%!error <'width' does not apply> ee_sv (@(x) x(:,1), [1 2 3], 'width', 1)
+%!error id=ee:badInput ee_sv (@(x) x(:,1), [1 2 3], 'method', 'lime')

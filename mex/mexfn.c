@@ -1,6 +1,8 @@
-/* mexfn.c: ee_sv (@f, X, ...): Shapley values of a model given as a
- * function handle (see ee_sv.m). Reads the options, hands libcore's
- * ee_sv_fn a callback that calls f (mexcallback.cc), and maps what f did
+/* mexfn.c: the handle forms: ee_sv (@f, X, ...) (Shapley value sampling,
+ * exact, KernelSHAP), ee_lime, ee_occlusion and ee_ig (@f, X, ...) of a
+ * model given as a function handle (see their .m files). Reads the
+ * options, hands libcore's ee_sv_fn / ee_coalition_fn / ee_ig_fn a
+ * callback that calls f (mexcallback.cc), and maps what f did
  * wrong to ee:callbackError / ee:badInput / ee:interrupted after libcore
  * has freed its buffers. */
 #include "mexfn.h"
@@ -9,9 +11,14 @@
 #include <math.h>
 #include <string.h>
 
-enum { F_SAMPLES, F_SEED, F_EXACT, F_BASELINE, F_BACKGROUND, F_GROUPS, F_TARGET, F_ROWS, F_BATCH, F_VERBOSE, NFOPT };
-static const char *const fopt_names[NFOPT] = {"samples", "seed", "exact", "baseline", "background",
-                                              "groups", "target", "rows", "batch", "verbose"};
+/* The options of the perturbation methods' handle forms (ee_sv, ee_lime,
+ * ee_occlusion): one list, so one reader; each gateway accepts its own
+ * subset (fn_allowed). */
+enum { F_SAMPLES, F_SEED, F_EXACT, F_BASELINE, F_BACKGROUND, F_GROUPS, F_TARGET, F_ROWS, F_BATCH, F_VERBOSE,
+       F_METHOD, F_COALITIONS, F_WEIGHTS, F_PAIRED, F_WIDTH, F_RIDGE, NFOPT };
+static const char *const fopt_names[NFOPT] = {"samples", "seed", "exact", "baseline", "background", "groups",
+                                              "target", "rows", "batch", "verbose", "method", "coalitions",
+                                              "weights", "paired", "width", "ridge"};
 
 /* A real, full, finite double/single matrix as row-major doubles. */
 static double *dense_rows(const mxArray *a, const char *what, int *rows, int *cols)
@@ -160,13 +167,109 @@ static mxArray *info_rows(const int32_t *target, const double *fx, const double 
     return s;
 }
 
-void ee_mx_sv_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+/* The gateways' subsets of fopt_names: ee_sv's handle form, ee_lime,
+ * ee_occlusion. An option of another method is refused by name, so a
+ * mistaken one does not pass silently. */
+static const int sv_opts[] = {F_SAMPLES, F_SEED, F_EXACT, F_BASELINE, F_BACKGROUND, F_GROUPS, F_TARGET, F_ROWS,
+                              F_BATCH, F_VERBOSE, F_METHOD, F_COALITIONS, F_WEIGHTS, F_PAIRED, -1};
+static const int lime_opts[] = {F_SAMPLES, F_SEED, F_BASELINE, F_BACKGROUND, F_GROUPS, F_TARGET, F_ROWS,
+                                F_BATCH, F_VERBOSE, F_COALITIONS, F_WEIGHTS, F_WIDTH, F_RIDGE, -1};
+static const int occlusion_opts[] = {F_BASELINE, F_BACKGROUND, F_GROUPS, F_TARGET, F_ROWS, F_BATCH, F_VERBOSE, -1};
+
+static void fn_allowed(const char *gateway, const EeMxOpt *o, const int *allowed)
+{
+    for (int k = 0; k < NFOPT; k++) {
+        if (!o[k].value) continue;
+        int ok = 0;
+        for (const int *a = allowed; *a >= 0; a++) ok |= *a == k;
+        if (ok) continue;
+        char list[512] = "";
+        for (const int *a = allowed; *a >= 0; a++) {
+            strncat(list, a == allowed ? "" : ", ", sizeof list - strlen(list) - 1);
+            strncat(list, fopt_names[*a], sizeof list - strlen(list) - 1);
+        }
+        ee_mx_error("ee:badInput", "option '%s' does not apply to %s of a function handle (valid: %s)", fopt_names[k],
+                    gateway, list);
+    }
+}
+
+/* 'coalitions': n x P, logical or numeric 0/1, the same for every row. */
+static uint8_t *read_coalitions(const mxArray *v, int P, long *n)
+{
+    if (!(mxIsNumeric(v) || mxIsLogical(v)) || mxIsComplex(v) || mxIsSparse(v) || mxGetNumberOfDimensions(v) != 2 ||
+        mxGetN(v) != (size_t)P || mxGetM(v) < 1)
+        ee_mx_error("ee:badInput", "'coalitions' must be an n x %d logical matrix (one column per player, n >= 1), "
+                    "got %s %zux%zu", P, mxGetClassName(v), mxGetM(v), mxGetN(v));
+    size_t m = mxGetM(v);
+    if (m > 0x7fffffff / (size_t)(P ? P : 1)) ee_mx_error("ee:badInput", "'coalitions' is too large");
+    uint8_t *Z = ee_mx_malloc(m * P + 1, "'coalitions'");
+    mxArray *d = NULL;
+    const double *x = NULL;
+    if (mxIsLogical(v)) {
+        const mxLogical *l = mxGetLogicals(v);
+        for (size_t i = 0; i < m; i++)
+            for (int p = 0; p < P; p++) Z[i * P + p] = l[i + m * p] != 0;
+    } else {
+        if (!mxIsDouble(v)) {
+            mxArray *in = (mxArray *)v;
+            if (mexCallMATLAB(1, &d, 1, &in, "double")) ee_mx_error("ee:badInput", "'coalitions' cannot be read");
+        }
+        x = mxGetPr(d ? d : v);
+        for (size_t i = 0; i < m; i++)
+            for (int p = 0; p < P; p++) {
+                double val = x[i + m * p];
+                if (val != 0 && val != 1)
+                    ee_mx_error("ee:badInput", "'coalitions'(%zu,%d) = %g: a coalition holds 0 (absent) or 1 (present)",
+                                i + 1, p + 1, val);
+                Z[i * P + p] = val == 1;
+            }
+        if (d) mxDestroyArray(d);
+    }
+    *n = (long)m;
+    return Z;
+}
+
+/* 'weights': n values >= 0, one per coalition. */
+static double *read_weights(const mxArray *v, long n)
+{
+    int r, c;
+    double *w = dense_rows(v, "'weights'", &r, &c);
+    if ((long)r * c != n || (r != 1 && c != 1))
+        ee_mx_error("ee:badInput", "'weights' must be a vector of %ld values (one per row of 'coalitions'), got %dx%d", n,
+                    r, c);
+    for (long j = 0; j < n; j++)
+        if (!(w[j] >= 0)) ee_mx_error("ee:badInput", "'weights'(%ld) = %g: weights must be >= 0", j + 1, w[j]);
+    return w;
+}
+
+enum { FN_SAMPLING, FN_EXACT, FN_KERNELSHAP, FN_LIME, FN_OCCLUSION };
+static const char *const fn_method_names[] = {"sampling", "exact", "kernelshap", "lime", "occlusion"};
+
+/* The handle form of ee_sv (methods sampling, exact, kernelshap), ee_lime
+ * and ee_occlusion: players, absent values, targets and rows read alike,
+ * then ee_sv_fn or ee_coalition_fn over each run of consecutive rows. */
+static void fn_attribute(const char *gateway, int method, int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     EeMxOpt o[NFOPT];
     int N, F;
-    double *X = fn_begin("ee_sv", nlhs, nrhs, prhs, fopt_names, o, NFOPT, &N, &F);
+    double *X = fn_begin(gateway, nlhs, nrhs, prhs, fopt_names, o, NFOPT, &N, &F);
+    fn_allowed(gateway, o, method == FN_LIME ? lime_opts : method == FN_OCCLUSION ? occlusion_opts : sv_opts);
     EeAttrOptions a;
     int exact = ee_mx_attr_sampling(o[F_EXACT].value, o[F_SAMPLES].value, o[F_SEED].value, &a);
+    if (method == FN_SAMPLING && o[F_METHOD].value) {
+        static const char *const sv_methods[] = {"sampling", "exact", "kernelshap"};
+        method = ee_mx_choice(o[F_METHOD].value, "'method'", sv_methods, 3);
+        if (o[F_EXACT].value && method != (exact ? FN_EXACT : FN_SAMPLING))
+            ee_mx_error("ee:badInput", "'exact', %s contradicts 'method', '%s'", exact ? "true" : "false",
+                        fn_method_names[method]);
+    } else if (method == FN_SAMPLING && exact) {
+        method = FN_EXACT;
+    }
+    if (method != FN_KERNELSHAP && method != FN_LIME)
+        for (int k = F_COALITIONS; k <= F_PAIRED; k++)
+            if (o[k].value)
+                ee_mx_error("ee:badInput", "'%s' applies to 'method', 'kernelshap' (and 'coalitions', 'weights' to "
+                            "ee_lime)", fopt_names[k]);
     if (o[F_BATCH].value) a.batch = ee_mx_int(o[F_BATCH].value, "'batch'", 1, 1 << 20);
     if (o[F_VERBOSE].value) a.verbose = ee_mx_bool(o[F_VERBOSE].value, "'verbose'");
     a.target = read_target(o[F_TARGET].value, N);
@@ -187,17 +290,44 @@ void ee_mx_sv_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     if (o[F_GROUPS].value) pl.groups = read_groups(o[F_GROUPS].value, F);
     int P = ee_fn_players(pl.groups, F);
     if (P < 0) ee_mx_error("ee:badInput", "'groups' must hold player ids >= 0");
-    if (exact && P > EE_FN_EXACT_MAX)
+    if (method == FN_EXACT && P > EE_FN_EXACT_MAX)
         ee_mx_error("ee:badInput", "'exact' enumerates 2^P coalitions: X has %d players (at most %d; use sampling or 'groups')",
                     P, EE_FN_EXACT_MAX);
+
+    /* the coalition methods' options */
+    int coal = method >= FN_KERNELSHAP;
+    EeCoalitionOptions co = {.kind = method == FN_KERNELSHAP ? EE_COAL_KERNELSHAP
+                                     : method == FN_LIME   ? EE_COAL_LIME
+                                                           : EE_COAL_OCCLUSION};
+    /* default: SHAP's KernelExplainer's 'auto' count, 2 P + 2048 */
+    co.samples = o[F_SAMPLES].value ? a.steps : 2 * P + 2048;
+    if (o[F_PAIRED].value) co.paired = ee_mx_bool(o[F_PAIRED].value, "'paired'");
+    if (o[F_COALITIONS].value) {
+        if (o[F_SAMPLES].value || o[F_SEED].value || co.paired)
+            ee_mx_error("ee:badInput", "'coalitions' replaces the drawn ones: no 'samples', 'seed' or 'paired' with it");
+        co.coalitions = read_coalitions(o[F_COALITIONS].value, P, &co.n);
+    }
+    if (o[F_WEIGHTS].value) {
+        if (!co.coalitions) ee_mx_error("ee:badInput", "'weights' are the weights of given 'coalitions'");
+        co.weights = read_weights(o[F_WEIGHTS].value, co.n);
+    }
+    if (o[F_WIDTH].value) {
+        co.width = ee_mx_scalar(o[F_WIDTH].value, "'width'");
+        if (!(co.width > 0) || !isfinite(co.width)) ee_mx_error("ee:badInput", "'width' must be > 0, got %g", co.width);
+    }
+    if (o[F_RIDGE].value) {
+        co.ridge = ee_mx_scalar(o[F_RIDGE].value, "'ridge'");
+        if (!(co.ridge >= 0) || !isfinite(co.ridge)) ee_mx_error("ee:badInput", "'ridge' must be >= 0, got %g", co.ridge);
+    }
     int nrows;
     int *rows = ee_mx_attr_rows(o[F_ROWS].value, N, &nrows);
 
-    ee_mx_budget(ee_sv_fn_bytes(N, F, P, pl.K, &a, exact) + 16.0 * nrows * F + 48.0 * nrows * (P + 4),
-                 "the call");
+    double bytes = coal ? ee_coalition_fn_bytes(N, F, P, pl.K, &a, &co) : ee_sv_fn_bytes(N, F, P, pl.K, &a, exact);
+    ee_mx_budget(bytes + 16.0 * nrows * F + 48.0 * nrows * (P + 4), "the call");
     double *A = ee_mx_malloc(sizeof(double) * ((size_t)nrows * F + 1), "the attributions");
     double *players = ee_mx_malloc(sizeof(double) * ((size_t)nrows * P + 1), "info.players");
-    double *var = nlhs > 1 && !exact ? ee_mx_malloc(sizeof(double) * ((size_t)nrows * P + 1), "info.variance") : NULL;
+    double *var = nlhs > 1 && method == FN_SAMPLING
+                      ? ee_mx_malloc(sizeof(double) * ((size_t)nrows * P + 1), "info.variance") : NULL;
     int32_t *target;
     double *fx, *fe, *delta;
     info_arrays(nrows, &target, &fx, &fe, &delta);
@@ -218,7 +348,8 @@ void ee_mx_sv_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         if (a.target) s.target = a.target + r0;
         EeFnInfo part = {target + i0, fx + i0, fe + i0, delta + i0, players + (size_t)i0 * P,
                          var ? var + (size_t)i0 * P : NULL, 0, 0, 0, 0};
-        st = ee_sv_fn(&sf, X + (size_t)r0 * F, n, &pl, &s, exact, A + (size_t)i0 * F, &part);
+        st = coal ? ee_coalition_fn(&sf, X + (size_t)r0 * F, n, &pl, &s, &co, A + (size_t)i0 * F, &part)
+                  : ee_sv_fn(&sf, X + (size_t)r0 * F, n, &pl, &s, exact, A + (size_t)i0 * F, &part);
         rows_eval += part.rows;
         calls += part.calls;
         secs += part.seconds;
@@ -237,16 +368,34 @@ void ee_mx_sv_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         ee_mx_set(s, "seconds", mxCreateDoubleScalar(secs));
         ee_mx_set(s, "seconds_f", mxCreateDoubleScalar(fn.seconds_f));
         ee_mx_set(s, "seconds_callback", mxCreateDoubleScalar(secs_cb));
-        ee_mx_set(s, "method", mxCreateString(exact ? "exact" : "sampling"));
-        ee_mx_set(s, "steps", mxCreateDoubleScalar(exact ? 0 : a.steps));
+        ee_mx_set(s, "method", mxCreateString(fn_method_names[method]));
+        /* permutations (sampling), coalitions per row (kernelshap, lime), 0 */
+        double steps = method == FN_SAMPLING ? a.steps : coal && P > 0 ? (double)ee_coalition_count(&co, P) : 0;
+        ee_mx_set(s, method == FN_SAMPLING || method == FN_EXACT ? "steps" : "coalitions", mxCreateDoubleScalar(steps));
         plhs[1] = s;
     }
     ee_mx_cleanup();
 }
 
-enum { G_STEPS, G_METHOD, G_BASELINE, G_TARGET, G_ROWS, G_BATCH, G_VERBOSE, G_GRADIENT, G_STEP, NGOPT };
-static const char *const gopt_names[NGOPT] = {"steps", "method", "baseline", "target", "rows",
-                                              "batch", "verbose", "gradient", "step"};
+void ee_mx_sv_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    fn_attribute("ee_sv", FN_SAMPLING, nlhs, plhs, nrhs, prhs);
+}
+
+void ee_mx_lime_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    fn_attribute("ee_lime", FN_LIME, nlhs, plhs, nrhs, prhs);
+}
+
+void ee_mx_occlusion_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    fn_attribute("ee_occlusion", FN_OCCLUSION, nlhs, plhs, nrhs, prhs);
+}
+
+enum { G_STEPS, G_METHOD, G_BASELINE, G_TARGET, G_ROWS, G_BATCH, G_VERBOSE, G_GRADIENT, G_STEP, G_BACKGROUND,
+       G_SAMPLES, G_SEED, NGOPT };
+static const char *const gopt_names[NGOPT] = {"steps", "method", "baseline", "target", "rows", "batch",
+                                              "verbose", "gradient", "step", "background", "samples", "seed"};
 
 void ee_mx_ig_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
@@ -277,16 +426,31 @@ void ee_mx_ig_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         if (!(h > 0)) ee_mx_error("ee:badInput", "'step' must be > 0, got %g", h);
     }
     double *b = NULL;
+    int K = 0, m = 0;
     if (o[G_BASELINE].value) {
         if (one) ee_mx_error("ee:badInput", "gradxinput has no baseline option (one gradient at the input)");
         b = baseline_row(o[G_BASELINE].value, F);
+        K = 1;
     }
+    /* expected gradients: the baselines are the background's rows, all or drawn */
+    if (o[G_BACKGROUND].value) {
+        if (one) ee_mx_error("ee:badInput", "gradxinput has no baseline, so no 'background' (one gradient at the input)");
+        if (b) ee_mx_error("ee:badInput", "'baseline' and 'background' exclude each other (a baseline is a background of one row)");
+        int cols;
+        b = dense_rows(o[G_BACKGROUND].value, "'background'", &K, &cols);
+        if (K < 1 || cols != F)
+            ee_mx_error("ee:badInput", "'background' must be K x %d (K >= 1 rows of the columns of X), got %dx%d", F, K, cols);
+    }
+    if ((o[G_SAMPLES].value || o[G_SEED].value) && !o[G_BACKGROUND].value)
+        ee_mx_error("ee:badInput", "'samples' and 'seed' draw baselines from a 'background'");
+    if (o[G_SAMPLES].value) m = ee_mx_int(o[G_SAMPLES].value, "'samples'", 1, 1 << 20);
+    if (o[G_SEED].value) a.seed = (uint64_t)ee_mx_int(o[G_SEED].value, "'seed'", 0, 0x7fffffff);
     const int32_t *tg_all = read_target(o[G_TARGET].value, N);
     int nrows;
     int *rows = ee_mx_attr_rows(o[G_ROWS].value, N, &nrows);
-    /* IG draws nothing: the selected rows go in one call */
+    /* the selected rows, in order (their runs of consecutive rows are the calls below) */
     double B = a.batch > 0 ? a.batch : 1024;
-    ee_mx_budget(8.0 * nrows * F * 5 + B * F * 8 + 64.0 * nrows, "the call");
+    ee_mx_budget(8.0 * nrows * F * 6 + B * F * 8 + 64.0 * nrows + 4.0 * nrows * (m ? m : K) + 8.0 * K * (F + 8), "the call");
     double *Xs = ee_mx_malloc(sizeof(double) * ((size_t)nrows * F + 1), "the rows of X");
     int32_t *tg = tg_all ? ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "'target'") : NULL;
     for (int i = 0; i < nrows; i++) {
@@ -302,9 +466,25 @@ void ee_mx_ig_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     EeMxFn fn = {.fh = prhs[0]};
     EeScoreFn sf = {ee_mx_fn_eval, &fn};
     EeGradFn gf = {ee_mx_fn_eval_grad, &fn};
-    EeFnInfo info = {.target = target, .fx = fx, .fempty = fb, .delta = delta};
+    EeFnInfo info = {0};
     running_f = 1;
-    EeStatus st = ee_ig_fn(&sf, fd ? NULL : &gf, Xs, nrows, F, b, &a, h, A, &info);
+    EeStatus st = EE_OK;
+    /* one call per maximal run of consecutive rows, keyed by its offset in X
+     * (the stream of a row's drawn baselines) */
+    for (int i0 = 0; i0 < nrows && !st;) {
+        int i1 = i0 + 1;
+        while (i1 < nrows && rows[i1] == rows[i1 - 1] + 1) i1++;
+        EeAttrOptions s = a;
+        s.row_offset = rows[i0];
+        if (tg) s.target = tg + i0;
+        EeFnInfo part = {.target = target + i0, .fx = fx + i0, .fempty = fb + i0, .delta = delta + i0};
+        st = ee_eg_fn(&sf, fd ? NULL : &gf, Xs + (size_t)i0 * F, i1 - i0, F, b, K, m, &s, h, A + (size_t)i0 * F, &part);
+        info.rows += part.rows;
+        info.calls += part.calls;
+        info.seconds += part.seconds;
+        info.seconds_eval += part.seconds_eval;
+        i0 = i1;
+    }
     fn_end(&fn, st);
 
     plhs[0] = matrix(A, nrows, F);
@@ -319,6 +499,7 @@ void ee_mx_ig_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         ee_mx_set(s, "steps", mxCreateDoubleScalar(a.steps));
         ee_mx_set(s, "gradient", mxCreateString(fd ? "fd" : "function"));
         if (fd) ee_mx_set(s, "step", mxCreateDoubleScalar(h));
+        if (o[G_BACKGROUND].value) ee_mx_set(s, "baselines", mxCreateDoubleScalar(m ? m : K));
         plhs[1] = s;
     }
     ee_mx_cleanup();

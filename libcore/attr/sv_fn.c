@@ -13,8 +13,14 @@
  * last coalition is back. The K values of a coalition are summed in the
  * order k = 0..K-1 whatever the batches, so the results do not depend on
  * the batch size. The full coalition is x itself: its value is f(x) from
- * the first pass, which makes efficiency hold per permutation. */
+ * the first pass, which makes efficiency hold per permutation.
+ *
+ * The same generator serves the coalition methods (KernelSHAP, LIME,
+ * occlusion: ee_coalition_fn): a row's coalitions are then the list the
+ * method draws for it (index 0 the empty one, 1 + j the j-th listed), and
+ * the method solves for the values once they are back. */
 #include "attr_common.h"
+#include "coalition.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -77,11 +83,17 @@ int ee_fn_players(const int32_t *groups, int F)
     return P < 0 ? -1 : P;
 }
 
+/* How a row's coalitions are listed. */
+enum { MODE_SAMPLING, MODE_EXACT, MODE_LIST };
+
 /* Coalitions of one row. Sampling: 0 = empty, 1 + k (P-1) + j = the first
  * j + 1 players of permutation k (j < P - 1; the P-th is x). Exact: c is
- * the bit set of the players, 0 .. 2^P - 2 (2^P - 1 is x). */
+ * the bit set of the players, 0 .. 2^P - 2 (2^P - 1 is x). List: 0 =
+ * empty, 1 + j = row j of Z. */
 typedef struct {
     int *perm;      /* sampling: steps x P */
+    uint8_t *Z;     /* list: the method's coalitions, (ncoal - 1) x P */
+    double *w;      /* list: their weights */
     double *vals;   /* ncoal sums of f over the K background rows */
     long ncoal;
     long pending;   /* perturbed rows not yet evaluated (ncoal K) */
@@ -91,6 +103,8 @@ static void row_free(RowState *q)
 {
     if (!q) return;
     free(q->perm);
+    free(q->Z);
+    free(q->w);
     free(q->vals);
     free(q);
 }
@@ -100,7 +114,9 @@ typedef struct {
     const double *X;
     const EeFnPlayers *pl;
     const EeAttrOptions *o;
-    int exact, F, P, K, B, C;
+    int mode, exact, F, P, K, B, C;
+    const EeCoalitionOptions *m; /* list: the method */
+    long nlist;               /* list: its coalitions per row */
     const int *player, *size;
     const int *slot;          /* player[f], or P for the columns of no player
                                  (present[P] is always 1) */
@@ -179,7 +195,14 @@ static void emit_row(Ctx *c, const double *x, const uint64_t *mask, int k, int j
 static void coalition_mask(const Ctx *c, const RowState *q, long k, long j, long bits, uint8_t *present,
                            uint64_t *mask)
 {
-    if (!c->exact && k >= 0 && j > 0) {
+    if (c->mode == MODE_LIST) {
+        memset(present, 0, (size_t)c->P);
+        present[c->P] = 1;
+        if (bits > 0) memcpy(present, q->Z + (size_t)(bits - 1) * c->P, (size_t)c->P);
+        column_mask(c, present, mask);
+        return;
+    }
+    if (c->mode == MODE_SAMPLING && k >= 0 && j > 0) {
         int p = q->perm[(size_t)k * c->P + j];
         present[p] = 1;
         for (int t = c->col_start[p]; t < c->col_start[p + 1]; t++) mask[c->cols[t]] = ~(uint64_t)0;
@@ -228,26 +251,42 @@ static EeStatus row_new(const Ctx *c, int i, RowState **out)
     if (!q) return ee_fail(EE_ERR_NOMEM, "out of memory");
     int P = c->P, s = c->o->steps;
     if (P == 0) q->ncoal = 0;
-    else if (c->exact) q->ncoal = (1L << P) - 1;
+    else if (c->mode == MODE_EXACT) q->ncoal = (1L << P) - 1;
+    else if (c->mode == MODE_LIST) q->ncoal = 1 + c->nlist;
     else q->ncoal = 1 + (long)s * (P - 1);
     q->vals = calloc((size_t)q->ncoal + 1, sizeof(double));
-    if (!c->exact) q->perm = malloc(sizeof(int) * ((size_t)s * P + 1));
-    if (!q->vals || (!c->exact && !q->perm)) { row_free(q); return ee_fail(EE_ERR_NOMEM, "out of memory"); }
-    if (!c->exact)
+    if (c->mode == MODE_SAMPLING) q->perm = malloc(sizeof(int) * ((size_t)s * P + 1));
+    if (c->mode == MODE_LIST) {
+        q->Z = malloc((size_t)c->nlist * P + 1);
+        q->w = malloc(sizeof(double) * ((size_t)c->nlist + 1));
+    }
+    if (!q->vals || (c->mode == MODE_SAMPLING && !q->perm) || (c->mode == MODE_LIST && (!q->Z || !q->w))) {
+        row_free(q);
+        return ee_fail(EE_ERR_NOMEM, "out of memory");
+    }
+    if (c->mode == MODE_SAMPLING)
         for (int k = 0; k < s; k++) ee_sv_permutation(c->o->seed, c->o->row_offset + i, k, P, q->perm + (size_t)k * P);
+    if (c->mode == MODE_LIST && P > 0) {
+        EeStatus st = ee_coalition_draw(c->m, c->o->seed, c->o->row_offset + i, P, q->Z, q->w);
+        if (st) { row_free(q); return st; }
+    }
     q->pending = q->ncoal * c->K;
     *out = q;
     return EE_OK;
 }
 
 /* The player values of a finished row from its coalition values. */
-static void row_finish(const Ctx *c, const RowState *q, double fx, double *phi, double *var)
+static EeStatus row_finish(const Ctx *c, RowState *q, double fx, double *phi, double *var)
 {
     int P = c->P, s = c->o->steps;
     double K = c->K, vempty = P ? q->vals[0] / K : fx;
     memset(phi, 0, sizeof(double) * (P ? P : 1));
-    if (P == 0) return;
-    if (c->exact) {
+    if (P == 0) return EE_OK;
+    if (c->mode == MODE_LIST) {
+        for (long t = 1; t < q->ncoal; t++) q->vals[t] /= K;
+        return ee_coalition_solve(c->m, P, c->nlist, q->Z, q->w, q->vals + 1, vempty, fx, phi);
+    }
+    if (c->mode == MODE_EXACT) {
         /* phi_p = sum over S without p of |S|! (P-|S|-1)! / P! (v(S+p) - v(S)),
          * the weight 1 / (P binom(P-1, |S|)) */
         double w[EE_FN_EXACT_MAX + 1];
@@ -267,7 +306,7 @@ static void row_finish(const Ctx *c, const RowState *q, double fx, double *phi, 
             }
             phi[p] = sum;
         }
-        return;
+        return EE_OK;
     }
     double *sq = var;
     if (sq) memset(sq, 0, sizeof(double) * P);
@@ -289,6 +328,7 @@ static void row_finish(const Ctx *c, const RowState *q, double fx, double *phi, 
         }
         phi[p] = mean;
     }
+    return EE_OK;
 }
 
 static EeStatus sv_fn_run(Ctx *c, int N, const int32_t *target, const double *fx, double *A, EeFnInfo *info,
@@ -352,8 +392,8 @@ static EeStatus sv_fn_run(Ctx *c, int N, const int32_t *target, const double *fx
         }
         while (finished < N && rs[finished] && rs[finished]->pending == 0) {
             RowState *q = rs[finished];
-            double *var = info && info->variance ? info->variance + (size_t)finished * P : NULL;
-            row_finish(c, q, fx[finished], phi, var);
+            double *var = c->mode == MODE_SAMPLING && info && info->variance ? info->variance + (size_t)finished * P : NULL;
+            if ((st = row_finish(c, q, fx[finished], phi, var))) break;
             double sum = 0;
             for (int p = 0; p < P; p++) sum += phi[p];
             double fe = P ? q->vals[0] / K : fx[finished];
@@ -376,23 +416,26 @@ done:
     return st;
 }
 
-EeStatus ee_sv_fn(const EeScoreFn *f, const double *X, int N, const EeFnPlayers *pl,
-                  const EeAttrOptions *o, int exact, double *A, EeFnInfo *info)
+/* ee_sv_fn and ee_coalition_fn: mode MODE_*, m the method of MODE_LIST. */
+static EeStatus fn_main(const EeScoreFn *f, const double *X, int N, const EeFnPlayers *pl, const EeAttrOptions *o,
+                        int mode, const EeCoalitionOptions *m, double *A, EeFnInfo *info)
 {
-    if (!f || !f->eval || !pl || !o || (N > 0 && (!X || !A)))
+    int exact = mode == MODE_EXACT;
+    if (!f || !f->eval || !pl || !o || (N > 0 && (!X || !A)) || (mode == MODE_LIST && !m))
         return ee_fail(EE_ERR_INPUT, "SV of f: missing argument");
     int F = pl->F, K = pl->background ? pl->K : 1;
     if (N < 0 || F < 1) return ee_fail(EE_ERR_INPUT, "SV of f: X must have at least one column (got %d)", F);
     if (K < 1) return ee_fail(EE_ERR_INPUT, "the background must have at least one row");
-    if (!exact && o->steps < 1) return ee_fail(EE_ERR_INPUT, "'samples' must be >= 1, got %d", o->steps);
-    if (!exact && o->perms) return ee_fail(EE_ERR_UNSUPPORTED, "explicit permutations are not supported for a function");
+    if (mode == MODE_SAMPLING && o->steps < 1) return ee_fail(EE_ERR_INPUT, "'samples' must be >= 1, got %d", o->steps);
+    if (mode != MODE_EXACT && o->perms)
+        return ee_fail(EE_ERR_UNSUPPORTED, "explicit permutations are not supported for a function");
     for (size_t t = 0; pl->background && t < (size_t)K * F; t++)
         if (!isfinite(pl->background[t]))
             return ee_fail(EE_ERR_INPUT, "the background's row %zu, column %zu is NaN or Inf", t / F + 1, t % F + 1);
     for (size_t t = 0; t < (size_t)N * F; t++)
         if (!isfinite(X[t])) return ee_fail(EE_ERR_INPUT, "X(%zu,%zu) is NaN or Inf", t / F + 1, t % F + 1);
     double t0 = ee_now();
-    Ctx c = {.f = f, .X = X, .pl = pl, .o = o, .exact = exact, .F = F, .K = K};
+    Ctx c = {.f = f, .X = X, .pl = pl, .o = o, .mode = mode, .exact = exact, .F = F, .K = K, .m = m};
     EeStatus st = EE_OK;
     int *player = malloc(sizeof(int) * F), *size = malloc(sizeof(int) * F), *slot = malloc(sizeof(int) * F);
     int *cols = malloc(sizeof(int) * F), *col_start = NULL;
@@ -418,6 +461,14 @@ EeStatus ee_sv_fn(const EeScoreFn *f, const double *X, int N, const EeFnPlayers 
         if (player[f] >= 0) cols[col_start[player[f]] + --size[player[f]]] = f;
     }
     for (int p = 0; p < P; p++) size[p] = col_start[p + 1] - col_start[p]; /* counted down above */
+    if (mode == MODE_LIST) {
+        c.nlist = P ? ee_coalition_count(m, P) : 0;
+        if (c.nlist < 0) {
+            st = ee_fail(EE_ERR_INPUT, "invalid options of the coalition method ('samples' >= 1, coalitions of "
+                         "%d players, weights >= 0, ridge >= 0)", P);
+            goto done;
+        }
+    }
     c.P = P;
     c.player = player;
     c.size = size;
@@ -425,7 +476,8 @@ EeStatus ee_sv_fn(const EeScoreFn *f, const double *X, int N, const EeFnPlayers 
     c.col_start = col_start;
     c.cols = cols;
     /* no batch larger than the rows there are to evaluate */
-    long per_row = P == 0 ? 0 : exact ? ((1L << P) - 1) * K : (1 + (long)o->steps * (P - 1)) * K;
+    long per_row = P == 0 ? 0 : exact ? ((1L << P) - 1) * K
+                 : mode == MODE_LIST ? (1 + c.nlist) * K : (1 + (long)o->steps * (P - 1)) * K;
     double total = (double)N * per_row;
     long B = o->batch > 0 ? o->batch : 1024;
     if (B > N && B > total) B = (long)(total > N ? total : N);
@@ -450,6 +502,18 @@ done:
     return st;
 }
 
+EeStatus ee_sv_fn(const EeScoreFn *f, const double *X, int N, const EeFnPlayers *pl,
+                  const EeAttrOptions *o, int exact, double *A, EeFnInfo *info)
+{
+    return fn_main(f, X, N, pl, o, exact ? MODE_EXACT : MODE_SAMPLING, NULL, A, info);
+}
+
+EeStatus ee_coalition_fn(const EeScoreFn *f, const double *X, int N, const EeFnPlayers *pl, const EeAttrOptions *o,
+                         const EeCoalitionOptions *m, double *A, EeFnInfo *info)
+{
+    return fn_main(f, X, N, pl, o, MODE_LIST, m, A, info);
+}
+
 double ee_sv_fn_bytes(int N, int F, int P, int K, const EeAttrOptions *o, int exact)
 {
     double B = o->batch > 0 ? o->batch : 1024;
@@ -458,4 +522,16 @@ double ee_sv_fn_bytes(int N, int F, int P, int K, const EeAttrOptions *o, int ex
     double live = ncoal * K > 0 ? B / (ncoal * K) + 2 : 1;
     if (live > N + 1.0) live = N + 1.0;
     return B * F * 8 + B * 12 + (double)N * 20 + (double)F * 16 + live * (ncoal * 8 + (exact ? 0 : (double)o->steps * P * 4) + 64);
+}
+
+double ee_coalition_fn_bytes(int N, int F, int P, int K, const EeAttrOptions *o, const EeCoalitionOptions *m)
+{
+    double B = o->batch > 0 ? o->batch : 1024;
+    long n = P > 0 ? ee_coalition_count(m, P) : 0;
+    double ncoal = n > 0 ? 1.0 + n : 1;
+    double live = B / (ncoal * K) + 2;
+    if (live > N + 1.0) live = N + 1.0;
+    /* a row: values, coalitions, weights; the solve: a (P + 1)^2 system */
+    return B * F * 8 + B * 12 + (double)N * 20 + (double)F * 16 + live * (ncoal * (9.0 + P) + 64) +
+           8.0 * (P + 3) * (P + 3);
 }

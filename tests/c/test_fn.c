@@ -8,7 +8,8 @@
  * model; batch and row-split independence; the callback's errors, NaN,
  * wrong sizes and interrupts. Integrated Gradients (ee_ig_fn) with the
  * model's own gradient and with central differences, against the
- * quadrature of the analytic gradient and a linear model's closed form. */
+ * quadrature of the analytic gradient and a linear model's closed form;
+ * expected gradients (ee_eg_fn) likewise, over the background's rows. */
 #include "check.h"
 #include "ee.h"
 
@@ -573,6 +574,100 @@ static void check_ig(void)
     grad_out = NULL;
 }
 
+
+/* Expected gradients: IG averaged over the background's rows (all, or m
+ * drawn per row from RANDOM.md's stream, re-derived here), against the
+ * mean of the quadrature of the analytic gradient over the same
+ * baselines; the linear model's closed form w .* (x - mean(baselines));
+ * f(b) the mean over them; batch independence. */
+static void check_eg(void)
+{
+    const int s = 12, K = 3;
+    double alpha[32], wq[32];
+    CHECK_OK(ee_ig_nodes(EE_IG_GAUSSLEGENDRE, s, alpha, wq));
+    for (int m_draw = 0; m_draw <= 5; m_draw += 5) {
+        Model m = {.F = F_COLS, .C = C_OUT};
+        EeScoreFn fn = {eval, &m};
+        EeGradFn gfn = {eval_grad, &m};
+        EeAttrOptions o;
+        ee_attr_options_defaults(&o);
+        o.verbose = 0;
+        o.steps = s;
+        o.seed = 9;
+        o.row_offset = 2;
+        double A[N_ROWS * F_COLS], fx[N_ROWS], fb[N_ROWS], delta[N_ROWS];
+        int32_t target[N_ROWS];
+        EeFnInfo info = {.target = target, .fx = fx, .fempty = fb, .delta = delta};
+        CHECK_OK(ee_eg_fn(&fn, &gfn, X, N_ROWS, F_COLS, BG, K, m_draw, &o, 1e-4, A, &info));
+        CheckCmp c = CMP_INIT, cb = CMP_INIT;
+        int nb = m_draw ? m_draw : K;
+        for (int i = 0; i < N_ROWS; i++) {
+            const double *x = X + (size_t)i * F_COLS;
+            int t = argmax_row(&m, x), idx[8];
+            EeRng r;
+            ee_rng_stream(&r, 9, (uint64_t)(2 + i), (uint64_t)0x4547 << 32);
+            for (int j = 0; j < nb; j++) idx[j] = m_draw ? (int)ee_rng_below(&r, K) : j;
+            double ref[F_COLS] = {0}, fbr = 0;
+            for (int j = 0; j < nb; j++) {
+                const double *b = BG + (size_t)idx[j] * F_COLS;
+                double sum[F_COLS] = {0}, z[F_COLS], g[F_COLS];
+                for (int k = 0; k < s; k++) {
+                    for (int f = 0; f < F_COLS; f++) z[f] = b[f] + alpha[k] * (x[f] - b[f]);
+                    nonlinear_grad(z, F_COLS, t, g);
+                    for (int f = 0; f < F_COLS; f++) sum[f] += wq[k] * g[f];
+                }
+                for (int f = 0; f < F_COLS; f++) ref[f] += (x[f] - b[f]) * sum[f] / nb;
+                fbr += model_value(&m, b, t) / nb;
+            }
+            for (int f = 0; f < F_COLS; f++) cmp_add(&c, A[i * F_COLS + f], ref[f]);
+            cmp_add(&cb, fb[i], fbr);
+        }
+        CHECK(c.scale > 1e-2, "EG: the values are not all ~0");
+        CHECK_CMP(c, 1e-13 * c.scale, "EG (%d drawn): against the mean of the quadratures over the baselines", m_draw);
+        CHECK_CMP(cb, 1e-14 * fmax(cb.scale, 1), "EG (%d drawn): f(b) is the mean over the baselines", m_draw);
+        long rows = N_ROWS + K + (long)N_ROWS * nb * s;
+        CHECK(info.rows == rows && m.rows == rows, "EG: %ld rows, expected %ld", info.rows, rows);
+        double Ab[N_ROWS * F_COLS];
+        o.batch = 7;
+        m.calls = 0;
+        CHECK_OK(ee_eg_fn(&fn, NULL, X, N_ROWS, F_COLS, BG, K, m_draw, &o, 1e-4, Ab, NULL));
+        CheckCmp cf = CMP_INIT;
+        for (int t = 0; t < N_ROWS * F_COLS; t++) cmp_add(&cf, Ab[t], A[t]);
+        CHECK_CMP(cf, 1e-7 * c.scale, "EG (%d drawn): central differences, batch 7, against the gradient", m_draw);
+        m.calls = 0;
+        CHECK_OK(ee_eg_fn(&fn, &gfn, X, N_ROWS, F_COLS, BG, K, m_draw, &o, 1e-4, Ab, NULL));
+        CHECK(!memcmp(A, Ab, sizeof A), "EG (%d drawn): batch 7 changes the bits", m_draw);
+        free(m.out);
+    }
+    /* the linear model: w .* (x - mean(background)) */
+    double w[F_COLS * 2];
+    for (int i = 0; i < F_COLS * 2; i++) w[i] = 0.3 * i - 1.1;
+    Model m = {.F = F_COLS, .C = 2, .w = w, .bias = -0.25};
+    EeScoreFn fn = {eval, &m};
+    EeGradFn gfn = {eval_grad, &m};
+    EeAttrOptions o;
+    ee_attr_options_defaults(&o);
+    o.verbose = 0;
+    o.steps = 2;
+    double A[N_ROWS * F_COLS], delta[N_ROWS];
+    int32_t target[N_ROWS];
+    EeFnInfo info = {.target = target, .delta = delta};
+    CHECK_OK(ee_eg_fn(&fn, &gfn, X, N_ROWS, F_COLS, BG, 3, 0, &o, 1e-4, A, &info));
+    CheckCmp c = CMP_INIT, cd = CMP_INIT;
+    for (int i = 0; i < N_ROWS; i++) {
+        for (int f = 0; f < F_COLS; f++) {
+            double mb = (BG[f] + BG[F_COLS + f] + BG[2 * F_COLS + f]) / 3;
+            cmp_add(&c, A[i * F_COLS + f], w[f + target[i] * F_COLS] * (X[i * F_COLS + f] - mb));
+        }
+        cmp_add(&cd, delta[i], 0);
+    }
+    CHECK_CMP(c, 1e-14 * fmax(c.scale, 1), "EG, linear model: w .* (x - mean(background))");
+    CHECK_CMP(cd, 1e-13, "EG, linear model: completeness");
+    free(m.out);
+    free(grad_out);
+    grad_out = NULL;
+}
+
 int main(void)
 {
     make_data();
@@ -588,5 +683,6 @@ int main(void)
     check_errors();
     check_no_players();
     check_ig();
+    check_eg();
     return check_finish("test_fn");
 }

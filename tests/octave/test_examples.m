@@ -37,6 +37,22 @@
 %! assert (r.mse, r.predicted, 0.5 * r.predicted);
 
 %!test
+%! r = run_example ('perturbation_methods');
+%! ## a linear model: every method w .* (x - mean (background))
+%! assert (numel (r.linear_error), 5);
+%! assert (all (r.linear_error < 1e-12), sprintf ('%g ', r.linear_error));
+%! ## the interaction: KernelSHAP (all coalitions) and expected gradients
+%! ## split it as Shapley does, occlusion counts it twice
+%! assert (all (r.interaction_error < 1e-12), sprintf ('%g ', r.interaction_error));
+%! assert (r.occlusion_delta > 1);
+%! ## the error falls with the coalitions; antithetic pairs lower it
+%! assert (all (diff (r.mse_kernelshap) < 0), sprintf ('%g ', r.mse_kernelshap));
+%! assert (all (diff (r.mse_kernelshap_paired) < 0), sprintf ('%g ', r.mse_kernelshap_paired));
+%! assert (r.mse_kernelshap(end) < r.mse_kernelshap(1) / 5);
+%! assert (all (r.mse_kernelshap_paired < r.mse_kernelshap));
+%! assert (all (diff (r.mse_sampling) < 0), sprintf ('%g ', r.mse_sampling));
+
+%!test
 %! r = run_example ('gradients_vs_shapley');
 %! ## x1^2 x2 at (2, 3): IG 2 : 1 along the path, Shapley values equal
 %! assert (r.ig, [8 4], 1e-12);

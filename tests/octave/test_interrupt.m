@@ -45,3 +45,8 @@
 %! check (interrupt_case ("ee_sv (@(x) x(:,1) + 0 * numel (evalc ('pause (0.2)')), randn (3, 8), 'samples', 1e4, 'verbose', false)"));
 %!test
 %! check (interrupt_case ("ee_sv (@(x) x * ones (8, 1), randn (200, 8), 'samples', 1e5, 'batch', 256, 'verbose', false)"));
+%!test
+%! ## the coalition methods of a handle: the same generator, polled between calls
+%! check (interrupt_case ("ee_sv (@(x) x * ones (30, 1), randn (200, 30), 'method', 'kernelshap', 'samples', 1e5, 'batch', 256, 'verbose', false)"));
+%!test
+%! check (interrupt_case ("ee_lime (@(x) x(:,1) + 0 * numel (evalc ('pause (0.2)')), randn (3, 8), 'samples', 1e4, 'verbose', false)"));
