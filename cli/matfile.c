@@ -38,24 +38,6 @@ static char *xstrdup(const char *s)
     return memcpy(ee_xmalloc(n), s, n);
 }
 
-/* matio reports problems through a log function that by default prints
- * to stderr: keep its last message for ours instead. */
-static char matio_message[256];
-static void matio_log(int level, char *message)
-{
-    (void)level;
-    snprintf(matio_message, sizeof matio_message, "%s", message ? message : "");
-}
-
-static void quiet_matio(void)
-{
-    static int done;
-    if (!done) {
-        Mat_LogInitFunc("ee", matio_log);
-        done = 1;
-    }
-}
-
 /* ---- builders ---------------------------------------------------------------------- */
 static matvar_t *must(matvar_t *v)
 {
@@ -205,7 +187,7 @@ void ee_mat_abandon(void)
 
 EeStatus ee_mat_write(const char *path, const char *const *names, matvar_t **vars, int n)
 {
-    quiet_matio();
+    ee_mat_quiet();
     EeStatus st = EE_OK;
     for (int i = 0; i < n && !st; i++)
         if (var_bytes(vars[i]) > ((size_t)1 << 31) - 4096)
@@ -229,7 +211,7 @@ EeStatus ee_mat_write(const char *path, const char *const *names, matvar_t **var
         vars[i]->name = xstrdup(names[i]);
         if (Mat_VarWrite(mat, vars[i], MAT_COMPRESSION_NONE))
             st = ee_fail(EE_ERR_IO, "cannot write variable '%s' to '%s'%s%s", names[i], tmp,
-                         matio_message[0] ? ": " : "", matio_message);
+                         ee_mat_message()[0] ? ": " : "", ee_mat_message());
     }
     if (mat && Mat_Close(mat) && !st) st = ee_fail(EE_ERR_IO, "cannot close '%s'", tmp);
     if (!st) { /* on disk before it gets its name */

@@ -19,6 +19,12 @@
 
 #include <matio.h>
 
+/* matio prints its problems to stderr: after ee_mat_quiet (called by
+ * ee_matin_open, and by a writer before it starts) they are kept instead,
+ * and ee_mat_message gives the last one ("" since ee_mat_quiet). */
+void ee_mat_quiet(void);
+const char *ee_mat_message(void);
+
 /* The structure check alone: EE_OK, or EE_ERR_IO saying what is wrong. */
 EeStatus ee_mat5_check(const char *path);
 

@@ -20,14 +20,17 @@ static void matio_log(int level, char *message)
     snprintf(matio_message, sizeof matio_message, "%s", message ? message : "");
 }
 
-static void quiet_matio(void)
+void ee_mat_quiet(void)
 {
     static int done;
     if (!done) {
         Mat_LogInitFunc("ee", matio_log);
         done = 1;
     }
+    matio_message[0] = 0;
 }
+
+const char *ee_mat_message(void) { return matio_message; }
 
 /* ---- reading ---------------------------------------------------------------- */
 #define EE_MATIN_VARS 64
@@ -52,7 +55,7 @@ static void source_free(EeMvSource *k);
 EeStatus ee_matin_open(const char *path, EeMatIn **out)
 {
     *out = NULL;
-    quiet_matio();
+    ee_mat_quiet();
     FILE *probe = fopen(path, "rb");
     if (!probe) return ee_fail(EE_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
     fclose(probe);
