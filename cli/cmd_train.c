@@ -154,7 +154,7 @@ static matvar_t *words_row(const matvar_t *cell)
 {
     int n = (int)ee_mv_numel(cell);
     matvar_t *r = ee_mv_cell_row(n);
-    for (int i = 0; i < n; i++) ee_mv_cell_set(r, i, ee_mv_copy(Mat_VarGetCell((matvar_t *)cell, i)));
+    for (int i = 0; i < n; i++) ee_mv_cell_set(r, i, ee_mv_copy(ee_mv_cell((matvar_t *)cell, (size_t)i)));
     return r;
 }
 

@@ -286,7 +286,7 @@ EeStatus ee_data_permutations(EeData *d, const char *var, const long *rows, long
     if (!o) return ee_fail(EE_ERR_NOMEM, "out of memory reading %s", what);
     int s = -1;
     for (long i = 0; i < n; i++) {
-        matvar_t *p = Mat_VarGetCell(c, (int)rows[i]);
+        matvar_t *p = ee_mv_cell(c, (size_t)rows[i]);
         int nr = ee_count_real(ids + (size_t)i * T, T);
         char el[600];
         snprintf(el, sizeof el, "%s{%ld}", what, rows[i] + 1);
@@ -346,7 +346,7 @@ EeStatus ee_data_words(EeData *d, const char *var, int vocabulary, matvar_t **ce
     EeWordCounts *seen = NULL;
     if (!w || !len || ee_counts_new(&seen)) { st = ee_fail(EE_ERR_NOMEM, "out of memory reading %s", what); goto done; }
     for (int i = 0; i < n && !st; i++) {
-        matvar_t *e = Mat_VarGetCell(c, i);
+        matvar_t *e = ee_mv_cell(c, (size_t)i);
         char el[600];
         snprintf(el, sizeof el, "%s{%d}", what, i + 1);
         if (!e || ee_mv_text(e, el, &w[i], &len[i]) || len[i] == 0) {

@@ -1,55 +1,17 @@
-/* matfile.h: .mat files for cli/ee, through matio. Reading: variables of
- * a file with their class, realness, size and data checked before use,
- * text as UTF-8, and any struct (or element of a struct array) as an
- * EeFieldSource for libcore's validating model loader. Writing: small
- * builders of the variables the gateways would return, and one writer
- * that goes through a temporary file and a rename, so that a reader never
- * sees a half-written file under the final name.
- *
- * Messages name the file and the variable or field ("d.mat: tokens"). */
+/* matfile.h: .mat files for cli/ee, through matio. Reading is libcore's
+ * one reader (ee_mat.h: every file's structure checked before matio sees
+ * it, every variable checked before use). Writing, here: small builders
+ * of the variables the gateways would return, and one writer that goes
+ * through a temporary file and a rename, so that a reader never sees a
+ * half-written file under the final name. */
 #ifndef EE_CLI_MATFILE_H
 #define EE_CLI_MATFILE_H
 
 #include "ee.h"
-#include "io/model_io.h"
+#include "ee_mat.h"
+#include "io/model_io.h"   /* ee_model_fingerprint, until ee.h declares it */
 
 #include <matio.h>
-
-/* ---- reading ------------------------------------------------------------- */
-typedef struct EeMatIn EeMatIn;
-
-EeStatus ee_matin_open(const char *path, EeMatIn **out);
-void ee_matin_close(EeMatIn *f);
-/* A variable, read once and owned by the file; an EE_ERR_IO message that
- * lists the file's variables when it is absent. */
-EeStatus ee_matin_var(EeMatIn *f, const char *name, matvar_t **out);
-int ee_matin_has(EeMatIn *f, const char *name);
-/* The file's only struct or cell variable (a model file holds one, under
- * any name); *name gets its name. */
-EeStatus ee_matin_only_model(EeMatIn *f, matvar_t **out, const char **name);
-
-/* Checks of one array: real, full, numeric or logical, its data all
- * there. `what` names it in messages. */
-EeStatus ee_mv_numeric(const matvar_t *v, const char *what);
-size_t ee_mv_numel(const matvar_t *v);
-size_t ee_mv_rows(const matvar_t *v);
-size_t ee_mv_cols(const matvar_t *v);   /* numel / rows */
-/* Element i (column-major) of a checked numeric array, as double. */
-double ee_mv_at(const matvar_t *v, size_t i);
-const char *ee_mv_class_name(const matvar_t *v);
-/* A char array as a malloc'd UTF-8 string (UTF-16 files converted),
- * *len its bytes; EE_ERR_INPUT when v is not a char row. */
-EeStatus ee_mv_text(const matvar_t *v, const char *what, char **utf8, size_t *len);
-/* A field of a scalar struct (element `index` of a struct array); NULL
- * when absent. */
-matvar_t *ee_mv_field(matvar_t *s, const char *field, size_t index);
-
-/* A field source over element `index` of a struct (array), for
- * ee_model_load. The source keeps converted strings in `keep` until
- * ee_mv_source_free. */
-typedef struct EeMvSource EeMvSource;
-EeStatus ee_mv_source(matvar_t *s, size_t index, EeFieldSource *src, EeMvSource **keep);
-void ee_mv_source_free(EeMvSource *k);
 
 /* ---- writing ---------------------------------------------------------------- */
 /* Builders return a new variable (unnamed: the name is given when it is
@@ -71,9 +33,6 @@ matvar_t *ee_mv_copy(const matvar_t *v);              /* deep copy */
 /* Sets field `name` of element `index` (adding the field when new);
  * takes ownership of v. */
 void ee_mv_set(matvar_t *s, const char *name, size_t index, matvar_t *v);
-
-/* A model's kind, sizes and weights as a struct (ee_model_save). */
-EeStatus ee_mv_model(const EeModel *m, matvar_t **out);
 
 /* Whether path may receive a result: nothing there yet, or a regular
  * file (replaced by a rename). A device, FIFO, folder or symbolic link

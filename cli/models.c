@@ -13,18 +13,6 @@ void ee_models_free(EeModels *ms)
     memset(ms, 0, sizeof *ms);
 }
 
-/* Loads element `index` of struct variable s; `what` names it. */
-static EeStatus load_struct(matvar_t *s, size_t index, const char *what, EeModel **m)
-{
-    EeFieldSource src;
-    EeMvSource *keep = NULL;
-    EeStatus st = ee_mv_source(s, index, &src, &keep);
-    if (st) return ee_fail(EE_ERR_MODEL, "%s: %s", what, ee_last_error());
-    st = ee_model_load(&src, what, m);
-    ee_mv_source_free(keep);
-    return st;
-}
-
 EeStatus ee_models_classifier(const char *path, EeModels *out)
 {
     memset(out, 0, sizeof *out);
@@ -40,7 +28,7 @@ EeStatus ee_models_classifier(const char *path, EeModels *out)
     if (v->class_type != MAT_C_STRUCT || ee_mv_numel(v) != 1)
         return ee_fail(EE_ERR_MODEL, "%s must be a scalar model struct (as ee_train returns it), got a %zux%zu %s",
                        what, ee_mv_rows(v), ee_mv_cols(v), ee_mv_class_name(v));
-    if ((st = load_struct(v, 0, what, &out->m[0]))) return st;
+    if ((st = ee_mv_load_model(v, 0, what, &out->m[0]))) return st;
     out->K = 1;
     out->s[0] = v;
     if (ee_model_config(out->m[0])->head != EE_HEAD_CLASSIFIER)
@@ -83,14 +71,14 @@ static EeStatus add_file(EeModels *out, const char *path)
         char what[600];
         if (v->class_type == MAT_C_CELL) {
             snprintf(what, sizeof what, "%s: %s{%zu}", path, name, j + 1);
-            s = v->data ? Mat_VarGetCell(v, (int)j) : NULL;
+            s = ee_mv_cell(v, j);
             index = 0;
             if (!s || s->class_type != MAT_C_STRUCT || ee_mv_numel(s) != 1)
                 return ee_fail(EE_ERR_MODEL, "%s must be a scalar model struct", what);
         } else if (n > 1) snprintf(what, sizeof what, "%s: %s(%zu)", path, name, j + 1);
         else snprintf(what, sizeof what, "%s: %s", path, name);
         int k = out->K;
-        if ((st = load_struct(s, index, what, &out->m[k]))) return st;
+        if ((st = ee_mv_load_model(s, index, what, &out->m[k]))) return st;
         out->s[k] = s;
         out->index[k] = index;
         out->K++;
@@ -124,7 +112,7 @@ EeStatus ee_models_explainers(const char *const *paths, int npaths, EeModels *ou
         return ee_fail(EE_ERR_MODEL, "%s is missing: an explainer with inputs '%s' carries the classifier it "
                        "reads its features from", what, ee_inputs_name(c->inputs));
     if (ee_mv_numel(cs) != 1) return ee_fail(EE_ERR_MODEL, "%s must be a scalar model struct", what);
-    if ((st = load_struct(cs, 0, what, &out->clf))) return st;
+    if ((st = ee_mv_load_model(cs, 0, what, &out->clf))) return st;
     char fp[32];
     if ((st = ee_model_fingerprint(out->clf, fp, sizeof fp))) return st;
     if (!out->explains[0] || strcmp(fp, out->explains))

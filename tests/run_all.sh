@@ -4,14 +4,16 @@
 # and UBSan (clang), fuzzes the model loader for EE_FUZZ_SECONDS (default
 # 60), then runs the Octave tests through the gateways, then the
 # command-line tool (tests/cli/check.sh: against the gateways, under mpirun,
-# resumed, bad input), then the installation paths (tests/package/check.sh:
+# resumed, bad input; tests/cli/corrupt.sh: a few hundred damaged model and
+# data files), then the installation paths (tests/package/check.sh:
 # make pkg, pkg install, pkg test, make install), then the mutation stage
 # (tests/mutation/run.sh: faults compiled into a scratch copy of libcore
 # must make the C tests fail), and prints as its last line
 #   N passed, N failed, N skipped
 # which counts checks of results, each once: the C tests' CHECKs (their
 # bookkeeping, allocations and setup calls, fails a program but is not a
-# pass), the Octave test blocks, the cli and package steps. The reruns of
+# pass), the Octave test blocks, the cli and package steps, the damaged
+# files of corrupt.sh (one each). The reruns of
 # the same programs (valgrind, sanitizers), the fuzz run and the mutants
 # report their own lines and add only their failures. A check that cannot
 # run here (no GPU; MPI, a dataset or a tool missing) is "skipped" with its
@@ -122,6 +124,13 @@ tests/cli/check.sh > "$log/cli.out" 2>&1
 grep -E '^(PASS|FAIL|SKIP) ' "$log/cli.out"
 grep '^cli: ' "$log/cli.out" > "$log/cli.last" || { tail -30 "$log/cli.out"; failed=$((failed + 1)); }
 count "$log/cli.last"
+
+echo "== cli/ee on damaged model and data files (seeded; no crash, no hang, one line, nothing left)"
+tests/cli/corrupt.sh > "$log/corrupt.out" 2>&1
+grep -E '^FAIL ' "$log/corrupt.out" | head -20
+grep -E '^[0-9]+ cases, ' "$log/corrupt.out"
+grep '^corrupt: ' "$log/corrupt.out" > "$log/corrupt.last" || { tail -30 "$log/corrupt.out"; failed=$((failed + 1)); }
+count "$log/corrupt.last"
 
 echo "== package (make pkg, pkg install, pkg test; make install)"
 tests/package/check.sh > "$log/pkg.out" 2>&1

@@ -7,7 +7,7 @@
  * accepts the file only when each element lies inside its parent, each
  * array's data holds every element its dimensions announce, and the
  * classes are ones the loader uses. It reads nothing into a model. */
-#include "model_io.h"
+#include "../ee_mat.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -204,8 +204,11 @@ EeStatus ee_mat5_check(const char *path)
     }
     fclose(fp);
     const char *why = NULL;
-    if (n < 128 || !(file[124] == 0x00 && file[125] == 0x01 && file[126] == 'I' && file[127] == 'M'))
-        why = "not a little-endian MAT 5 file (save with -v6 or -v7)";
+    if (n < 128 || !(file[124] == 0x00 && file[125] == 0x01 && file[126] == 'I' && file[127] == 'M')) {
+        free(file);
+        return ee_fail(EE_ERR_IO, "'%s' is not a MAT file (little-endian MAT 5, as Octave's save -v6 or -v7 "
+                       "writes)", path);
+    }
     Buf b = {file, n, &why};
     size_t pos = 128;
     while (!why && pos < n) {

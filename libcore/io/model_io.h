@@ -57,23 +57,16 @@ EeStatus ee_model_save(const EeModel *m, const EeFieldSink *sink);
  * classifier it was trained on. */
 EeStatus ee_model_fingerprint(const EeModel *m, char *out, size_t n);
 
-/* Loads the named array variables of a .mat file (matio). Only little-
- * endian MAT 5 files (Octave's -v6 and -v7) whose structure checks out
- * (ee_mat5_check) are opened; anything else is EE_ERR_IO. */
-typedef struct EeMatFile EeMatFile;
-EeStatus ee_mat_open(const char *path, EeMatFile **out);
-/* Every element of the file lies inside its parent and holds the values
- * its dimensions announce; EE_ERR_IO saying what is wrong otherwise. */
-EeStatus ee_mat5_check(const char *path);
-void ee_mat_close(EeMatFile *f);
-/* A variable converted to double (numeric/logical), NULL if absent or not
- * numeric; dims filled. Owned by the file. */
-const double *ee_mat_double(EeMatFile *f, const char *name, size_t *rows, size_t *cols);
-/* A struct variable as a field source (e.g. "model"). */
-EeStatus ee_mat_struct_source(EeMatFile *f, const char *name, EeFieldSource *src);
-/* A cell variable: element i (0-based) as double matrix. */
-const double *ee_mat_cell_double(EeMatFile *f, const char *name, int i, size_t *rows, size_t *cols);
-/* Writes a model to a .mat file as struct variable `name` (MAT v5). */
+/* .mat files: the reader is ee_mat.h (ee_matin_open checks a file's
+ * structure before matio reads it). Helpers of the C tests on an open
+ * file: a numeric variable (or element i of a cell variable) converted to
+ * double and owned by the file, NULL when absent or not numeric; a scalar
+ * struct variable as a field source; a model written as struct variable
+ * `name` (MAT 5, through ee_mv_model). */
+struct EeMatIn;   /* ee_mat.h (this header stays free of matio for the gateways) */
+const double *ee_mat_double(struct EeMatIn *f, const char *name, size_t *rows, size_t *cols);
+const double *ee_mat_cell_double(struct EeMatIn *f, const char *name, int i, size_t *rows, size_t *cols);
+EeStatus ee_mat_struct_source(struct EeMatIn *f, const char *name, EeFieldSource *src);
 EeStatus ee_mat_save_model(const char *path, const char *name, const EeModel *m);
 
 #endif

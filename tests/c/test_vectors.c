@@ -5,6 +5,7 @@
  * same validating loader that the gateways use. */
 #include "check.h"
 #include "ee.h"
+#include "ee_mat.h"
 #include "io/model_io.h"
 
 #include <stdint.h>
@@ -21,8 +22,8 @@ static void check_file(const char *name)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.mat", dir(), name);
-    EeMatFile *f;
-    EeStatus st = ee_mat_open(path, &f);
+    EeMatIn *f;
+    EeStatus st = ee_matin_open(path, &f);
     REQUIRE(st == EE_OK, "%s: %s", path, ee_last_error());
     if (st) return;
     EeFieldSource src;
@@ -30,13 +31,13 @@ static void check_file(const char *name)
     CHECK_OK(ee_mat_struct_source(f, "model", &src));
     st = ee_model_load(&src, "model", &m);
     CHECK(st == EE_OK, "%s: load: %s", name, ee_last_error());
-    if (!m) { ee_mat_close(f); return; }
+    if (!m) { ee_matin_close(f); return; }
     const EeConfig *c = ee_model_config(m);
     size_t N, T, rN, rC;
     const double *X = ee_mat_double(f, "X", &N, &T);
     const double *ref = ee_mat_double(f, "logits", &rN, &rC);
     REQUIRE(X && ref && rN == N && (int)rC == c->classes, "%s: X/logits missing", name);
-    if (!X || !ref) { ee_model_free(m); ee_mat_close(f); return; }
+    if (!X || !ref) { ee_model_free(m); ee_matin_close(f); return; }
     EeInput in = {.n = (int)N};
     int32_t *ids = NULL;
     float *x = NULL;
@@ -65,8 +66,8 @@ static void check_file(const char *name)
     int fd = mkstemp(tmp);
     if (fd >= 0) close(fd);
     CHECK_OK(ee_mat_save_model(tmp, "model", m));
-    EeMatFile *g;
-    if (ee_mat_open(tmp, &g) == EE_OK) {
+    EeMatIn *g;
+    if (ee_matin_open(tmp, &g) == EE_OK) {
         EeFieldSource s2;
         EeModel *m2 = NULL;
         CHECK_OK(ee_mat_struct_source(g, "model", &s2));
@@ -80,14 +81,14 @@ static void check_file(const char *name)
             free(out2);
             ee_model_free(m2);
         }
-        ee_mat_close(g);
+        ee_matin_close(g);
     }
     remove(tmp);
     free(out);
     free(ids);
     free(x);
     ee_model_free(m);
-    ee_mat_close(f);
+    ee_matin_close(f);
 }
 
 int main(void)

@@ -1,9 +1,13 @@
 /* fuzz_model.c: a libFuzzer target for the two ways a model reaches
- * libcore: a .mat file (the MAT 5 check, matio, the struct source) and a
- * model struct (the validating loader, as the gateways feed it).
+ * libcore: a .mat file (the production reader of ee_mat.h, as cli/ee
+ * calls it: the MAT 5 check, matio, the checked variables, the loader)
+ * and a model struct (the validating loader, as the gateways feed it).
  *
  * Input byte 0 picks the way:
- *   'M'  the rest is a .mat file whose variable "model" is loaded;
+ *   'M'  the rest is a .mat file: its only struct or cell variable is
+ *        loaded as cli/ee loads a model file (each member, the classifier
+ *        an explainer carries), and its data variables are read as cli/ee
+ *        reads data (numbers, text, cells);
  *   else byte 1 picks a valid template model (transformer classifier,
  *        flat and token explainers, cnn with and without biases, mlp) and
  *        the rest is a list of 4-byte edits of its fields: remove a field,
@@ -18,6 +22,7 @@
  * tests/fuzz/corpus (seeds: the reference .mat files, some edit lists). */
 #define _GNU_SOURCE /* memfd_create */
 #include "ee.h"
+#include "ee_mat.h"
 #include "io/model_io.h"
 #include "../c/memsource.h"
 
@@ -52,11 +57,9 @@ static void make_templates(void)
     ready = 1;
 }
 
-/* Loads, and runs one row through whatever loaded. */
-static void load_and_run(const EeFieldSource *src)
+/* Runs one row through a model that loaded: a valid model must run. */
+static void run_one(const EeModel *m)
 {
-    EeModel *m = NULL;
-    if (ee_model_load(src, "model", &m)) return;
     const EeConfig *c = ee_model_config(m);
     int token = ee_is_token_model(c), W = token ? c->T : c->D;
     int32_t *ids = calloc((size_t)W, sizeof *ids);
@@ -65,12 +68,48 @@ static void load_and_run(const EeFieldSource *src)
         ids[0] = EE_CLS;
         if (W > 1) ids[1] = c->vocab - 1;
         EeInput in = {.n = 1, .ids = token ? ids : NULL, .x = token ? NULL : x};
-        if (ee_model_predict(m, &in, out, 0, EE_DEVICE_CPU)) abort(); /* a valid model must run */
+        if (ee_model_predict(m, &in, out, 0, EE_DEVICE_CPU)) abort();
     }
     free(ids); free(x); free(out);
+}
+
+/* Loads, and runs one row through whatever loaded. */
+static void load_and_run(const EeFieldSource *src)
+{
+    EeModel *m = NULL;
+    if (ee_model_load(src, "model", &m)) return;
+    run_one(m);
     ee_model_free(m);
 }
 
+/* Loads a model from one element of a struct variable (the reader's own
+ * loader, as cli/ee calls it) and runs it. */
+static void load_element(matvar_t *s, size_t index)
+{
+    EeModel *m = NULL;
+    if (ee_mv_load_model(s, index, "model", &m)) return;
+    run_one(m);
+    ee_model_free(m);
+}
+
+/* Every value of a variable as cli/ee reads data: numbers, text, cells. */
+static double touch(const matvar_t *v, int depth)
+{
+    double sum = 0;
+    char *t;
+    size_t len;
+    if (!v || depth > 4) return 0;
+    if (!ee_mv_numeric(v, "v"))
+        for (size_t i = 0; i < ee_mv_numel(v); i++) sum += ee_mv_at(v, i);
+    if (!ee_mv_text(v, "v", &t, &len)) { sum += len ? (unsigned char)t[len - 1] : 0; free(t); }
+    for (size_t i = 0; v->class_type == MAT_C_CELL && i < ee_mv_numel(v); i++)
+        sum += touch(ee_mv_cell((matvar_t *)v, i), depth + 1);
+    return sum + (double)ee_mv_rows(v) + (double)ee_mv_cols(v) + strlen(ee_mv_class_name(v));
+}
+
+/* The production reader (ee_mat.h) as cli/ee uses it: the model file's
+ * only struct or cell variable, each member loaded and run, the
+ * classifier an explainer carries; then the data variables. */
 static void fuzz_mat(const uint8_t *data, size_t size)
 {
     int fd = memfd_create("ee_fuzz.mat", 0);
@@ -78,14 +117,28 @@ static void fuzz_mat(const uint8_t *data, size_t size)
     if (write(fd, data, size) == (ssize_t)size) {
         char path[64];
         snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-        EeMatFile *f;
-        if (ee_mat_open(path, &f) == EE_OK) {
-            EeFieldSource src;
-            if (ee_mat_struct_source(f, "model", &src) == EE_OK) load_and_run(&src);
-            size_t r, c;
-            ee_mat_double(f, "X", &r, &c);
-            ee_mat_cell_double(f, "perms", 0, &r, &c);
-            ee_mat_close(f);
+        EeMatIn *f;
+        if (ee_matin_open(path, &f) == EE_OK) {
+            matvar_t *v;
+            const char *name;
+            if (ee_matin_only_model(f, &v, &name) == EE_OK) {
+                size_t n = ee_mv_numel(v);
+                for (size_t j = 0; j < n && j < 4; j++) {
+                    matvar_t *s = v->class_type == MAT_C_CELL ? ee_mv_cell(v, j) : v;
+                    size_t index = v->class_type == MAT_C_CELL ? 0 : j;
+                    load_element(s, index);
+                    matvar_t *x = ee_mv_field(s, "explains", index), *c = ee_mv_field(s, "classifier", index);
+                    if (x) touch(ee_mv_field(x, "classifier", 0), 0);
+                    if (c) load_element(c, 0);
+                }
+            }
+            static const char *const vars[] = {"X", "tokens", "perms", "vocab", "labels", "split", "mask"};
+            for (size_t k = 0; k < sizeof vars / sizeof *vars; k++)
+                if (ee_matin_has(f, vars[k]) && !ee_matin_var(f, vars[k], &v)) {
+                    touch(v, 0);
+                    touch(ee_mv_field(v, "train", 0), 0);
+                }
+            ee_matin_close(f);
         }
     }
     close(fd);
