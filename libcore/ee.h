@@ -404,6 +404,52 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
  * every pass; o gives batch, device and the features' target. */
 EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in,
                     const EeAttrOptions *o, float *A, EeAttrInfo *info);
+/* ---- faithfulness of attribution maps (attr/faithfulness.c) -------------- */
+/* How well a map (N x T for token models, N x D for an mlp) ranks the
+ * players of each row for the model it explains (doc/MODELS.md,
+ * "Faithfulness"). The players are the real tokens (the D features of an
+ * mlp), ordered by the map, largest first, ties to the lower position; a
+ * removed player takes o's baseline (ee_sv's: pad or ids, under the
+ * input's mask; 0 for an mlp, whose o->baseline must be EE_BASELINE_ZERO).
+ * s(.) is the score of the target class (o->target or the argmax at x):
+ * its softmax probability, or its logit. With n players, D_j is s of x
+ * without its top j players, I_j s of the baseline with only them:
+ *   comprehensiveness = mean over the bins k of s(x) - D_{m_k},
+ *   sufficiency       = mean over the bins k of s(x) - I_{m_k},
+ *     m_k = ceil(k n / 100), k in ee_faith_bins (%);
+ *   deletion_auc, insertion_auc: trapezoids of D_j, I_j over j / n at
+ *     j = round(q n / steps), q = 0..steps (steps = 0: every j = 0..n);
+ *   log_odds_drop = L(x) - L(x without its top m players), m =
+ *     ceil(logodds_percent n / 100), L = log(p / (1 - p)) of the target.
+ * Rows without players get NaN. One forward pass per distinct copy,
+ * batched across rows (o->batch, o->device, o->precision, o->verbose). */
+#define EE_FAITH_BINS 5
+extern const int ee_faith_bins[EE_FAITH_BINS]; /* 1 5 10 20 50 */
+typedef enum { EE_FAITH_PROBABILITY = 0, EE_FAITH_LOGIT } EeFaithScore;
+#define EE_FAITH_SCORE_COUNT 2
+extern const char *const ee_faith_score_names[EE_FAITH_SCORE_COUNT]; /* probability logit */
+typedef struct {
+    int steps;            /* curve points 0..steps (0: every count), default 20 */
+    int logodds_percent;  /* 1..100, default 20 */
+    EeFaithScore score;   /* default probability */
+} EeFaithOptions;
+void ee_faith_options_defaults(EeFaithOptions *f);
+/* Per-row results, arrays of the caller (any may be NULL), and totals. */
+typedef struct {
+    double *comprehensiveness, *sufficiency, *deletion_auc, *insertion_auc, *log_odds_drop; /* N */
+    double *comp_bins, *suff_bins;             /* N x EE_FAITH_BINS, row-major */
+    double *deletion_curve, *insertion_curve;  /* N x (steps + 1), steps > 0 only */
+    int32_t *target, *nreal;                   /* N: 0-based target, players */
+    double *fx, *fbaseline;                    /* N: s(x), s(baseline) */
+    long forward;
+    double seconds;
+} EeFaithResult;
+EeStatus ee_faithfulness(EeModel *m, const EeInput *in, const float *A, const EeAttrOptions *o,
+                         const EeFaithOptions *f, EeFaithResult *res);
+/* Host bytes it allocates (for the memory budget). */
+double ee_faithfulness_bytes(const EeModel *m, const EeInput *in, const EeAttrOptions *o,
+                             const EeFaithOptions *f);
+
 /* ---- any model, given as a function (attr/sv_fn.c) ------------------------ */
 /* The model as a callback: the scores of M rows of F values. rows holds
  * the M x F matrix row-major (row j at rows + j F), as it is generated;
