@@ -404,7 +404,8 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
  * every pass; o gives batch, device and the features' target. */
 EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in,
                     const EeAttrOptions *o, float *A, EeAttrInfo *info);
-/* ---- faithfulness of attribution maps (attr/faithfulness.c) -------------- */
+/* ---- faithfulness of maps, gradient maps and the noise tunnel (issue 20) -- */
+/* Faithfulness (attr/faithfulness.c). */
 /* How well a map (N x T for token models, N x D for an mlp) ranks the
  * players of each row for the model it explains (doc/MODELS.md,
  * "Faithfulness"). The players are the real tokens (the D features of an
@@ -449,6 +450,40 @@ EeStatus ee_faithfulness(EeModel *m, const EeInput *in, const float *A, const Ee
 /* Host bytes it allocates (for the memory budget). */
 double ee_faithfulness_bytes(const EeModel *m, const EeInput *in, const EeAttrOptions *o,
                              const EeFaithOptions *f);
+
+/* Gradient maps of a classifier's target logit (attr/gradient.c), at the
+ * embedding-layer output e (T x d; x for an mlp), one score per token,
+ * g = grad f(e~) (doc/MODELS.md, "Gradient maps and the noise tunnel"):
+ *   saliency      sum_d g          saliency_abs  sum_d |g|
+ *   saliency_l2   sqrt(sum_d g^2)  gradxinput    sum_d e~ g
+ *   ig            IG from o's baseline to e~ (o->method's nodes, o->steps)
+ * with e~ = e, or, in a noise tunnel, e + z_k for samples k = 1..n, z_k
+ * Gaussian of std stdev on every attended position (every feature of an
+ * mlp), drawn from the stream (o->seed, o->row_offset + i, 2^32 + k); the
+ * map is the mean of the n maps a_k (smoothgrad), the mean of a_k^2
+ * (smoothgrad_sq) or their population variance (vargrad). */
+typedef enum {
+    EE_GRAD_SALIENCY = 0, EE_GRAD_SALIENCY_ABS, EE_GRAD_SALIENCY_L2, EE_GRAD_GRADXINPUT, EE_GRAD_IG
+} EeGradMethod;
+#define EE_GRAD_METHOD_COUNT 5
+extern const char *const ee_grad_method_names[EE_GRAD_METHOD_COUNT];
+typedef enum { EE_NOISE_NONE = 0, EE_NOISE_SMOOTHGRAD, EE_NOISE_SMOOTHGRAD_SQ, EE_NOISE_VARGRAD } EeNoiseKind;
+#define EE_NOISE_COUNT 4
+extern const char *const ee_noise_names[EE_NOISE_COUNT]; /* none smoothgrad smoothgrad_sq vargrad */
+typedef struct {
+    EeGradMethod method;
+    EeNoiseKind noise;
+    int samples;          /* n: 1 without noise */
+    double stdev;         /* of the noise, >= 0 */
+    const float *given;   /* N x n x W (W = T d or D) noise to add instead of drawing it */
+    float *drawn;         /* N x n x W: receives the noise added (NULL: not wanted) */
+} EeGradOptions;
+void ee_grad_options_defaults(EeGradOptions *g);
+/* A is N x T (N x D); info gets target, fx and the passes: N forward for
+ * the targets, N n s forward and backward (s = 1 but for ig). */
+EeStatus ee_gradient_attribute(EeModel *m, const EeInput *in, const EeGradOptions *g, const EeAttrOptions *o,
+                               float *A, EeAttrInfo *info);
+double ee_gradient_bytes(const EeModel *m, int n, const EeGradOptions *g, const EeAttrOptions *o);
 
 /* ---- any model, given as a function (attr/sv_fn.c) ------------------------ */
 /* The model as a callback: the scores of M rows of F values. rows holds
