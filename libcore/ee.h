@@ -457,15 +457,22 @@ double ee_faithfulness_bytes(const EeModel *m, const EeInput *in, const EeAttrOp
  *   saliency      sum_d g          saliency_abs  sum_d |g|
  *   saliency_l2   sqrt(sum_d g^2)  gradxinput    sum_d e~ g
  *   ig            IG from o's baseline to e~ (o->method's nodes, o->steps)
+ *   gradientshap  sum_d (e~ - e_b) g(e_b + a (e~ - e_b)), e_b the embedding
+ *                 of x with its real tokens replaced by those of a
+ *                 background row b drawn uniformly (an mlp: the row),
+ *                 a ~ U[0, 1), the mean over the n samples (noise
+ *                 optional: stdev >= 0)
  * with e~ = e, or, in a noise tunnel, e + z_k for samples k = 1..n, z_k
  * Gaussian of std stdev on every attended position (every feature of an
- * mlp), drawn from the stream (o->seed, o->row_offset + i, 2^32 + k); the
+ * mlp), drawn from the stream (o->seed, o->row_offset + i, 2^32 + k) (then,
+ * for gradientshap, b = below(K) and a = uniform from the same stream); the
  * map is the mean of the n maps a_k (smoothgrad), the mean of a_k^2
  * (smoothgrad_sq) or their population variance (vargrad). */
 typedef enum {
-    EE_GRAD_SALIENCY = 0, EE_GRAD_SALIENCY_ABS, EE_GRAD_SALIENCY_L2, EE_GRAD_GRADXINPUT, EE_GRAD_IG
+    EE_GRAD_SALIENCY = 0, EE_GRAD_SALIENCY_ABS, EE_GRAD_SALIENCY_L2, EE_GRAD_GRADXINPUT, EE_GRAD_IG,
+    EE_GRAD_GRADIENTSHAP
 } EeGradMethod;
-#define EE_GRAD_METHOD_COUNT 5
+#define EE_GRAD_METHOD_COUNT 6
 extern const char *const ee_grad_method_names[EE_GRAD_METHOD_COUNT];
 typedef enum { EE_NOISE_NONE = 0, EE_NOISE_SMOOTHGRAD, EE_NOISE_SMOOTHGRAD_SQ, EE_NOISE_VARGRAD } EeNoiseKind;
 #define EE_NOISE_COUNT 4
@@ -477,6 +484,14 @@ typedef struct {
     double stdev;         /* of the noise, >= 0 */
     const float *given;   /* N x n x W (W = T d or D) noise to add instead of drawing it */
     float *drawn;         /* N x n x W: receives the noise added (NULL: not wanted) */
+    /* gradientshap: K background rows (ids K x T, 0-based, whose real-token
+     * positions replace x's; or dense K x D), and what was drawn per (row, sample):
+     * the background row (0-based) and a (N x n each; NULL: not wanted) */
+    const int32_t *background_ids;
+    const float *background_x;
+    int K;
+    int32_t *drawn_baseline;
+    float *drawn_alpha;
 } EeGradOptions;
 void ee_grad_options_defaults(EeGradOptions *g);
 /* A is N x T (N x D); info gets target, fx and the passes: N forward for

@@ -1,5 +1,5 @@
 /* ee_gradient.c: MEX gateway. Gradient maps of a classifier (saliency,
- * gradient x input, IG) and the noise tunnel over them (SmoothGrad,
+ * gradient x input, IG, GradientSHAP) and the noise tunnel over them (SmoothGrad,
  * SmoothGrad-squared, VarGrad); see ee_gradient.m. libcore's
  * ee_gradient_attribute computes them. */
 #include "mexattr.h"
@@ -7,10 +7,10 @@
 #include <string.h>
 
 enum { O_METHOD, O_NOISE, O_SAMPLES, O_STDEV, O_SEED, O_NOISE_VALUES, O_RETURN_NOISE, O_STEPS, O_RULE, O_BASELINE,
-       O_TARGET, O_BATCH, O_DEVICE, O_PRECISION, O_VERBOSE, O_ROWS, NOPT };
+       O_BACKGROUND, O_TARGET, O_BATCH, O_DEVICE, O_PRECISION, O_VERBOSE, O_ROWS, NOPT };
 static const char *const opt_names[NOPT] = {"method", "noise", "samples", "stdev", "seed", "noise_values",
-                                            "return_noise", "steps", "rule", "baseline", "target", "batch",
-                                            "device", "precision", "verbose", "rows"};
+                                            "return_noise", "steps", "rule", "baseline", "background", "target",
+                                            "batch", "device", "precision", "verbose", "rows"};
 
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
@@ -30,7 +30,17 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     if (o[O_METHOD].value)
         g.method = (EeGradMethod)ee_mx_choice(o[O_METHOD].value, "'method'", ee_grad_method_names, EE_GRAD_METHOD_COUNT);
     if (o[O_NOISE].value) g.noise = (EeNoiseKind)ee_mx_choice(o[O_NOISE].value, "'noise'", ee_noise_names, EE_NOISE_COUNT);
-    int tunnel = g.noise != EE_NOISE_NONE;
+    int shap = g.method == EE_GRAD_GRADIENTSHAP;
+    if (shap && g.noise != EE_NOISE_NONE)
+        ee_mx_error("ee:badInput", "gradientshap averages its own samples: 'noise' must be none (its noise is 'stdev')");
+    if (!shap && o[O_BACKGROUND].value) ee_mx_error("ee:badInput", "'background' applies to the method 'gradientshap' only");
+    if (shap && !o[O_BACKGROUND].value)
+        ee_mx_error("ee:badInput", "gradientshap needs 'background': rows of %s to draw its baselines from",
+                    token ? "token ids (K x T)" : "features (K x D)");
+    /* the samples are drawn: a noise tunnel, or gradientshap (its noise is
+     * optional, stdev 0 by default as in Captum) */
+    int tunnel = g.noise != EE_NOISE_NONE || shap;
+    if (shap) g.stdev = 0;
     if (!tunnel)
         for (int k = O_SAMPLES; k <= O_RETURN_NOISE; k++)
             if (o[k].value)
@@ -65,6 +75,13 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     a.precision = ee_mx_precision(o[O_PRECISION].value);
     if (o[O_VERBOSE].value) a.verbose = ee_mx_bool(o[O_VERBOSE].value, "'verbose'");
     int ret_noise = o[O_RETURN_NOISE].value ? ee_mx_bool(o[O_RETURN_NOISE].value, "'return_noise'") : 0;
+    if (shap) {
+        int K;
+        if (token) g.background_ids = ee_mx_tokens(o[O_BACKGROUND].value, "'background'", c->T, c->vocab, &K);
+        else g.background_x = ee_mx_dense(o[O_BACKGROUND].value, "'background'", c->D, &K);
+        if (K < 1) ee_mx_error("ee:badInput", "'background' must have at least one row");
+        g.K = K;
+    }
     int nrows;
     int *rows = ee_mx_attr_rows(o[O_ROWS].value, all.n, &nrows);
     size_t noise_count = (size_t)nrows * g.samples * W;
@@ -89,6 +106,8 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
                      (ret_noise || given ? 8.0 * noise_count : 0), "the call");
     float *A = ee_mx_malloc(sizeof(float) * ((size_t)nrows * cols + 1), "the attributions");
     float *noise = ret_noise ? ee_mx_malloc(sizeof(float) * (noise_count + 1), "info.noise_values") : NULL;
+    int32_t *bdrawn = shap ? ee_mx_malloc(sizeof(int32_t) * ((size_t)nrows * g.samples + 1), "info.background_row") : NULL;
+    float *adrawn = shap ? ee_mx_malloc(sizeof(float) * ((size_t)nrows * g.samples + 1), "info.alpha") : NULL;
     EeAttrInfo info = {0};
     info.target = ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "info");
     info.fx = ee_mx_malloc(sizeof(float) * (nrows + 1), "info");
@@ -111,6 +130,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         size_t per_row = (size_t)g.samples * W;
         if (given) gs.given = given + (size_t)i0 * per_row;
         if (noise) gs.drawn = noise + (size_t)i0 * per_row;
+        if (shap) {
+            gs.drawn_baseline = bdrawn + (size_t)i0 * g.samples;
+            gs.drawn_alpha = adrawn + (size_t)i0 * g.samples;
+        }
         EeAttrInfo part = {info.target + i0, info.fx + i0, NULL, NULL, 0, 0, 0, NULL};
         EeStatus st = ee_gradient_attribute(m, &in, &gs, &s, A + (size_t)i0 * cols, &part);
         if (st) ee_mx_fail(st);
@@ -141,6 +164,16 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         ee_mx_set(s, "stdev", mxCreateDoubleScalar(tunnel ? g.stdev : 0));
         ee_mx_set(s, "seed", mxCreateDoubleScalar((double)a.seed));
         if (ig) ee_mx_set(s, "rule", mxCreateString(ee_ig_method_names[a.method]));
+        if (shap) { /* n x N: sample k of row i used background row (1-based) and a */
+            mxArray *br = mxCreateDoubleMatrix((size_t)g.samples, (size_t)nrows, mxREAL);
+            mxArray *al = mxCreateDoubleMatrix((size_t)g.samples, (size_t)nrows, mxREAL);
+            for (size_t q = 0; q < (size_t)nrows * g.samples; q++) {
+                mxGetPr(br)[q] = bdrawn[q] + 1;
+                mxGetPr(al)[q] = adrawn[q];
+            }
+            ee_mx_set(s, "background_row", br);
+            ee_mx_set(s, "alpha", al);
+        }
         if (noise) {
             mwSize dims[3] = {(mwSize)W, (mwSize)g.samples, (mwSize)nrows};
             mxArray *z = mxCreateNumericArray(3, dims, mxSINGLE_CLASS, mxREAL);

@@ -2,7 +2,7 @@
 ## @deftypefn  {} {@var{A} =} ee_gradient (@var{model}, @var{X}, @dots{})
 ## @deftypefnx {} {[@var{A}, @var{info}] =} ee_gradient (@var{model}, @var{X}, @dots{})
 ## Gradient maps of a classifier's target logit (saliency, gradient x
-## input, Integrated Gradients) and the noise tunnel over them
+## input, Integrated Gradients, GradientSHAP) and the noise tunnel over them
 ## (SmoothGrad, SmoothGrad-squared, VarGrad), for the transformer, the cnn
 ## and the mlp.  doc/MODELS.md ("Gradient maps and the noise tunnel")
 ## defines them.
@@ -22,6 +22,14 @@
 ## sum over d of e~ .* g (@code{ee_ig}'s 'gradxinput' at e~ = e);
 ## @item 'ig'
 ## Integrated Gradients from the baseline to e~ (@code{ee_ig}'s at e~ = e).
+## @item 'gradientshap'
+## GradientSHAP: the mean over n samples of sum over d of
+## (e~ - e_b) .* g(e_b + a (e~ - e_b)), with e_b the embedding of the
+## row with its real tokens taken from a row of @code{'background'}
+## drawn uniformly (an mlp: that row itself) and a uniform in [0, 1): an
+## estimate of the mean of IG over the background's baselines (the
+## expected gradients of SHAP's GradientExplainer and Captum's
+## GradientShap).  Its noise (@code{'stdev'}) is optional, default 0.
 ## @end table
 ## Without noise e~ = e.  A noise tunnel (@code{'noise'}) takes n samples
 ## e~_k = e + z_k, z_k Gaussian with standard deviation @code{'stdev'} on
@@ -50,6 +58,12 @@
 ## @item 'return_noise'
 ## true: @code{info.noise_values} holds the noise added (to check a map
 ## from outside, or to reuse the draws with another method).
+## @item 'background'
+## the method 'gradientshap' only (and required there): K x T token ids
+## (K x D for an mlp); @code{info.background_row} and @code{info.alpha}
+## (n x N) say what each sample drew.  'samples' (default 10), 'stdev'
+## (default 0), 'seed', 'noise_values' and 'return_noise' apply as for a
+## noise tunnel.
 ## @item 'steps', 'rule', 'baseline'
 ## the method 'ig' only: nodes (default 20), the quadrature rule
 ## ('gausslegendre' (default), 'riemann_right', 'riemann_left',
@@ -60,7 +74,8 @@
 ## @end table
 ##
 ## Cost: N forward passes for the targets, then N n s forward and
-## backward passes (s = 1 but for 'ig'; n = 1 without noise), batched
+## backward passes (s = 1 but for 'ig'; n = 1 without noise and
+## gradientshap), batched
 ## across rows.  @var{info}: @code{target}, @code{fx}, @code{passes},
 ## @code{forward_passes}, @code{backward_passes}, @code{seconds},
 ## @code{method}, @code{steps}, @code{noise}, @code{samples},
@@ -139,6 +154,34 @@
 %! assert (all (V(:) >= -1e-6 * max (abs (Q(:)))));
 %! assert (any (V(:) > 1e-4));
 
+%!test
+%! ## GradientSHAP with the pad baseline as its one background row and no
+%! ## noise: a Monte Carlo estimate of IG over a ~ U[0, 1), which it
+%! ## approaches; the draws it reports and reproduces
+%! bg = ones (1, 12, 'int32');
+%! [G, info] = ee_gradient (v.model, v.X, 'method', 'gradientshap', 'background', bg, 'samples', 1500, ...
+%!                          'seed', 4, 'verbose', false);
+%! I = ee_ig (v.model, v.X, 'steps', 40, 'verbose', false);
+%! assert (G, I, 0.05 * max (abs (I(:))));
+%! assert (info.passes, 5 + 2 * 5 * 1500);
+%! assert (size (info.alpha), [1500 5]);
+%! assert (all (info.background_row(:) == 1) && all (info.alpha(:) >= 0 & info.alpha(:) < 1));
+%! assert (abs (mean (info.alpha(:)) - 0.5) < 0.02);
+%! bg2 = [bg; c.X(4,:)];
+%! [A, i2] = ee_gradient (c.model, c.X, 'method', 'gradientshap', 'background', bg2, 'samples', 6, 'stdev', 0.1, ...
+%!                        'return_noise', true, 'verbose', false);
+%! B = ee_gradient (c.model, c.X, 'method', 'gradientshap', 'background', bg2, 'samples', 6, ...
+%!                  'noise_values', i2.noise_values, 'verbose', false);
+%! assert (isequal (A, B));
+%! assert (all (ismember (i2.background_row(:), [1 2])) && any (i2.background_row(:) == 2));
+%! M = ee_gradient (mlp.model, mlp.X, 'method', 'gradientshap', 'background', zeros (1, 6), 'samples', 1500, ...
+%!                  'verbose', false);
+%! J = ee_ig (mlp.model, mlp.X, 'steps', 40, 'baseline', 'zero', 'verbose', false);
+%! assert (M, J, 0.05 * max (abs (J(:))));
+
+%!error <needs 'background'> ee_gradient (v.model, v.X, 'method', 'gradientshap')
+%!error <'background' applies> ee_gradient (v.model, v.X, 'background', ones (1, 12, 'int32'))
+%!error <'noise' must be none> ee_gradient (v.model, v.X, 'method', 'gradientshap', 'noise', 'vargrad', 'background', ones (1, 12, 'int32'))
 %!error <'method'> ee_gradient (v.model, v.X, 'method', 'deeplift')
 %!error <'noise'> ee_gradient (v.model, v.X, 'noise', 'gaussian')
 %!error <'stdev'> ee_gradient (v.model, v.X, 'noise', 'smoothgrad', 'stdev', -1)

@@ -21,7 +21,7 @@
 #include <string.h>
 
 const char *const ee_grad_method_names[EE_GRAD_METHOD_COUNT] = {"saliency", "saliency_abs", "saliency_l2",
-                                                                "gradxinput", "ig"};
+                                                                "gradxinput", "ig", "gradientshap"};
 const char *const ee_noise_names[EE_NOISE_COUNT] = {"none", "smoothgrad", "smoothgrad_sq", "vargrad"};
 
 void ee_grad_options_defaults(EeGradOptions *g)
@@ -34,15 +34,21 @@ void ee_grad_options_defaults(EeGradOptions *g)
 
 /* The noise of unit (i, k), W floats (T x d position-major, or D): sigma
  * times standard normals from the stream (seed, row, 2^32 + k), one draw
- * per element in order whatever is used, 0 where the row is not attended. */
+ * per element in order whatever is used, 0 where the row is not attended;
+ * for gradientshap (K > 0) then its background row and a from the same
+ * stream. */
 static void draw_noise(const EeModel *m, const EeInput *in, const EeAttrOptions *o, double sigma, int i, int k,
-                       float *z)
+                       float *z, int K, int *b, double *alpha)
 {
     const EeConfig *c = &m->cfg;
     int token = ee_is_token_model(c), W = token ? c->T * c->d : c->D;
     EeRng r;
     ee_rng_stream(&r, o->seed, (uint64_t)(o->row_offset + i), (1ULL << 32) + (uint64_t)k);
     for (int q = 0; q < W; q++) z[q] = (float)(sigma * ee_rng_normal(&r));
+    if (K > 0) { /* gradientshap: the background row and the point on its path */
+        *b = (int)ee_rng_below(&r, (uint64_t)K);
+        *alpha = ee_rng_uniform(&r);
+    }
     if (!token) return;
     uint8_t mask[4096];
     uint8_t *mk = c->T <= 4096 ? mask : malloc((size_t)c->T);
@@ -76,13 +82,29 @@ static EeStatus check(const Job *J)
     if (st) return st;
     if ((unsigned)g->method >= EE_GRAD_METHOD_COUNT) return ee_fail(EE_ERR_INPUT, "unknown gradient method %d", (int)g->method);
     if ((unsigned)g->noise >= EE_NOISE_COUNT) return ee_fail(EE_ERR_INPUT, "unknown 'noise' %d", (int)g->noise);
-    if (g->noise == EE_NOISE_NONE && g->samples != 1)
+    int shap = g->method == EE_GRAD_GRADIENTSHAP;
+    if (shap) {
+        /* its own sampling: the mean over n samples, with optional noise */
+        if (g->noise != EE_NOISE_NONE)
+            return ee_fail(EE_ERR_INPUT, "gradientshap averages its own samples: 'noise' must be none (its noise is 'stdev')");
+        if (g->K < 1 || (ee_is_token_model(c) ? !g->background_ids : !g->background_x))
+            return ee_fail(EE_ERR_INPUT, "gradientshap needs a 'background' set of at least one row");
+        if (ee_is_token_model(c)) {
+            for (size_t q = 0; q < (size_t)g->K * c->T; q++)
+                if (g->background_ids[q] < 0 || g->background_ids[q] >= c->vocab)
+                    return ee_fail(EE_ERR_INPUT, "'background'(%zu,%zu) = %d is not a token id in 1..%d", q / c->T + 1,
+                                   q % c->T + 1, g->background_ids[q] + 1, c->vocab);
+        } else
+            for (size_t q = 0; q < (size_t)g->K * c->D; q++)
+                if (!isfinite(g->background_x[q]))
+                    return ee_fail(EE_ERR_INPUT, "'background'(%zu,%zu) is not finite", q / c->D + 1, q % c->D + 1);
+    } else if (g->noise == EE_NOISE_NONE && g->samples != 1)
         return ee_fail(EE_ERR_INPUT, "'samples' applies to a noise tunnel ('noise' smoothgrad, smoothgrad_sq or vargrad)");
     if (g->samples < 1 || g->samples > (1 << 20))
         return ee_fail(EE_ERR_INPUT, "'samples' must be in 1..%d, got %d", 1 << 20, g->samples);
     if (!(g->stdev >= 0) || !isfinite(g->stdev))
         return ee_fail(EE_ERR_INPUT, "'stdev' (the noise's standard deviation) must be finite and >= 0, got %g", g->stdev);
-    if (g->given && g->noise == EE_NOISE_NONE) return ee_fail(EE_ERR_INPUT, "given noise needs a noise tunnel");
+    if (g->given && g->noise == EE_NOISE_NONE && !shap) return ee_fail(EE_ERR_INPUT, "given noise needs a noise tunnel");
     if (g->given) {
         int W = ee_is_token_model(c) ? c->T * c->d : c->D;
         for (size_t q = 0; q < (size_t)J->in->n * g->samples * W; q++)
@@ -105,7 +127,8 @@ static void unit_scores(EeGradMethod method, const double *acc, const float *et,
             case EE_GRAD_SALIENCY_ABS: s += fabs(g[q]); break;
             case EE_GRAD_SALIENCY_L2: s += g[q] * g[q]; break;
             case EE_GRAD_GRADXINPUT: s += (double)x[q] * g[q]; break;
-            case EE_GRAD_IG: s += ((double)x[q] - (b ? b[q] : 0)) * g[q]; break;
+            case EE_GRAD_IG:
+            case EE_GRAD_GRADIENTSHAP: s += ((double)x[q] - (b ? b[q] : 0)) * g[q]; break;
             }
         a[t] = method == EE_GRAD_SALIENCY_L2 ? sqrt(s) : s;
     }
@@ -119,7 +142,8 @@ static EeStatus run(void *ctx, int Bwant)
     const EeGradOptions *g = J->g;
     const EeConfig *c = &m->cfg;
     EeAttrOptions o = *J->o;
-    int ig = g->method == EE_GRAD_IG;
+    int ig = g->method == EE_GRAD_IG, shap = g->method == EE_GRAD_GRADIENTSHAP, K = shap ? g->K : 0;
+    int tunnel = g->noise != EE_NOISE_NONE || shap; /* noise is drawn (shap: stdev may be 0) */
     if (!ig) {
         o.steps = 1;
         o.method = EE_IG_GRADXINPUT; /* one node: a = 1, w = 1 */
@@ -127,7 +151,7 @@ static EeStatus run(void *ctx, int Bwant)
     int token = ee_is_token_model(c), T = token ? c->T : 1, d = token ? c->d : 1, C = c->classes, N = in->n;
     int per = token ? d : 1, cols = token ? T : c->D, Wfull = token ? T * d : c->D;
     int s = o.steps, n = g->samples;
-    int zero_base = !token || o.baseline == EE_BASELINE_ZERO;
+    int zero_base = !shap && (!token || o.baseline == EE_BASELINE_ZERO);
     double *alpha = malloc(sizeof(double) * s), *wts = malloc(sizeof(double) * s);
     EeStatus st = EE_OK;
     if (!alpha || !wts) { free(alpha); free(wts); return ee_fail(EE_ERR_NOMEM, "out of memory"); }
@@ -156,9 +180,11 @@ static EeStatus run(void *ctx, int Bwant)
     float *ux = malloc(sizeof(float) * (size_t)U * Wfull), *ub = malloc(sizeof(float) * (size_t)U * Wfull);
     float *uz = malloc(sizeof(float) * (size_t)U * Wfull), *ue = malloc(sizeof(float) * (size_t)U * Wfull);
     double *acc = malloc(sizeof(double) * (size_t)Wfull), *a = malloc(sizeof(double) * (size_t)cols);
+    int *ubase = malloc(sizeof(int) * (size_t)U);       /* gradientshap: each unit's background row */
+    double *ualpha = malloc(sizeof(double) * (size_t)U); /* and its point on the path */
     double *S1 = calloc((size_t)N * cols + 1, sizeof(double)), *S2 = calloc((size_t)N * cols + 1, sizeof(double));
     if (fail || !order || !tgt || !fx || (token && (!h_ids || !h_mask)) || !h_e || !h_de || !h_out || !h_dout || !ux ||
-        !ub || !uz || !ue || !acc || !a || !S1 || !S2) {
+        !ub || !uz || !ue || !acc || !a || !S1 || !S2 || !ubase || !ualpha) {
         st = ee_fail(EE_ERR_NOMEM, "out of memory for gradient maps (batch %d)", B);
         goto done;
     }
@@ -197,6 +223,17 @@ static EeStatus run(void *ctx, int Bwant)
             st = ee_fail(EE_ERR_INTERRUPTED, "interrupted while computing gradient maps");
             break;
         }
+        /* each unit's noise (and, gradientshap, background row and a) */
+        for (int u = 0; u < nu; u++) {
+            int i = order[(u0 + u) / n], k = (int)((u0 + u) % n);
+            float *z = uz + (size_t)u * Wfull;
+            if (!tunnel) memset(z, 0, sizeof(float) * Wfull);
+            else draw_noise(m, in, &o, g->stdev, i, k, z, K, &ubase[u], &ualpha[u]);
+            if (g->given) memcpy(z, g->given + ((size_t)i * n + k) * Wfull, sizeof(float) * Wfull);
+            if (g->drawn && tunnel) memcpy(g->drawn + ((size_t)i * n + k) * Wfull, z, sizeof(float) * Wfull);
+            if (shap && g->drawn_baseline) g->drawn_baseline[(size_t)i * n + k] = ubase[u];
+            if (shap && g->drawn_alpha) g->drawn_alpha[(size_t)i * n + k] = (float)ualpha[u];
+        }
         /* the pass's rows and baselines, for its active length */
         int L = 1;
         if (token) {
@@ -204,7 +241,12 @@ static EeStatus run(void *ctx, int Bwant)
                 int i = order[(u0 + u) / n];
                 memcpy(h_ids + (size_t)u * T, in->ids + (size_t)i * T, sizeof(int32_t) * T);
                 ee_attr_row_mask(m, in, i, h_mask + (size_t)u * T);
-                ee_attr_row_baseline(m, in, &o, i, h_ids + (size_t)(nu + u) * T);
+                if (shap) { /* x's real tokens from the background row (ee_ig's ids baseline) */
+                    const int32_t *x = in->ids + (size_t)i * T, *bg = g->background_ids + (size_t)ubase[u] * T;
+                    int32_t *dst = h_ids + (size_t)(nu + u) * T;
+                    for (int t = 0; t < T; t++) dst[t] = EE_IS_SPECIAL(x[t]) ? x[t] : bg[t];
+                } else
+                    ee_attr_row_baseline(m, in, &o, i, h_ids + (size_t)(nu + u) * T);
                 memcpy(h_mask + (size_t)(nu + u) * T, h_mask + (size_t)u * T, (size_t)T);
                 for (int t = 0; t < T; t++)
                     if (h_mask[(size_t)u * T + t] && t + 1 > L) L = t + 1;
@@ -229,28 +271,23 @@ static EeStatus run(void *ctx, int Bwant)
                 be->download(ub, r->e, sizeof(float) * (size_t)nu * Wl);
             }
         } else {
-            for (int u = 0; u < nu; u++)
+            for (int u = 0; u < nu; u++) {
                 memcpy(ux + (size_t)u * Wl, in->x + (size_t)order[(u0 + u) / n] * Wfull, sizeof(float) * Wfull);
-            memset(ub, 0, sizeof(float) * (size_t)nu * Wl);
+                if (shap) memcpy(ub + (size_t)u * Wl, g->background_x + (size_t)ubase[u] * Wfull, sizeof(float) * Wfull);
+                else memset(ub + (size_t)u * Wl, 0, sizeof(float) * Wl);
+            }
         }
-        /* each unit's noise and point e~ = e_x + z */
-        for (int u = 0; u < nu; u++) {
-            int i = order[(u0 + u) / n], k = (int)((u0 + u) % n);
-            float *z = uz + (size_t)u * Wfull;
-            if (g->noise == EE_NOISE_NONE) memset(z, 0, sizeof(float) * Wfull);
-            else if (g->given) memcpy(z, g->given + ((size_t)i * n + k) * Wfull, sizeof(float) * Wfull);
-            else draw_noise(m, in, &o, g->stdev, i, k, z);
-            if (g->drawn && g->noise != EE_NOISE_NONE)
-                memcpy(g->drawn + ((size_t)i * n + k) * Wfull, z, sizeof(float) * Wfull);
-            for (int q = 0; q < Wl; q++) ue[(size_t)u * Wl + q] = ux[(size_t)u * Wl + q] + z[q];
-        }
+        /* each unit's point e~ = e_x + z */
+        for (int u = 0; u < nu; u++)
+            for (int q = 0; q < Wl; q++) ue[(size_t)u * Wl + q] = ux[(size_t)u * Wl + q] + uz[(size_t)u * Wfull + q];
         /* the pass: unit u's node p is row u s + p, at e_b + a_p (e~ - e_b) */
         int nb = nu * s;
         for (int j = 0; j < nb; j++) {
             int u = j / s, p = j % s;
             const float *et = ue + (size_t)u * Wl, *eb = ub + (size_t)u * Wl;
             float *dst = h_e + (size_t)j * Wl;
-            for (int q = 0; q < Wl; q++) dst[q] = ig ? (float)(eb[q] + alpha[p] * ((double)et[q] - eb[q])) : et[q];
+            double at = shap ? ualpha[u] : alpha[p];
+            for (int q = 0; q < Wl; q++) dst[q] = ig || shap ? (float)(eb[q] + at * ((double)et[q] - eb[q])) : et[q];
         }
         if (token) {
             /* every row of the pass under its unit's ids and mask */
@@ -279,7 +316,7 @@ static EeStatus run(void *ctx, int Bwant)
                 for (int q = 0; q < Wl; q++) acc[q] += wts[p] * de[q];
             }
             int active = token ? L : cols;
-            unit_scores(g->method, acc, ue + (size_t)u * Wl, ig ? ub + (size_t)u * Wl : NULL, active, per, a);
+            unit_scores(g->method, acc, ue + (size_t)u * Wl, ig || shap ? ub + (size_t)u * Wl : NULL, active, per, a);
             for (int t = 0; t < active; t++) {
                 S1[(size_t)i * cols + t] += a[t];
                 S2[(size_t)i * cols + t] += a[t] * a[t];
@@ -309,6 +346,7 @@ done:
     ee_run_free(r);
     free(alpha); free(wts); free(order); free(tgt); free(fx); free(h_ids); free(h_mask); free(h_e); free(h_de);
     free(h_out); free(h_dout); free(ux); free(ub); free(uz); free(ue); free(acc); free(a); free(S1); free(S2);
+    free(ubase); free(ualpha);
     return st;
 }
 

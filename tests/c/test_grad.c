@@ -5,6 +5,8 @@
  * points that the noise libcore drew defines (libcore hands the noise
  * out, and takes it back as given noise, so both sides see the same
  * draws):
+ * - GradientSHAP given the background rows and points libcore drew (and
+ *   its noise), on the three kinds; its bad input;
  * - saliency (signed, absolute, L2), gradient x input and IG (3 Gauss-
  *   Legendre nodes, pad baseline), each plain and under SmoothGrad,
  *   SmoothGrad-squared and VarGrad, on a transformer, a cnn and an mlp,
@@ -137,7 +139,7 @@ static void ref_maps(Ref *r, const int32_t *ids, const float *xf, const float *z
             }
         }
     }
-    for (int mth = 0; mth < EE_GRAD_METHOD_COUNT; mth++)
+    for (int mth = 0; mth <= EE_GRAD_IG; mth++)
         for (int t = 0; t < T; t++) {
             out[mth][EE_NOISE_NONE][t] = S1[mth][t]; /* n = 1 with zero noise */
             out[mth][EE_NOISE_SMOOTHGRAD][t] = S1[mth][t];
@@ -228,7 +230,7 @@ static void check_kind(EeKind kind)
         ref_maps(&ref, token ? ids + i * T : NULL, token ? NULL : x + i * W, noise + (size_t)i * n * W, n, sigma, R[i]);
         ref_maps(&ref, token ? ids + i * T : NULL, token ? NULL : x + i * W, zero + (size_t)i * W, 1, 0, R0[i]);
     }
-    for (int mth = 0; mth < EE_GRAD_METHOD_COUNT; mth++)
+    for (int mth = 0; mth <= EE_GRAD_IG; mth++)
         for (int nz = 0; nz < EE_NOISE_COUNT; nz++) {
             g.method = (EeGradMethod)mth;
             g.noise = (EeNoiseKind)nz;
@@ -294,6 +296,114 @@ static void check_kind(EeKind kind)
     ee_model_free(m);
 }
 
+/* GradientSHAP: given the noise, background rows and points libcore drew,
+ * the mean over samples of sum_d (e~ - e_b) g(e_b + a (e~ - e_b)), e_b the
+ * embedding of x with its real tokens from the background row. */
+static void check_gradientshap(EeKind kind)
+{
+    const int N = 3, T = 9, lens[3] = {5, 7, 2}, blens[4] = {7, 3, 6, 7}, n = 5, K = 4;
+    EeModel *m = make_model(kind, T);
+    const EeConfig *c = ee_model_config(m);
+    const char *kn = ee_kind_name(kind);
+    Ref ref;
+    ref_load(&ref, m);
+    int token = kind != EE_KIND_MLP, cols = token ? T : c->D, per = token ? c->d : 1, W = cols * per;
+    int32_t *ids = token ? make_ids(N, T, lens) : NULL, *bg = token ? make_ids(K, T, blens) : NULL;
+    float *x = NULL, *bx = NULL;
+    if (!token) {
+        x = malloc(sizeof(float) * N * W);
+        bx = malloc(sizeof(float) * K * W);
+        for (int k = 0; k < N * W; k++) x[k] = (float)ee_rng_normal(&rng);
+        for (int k = 0; k < K * W; k++) bx[k] = (float)(0.5 * ee_rng_normal(&rng));
+    }
+    EeInput in = {.n = N, .ids = ids, .x = x};
+    float *noise = malloc(sizeof(float) * N * n * W), *alpha = malloc(sizeof(float) * N * n);
+    float *A = malloc(sizeof(float) * N * cols);
+    int32_t *base = malloc(sizeof(int32_t) * N * n);
+    EeAttrOptions o;
+    ee_attr_options_defaults(&o);
+    o.verbose = 0;
+    o.device = EE_DEVICE_CPU;
+    o.batch = 4;
+    o.seed = 21;
+    EeGradOptions g;
+    ee_grad_options_defaults(&g);
+    g.method = EE_GRAD_GRADIENTSHAP;
+    g.samples = n;
+    g.stdev = 0.1;
+    g.background_ids = bg;
+    g.background_x = bx;
+    g.K = K;
+    g.drawn = noise;
+    g.drawn_baseline = base;
+    g.drawn_alpha = alpha;
+    EeAttrInfo info = {0};
+    CHECK_OK(ee_gradient_attribute(m, &in, &g, &o, A, &info));
+    int in_range = 1, used[4] = {0};
+    for (int q = 0; q < N * n; q++) {
+        in_range &= base[q] >= 0 && base[q] < K && alpha[q] >= 0 && alpha[q] < 1;
+        if (base[q] >= 0 && base[q] < K) used[base[q]] = 1;
+    }
+    CHECK(in_range && used[0] + used[1] + used[2] + used[3] >= 3 && info.forward == N + N * n && info.backward == N * n,
+          "%s gradientshap: background rows in 0..%d and a in [0, 1) drawn (%d of them used), %ld forward and %ld "
+          "backward passes", kn, K - 1, used[0] + used[1] + used[2] + used[3], info.forward, info.backward);
+    CheckCmp cmp = CMP_INIT;
+    double *ex = malloc(sizeof(double) * W), *eb = malloc(sizeof(double) * W), *et = malloc(sizeof(double) * W);
+    double *pt = malloc(sizeof(double) * W), *gr = malloc(sizeof(double) * W);
+    for (int i = 0; i < N; i++) {
+        uint8_t mask[64];
+        int32_t bids[64];
+        if (token) {
+            for (int t = 0; t < T; t++) mask[t] = ids[i * T + t] != EE_PAD;
+            ref_embed(&ref, ids + i * T, ex);
+        } else
+            for (int q = 0; q < W; q++) ex[q] = x[i * W + q];
+        double out[8];
+        ref_net(&ref, ex, mask, out);
+        int tg = 0;
+        for (int k = 1; k < c->classes; k++) if (out[k] > out[tg]) tg = k;
+        double phi[64] = {0};
+        for (int k = 0; k < n; k++) {
+            int b = base[i * n + k];
+            if (token) {
+                for (int t = 0; t < T; t++) bids[t] = EE_IS_SPECIAL(ids[i * T + t]) ? ids[i * T + t] : bg[b * T + t];
+                ref_embed(&ref, bids, eb);
+            } else
+                for (int q = 0; q < W; q++) eb[q] = bx[b * W + q];
+            for (int q = 0; q < W; q++) {
+                et[q] = ex[q] + noise[((size_t)i * n + k) * W + q];
+                pt[q] = eb[q] + alpha[i * n + k] * (et[q] - eb[q]);
+            }
+            ref_grad(&ref, mask, tg, pt, W, gr);
+            for (int t = 0; t < cols; t++)
+                for (int q = 0; q < per; q++) phi[t] += (et[t * per + q] - eb[t * per + q]) * gr[t * per + q] / n;
+        }
+        for (int t = 0; t < cols; t++) cmp_add(&cmp, A[i * cols + t], phi[t]);
+    }
+    CHECK_CMP(cmp, cmp_bound(&cmp, 2e-4, 1e-2), "%s gradientshap against the double reference: max err %.3g (scale %.3g)",
+              kn, cmp.err, cmp.scale);
+    /* bad input: no background, a token outside the vocabulary, a noise tunnel */
+    g.K = 0;
+    EeStatus st = ee_gradient_attribute(m, &in, &g, &o, A, NULL);
+    CHECK(st == EE_ERR_INPUT && strstr(ee_last_error(), "'background'"), "%s gradientshap without background: %s (%s)",
+          kn, ee_status_id(st), ee_last_error());
+    g.K = K;
+    if (token) {
+        bg[5] = c->vocab;
+        st = ee_gradient_attribute(m, &in, &g, &o, A, NULL);
+        CHECK(st == EE_ERR_INPUT && strstr(ee_last_error(), "'background'(1,6)"), "%s gradientshap, id out of range: %s (%s)",
+              kn, ee_status_id(st), ee_last_error());
+        bg[5] = 4;
+    }
+    g.noise = EE_NOISE_VARGRAD;
+    st = ee_gradient_attribute(m, &in, &g, &o, A, NULL);
+    CHECK(st == EE_ERR_INPUT, "%s gradientshap in a noise tunnel: %s (%s)", kn, ee_status_id(st), ee_last_error());
+    free(ex); free(eb); free(et); free(pt); free(gr);
+    free(ids); free(bg); free(x); free(bx); free(noise); free(alpha); free(A); free(base);
+    ref_free(&ref);
+    ee_model_free(m);
+}
+
 int main(void)
 {
     ee_threads_enter();
@@ -301,6 +411,9 @@ int main(void)
     check_kind(EE_KIND_TRANSFORMER);
     check_kind(EE_KIND_CNN);
     check_kind(EE_KIND_MLP);
+    check_gradientshap(EE_KIND_TRANSFORMER);
+    check_gradientshap(EE_KIND_CNN);
+    check_gradientshap(EE_KIND_MLP);
     ee_threads_leave();
     return check_finish("test_grad");
 }
