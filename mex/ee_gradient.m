@@ -151,7 +151,7 @@
 %! Q = ee_gradient (mlp.model, mlp.X, 'method', 'gradxinput', 'noise', 'smoothgrad_sq', o{:});
 %! V = ee_gradient (mlp.model, mlp.X, 'method', 'gradxinput', 'noise', 'vargrad', o{:});
 %! assert (V, Q - M .^ 2, 1e-5 * max (abs (Q(:))));
-%! assert (all (V(:) >= -1e-6 * max (abs (Q(:)))));
+%! assert (all (V(:) >= 0));   # Welford's variance: never below 0
 %! assert (any (V(:) > 1e-4));
 
 %!test

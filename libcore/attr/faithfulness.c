@@ -57,6 +57,24 @@ static double log_odds_of(const float *z, int C, int t)
     return z[t] - (mx + log(sum));
 }
 
+/* The counts j that some measure reads, of a row of n players: need[j]
+ * bit 1 for the deletion copy, bit 2 for the insertion copy (the curve
+ * points, the bins, the log-odds count lo; j = n is the baseline, which
+ * insertion reads as I_0; insertion needs no copy at j = 0 or n). Returns
+ * the copies to evaluate. */
+static long mark_needed(char *need, int n, int K, int lo)
+{
+    memset(need, 0, (size_t)n + 1);
+    if (n == 0) return 0;
+    for (int p = 0; p < curve_points(K, n); p++) need[curve_count(p, K, n)] |= 3;
+    for (int k = 0; k < EE_FAITH_BINS; k++) need[bin_count(ee_faith_bins[k], n)] |= 3;
+    need[lo] |= 1;
+    need[n] |= 1;
+    long copies = 0;
+    for (int j = 1; j <= n; j++) copies += (need[j] & 1) + (j < n && (need[j] & 2));
+    return copies;
+}
+
 /* One perturbed copy: row i with its top j players removed (del) or only
  * its top j players kept (!del). */
 typedef struct {
@@ -277,8 +295,7 @@ static EeStatus run(void *ctx, int Bwant)
         int n = token ? ee_count_real(in->ids + (size_t)i * W, W) : W;
         nreal[i] = n;
         lo_count[i] = bin_count(J->f->logodds_percent, n);
-        rows_needed += n; /* at most n deletion and n - 1 insertion copies */
-        rows_needed += n > 0 ? n - 1 : 0;
+        rows_needed += mark_needed(need, n, K, lo_count[i]);
         dv[i] = malloc(sizeof(double) * (size_t)(n + 1));
         iv[i] = malloc(sizeof(double) * (size_t)(n + 1));
         if (!dv[i] || !iv[i]) {
@@ -333,20 +350,15 @@ static EeStatus run(void *ctx, int Bwant)
         }
         b.passes += nb;
     }
-    double work_total = (double)rows_needed;
+    double work_total = (double)rows_needed; /* the passes: rows differ in length */
     EeProgress prog;
     ee_progress_start(&prog, o, "faithfulness", N);
     for (int q = 0; q < N && !st; q++) {
         int i = order[q], n = players_in_order(J, i, players);
         if (token) ee_attr_row_baseline(m, in, o, i, base);
-        /* the counts some measure reads: the curve points, the bins, the
-         * log-odds drop; insertion needs no j = 0 (the baseline, D_n) or n (x) */
-        memset(need, 0, (size_t)n + 1);
-        for (int p = 0; p < curve_points(K, n) && n > 0; p++) need[curve_count(p, K, n)] |= 3;
-        for (int k = 0; k < EE_FAITH_BINS && n > 0; k++) need[bin_count(ee_faith_bins[k], n)] |= 3;
-        if (n > 0) need[lo_count[i]] |= 1;
+        mark_needed(need, n, K, lo_count[i]);
         for (int j = 1; j <= n && !st; j++) {
-            if ((need[j] & 1) || j == n) st = push(&b, J, i, players, j, 1, base);
+            if (need[j] & 1) st = push(&b, J, i, players, j, 1, base);
             if (!st && (need[j] & 2) && j < n) st = push(&b, J, i, players, j, 0, base);
         }
         ee_progress_tick_work(&prog, q + 1, (double)b.passes, work_total);

@@ -183,8 +183,13 @@ static EeStatus run(void *ctx, int Bwant)
     int *ubase = malloc(sizeof(int) * (size_t)U);       /* gradientshap: each unit's background row */
     double *ualpha = malloc(sizeof(double) * (size_t)U); /* and its point on the path */
     double *S1 = calloc((size_t)N * cols + 1, sizeof(double)), *S2 = calloc((size_t)N * cols + 1, sizeof(double));
+    /* VarGrad: Welford's running mean and sum of squared deviations (a
+     * variance that is never below 0, where E a^2 - (E a)^2 can round so) */
+    int var = g->noise == EE_NOISE_VARGRAD;
+    double *Wm = var ? calloc((size_t)N * cols + 1, sizeof(double)) : NULL;
+    double *Wv = var ? calloc((size_t)N * cols + 1, sizeof(double)) : NULL;
     if (fail || !order || !tgt || !fx || (token && (!h_ids || !h_mask)) || !h_e || !h_de || !h_out || !h_dout || !ux ||
-        !ub || !uz || !ue || !acc || !a || !S1 || !S2 || !ubase || !ualpha) {
+        !ub || !uz || !ue || !acc || !a || !S1 || !S2 || !ubase || !ualpha || (var && (!Wm || !Wv))) {
         st = ee_fail(EE_ERR_NOMEM, "out of memory for gradient maps (batch %d)", B);
         goto done;
     }
@@ -321,6 +326,15 @@ static EeStatus run(void *ctx, int Bwant)
                 S1[(size_t)i * cols + t] += a[t];
                 S2[(size_t)i * cols + t] += a[t] * a[t];
             }
+            if (var) { /* a row's units come in the order of k */
+                double cnt = (double)((u0 + u) % n + 1);
+                for (int t = 0; t < cols; t++) {
+                    double at = t < active ? a[t] : 0, *mu = &Wm[(size_t)i * cols + t];
+                    double dlt = at - *mu;
+                    *mu += dlt / cnt;
+                    Wv[(size_t)i * cols + t] += dlt * (at - *mu);
+                }
+            }
         }
         ee_progress_tick(&prog, (long)((u0 + nu) / n));
     }
@@ -329,7 +343,7 @@ static EeStatus run(void *ctx, int Bwant)
     if (!st) {
         for (size_t q = 0; q < (size_t)N * cols; q++) {
             double m1 = S1[q] / n, m2 = S2[q] / n;
-            double v = g->noise == EE_NOISE_SMOOTHGRAD_SQ ? m2 : g->noise == EE_NOISE_VARGRAD ? m2 - m1 * m1 : m1;
+            double v = g->noise == EE_NOISE_SMOOTHGRAD_SQ ? m2 : var ? Wv[q] / n : m1;
             J->A[q] = (float)v;
         }
         EeAttrInfo *info = J->info;
@@ -346,7 +360,7 @@ done:
     ee_run_free(r);
     free(alpha); free(wts); free(order); free(tgt); free(fx); free(h_ids); free(h_mask); free(h_e); free(h_de);
     free(h_out); free(h_dout); free(ux); free(ub); free(uz); free(ue); free(acc); free(a); free(S1); free(S2);
-    free(ubase); free(ualpha);
+    free(ubase); free(ualpha); free(Wm); free(Wv);
     return st;
 }
 

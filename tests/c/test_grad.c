@@ -245,6 +245,11 @@ static void check_kind(EeKind kind)
                 for (int t = 0; t < cols; t++) cmp_add(&cmp, A[i * cols + t], (nz ? R[i] : R0[i])[mth][nz][t]);
             CHECK_CMP(cmp, cmp_bound(&cmp, 2e-4, 1e-2), "%s %s, noise %s: against the double reference, max err %.3g "
                       "(scale %.3g)", kn, ee_grad_method_names[mth], ee_noise_names[nz], cmp.err, cmp.scale);
+            if (nz == EE_NOISE_VARGRAD) {
+                int neg = 0;
+                for (int q = 0; q < N * cols; q++) neg += !(A[q] >= 0);
+                CHECK(neg == 0, "%s %s vargrad: %d scores below 0 (or NaN)", kn, ee_grad_method_names[mth], neg);
+            }
             CHECK(inf.forward == N + units * s && inf.backward == units * s,
                   "%s %s, noise %s: %ld forward and %ld backward passes", kn, ee_grad_method_names[mth],
                   ee_noise_names[nz], inf.forward, inf.backward);
