@@ -201,6 +201,10 @@ static EeStatus run(void *ctx, int Bwant)
     /* targets: the rows in passes of their own */
     for (int q0 = 0; q0 < N && !st; q0 += B) {
         int nb = N - q0 < B ? N - q0 : B;
+        if (ee_interrupted()) {
+            st = ee_fail(EE_ERR_INTERRUPTED, "interrupted while computing gradient maps");
+            break;
+        }
         for (int k = 0; k < nb; k++) {
             int i = order[q0 + k];
             if (token) {
