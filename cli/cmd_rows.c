@@ -84,6 +84,8 @@ static const EeOptSpec faith_opts[] = {
                                  "q = 0..K (default 20; 0: every count)"},
     {"logodds", EE_OPT_VALUE, "P", "the log-odds drop with P % of the players removed (default 20)"},
     {"score", EE_OPT_VALUE, "NAME", "probability (default: softmax of the target class) or logit"},
+    {"infidelity", EE_OPT_VALUE, "M", "random subsets per row for the infidelity (default 0: not computed)"},
+    {"seed", EE_OPT_VALUE, "K", "of the infidelity's subsets (default 1); row i draws from its own stream"},
     {"baseline", EE_OPT_VALUE, "pad|NAME", "pad (default) or an N x T id variable of --data"},
     {"target", EE_OPT_VALUE, "argmax|K|NAME", "argmax (default), one class for every row, or a variable of "
                                               "--data with a class per row"},
@@ -179,7 +181,7 @@ static double row_cost(const Job *j, long i)
         return (1.0 + (double)j->a.steps * n) * L;
     }
     case CMD_IG: return 2.0 * j->a.steps * L;
-    case CMD_FAITH: return 2.0 * (j->token ? ee_count_real(j->ids + (size_t)i * j->T, j->T) : j->W) * L;
+    case CMD_FAITH: return (2.0 * (j->token ? ee_count_real(j->ids + (size_t)i * j->T, j->T) : j->W) + j->f.infidelity_samples) * L;
     case CMD_GRAD: return 2.0 * j->g.samples * (j->g.method == EE_GRAD_IG ? j->a.steps : 1) * L;
     default: return L;
     }
@@ -348,6 +350,12 @@ static EeStatus setup_faith(Job *j)
     int score = 0;
     if ((st = ee_opt_choice(&j->o, "score", ee_faith_score_names, EE_FAITH_SCORE_COUNT, &score))) return st;
     j->f.score = (EeFaithScore)score;
+    if ((st = ee_opt_int(&j->o, "infidelity", 0, 1 << 20, &j->f.infidelity_samples))) return st;
+    if (ee_opt_given(&j->o, "seed") && !j->f.infidelity_samples)
+        return ee_fail(EE_ERR_INPUT, "--seed applies to the infidelity's subsets (--infidelity > 0)");
+    int seed = (int)j->a.seed;
+    if ((st = ee_opt_int(&j->o, "seed", 0, 0x7fffffff, &seed))) return st;
+    j->a.seed = (uint64_t)seed;
     if ((st = read_baseline(j, 0))) return st;
     if ((st = read_target(j))) return st;
     return read_maps(j);
@@ -464,7 +472,7 @@ static EeStatus job_key(Job *j)
     }
     if (j->maps) {
         ee_key_add(&h, j->maps, sizeof(float) * (size_t)j->n * j->W);
-        long fo[] = {j->f.steps, j->f.logodds_percent, j->f.score};
+        long fo[] = {j->f.steps, j->f.logodds_percent, j->f.score, j->f.infidelity_samples};
         ee_key_add(&h, fo, sizeof fo);
     }
     for (long i = 0; j->perms && i < j->n; i++)
@@ -535,20 +543,40 @@ static EeStatus run_chunk(Job *j, const EeChunk *k, void **out, long *fwd, long 
     }
     case CMD_FAITH: {
         /* doubles travel through the shards as pairs of 4-byte values:
-         * out[0] per row the 7 measures, out[1] the 2 x 5 bins, out[2] the
+         * out[0] per row the 8 measures, out[1] the 2 x 5 bins, out[2] the
          * two curves, out[3] the target, out[4] the players */
         int K = j->f.steps, NB = EE_FAITH_BINS;
-        double *v = ee_xmalloc(sizeof(double) * (size_t)(n ? n : 1) * (7 + 2 * NB + 2 * (K + 1)));
-        double *col7[7], *bins = v + (size_t)7 * n, *curves = bins + (size_t)2 * NB * n;
-        for (int q = 0; q < 7; q++) col7[q] = v + (size_t)q * n;
-        EeFaithResult res = {col7[0], col7[1], col7[2], col7[3], col7[4], bins, bins + (size_t)NB * n,
-                             K ? curves : NULL, K ? curves + (size_t)(K + 1) * n : NULL, out[3], out[4], col7[5], col7[6],
-                             0, 0};
-        st = ee_faithfulness(model0(j), &in, j->maps + (size_t)f * j->W, &a, &j->f, &res);
-        *fwd = res.forward;
+        double *v = ee_xmalloc(sizeof(double) * (size_t)(n ? n : 1) * (8 + 2 * NB + 2 * (K + 1)));
+        double *col8[8], *bins = v + (size_t)8 * n, *curves = bins + (size_t)2 * NB * n;
+        for (int q = 0; q < 8; q++) col8[q] = v + (size_t)q * n;
+        EeFaithResult res = {col8[0], col8[1], col8[2], col8[3], col8[4], bins, bins + (size_t)NB * n,
+                             K ? curves : NULL, K ? curves + (size_t)(K + 1) * n : NULL, out[3], out[4], col8[5], col8[6],
+                             col8[7], 0, 0};
+        /* one call per run of consecutive data rows, keyed by its first (the
+         * infidelity's subsets are drawn from the rows' streams), as for sv */
+        for (long i0 = 0; i0 < n && !st;) {
+            long i1 = i0 + 1;
+            while (i1 < n && j->rows[f + i1] == j->rows[f + i1 - 1] + 1) i1++;
+            long g = f + i0;
+            EeInput r = {.n = (int)(i1 - i0)};
+            if (j->ids) r.ids = j->ids + (size_t)g * j->T;
+            if (j->x) r.x = j->x + (size_t)g * j->W;
+            EeAttrOptions s = a;
+            s.row_offset = j->rows[g];
+            if (j->bids) s.baseline_ids = j->bids + (size_t)g * j->T;
+            if (j->target) s.target = j->target + g;
+            EeFaithResult q = {res.comprehensiveness + i0, res.sufficiency + i0, res.deletion_auc + i0,
+                               res.insertion_auc + i0, res.log_odds_drop + i0, res.comp_bins + (size_t)i0 * NB,
+                               res.suff_bins + (size_t)i0 * NB, K ? res.deletion_curve + (size_t)i0 * (K + 1) : NULL,
+                               K ? res.insertion_curve + (size_t)i0 * (K + 1) : NULL, (int32_t *)out[3] + i0,
+                               (int32_t *)out[4] + i0, res.fx + i0, res.fbaseline + i0, res.infidelity + i0, 0, 0};
+            st = ee_faithfulness(model0(j), &r, j->maps + (size_t)g * j->W, &s, &j->f, &q);
+            *fwd += q.forward;
+            i0 = i1;
+        }
         for (long i = 0; i < n && !st; i++) {
-            double *m = (double *)out[0] + (size_t)i * 7, *b = (double *)out[1] + (size_t)i * 2 * NB;
-            for (int q = 0; q < 7; q++) m[q] = col7[q][i];
+            double *m = (double *)out[0] + (size_t)i * 8, *b = (double *)out[1] + (size_t)i * 2 * NB;
+            for (int q = 0; q < 8; q++) m[q] = col8[q][i];
             memcpy(b, res.comp_bins + (size_t)i * NB, sizeof(double) * NB);
             memcpy(b + NB, res.suff_bins + (size_t)i * NB, sizeof(double) * NB);
             if (K) {
@@ -627,12 +655,17 @@ static EeStatus write_result(Job *j, const char *out)
         int K = j->f.steps, NB = EE_FAITH_BINS;
         const double *m = s->data[0], *b = s->data[1], *cv = s->data[2];
         double *tmp = ee_xmalloc(sizeof(double) * (size_t)(n ? n : 1) * (2 * NB + 2 * (K + 1)));
+        int ninf = j->f.infidelity_samples;
         matvar_t *F = ee_mv_struct();
         static const char *const names7[5] = {"comprehensiveness", "sufficiency", "deletion_auc", "insertion_auc",
                                               "log_odds_drop"};
         for (int q = 0; q < 5; q++) {
-            for (long i = 0; i < n; i++) tmp[i] = m[(size_t)i * 7 + q];
+            for (long i = 0; i < n; i++) tmp[i] = m[(size_t)i * 8 + q];
             ee_mv_set(F, names7[q], 0, ee_mv_col(tmp, n));
+        }
+        if (ninf) {
+            for (long i = 0; i < n; i++) tmp[i] = m[(size_t)i * 8 + 7];
+            ee_mv_set(F, "infidelity", 0, ee_mv_col(tmp, n));
         }
         for (int h = 0; h < 2; h++) {
             for (long i = 0; i < n; i++) memcpy(tmp + (size_t)i * NB, b + (size_t)i * 2 * NB + h * NB, sizeof(double) * NB);
@@ -649,12 +682,16 @@ static EeStatus write_result(Job *j, const char *out)
         ee_mv_set(F, "target", 0, double_col_of(s->data[3], 1, n, 1));
         ee_mv_set(F, "players", 0, double_col_of(s->data[4], 1, n, 0));
         for (int q = 5; q < 7; q++) {
-            for (long i = 0; i < n; i++) tmp[i] = m[(size_t)i * 7 + q];
+            for (long i = 0; i < n; i++) tmp[i] = m[(size_t)i * 8 + q];
             ee_mv_set(F, q == 5 ? "fx" : "fbaseline", 0, ee_mv_col(tmp, n));
         }
         ee_mv_set(F, "score", 0, ee_mv_char(ee_faith_score_names[j->f.score]));
         ee_mv_set(F, "steps", 0, ee_mv_scalar(K));
         ee_mv_set(F, "logodds", 0, ee_mv_scalar(j->f.logodds_percent));
+        if (ninf) {
+            ee_mv_set(F, "infidelity_samples", 0, ee_mv_scalar(ninf));
+            ee_mv_set(F, "seed", 0, ee_mv_scalar((double)j->a.seed));
+        }
         ee_mv_set(F, "passes", 0, ee_mv_scalar((double)s->forward));
         ee_mv_set(F, "seconds", 0, ee_mv_scalar(s->seconds));
         free(tmp);
@@ -812,7 +849,7 @@ static EeStatus setup(Job *j, int argc, char **argv, const EeOptSpec *spec, int 
         }
         break;
     case CMD_FAITH: /* doubles as pairs of 4-byte values (see run_chunk) */
-        ee_shards_column(s, "measures", 1, 2 * 7);
+        ee_shards_column(s, "measures", 1, 2 * 8);
         ee_shards_column(s, "bins", 1, 2 * 2 * EE_FAITH_BINS);
         ee_shards_column(s, "curves", 1, 2 * 2 * (j->f.steps + 1));
         ee_shards_column(s, "target", 1, 1);

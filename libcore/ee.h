@@ -421,7 +421,12 @@ EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in
  *   deletion_auc, insertion_auc: trapezoids of D_j, I_j over j / n at
  *     j = round(q n / steps), q = 0..steps (steps = 0: every j = 0..n);
  *   log_odds_drop = L(x) - L(x without its top m players), m =
- *     ceil(logodds_percent n / 100), L = log(p / (1 - p)) of the target.
+ *     ceil(logodds_percent n / 100), L = log(p / (1 - p)) of the target;
+ *   infidelity = (1/m) sum_k (sum_{t in S_k} A_t - (z(x) - z(x without
+ *     S_k)))^2, z the target logit, S_k each player with probability 1/2
+ *     from the stream (o->seed, o->row_offset + i, 3 * 2^32 + k), one
+ *     uniform per player in order of position (Yeh et al.'s infidelity
+ *     with subset-removal perturbations; 0 for an exact additive map).
  * Rows without players get NaN. One forward pass per distinct copy,
  * batched across rows (o->batch, o->device, o->precision, o->verbose). */
 #define EE_FAITH_BINS 5
@@ -433,6 +438,7 @@ typedef struct {
     int steps;            /* curve points 0..steps (0: every count), default 20 */
     int logodds_percent;  /* 1..100, default 20 */
     EeFaithScore score;   /* default probability */
+    int infidelity_samples; /* m subsets per row for the infidelity (0: none) */
 } EeFaithOptions;
 void ee_faith_options_defaults(EeFaithOptions *f);
 /* Per-row results, arrays of the caller (any may be NULL), and totals. */
@@ -442,6 +448,7 @@ typedef struct {
     double *deletion_curve, *insertion_curve;  /* N x (steps + 1), steps > 0 only */
     int32_t *target, *nreal;                   /* N: 0-based target, players */
     double *fx, *fbaseline;                    /* N: s(x), s(baseline) */
+    double *infidelity;                        /* N (NaN without subsets) */
     long forward;
     double seconds;
 } EeFaithResult;

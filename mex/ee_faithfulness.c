@@ -6,8 +6,9 @@
 
 #include <string.h>
 
-enum { O_STEPS, O_LOGODDS, O_SCORE, O_BASELINE, O_TARGET, O_BATCH, O_DEVICE, O_PRECISION, O_VERBOSE, O_ROWS, NOPT };
-static const char *const opt_names[NOPT] = {"steps", "logodds", "score", "baseline", "target",
+enum { O_STEPS, O_LOGODDS, O_SCORE, O_INFIDELITY, O_SEED, O_BASELINE, O_TARGET, O_BATCH, O_DEVICE, O_PRECISION,
+       O_VERBOSE, O_ROWS, NOPT };
+static const char *const opt_names[NOPT] = {"steps", "logodds", "score", "infidelity", "seed", "baseline", "target",
                                             "batch", "device", "precision", "verbose", "rows"};
 
 /* rows x cols double, row-major -> a new Octave matrix */
@@ -44,6 +45,11 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     if (o[O_LOGODDS].value) f.logodds_percent = ee_mx_int(o[O_LOGODDS].value, "'logodds'", 1, 100);
     if (o[O_SCORE].value)
         f.score = (EeFaithScore)ee_mx_choice(o[O_SCORE].value, "'score'", ee_faith_score_names, EE_FAITH_SCORE_COUNT);
+    if (o[O_INFIDELITY].value) f.infidelity_samples = ee_mx_int(o[O_INFIDELITY].value, "'infidelity'", 0, 1 << 20);
+    if (o[O_SEED].value) {
+        if (!f.infidelity_samples) ee_mx_error("ee:badInput", "'seed' applies to the infidelity's subsets ('infidelity' > 0)");
+        a.seed = (uint64_t)ee_mx_int(o[O_SEED].value, "'seed'", 0, 0x7fffffff);
+    }
     ee_mx_attr_baseline(o[O_BASELINE].value, m, all.n, 0, &a);
     ee_mx_attr_target(o[O_TARGET].value, m, all.n, &a);
     if (o[O_BATCH].value) a.batch = ee_mx_int(o[O_BATCH].value, "'batch'", 1, 1 << 20);
@@ -73,7 +79,6 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         if (bids) memcpy(bids + dst, a.baseline_ids + src, sizeof(int32_t) * W);
         if (tg) tg[i] = a.target[rows[i]];
     }
-    EeInput in = {.n = nrows, .ids = ids, .x = x};
     a.baseline_ids = bids;
     a.target = tg;
 
@@ -93,8 +98,33 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     r.nreal = ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "F");
     r.fx = col(nrows, "F");
     r.fbaseline = col(nrows, "F");
-    EeStatus st = ee_faithfulness(m, &in, A, &a, &f, &r);
-    if (st) ee_mx_fail(st);
+    r.infidelity = col(nrows, "F");
+    /* one call per maximal run of consecutive rows, keyed by its offset in
+     * X (the infidelity's subsets are drawn from the rows' streams) */
+    long fwd = 0;
+    double secs = 0;
+    for (int i0 = 0; i0 < nrows;) {
+        int i1 = i0 + 1;
+        while (i1 < nrows && rows[i1] == rows[i1 - 1] + 1) i1++;
+        size_t o0 = (size_t)i0 * W;
+        EeInput part = {.n = i1 - i0, .ids = ids ? ids + o0 : NULL, .x = x ? x + o0 : NULL};
+        EeAttrOptions s = a;
+        s.row_offset = rows[i0];
+        if (bids) s.baseline_ids = bids + o0;
+        if (tg) s.target = tg + i0;
+        EeFaithResult q = {r.comprehensiveness + i0, r.sufficiency + i0, r.deletion_auc + i0, r.insertion_auc + i0,
+                           r.log_odds_drop + i0, r.comp_bins + (size_t)i0 * NB, r.suff_bins + (size_t)i0 * NB,
+                           K ? r.deletion_curve + (size_t)i0 * (K + 1) : NULL,
+                           K ? r.insertion_curve + (size_t)i0 * (K + 1) : NULL, r.target + i0, r.nreal + i0,
+                           r.fx + i0, r.fbaseline + i0, r.infidelity + i0, 0, 0};
+        EeStatus st = ee_faithfulness(m, &part, A + o0, &s, &f, &q);
+        if (st) ee_mx_fail(st);
+        fwd += q.forward;
+        secs += q.seconds;
+        i0 = i1;
+    }
+    r.forward = fwd;
+    r.seconds = secs;
 
     mxArray *s = mxCreateStructMatrix(1, 1, 0, NULL);
     ee_mx_set(s, "comprehensiveness", ee_mx_double_vector(r.comprehensiveness, nrows));
@@ -102,6 +132,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     ee_mx_set(s, "deletion_auc", ee_mx_double_vector(r.deletion_auc, nrows));
     ee_mx_set(s, "insertion_auc", ee_mx_double_vector(r.insertion_auc, nrows));
     ee_mx_set(s, "log_odds_drop", ee_mx_double_vector(r.log_odds_drop, nrows));
+    if (f.infidelity_samples) ee_mx_set(s, "infidelity", ee_mx_double_vector(r.infidelity, nrows));
     ee_mx_set(s, "comprehensiveness_bins", double_matrix(r.comp_bins, nrows, NB));
     ee_mx_set(s, "sufficiency_bins", double_matrix(r.suff_bins, nrows, NB));
     double bins[EE_FAITH_BINS];
@@ -123,6 +154,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     ee_mx_set(s, "score", mxCreateString(ee_faith_score_names[f.score]));
     ee_mx_set(s, "steps", mxCreateDoubleScalar(K));
     ee_mx_set(s, "logodds", mxCreateDoubleScalar(f.logodds_percent));
+    if (f.infidelity_samples) {
+        ee_mx_set(s, "infidelity_samples", mxCreateDoubleScalar(f.infidelity_samples));
+        ee_mx_set(s, "seed", mxCreateDoubleScalar((double)a.seed));
+    }
     ee_mx_set(s, "passes", mxCreateDoubleScalar((double)r.forward));
     ee_mx_set(s, "seconds", mxCreateDoubleScalar(r.seconds));
     plhs[0] = s;

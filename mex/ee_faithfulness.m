@@ -33,7 +33,16 @@
 ## higher is more faithful;
 ## @item log_odds_drop
 ## log(p / (1 - p)) of the target at x minus the same without the top
-## ceil(P n / 100) players (P = @code{'logodds'}).
+## ceil(P n / 100) players (P = @code{'logodds'});
+## @item infidelity
+## (with @code{'infidelity'} m > 0) the mean over m random subsets S of
+## the players (each in S with probability 1/2, drawn from the row's own
+## stream) of (sum of A over S - (z(x) - z(x without S)))^2, z the target
+## logit: how far the map is from additive for the subsets removed (Yeh
+## et al.'s infidelity with subset-removal perturbations; 0 for the exact
+## attribution of a linear model; lower is more faithful).  It reads the
+## map's values, not only its order, so maps are compared in the units of
+## the logit.
 ## @end table
 ##
 ## Each is an N x 1 column; rows without real tokens get NaN.  @var{F} also
@@ -60,6 +69,12 @@
 ## (default 20, an integer in 1..100).
 ## @item 'score'
 ## 'probability' (default) or 'logit' (of the target class).
+## @item 'infidelity'
+## m, the random subsets per row for @code{infidelity} (default 0: not
+## computed; m more forward passes per row).
+## @item 'seed'
+## of the subsets (default 1); row i of @var{X} draws from its own
+## stream, so @code{'rows'} and any batch give the same numbers.
 ## @item 'baseline'
 ## 'pad' (default) or an int32 N x T id matrix (token models).
 ## @item 'target'
@@ -183,6 +198,23 @@
 %! assert (mean (F.comprehensiveness) > mean (R.comprehensiveness));
 %! assert (mean (F.deletion_auc) < mean (R.deletion_auc));
 
+%!test
+%! ## infidelity: only when asked; the rows' own subsets under 'rows'; a map
+%! ## scaled far from the logit's units is far less faithful by it (the
+%! ## ERASER measures read the order only: the same numbers)
+%! A = ee_ig (v.model, v.X, 'verbose', false);
+%! F = ee_faithfulness (v.model, v.X, A, 'verbose', false);
+%! assert (isfield (F, 'infidelity'), false);
+%! F = ee_faithfulness (v.model, v.X, A, 'infidelity', 16, 'seed', 3, 'verbose', false);
+%! G = ee_faithfulness (v.model, v.X, A, 'infidelity', 16, 'seed', 3, 'rows', [5 2 3], 'verbose', false);
+%! assert (G.infidelity, F.infidelity([5 2 3]));
+%! assert (F.passes, G.passes + ee_faithfulness (v.model, v.X, A, 'infidelity', 16, 'rows', [1 4], 'verbose', false).passes);
+%! H = ee_faithfulness (v.model, v.X, 50 * A, 'infidelity', 16, 'seed', 3, 'verbose', false);
+%! assert (all (F.infidelity >= 0) && mean (H.infidelity) > 10 * mean (F.infidelity));
+%! assert (H.comprehensiveness, F.comprehensiveness);
+
+%!error <'seed' applies> ee_faithfulness (v.model, v.X, zeros (5, 12), 'seed', 2)
+%!error <'infidelity'> ee_faithfulness (v.model, v.X, zeros (5, 12), 'infidelity', -1)
 %!error <A must be 5x12> ee_faithfulness (v.model, v.X, zeros (5, 11))
 %!error <A must be 5x12> ee_faithfulness (v.model, v.X, zeros (4, 12))
 %!error <A.*finite|A\(1,2\)> ee_faithfulness (v.model, v.X, [0 NaN zeros(1, 10); zeros(4, 12)], 'verbose', false)

@@ -27,6 +27,7 @@ void ee_faith_options_defaults(EeFaithOptions *f)
     f->steps = 20;
     f->logodds_percent = 20;
     f->score = EE_FAITH_PROBABILITY;
+    f->infidelity_samples = 0;
 }
 
 /* ceil(k n / 100): the players a bin of k % removes (>= 1 for n >= 1) */
@@ -78,7 +79,8 @@ static long mark_needed(char *need, int n, int K, int lo)
 /* One perturbed copy: row i with its top j players removed (del) or only
  * its top j players kept (!del). */
 typedef struct {
-    int i, j, del;
+    int i, j, del; /* del: 1 deletion, 0 insertion, 2 an infidelity subset */
+    double sa;     /* infidelity: the map's sum over the subset */
 } Copy;
 
 typedef struct {
@@ -102,6 +104,8 @@ typedef struct {
     const int *lo_count;   /* the copy whose log-odds is kept, per row */
     double **dv, **iv;     /* per row: D_j, I_j for j = 0..n_i */
     double *lo;            /* per row: log-odds at D_{lo_count} */
+    double *zx, *inf;      /* per row: the target logit at x; the infidelity sum */
+    int ninf;              /* infidelity subsets per row */
     EeFaithScore score;
     long passes;
 } Batch;
@@ -120,7 +124,10 @@ static EeStatus flush(Batch *b)
         const Copy *c = &b->copy[k];
         const float *z = b->out + (size_t)k * b->C;
         double s = score_of(z, b->C, b->tgt[c->i], b->score);
-        if (c->del) {
+        if (c->del == 2) { /* (sum of A over S - (f(x) - f(x without S)))^2, f the logit */
+            double e = c->sa - (b->zx[c->i] - z[b->tgt[c->i]]);
+            b->inf[c->i] += e * e / b->ninf;
+        } else if (c->del) {
             b->dv[c->i][c->j] = s;
             if (c->j == b->lo_count[c->i]) b->lo[c->i] = log_odds_of(z, b->C, b->tgt[c->i]);
         } else
@@ -154,7 +161,47 @@ static EeStatus push(Batch *b, const Job *J, int i, const int *order, int j, int
         else memset(dst, 0, sizeof(float) * W);
         for (int q = 0; q < j; q++) dst[order[q]] = del ? 0 : x[order[q]];
     }
-    b->copy[b->n++] = (Copy){i, j, del};
+    b->copy[b->n++] = (Copy){i, j, del, 0};
+    return EE_OK;
+}
+
+/* Infidelity subset k of row i: each player (real token, feature) in S
+ * with probability 1/2, from the stream (seed, row, 3 * 2^32 + k), one
+ * uniform per player in order of position; the copy is x with S taken
+ * from the baseline. */
+static EeStatus push_subset(Batch *b, const Job *J, int i, int k, const int32_t *base)
+{
+    if (b->n == b->B) {
+        EeStatus st = flush(b);
+        if (st) return st;
+    }
+    const EeInput *in = J->in;
+    const EeAttrOptions *o = J->o;
+    int W = b->W;
+    const float *A = J->A + (size_t)i * W;
+    EeRng r;
+    ee_rng_stream(&r, o->seed, (uint64_t)(o->row_offset + i), (3ULL << 32) + (uint64_t)k);
+    double sa = 0;
+    if (b->token) {
+        const int32_t *x = in->ids + (size_t)i * W;
+        int32_t *dst = b->ids + (size_t)b->n * W;
+        memcpy(dst, x, sizeof(int32_t) * W);
+        for (int t = 0; t < W; t++)
+            if (!EE_IS_SPECIAL(x[t]) && ee_rng_uniform(&r) < 0.5) {
+                dst[t] = base[t];
+                sa += A[t];
+            }
+        ee_attr_row_mask(J->m, in, i, b->mask + (size_t)b->n * W);
+    } else {
+        float *dst = b->x + (size_t)b->n * W;
+        memcpy(dst, in->x + (size_t)i * W, sizeof(float) * W);
+        for (int t = 0; t < W; t++)
+            if (ee_rng_uniform(&r) < 0.5) {
+                dst[t] = 0;
+                sa += A[t];
+            }
+    }
+    b->copy[b->n++] = (Copy){i, k, 2, sa};
     return EE_OK;
 }
 
@@ -253,6 +300,9 @@ static EeStatus check(const Job *J)
     if (f->logodds_percent < 1 || f->logodds_percent > 100)
         return ee_fail(EE_ERR_INPUT, "'logodds' must be a percentage in 1..100, got %d", f->logodds_percent);
     if ((unsigned)f->score >= EE_FAITH_SCORE_COUNT) return ee_fail(EE_ERR_INPUT, "unknown 'score' %d", (int)f->score);
+    if (f->infidelity_samples < 0 || f->infidelity_samples > (1 << 20))
+        return ee_fail(EE_ERR_INPUT, "'infidelity' (subsets per row) must be in 0..%d, got %d", 1 << 20,
+                       f->infidelity_samples);
     int W = ee_is_token_model(c) ? c->T : c->D;
     for (int i = 0; i < J->in->n; i++)
         for (int t = 0; t < W; t++)
@@ -283,11 +333,12 @@ static EeStatus run(void *ctx, int Bwant)
     int *order = malloc(sizeof(int) * (N ? N : 1)), *players = malloc(sizeof(int) * (size_t)W);
     int32_t *tgt = malloc(sizeof(int32_t) * (N ? N : 1)), *base = malloc(sizeof(int32_t) * (size_t)W);
     double *lo = malloc(sizeof(double) * (N ? N : 1)), *lox = malloc(sizeof(double) * (N ? N : 1));
+    double *zx = malloc(sizeof(double) * (N ? N : 1)), *inf = calloc((size_t)(N ? N : 1), sizeof(double));
     double **dv = calloc((size_t)(N ? N : 1), sizeof(double *)), **iv = calloc((size_t)(N ? N : 1), sizeof(double *));
     Batch b = {.token = token, .W = W, .C = C, .score = J->f->score, .tgt = tgt, .lo_count = lo_count, .dv = dv,
-               .iv = iv, .lo = lo};
+               .iv = iv, .lo = lo, .zx = zx, .inf = inf, .ninf = J->f->infidelity_samples};
     EeRun *r = NULL;
-    if (!nreal || !lo_count || !need || !order || !players || !tgt || !base || !lo || !lox || !dv || !iv) {
+    if (!nreal || !lo_count || !need || !order || !players || !tgt || !base || !lo || !lox || !zx || !inf || !dv || !iv) {
         st = ee_fail(EE_ERR_NOMEM, "out of memory for faithfulness (%d rows)", N);
         goto done;
     }
@@ -295,7 +346,7 @@ static EeStatus run(void *ctx, int Bwant)
         int n = token ? ee_count_real(in->ids + (size_t)i * W, W) : W;
         nreal[i] = n;
         lo_count[i] = bin_count(J->f->logodds_percent, n);
-        rows_needed += mark_needed(need, n, K, lo_count[i]);
+        rows_needed += mark_needed(need, n, K, lo_count[i]) + (n > 0 ? J->f->infidelity_samples : 0);
         dv[i] = malloc(sizeof(double) * (size_t)(n + 1));
         iv[i] = malloc(sizeof(double) * (size_t)(n + 1));
         if (!dv[i] || !iv[i]) {
@@ -346,6 +397,7 @@ static EeStatus run(void *ctx, int Bwant)
             const float *z = b.out + (size_t)k * C;
             tgt[i] = o->target ? o->target[i] : ee_argmax(z, C);
             dv[i][0] = score_of(z, C, tgt[i], J->f->score);
+            zx[i] = z[tgt[i]];
             lox[i] = log_odds_of(z, C, tgt[i]);
         }
         b.passes += nb;
@@ -361,6 +413,7 @@ static EeStatus run(void *ctx, int Bwant)
             if (need[j] & 1) st = push(&b, J, i, players, j, 1, base);
             if (!st && (need[j] & 2) && j < n) st = push(&b, J, i, players, j, 0, base);
         }
+        for (int k = 0; k < J->f->infidelity_samples && n > 0 && !st; k++) st = push_subset(&b, J, i, k, base);
         ee_progress_tick_work(&prog, q + 1, (double)b.passes, work_total);
     }
     if (!st) st = flush(&b);
@@ -376,6 +429,7 @@ static EeStatus run(void *ctx, int Bwant)
         if (res->fx) res->fx[i] = dv[i][0];
         if (res->fbaseline) res->fbaseline[i] = n > 0 ? dv[i][n] : dv[i][0];
         row_metrics(J, i, n, dv[i], iv[i], lox[i], n > 0 ? lo[i] : lox[i]);
+        if (res->infidelity) res->infidelity[i] = n > 0 && J->f->infidelity_samples ? inf[i] : NAN;
     }
     if (!st) {
         res->forward = b.passes;
@@ -387,7 +441,7 @@ done:
         free(iv[i]);
     }
     free(dv); free(iv); free(nreal); free(lo_count); free(need); free(order); free(players); free(tgt); free(base);
-    free(lo); free(lox);
+    free(lo); free(lox); free(zx); free(inf);
     free(b.ids); free(b.mask); free(b.x); free(b.out); free(b.copy);
     ee_run_free(r);
     return st;

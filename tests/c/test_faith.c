@@ -58,7 +58,7 @@ static int32_t *make_ids(int N, int T, const int *lens)
 
 /* ---- the reference, from the definition ------------------------------------------- */
 typedef struct {
-    double comp, suff, dauc, iauc, lod, cb[5], sb[5], *dcurve, *icurve, fx, fb;
+    double comp, suff, dauc, iauc, lod, cb[5], sb[5], *dcurve, *icurve, fx, fb, infd;
     int target, n;
 } RefRow;
 
@@ -94,7 +94,7 @@ static double ref_log_odds(const double *z, int C, int t)
  * first, ties to the lower position, by selection); removed players take
  * the baseline; every D_j and I_j evaluated (j = 0..n). */
 static void ref_row(Ref *r, const int32_t *ids, const int32_t *bids, const double *x, const float *A, int steps,
-                    int logodds_pct, int logit, RefRow *o)
+                    int logodds_pct, int logit, int ninf, uint64_t seed, long row, RefRow *o)
 {
     const EeConfig *c = &r->c;
     int token = c->kind != EE_KIND_MLP, W = token ? c->T : c->D, C = c->classes;
@@ -155,11 +155,32 @@ static void ref_row(Ref *r, const int32_t *ids, const int32_t *bids, const doubl
     }
     int m = (int)ceil(logodds_pct * n / 100.0 - 1e-12);
     o->lod = lo[0] - lo[m];
+    /* infidelity: subsets from the documented stream, the target logit */
+    double zx[8];
+    ref_logits(r, ids, mask, x, zx);
+    o->infd = 0;
+    for (int k = 0; k < ninf; k++) {
+        EeRng g;
+        ee_rng_stream(&g, seed, (uint64_t)row, (3ULL << 32) + (uint64_t)k);
+        double sa = 0;
+        for (int t = 0; t < W; t++) {
+            if (token) cur[t] = ids[t];
+            else xd[t] = x[t];
+            if ((!token || !EE_IS_SPECIAL(ids[t])) && ee_rng_uniform(&g) < 0.5) {
+                if (token) cur[t] = bids[t];
+                else xd[t] = 0;
+                sa += A[t];
+            }
+        }
+        ref_logits(r, cur, mask, xd, z);
+        double e = sa - (zx[tg] - z[tg]);
+        o->infd += e * e / ninf;
+    }
 }
 
 /* ---- libcore against the reference --------------------------------------------------- */
 typedef struct {
-    double comp[8], suff[8], dauc[8], iauc[8], lod[8], cb[40], sb[40], dc[8 * 8], ic[8 * 8], fx[8], fb[8];
+    double comp[8], suff[8], dauc[8], iauc[8], lod[8], cb[40], sb[40], dc[8 * 8], ic[8 * 8], fx[8], fb[8], inf[8];
     int32_t tg[8], nreal[8];
 } Got;
 
@@ -167,7 +188,7 @@ static EeStatus run_faith(EeModel *m, const EeInput *in, const float *A, const E
                           const EeFaithOptions *f, Got *g, long *fwd)
 {
     EeFaithResult res = {g->comp, g->suff, g->dauc, g->iauc, g->lod, g->cb, g->sb,
-                         f->steps ? g->dc : NULL, f->steps ? g->ic : NULL, g->tg, g->nreal, g->fx, g->fb, 0, 0};
+                         f->steps ? g->dc : NULL, f->steps ? g->ic : NULL, g->tg, g->nreal, g->fx, g->fb, g->inf, 0, 0};
     EeStatus st = ee_faithfulness(m, in, A, o, f, &res);
     if (fwd) *fwd = res.forward;
     return st;
@@ -175,7 +196,7 @@ static EeStatus run_faith(EeModel *m, const EeInput *in, const float *A, const E
 
 /* Adds every field of rows 0..N-1 to cmp; *tmis counts wrong targets. */
 static void compare(Ref *ref, const Got *g, const int32_t *ids, const int32_t *bids, const float *xf, const float *A,
-                    int N, const EeFaithOptions *f, CheckCmp *cmp, int *tmis, long *copies)
+                    int N, const EeFaithOptions *f, uint64_t seed, CheckCmp *cmp, int *tmis, long *copies)
 {
     const EeConfig *c = &ref->c;
     int token = c->kind != EE_KIND_MLP, W = token ? c->T : c->D;
@@ -184,7 +205,7 @@ static void compare(Ref *ref, const Got *g, const int32_t *ids, const int32_t *b
         RefRow r = {.dcurve = dcurve, .icurve = icurve};
         for (int t = 0; !token && t < W; t++) xd[t] = xf[i * W + t];
         ref_row(ref, token ? ids + i * W : NULL, token ? bids + i * W : NULL, xd, A + i * W, f->steps,
-                f->logodds_percent, f->score == EE_FAITH_LOGIT, &r);
+                f->logodds_percent, f->score == EE_FAITH_LOGIT, f->infidelity_samples, seed, i, &r);
         *tmis += g->tg[i] != r.target || g->nreal[i] != r.n;
         cmp_add(cmp, g->fx[i], r.fx);
         cmp_add(cmp, g->fb[i], r.fb);
@@ -193,6 +214,7 @@ static void compare(Ref *ref, const Got *g, const int32_t *ids, const int32_t *b
         cmp_add(cmp, g->dauc[i], r.dauc);
         cmp_add(cmp, g->iauc[i], r.iauc);
         cmp_add(cmp, g->lod[i], r.lod);
+        if (f->infidelity_samples) cmp_add(cmp, g->inf[i], r.infd);
         for (int k = 0; k < 5; k++) {
             cmp_add(cmp, g->cb[i * 5 + k], r.cb[k]);
             cmp_add(cmp, g->sb[i * 5 + k], r.sb[k]);
@@ -214,6 +236,7 @@ static void compare(Ref *ref, const Got *g, const int32_t *ids, const int32_t *b
         if (n) need[n] |= 1;
         *copies += 1; /* the row itself */
         for (int j = 1; j <= n; j++) *copies += (need[j] & 1) + (j < n && (need[j] & 2));
+        if (n) *copies += f->infidelity_samples;
     }
 }
 
@@ -247,6 +270,7 @@ static void check_reference(EeKind kind)
         f.steps = variant & 1 ? 7 : 0;
         f.score = variant & 2 ? EE_FAITH_LOGIT : EE_FAITH_PROBABILITY;
         f.logodds_percent = variant == 3 ? 100 : 20;
+        f.infidelity_samples = variant == 0 || variant == 3 ? 6 : 0;
         /* the given-ids baseline (a real token in every real position) */
         for (int k = 0; k < N * T; k++) bids[k] = EE_PAD;
         if (token && variant == 2) {
@@ -259,7 +283,7 @@ static void check_reference(EeKind kind)
         CHECK_OK(run_faith(m, &in, A, &o, &f, &g, &fwd));
         CheckCmp cmp = CMP_INIT;
         int tmis = 0;
-        compare(&ref, &g, ids, bids, x, A, N, &f, &cmp, &tmis, &copies);
+        compare(&ref, &g, ids, bids, x, A, N, &f, o.seed, &cmp, &tmis, &copies);
         CHECK(tmis == 0, "%s faithfulness variant %d: %d rows with another target or player count than the reference",
               kn, variant, tmis);
         CHECK_CMP(cmp, cmp_bound(&cmp, 1e-4, 1e-2), "%s faithfulness variant %d (steps %d, %s) against the double "
@@ -280,7 +304,7 @@ static void check_reference(EeKind kind)
         CheckCmp off = CMP_INIT;
         int tmis2 = 0;
         long copies2 = 0;
-        compare(&ref, &g, ids, bids, x, A, N, &f, &off, &tmis2, &copies2);
+        compare(&ref, &g, ids, bids, x, A, N, &f, o.seed, &off, &tmis2, &copies2);
         CHECK(!cmp_ok(&off, cmp_bound(&off, 1e-4, 1e-2)) || tmis2,
               "%s faithfulness: a 1 %% change of one weight of the reference is seen (err %.3g against bound %.3g)", kn,
               off.err, cmp_bound(&off, 1e-4, 1e-2));
@@ -410,6 +434,27 @@ static void check_known_ranking(void)
     printf("known ranking: exact - random comprehensiveness %.4f (se %.4f)\n", mean, se);
     CHECK(isfinite(mean) && mean > 5 * se && mean > 0.05,
           "known ranking: exact beats random in comprehensiveness by %.4g (standard error %.3g) over %d rows", mean, se, N);
+    /* infidelity: the exact attribution of the target logit z_t, x_f W_ft
+     * (baseline 0), is additive: every subset's sum is z(x) - z(x without
+     * it), so its infidelity is 0 up to rounding; a random map's is not */
+    float *lin = malloc(sizeof(float) * N * D);
+    for (int i = 0; i < N; i++) {
+        int t = ee_argmax(z + 2 * i, 2);
+        for (int f2 = 0; f2 < D; f2++) lin[i * D + f2] = x[i * D + f2] * W[f2 + D * t];
+    }
+    double *inf0 = calloc(N, sizeof(double)), *inf1 = calloc(N, sizeof(double));
+    f.infidelity_samples = 8;
+    EeFaithResult r0 = {.infidelity = inf0}, r1 = {.infidelity = inf1};
+    CHECK_OK(ee_faithfulness(m, &(EeInput){.n = N, .x = x}, lin, &o, &f, &r0));
+    CHECK_OK(ee_faithfulness(m, &(EeInput){.n = N, .x = x}, rnd, &o, &f, &r1));
+    double worst0 = 0, mean1 = 0;
+    for (int i = 0; i < N; i++) {
+        worst0 = isfinite(inf0[i]) ? fmax(worst0, inf0[i]) : INFINITY;
+        mean1 += inf1[i] / N;
+    }
+    CHECK(worst0 < 1e-8 && mean1 > 1, "known ranking: infidelity of the exact logit map %.3g (largest), of a random map "
+          "%.3g (mean)", worst0, mean1);
+    free(lin); free(inf0); free(inf1);
     for (int a = 0; a < 3; a++)
         for (int k = 0; k < 6; k++) free(v[a][k]);
     free(x); free(exact); free(rnd); free(worst);

@@ -124,7 +124,7 @@ step "ee sv on two row ranges" $?
 "$ee" ig --model clf.mat --data data.mat --rows 1:20 --method gradxinput --quiet --out gxi.mat
 step "ee ig --method gradxinput (libcore's table of IG methods)" $?
 "$ee" faithfulness --model clf.mat --data data.mat --rows 3:60 --maps one_ig.mat --steps 6 --target tg --chunk 9 \
-  --quiet --out faith.mat &&
+  --infidelity 4 --seed 2 --quiet --out faith.mat &&
 "$ee" faithfulness --model clf.mat --data data.mat --rows 5:20 --maps one_sv.mat --steps 0 --logodds 50 --score logit \
   --baseline base --quiet --out faith2.mat
 step "ee faithfulness of ee ig's maps (one row per selected row) and ee sv's (one per row of --var)" $?
@@ -135,7 +135,7 @@ step "ee gradient: gradientshap with a background variable, VarGrad of the salie
 "$ee" gradient --help > ghelp.out 2>&1
 step "ee gradient --help lists every option of ee_gradient but the noise's values" $(for o in method noise samples stdev seed steps rule baseline background target batch device verbose rows; do grep -q -- "--$o " ghelp.out || exit 1; done; echo $?)
 "$ee" faithfulness --help > fhelp.out 2>&1
-step "ee faithfulness --help lists every option of ee_faithfulness" $(for o in maps steps logodds score baseline target batch device verbose rows; do grep -q -- "--$o " fhelp.out || exit 1; done; echo $?)
+step "ee faithfulness --help lists every option of ee_faithfulness" $(for o in maps steps logodds score infidelity seed baseline target batch device verbose rows; do grep -q -- "--$o " fhelp.out || exit 1; done; echo $?)
 
 if [ $mpi -eq 1 ]; then
   # ---- the same under two ranks
@@ -314,11 +314,11 @@ o = load ('vargrad.mat'); A = ee_gradient (clf, d.tokens, 'rows', 1:20, 'method'
                                       'verbose', false);
 ok ('ee gradient --noise vargrad: ee_gradient bit for bit', same_bits (o.A, A) && all (o.A(:) >= 0));
 o = load ('faith.mat'); ig = load ('one_ig.mat'); A = zeros (60, 12, 'single'); A(3:60,:) = ig.A;
-F = ee_faithfulness (clf, d.tokens, A, 'rows', 3:60, 'steps', 6, 'target', d.tg, 'verbose', false);
+F = ee_faithfulness (clf, d.tokens, A, 'rows', 3:60, 'steps', 6, 'target', d.tg, 'infidelity', 4, 'seed', 2, 'verbose', false);
 o.F.seconds = 0; F.seconds = 0;
 ok ('ee faithfulness: the struct of ee_faithfulness, field for field and bit for bit', ...
     isequal (fieldnames (o.F), fieldnames (F)) && isequal (o.F, F) && same_bits (o.F.comprehensiveness, F.comprehensiveness) ...
-    && same_bits (o.F.deletion_curve, F.deletion_curve) && isequal (o.rows, (3:60)'));
+    && same_bits (o.F.deletion_curve, F.deletion_curve) && same_bits (o.F.infidelity, F.infidelity) && isequal (o.rows, (3:60)'));
 o = load ('faith2.mat'); sv = load ('one_sv.mat');
 F = ee_faithfulness (clf, d.tokens, sv.A, 'rows', 5:20, 'steps', 0, 'logodds', 50, 'score', 'logit', 'baseline', d.base, ...
                      'verbose', false);
