@@ -543,15 +543,15 @@ static EeStatus run_chunk(Job *j, const EeChunk *k, void **out, long *fwd, long 
     }
     case CMD_FAITH: {
         /* doubles travel through the shards as pairs of 4-byte values:
-         * out[0] per row the 8 measures, out[1] the 2 x 5 bins, out[2] the
+         * out[0] per row the 9 measures, out[1] the 2 x 5 bins, out[2] the
          * two curves, out[3] the target, out[4] the players */
         int K = j->f.steps, NB = EE_FAITH_BINS;
-        double *v = ee_xmalloc(sizeof(double) * (size_t)(n ? n : 1) * (8 + 2 * NB + 2 * (K + 1)));
-        double *col8[8], *bins = v + (size_t)8 * n, *curves = bins + (size_t)2 * NB * n;
-        for (int q = 0; q < 8; q++) col8[q] = v + (size_t)q * n;
-        EeFaithResult res = {col8[0], col8[1], col8[2], col8[3], col8[4], bins, bins + (size_t)NB * n,
-                             K ? curves : NULL, K ? curves + (size_t)(K + 1) * n : NULL, out[3], out[4], col8[5], col8[6],
-                             col8[7], 0, 0};
+        double *v = ee_xmalloc(sizeof(double) * (size_t)(n ? n : 1) * (9 + 2 * NB + 2 * (K + 1)));
+        double *col9[9], *bins = v + (size_t)9 * n, *curves = bins + (size_t)2 * NB * n;
+        for (int q = 0; q < 9; q++) col9[q] = v + (size_t)q * n;
+        EeFaithResult res = {col9[0], col9[1], col9[2], col9[3], col9[4], bins, bins + (size_t)NB * n,
+                             K ? curves : NULL, K ? curves + (size_t)(K + 1) * n : NULL, out[3], out[4], col9[5], col9[6],
+                             col9[7], col9[8], 0, 0};
         /* one call per run of consecutive data rows, keyed by its first (the
          * infidelity's subsets are drawn from the rows' streams), as for sv */
         for (long i0 = 0; i0 < n && !st;) {
@@ -569,14 +569,14 @@ static EeStatus run_chunk(Job *j, const EeChunk *k, void **out, long *fwd, long 
                                res.insertion_auc + i0, res.log_odds_drop + i0, res.comp_bins + (size_t)i0 * NB,
                                res.suff_bins + (size_t)i0 * NB, K ? res.deletion_curve + (size_t)i0 * (K + 1) : NULL,
                                K ? res.insertion_curve + (size_t)i0 * (K + 1) : NULL, (int32_t *)out[3] + i0,
-                               (int32_t *)out[4] + i0, res.fx + i0, res.fbaseline + i0, res.infidelity + i0, 0, 0};
+                               (int32_t *)out[4] + i0, res.fx + i0, res.fbaseline + i0, res.infidelity + i0, res.infidelity_normalized + i0, 0, 0};
             st = ee_faithfulness(model0(j), &r, j->maps + (size_t)g * j->W, &s, &j->f, &q);
             *fwd += q.forward;
             i0 = i1;
         }
         for (long i = 0; i < n && !st; i++) {
-            double *m = (double *)out[0] + (size_t)i * 8, *b = (double *)out[1] + (size_t)i * 2 * NB;
-            for (int q = 0; q < 8; q++) m[q] = col8[q][i];
+            double *m = (double *)out[0] + (size_t)i * 9, *b = (double *)out[1] + (size_t)i * 2 * NB;
+            for (int q = 0; q < 9; q++) m[q] = col9[q][i];
             memcpy(b, res.comp_bins + (size_t)i * NB, sizeof(double) * NB);
             memcpy(b + NB, res.suff_bins + (size_t)i * NB, sizeof(double) * NB);
             if (K) {
@@ -660,12 +660,14 @@ static EeStatus write_result(Job *j, const char *out)
         static const char *const names7[5] = {"comprehensiveness", "sufficiency", "deletion_auc", "insertion_auc",
                                               "log_odds_drop"};
         for (int q = 0; q < 5; q++) {
-            for (long i = 0; i < n; i++) tmp[i] = m[(size_t)i * 8 + q];
+            for (long i = 0; i < n; i++) tmp[i] = m[(size_t)i * 9 + q];
             ee_mv_set(F, names7[q], 0, ee_mv_col(tmp, n));
         }
         if (ninf) {
-            for (long i = 0; i < n; i++) tmp[i] = m[(size_t)i * 8 + 7];
+            for (long i = 0; i < n; i++) tmp[i] = m[(size_t)i * 9 + 7];
             ee_mv_set(F, "infidelity", 0, ee_mv_col(tmp, n));
+            for (long i = 0; i < n; i++) tmp[i] = m[(size_t)i * 9 + 8];
+            ee_mv_set(F, "infidelity_normalized", 0, ee_mv_col(tmp, n));
         }
         for (int h = 0; h < 2; h++) {
             for (long i = 0; i < n; i++) memcpy(tmp + (size_t)i * NB, b + (size_t)i * 2 * NB + h * NB, sizeof(double) * NB);
@@ -682,7 +684,7 @@ static EeStatus write_result(Job *j, const char *out)
         ee_mv_set(F, "target", 0, double_col_of(s->data[3], 1, n, 1));
         ee_mv_set(F, "players", 0, double_col_of(s->data[4], 1, n, 0));
         for (int q = 5; q < 7; q++) {
-            for (long i = 0; i < n; i++) tmp[i] = m[(size_t)i * 8 + q];
+            for (long i = 0; i < n; i++) tmp[i] = m[(size_t)i * 9 + q];
             ee_mv_set(F, q == 5 ? "fx" : "fbaseline", 0, ee_mv_col(tmp, n));
         }
         ee_mv_set(F, "score", 0, ee_mv_char(ee_faith_score_names[j->f.score]));
@@ -849,7 +851,7 @@ static EeStatus setup(Job *j, int argc, char **argv, const EeOptSpec *spec, int 
         }
         break;
     case CMD_FAITH: /* doubles as pairs of 4-byte values (see run_chunk) */
-        ee_shards_column(s, "measures", 1, 2 * 8);
+        ee_shards_column(s, "measures", 1, 2 * 9);
         ee_shards_column(s, "bins", 1, 2 * 2 * EE_FAITH_BINS);
         ee_shards_column(s, "curves", 1, 2 * 2 * (j->f.steps + 1));
         ee_shards_column(s, "target", 1, 1);

@@ -426,7 +426,9 @@ EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in
  *     S_k)))^2, z the target logit, S_k each player with probability 1/2
  *     from the stream (o->seed, o->row_offset + i, 3 * 2^32 + k), one
  *     uniform per player in order of position (Yeh et al.'s infidelity
- *     with subset-removal perturbations; 0 for an exact additive map).
+ *     with subset-removal perturbations; 0 for an exact additive map);
+ *   infidelity_normalized: the same with A scaled by the beta that fits
+ *     the drops best in least squares (Captum's normalize = True).
  * Rows without players get NaN. One forward pass per distinct copy,
  * batched across rows (o->batch, o->device, o->precision, o->verbose). */
 #define EE_FAITH_BINS 5
@@ -449,6 +451,7 @@ typedef struct {
     int32_t *target, *nreal;                   /* N: 0-based target, players */
     double *fx, *fbaseline;                    /* N: s(x), s(baseline) */
     double *infidelity;                        /* N (NaN without subsets) */
+    double *infidelity_normalized;             /* N: the same with A scaled by the best beta */
     long forward;
     double seconds;
 } EeFaithResult;

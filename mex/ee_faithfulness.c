@@ -99,6 +99,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     r.fx = col(nrows, "F");
     r.fbaseline = col(nrows, "F");
     r.infidelity = col(nrows, "F");
+    r.infidelity_normalized = col(nrows, "F");
     /* one call per maximal run of consecutive rows, keyed by its offset in
      * X (the infidelity's subsets are drawn from the rows' streams) */
     long fwd = 0;
@@ -116,7 +117,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
                            r.log_odds_drop + i0, r.comp_bins + (size_t)i0 * NB, r.suff_bins + (size_t)i0 * NB,
                            K ? r.deletion_curve + (size_t)i0 * (K + 1) : NULL,
                            K ? r.insertion_curve + (size_t)i0 * (K + 1) : NULL, r.target + i0, r.nreal + i0,
-                           r.fx + i0, r.fbaseline + i0, r.infidelity + i0, 0, 0};
+                           r.fx + i0, r.fbaseline + i0, r.infidelity + i0, r.infidelity_normalized + i0, 0, 0};
         EeStatus st = ee_faithfulness(m, &part, A + o0, &s, &f, &q);
         if (st) ee_mx_fail(st);
         fwd += q.forward;
@@ -132,7 +133,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     ee_mx_set(s, "deletion_auc", ee_mx_double_vector(r.deletion_auc, nrows));
     ee_mx_set(s, "insertion_auc", ee_mx_double_vector(r.insertion_auc, nrows));
     ee_mx_set(s, "log_odds_drop", ee_mx_double_vector(r.log_odds_drop, nrows));
-    if (f.infidelity_samples) ee_mx_set(s, "infidelity", ee_mx_double_vector(r.infidelity, nrows));
+    if (f.infidelity_samples) {
+        ee_mx_set(s, "infidelity", ee_mx_double_vector(r.infidelity, nrows));
+        ee_mx_set(s, "infidelity_normalized", ee_mx_double_vector(r.infidelity_normalized, nrows));
+    }
     ee_mx_set(s, "comprehensiveness_bins", double_matrix(r.comp_bins, nrows, NB));
     ee_mx_set(s, "sufficiency_bins", double_matrix(r.suff_bins, nrows, NB));
     double bins[EE_FAITH_BINS];

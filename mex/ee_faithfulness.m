@@ -42,7 +42,11 @@
 ## et al.'s infidelity with subset-removal perturbations; 0 for the exact
 ## attribution of a linear model; lower is more faithful).  It reads the
 ## map's values, not only its order, so maps are compared in the units of
-## the logit.
+## the logit;
+## @item infidelity_normalized
+## the same with the map scaled by the factor that fits the drops best
+## (least squares; Captum's @code{normalize}): the same for any positive
+## rescaling of the map.
 ## @end table
 ##
 ## Each is an N x 1 column; rows without real tokens get NaN.  @var{F} also
@@ -212,6 +216,8 @@
 %! H = ee_faithfulness (v.model, v.X, 50 * A, 'infidelity', 16, 'seed', 3, 'verbose', false);
 %! assert (all (F.infidelity >= 0) && mean (H.infidelity) > 10 * mean (F.infidelity));
 %! assert (H.comprehensiveness, F.comprehensiveness);
+%! assert (H.infidelity_normalized, F.infidelity_normalized, 1e-6 * max (F.infidelity_normalized));
+%! assert (all (F.infidelity_normalized <= F.infidelity + 1e-9));
 
 %!error <'seed' applies> ee_faithfulness (v.model, v.X, zeros (5, 12), 'seed', 2)
 %!error <'infidelity'> ee_faithfulness (v.model, v.X, zeros (5, 12), 'infidelity', -1)

@@ -105,6 +105,7 @@ typedef struct {
     double **dv, **iv;     /* per row: D_j, I_j for j = 0..n_i */
     double *lo;            /* per row: log-odds at D_{lo_count} */
     double *zx, *inf;      /* per row: the target logit at x; the infidelity sum */
+    double *ss, *sd, *dd;  /* per row: sums of s^2, s d, d^2 (s the map's subset sum, d the drop) */
     int ninf;              /* infidelity subsets per row */
     EeFaithScore score;
     long passes;
@@ -125,8 +126,11 @@ static EeStatus flush(Batch *b)
         const float *z = b->out + (size_t)k * b->C;
         double s = score_of(z, b->C, b->tgt[c->i], b->score);
         if (c->del == 2) { /* (sum of A over S - (f(x) - f(x without S)))^2, f the logit */
-            double e = c->sa - (b->zx[c->i] - z[b->tgt[c->i]]);
+            double dz = b->zx[c->i] - z[b->tgt[c->i]], e = c->sa - dz;
             b->inf[c->i] += e * e / b->ninf;
+            b->ss[c->i] += c->sa * c->sa;
+            b->sd[c->i] += c->sa * dz;
+            b->dd[c->i] += dz * dz;
         } else if (c->del) {
             b->dv[c->i][c->j] = s;
             if (c->j == b->lo_count[c->i]) b->lo[c->i] = log_odds_of(z, b->C, b->tgt[c->i]);
@@ -334,11 +338,14 @@ static EeStatus run(void *ctx, int Bwant)
     int32_t *tgt = malloc(sizeof(int32_t) * (N ? N : 1)), *base = malloc(sizeof(int32_t) * (size_t)W);
     double *lo = malloc(sizeof(double) * (N ? N : 1)), *lox = malloc(sizeof(double) * (N ? N : 1));
     double *zx = malloc(sizeof(double) * (N ? N : 1)), *inf = calloc((size_t)(N ? N : 1), sizeof(double));
+    double *ss = calloc((size_t)(N ? N : 1), sizeof(double)), *sd = calloc((size_t)(N ? N : 1), sizeof(double));
+    double *dd = calloc((size_t)(N ? N : 1), sizeof(double));
     double **dv = calloc((size_t)(N ? N : 1), sizeof(double *)), **iv = calloc((size_t)(N ? N : 1), sizeof(double *));
     Batch b = {.token = token, .W = W, .C = C, .score = J->f->score, .tgt = tgt, .lo_count = lo_count, .dv = dv,
-               .iv = iv, .lo = lo, .zx = zx, .inf = inf, .ninf = J->f->infidelity_samples};
+               .iv = iv, .lo = lo, .zx = zx, .inf = inf, .ss = ss, .sd = sd, .dd = dd,
+               .ninf = J->f->infidelity_samples};
     EeRun *r = NULL;
-    if (!nreal || !lo_count || !need || !order || !players || !tgt || !base || !lo || !lox || !zx || !inf || !dv || !iv) {
+    if (!nreal || !lo_count || !need || !order || !players || !tgt || !base || !lo || !lox || !zx || !inf || !ss || !sd || !dd || !dv || !iv) {
         st = ee_fail(EE_ERR_NOMEM, "out of memory for faithfulness (%d rows)", N);
         goto done;
     }
@@ -429,7 +436,13 @@ static EeStatus run(void *ctx, int Bwant)
         if (res->fx) res->fx[i] = dv[i][0];
         if (res->fbaseline) res->fbaseline[i] = n > 0 ? dv[i][n] : dv[i][0];
         row_metrics(J, i, n, dv[i], iv[i], lox[i], n > 0 ? lo[i] : lox[i]);
-        if (res->infidelity) res->infidelity[i] = n > 0 && J->f->infidelity_samples ? inf[i] : NAN;
+        int m = J->f->infidelity_samples;
+        if (res->infidelity) res->infidelity[i] = n > 0 && m ? inf[i] : NAN;
+        /* with the map scaled by the beta that fits the drops best (least
+         * squares): (sum d^2 - (sum s d)^2 / sum s^2) / m, clamped at 0
+         * against rounding; beta = 0 when every subset sum is 0 */
+        if (res->infidelity_normalized)
+            res->infidelity_normalized[i] = n > 0 && m ? fmax(0.0, (dd[i] - (ss[i] > 0 ? sd[i] * sd[i] / ss[i] : 0)) / m) : NAN;
     }
     if (!st) {
         res->forward = b.passes;
@@ -441,7 +454,7 @@ done:
         free(iv[i]);
     }
     free(dv); free(iv); free(nreal); free(lo_count); free(need); free(order); free(players); free(tgt); free(base);
-    free(lo); free(lox); free(zx); free(inf);
+    free(lo); free(lox); free(zx); free(inf); free(ss); free(sd); free(dd);
     free(b.ids); free(b.mask); free(b.x); free(b.out); free(b.copy);
     ee_run_free(r);
     return st;

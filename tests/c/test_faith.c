@@ -58,7 +58,7 @@ static int32_t *make_ids(int N, int T, const int *lens)
 
 /* ---- the reference, from the definition ------------------------------------------- */
 typedef struct {
-    double comp, suff, dauc, iauc, lod, cb[5], sb[5], *dcurve, *icurve, fx, fb, infd;
+    double comp, suff, dauc, iauc, lod, cb[5], sb[5], *dcurve, *icurve, fx, fb, infd, infn;
     int target, n;
 } RefRow;
 
@@ -159,7 +159,8 @@ static void ref_row(Ref *r, const int32_t *ids, const int32_t *bids, const doubl
     double zx[8];
     ref_logits(r, ids, mask, x, zx);
     o->infd = 0;
-    for (int k = 0; k < ninf; k++) {
+    double sk[64], dk[64];
+    for (int k = 0; k < ninf && k < 64; k++) {
         EeRng g;
         ee_rng_stream(&g, seed, (uint64_t)row, (3ULL << 32) + (uint64_t)k);
         double sa = 0;
@@ -175,12 +176,20 @@ static void ref_row(Ref *r, const int32_t *ids, const int32_t *bids, const doubl
         ref_logits(r, cur, mask, xd, z);
         double e = sa - (zx[tg] - z[tg]);
         o->infd += e * e / ninf;
+        sk[k] = sa;
+        dk[k] = zx[tg] - z[tg];
     }
+    /* normalised: beta minimising sum (beta s - d)^2, then the mean square */
+    double num = 0, den = 0;
+    for (int k = 0; k < ninf; k++) { num += sk[k] * dk[k]; den += sk[k] * sk[k]; }
+    double beta = den > 0 ? num / den : 0;
+    o->infn = 0;
+    for (int k = 0; k < ninf; k++) o->infn += (beta * sk[k] - dk[k]) * (beta * sk[k] - dk[k]) / ninf;
 }
 
 /* ---- libcore against the reference --------------------------------------------------- */
 typedef struct {
-    double comp[8], suff[8], dauc[8], iauc[8], lod[8], cb[40], sb[40], dc[8 * 8], ic[8 * 8], fx[8], fb[8], inf[8];
+    double comp[8], suff[8], dauc[8], iauc[8], lod[8], cb[40], sb[40], dc[8 * 8], ic[8 * 8], fx[8], fb[8], inf[8], infn[8];
     int32_t tg[8], nreal[8];
 } Got;
 
@@ -188,7 +197,7 @@ static EeStatus run_faith(EeModel *m, const EeInput *in, const float *A, const E
                           const EeFaithOptions *f, Got *g, long *fwd)
 {
     EeFaithResult res = {g->comp, g->suff, g->dauc, g->iauc, g->lod, g->cb, g->sb,
-                         f->steps ? g->dc : NULL, f->steps ? g->ic : NULL, g->tg, g->nreal, g->fx, g->fb, g->inf, 0, 0};
+                         f->steps ? g->dc : NULL, f->steps ? g->ic : NULL, g->tg, g->nreal, g->fx, g->fb, g->inf, g->infn, 0, 0};
     EeStatus st = ee_faithfulness(m, in, A, o, f, &res);
     if (fwd) *fwd = res.forward;
     return st;
@@ -214,7 +223,10 @@ static void compare(Ref *ref, const Got *g, const int32_t *ids, const int32_t *b
         cmp_add(cmp, g->dauc[i], r.dauc);
         cmp_add(cmp, g->iauc[i], r.iauc);
         cmp_add(cmp, g->lod[i], r.lod);
-        if (f->infidelity_samples) cmp_add(cmp, g->inf[i], r.infd);
+        if (f->infidelity_samples) {
+            cmp_add(cmp, g->inf[i], r.infd);
+            cmp_add(cmp, g->infn[i], r.infn);
+        }
         for (int k = 0; k < 5; k++) {
             cmp_add(cmp, g->cb[i * 5 + k], r.cb[k]);
             cmp_add(cmp, g->sb[i * 5 + k], r.sb[k]);
@@ -454,6 +466,25 @@ static void check_known_ranking(void)
     }
     CHECK(worst0 < 1e-8 && mean1 > 1, "known ranking: infidelity of the exact logit map %.3g (largest), of a random map "
           "%.3g (mean)", worst0, mean1);
+    /* normalised: a map scaled by any c > 0 scores the same (beta takes c
+     * back), and the exact map 10 times larger is still 0 */
+    double *n0 = calloc(N, sizeof(double)), *n1 = calloc(N, sizeof(double)), *n2 = calloc(N, sizeof(double));
+    EeFaithResult q0 = {.infidelity_normalized = n0}, q1 = {.infidelity_normalized = n1}, q2 = {.infidelity_normalized = n2};
+    float *lin10 = malloc(sizeof(float) * N * D), *rnd3 = malloc(sizeof(float) * N * D);
+    for (int k = 0; k < N * D; k++) { lin10[k] = 10 * lin[k]; rnd3[k] = 3 * rnd[k]; }
+    CHECK_OK(ee_faithfulness(m, &(EeInput){.n = N, .x = x}, lin10, &o, &f, &q0));
+    CHECK_OK(ee_faithfulness(m, &(EeInput){.n = N, .x = x}, rnd, &o, &f, &q1));
+    CHECK_OK(ee_faithfulness(m, &(EeInput){.n = N, .x = x}, rnd3, &o, &f, &q2));
+    CheckCmp sc = CMP_INIT;
+    double w0 = 0;
+    for (int i = 0; i < N; i++) {
+        cmp_add(&sc, n2[i], n1[i]);
+        w0 = isfinite(n0[i]) ? fmax(w0, n0[i]) : INFINITY;
+    }
+    CHECK(w0 < 1e-6 && cmp_ok(&sc, 1e-6 * fmax(sc.scale, 1)) && sc.scale > 0,
+          "known ranking: normalised infidelity of 10 x the exact map %.3g, of a random map and 3 x it differ by %.3g "
+          "(scale %.3g)", w0, sc.err, sc.scale);
+    free(n0); free(n1); free(n2); free(lin10); free(rnd3);
     free(lin); free(inf0); free(inf1);
     for (int a = 0; a < 3; a++)
         for (int k = 0; k < 6; k++) free(v[a][k]);
