@@ -189,6 +189,49 @@ static void bench_attr(const char *label, const EeConfig *cfg, int n_ig, int n_s
     ee_model_free(m);
 }
 
+/* The faithfulness measures (of an IG map, 'steps' 20) and SmoothGrad
+ * saliency (n = 10): sequences per second and model passes per sequence
+ * (faithfulness: forward only, at the batch rate of ee_predict). */
+static void bench_faith_grad(const char *label, const EeConfig *cfg, int N, double gemm_rate)
+{
+    EeModel *m = new_model(cfg);
+    double total_len;
+    int32_t *ids = random_sequences(cfg, N, 7, &total_len);
+    EeInput in = {.n = N, .ids = ids};
+    EeAttrOptions o = cpu_options();
+    float *A = malloc(sizeof(float) * N * cfg->T);
+    double f = 0;
+    for (int i = 0; i < N; i++) {
+        int L = 0;
+        for (int t = 0; t < cfg->T; t++) L += ids[(size_t)i * cfg->T + t] != EE_PAD;
+        f += forward_flops_len(cfg, L) / N;
+    }
+    if (ee_ig_attribute(m, &in, &o, A, NULL)) { fprintf(stderr, "%s\n", ee_last_error()); exit(1); }
+    EeFaithOptions fo;
+    ee_faith_options_defaults(&fo);
+    EeFaithResult res = {0};
+    double t0 = ee_now();
+    if (ee_faithfulness(m, &in, A, &o, &fo, &res)) { fprintf(stderr, "%s\n", ee_last_error()); exit(1); }
+    double sec = ee_now() - t0, fl = f * res.forward;
+    printf("%-12s %-12s %10.2f %9.1f %8.1f%%   %.1f passes/seq\n", label, "faithful.", N / sec, fl / sec * 1e-9,
+           100 * fl / sec * 1e-9 / gemm_rate, (double)res.forward / N);
+    EeGradOptions g;
+    ee_grad_options_defaults(&g);
+    g.noise = EE_NOISE_SMOOTHGRAD;
+    g.samples = 10;
+    g.stdev = 0.15;
+    EeAttrInfo info = {0};
+    t0 = ee_now();
+    if (ee_gradient_attribute(m, &in, &g, &o, A, &info)) { fprintf(stderr, "%s\n", ee_last_error()); exit(1); }
+    sec = ee_now() - t0;
+    fl = f * (info.forward + 2.0 * info.backward);
+    printf("%-12s %-12s %10.2f %9.1f %8.1f%%   %.1f passes/seq\n", label, "SmoothGr n10", N / sec, fl / sec * 1e-9,
+           100 * fl / sec * 1e-9 / gemm_rate, (double)(info.forward + info.backward) / N);
+    free(A);
+    free(ids);
+    ee_model_free(m);
+}
+
 /* Seconds of one call (the median of 3 after a warm-up). */
 typedef struct { int what; EeModel *m, *expl; EeInput *in; EeAttrOptions *o; float *out; EeAttrInfo *info; } CallCtx;
 static void run_call(void *p)
@@ -307,6 +350,8 @@ int main(int argc, char **argv)
     if (only_attr) {
         bench_attr("transformer", &c, 64, 4, gemm);
         bench_attr("cnn", &cc, 256, 16, gemm);
+        bench_faith_grad("transformer", &c, 64, gemm);
+        bench_faith_grad("cnn", &cc, 256, gemm);
         ee_threads_leave();
         return 0;
     }
@@ -333,6 +378,8 @@ int main(int argc, char **argv)
     printf("\nattributions (random lengths 32..128; FLOPs at each sequence's length)\n");
     bench_attr("transformer", &ct, 64, 4, gemm);
     bench_attr("cnn", &cc, 256, 16, gemm);
+    bench_faith_grad("transformer", &ct, 64, gemm);
+    bench_faith_grad("cnn", &cc, 256, gemm);
     ee_threads_leave();
     return 0;
 }

@@ -1,4 +1,5 @@
-/* cmd_rows.c: the row-parallel commands: ee predict, ig, sv and explain.
+/* cmd_rows.c: the row-parallel commands: ee predict, ig, sv, explain,
+ * gradient and faithfulness.
  * Each reads its models and rows as the gateways do (mex/ee_predict.c,
  * ee_ig.c, ee_sv.c, ee_explain.c), cuts the rows into chunks (shards.h),
  * computes its share of the chunks with one libcore call per chunk (SV:
@@ -20,7 +21,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-typedef enum { CMD_PREDICT, CMD_IG, CMD_SV, CMD_EXPLAIN } RowCmd;
+typedef enum { CMD_PREDICT, CMD_IG, CMD_SV, CMD_EXPLAIN, CMD_FAITH, CMD_GRAD } RowCmd;
 
 /* ---- options ---------------------------------------------------------------- */
 #define COMMON_OPTS(MODEL_KIND, MODEL_HELP)                                                                    \
@@ -35,8 +36,8 @@ typedef enum { CMD_PREDICT, CMD_IG, CMD_SV, CMD_EXPLAIN } RowCmd;
                                              "the GPU of its local rank"},                                    \
     {"precision", EE_OPT_VALUE, "fp32|tf32|bf16", "matrix products in fp32 (default) or on a GPU's tensor "  \
                                                    "cores (doc/GPU.md)"},                                     \
-    {"chunk", EE_OPT_VALUE, "N", "rows per checkpointed chunk (default: sv 16, ig 64, predict and "           \
-                                 "explain 1024)"},                                                            \
+    {"chunk", EE_OPT_VALUE, "N", "rows per checkpointed chunk (default: sv 16, ig, gradient and faithfulness 64, "      \
+                                 "predict and explain 1024)"},                                                            \
     {"shards", EE_OPT_VALUE, "DIR", "folder of the checkpoint shards, seen by every rank (default "           \
                                     "OUT.shards); a restarted run resumes from it"},                          \
     {"verbose", EE_OPT_BOOL, "", "progress lines with rate and ETA on stderr (default true)"},                 \
@@ -74,6 +75,40 @@ static const EeOptSpec explain_opts[] = {
                               "repeat it for an ensemble"),
 };
 
+static const EeOptSpec faith_opts[] = {
+    COMMON_OPTS(EE_OPT_VALUE, "the classifier: a .mat file with one model struct"),
+    {"maps", EE_OPT_VALUE, "FILE", "the attribution maps (.mat, e.g. written by ee ig / ee sv): one row per "
+                                   "selected row, or one per row of --var"},
+    {"maps-var", EE_OPT_VALUE, "NAME", "the variable of --maps that holds them (default A)"},
+    {"steps", EE_OPT_VALUE, "K", "points of the deletion and insertion curves: round(q n / K) players, "
+                                 "q = 0..K (default 20; 0: every count)"},
+    {"logodds", EE_OPT_VALUE, "P", "the log-odds drop with P % of the players removed (default 20)"},
+    {"score", EE_OPT_VALUE, "NAME", "probability (default: softmax of the target class) or logit"},
+    {"infidelity", EE_OPT_VALUE, "M", "random subsets per row for the infidelity (default 0: not computed)"},
+    {"seed", EE_OPT_VALUE, "K", "of the infidelity's subsets (default 1); row i draws from its own stream"},
+    {"baseline", EE_OPT_VALUE, "pad|NAME", "pad (default) or an N x T id variable of --data"},
+    {"target", EE_OPT_VALUE, "argmax|K|NAME", "argmax (default), one class for every row, or a variable of "
+                                              "--data with a class per row"},
+};
+
+static const EeOptSpec grad_opts[] = {
+    COMMON_OPTS(EE_OPT_VALUE, "the classifier: a .mat file with one model struct"),
+    {"method", EE_OPT_VALUE, "NAME", "saliency (default), saliency_abs, saliency_l2, gradxinput, ig or "
+                                     "gradientshap"},
+    {"noise", EE_OPT_VALUE, "NAME", "none (default), smoothgrad, smoothgrad_sq or vargrad"},
+    {"samples", EE_OPT_VALUE, "N", "noise samples, or gradientshap's samples (default 10)"},
+    {"stdev", EE_OPT_VALUE, "S", "the noise's standard deviation (default 0.15; gradientshap 0)"},
+    {"seed", EE_OPT_VALUE, "K", "generator seed (default 1); row i draws from its own streams"},
+    {"steps", EE_OPT_VALUE, "S", "ig: interpolation nodes (default 20)"},
+    {"rule", EE_OPT_VALUE, "NAME", "ig: gausslegendre (default), riemann_right, riemann_left, riemann_middle, "
+                                   "riemann_trapezoid"},
+    {"baseline", EE_OPT_VALUE, "pad|zero|NAME", "ig: pad (default), zero, or an N x T id variable of --data"},
+    {"background", EE_OPT_VALUE, "NAME", "gradientshap: a K x T id (K x D) variable of --data to draw "
+                                         "baselines from"},
+    {"target", EE_OPT_VALUE, "argmax|K|NAME", "argmax (default), one class for every row, or a variable of "
+                                              "--data with a class per row"},
+};
+
 #define NOPTS(a) ((int)(sizeof a / sizeof *a))
 
 /* ---- the job ---------------------------------------------------------------- */
@@ -93,6 +128,9 @@ typedef struct {
     EeAttrOptions a;
     int32_t *bids, *target; /* per selected row */
     int32_t **perms;
+    float *maps;            /* faithfulness: n x W, the selected rows' maps */
+    EeFaithOptions f;
+    EeGradOptions g;        /* gradient (its background owned here) */
     int exact;
     int batch;
     EeDevice dev;
@@ -113,6 +151,9 @@ static void job_free(Job *j)
     free(j->target);
     for (long i = 0; j->perms && i < j->n; i++) free(j->perms[i]);
     free(j->perms);
+    free(j->maps);
+    free((void *)j->g.background_ids);
+    free((void *)j->g.background_x);
     ee_shards_free(&j->sh);
 }
 
@@ -140,6 +181,8 @@ static double row_cost(const Job *j, long i)
         return (1.0 + (double)j->a.steps * n) * L;
     }
     case CMD_IG: return 2.0 * j->a.steps * L;
+    case CMD_FAITH: return (2.0 * (j->token ? ee_count_real(j->ids + (size_t)i * j->T, j->T) : j->W) + j->f.infidelity_samples) * L;
+    case CMD_GRAD: return 2.0 * j->g.samples * (j->g.method == EE_GRAD_IG ? j->a.steps : 1) * L;
     default: return L;
     }
 }
@@ -264,6 +307,138 @@ static EeStatus setup_explain(Job *j)
     return read_rows_and_inputs(j);
 }
 
+/* --maps: one row per selected row (in the order of the selection), or
+ * one per row of --var (taken at the selected rows) */
+static EeStatus read_maps(Job *j)
+{
+    const char *path, *var = ee_opt(&j->o, "maps-var") ? ee_opt(&j->o, "maps-var") : "A";
+    EeStatus st = ee_cli_need(&j->o, "maps", &path);
+    if (st) return st;
+    EeMatIn *f;
+    if ((st = ee_matin_open(path, &f))) return st;
+    matvar_t *v;
+    char what[512];
+    snprintf(what, sizeof what, "%s: %s", path, var);
+    if (!(st = ee_matin_var(f, var, &v)) && !(st = ee_mv_numeric(v, what))) {
+        long R = v->rank == 2 ? (long)ee_mv_rows(v) : -1, Cn = (long)ee_mv_cols(v);
+        int whole = R == j->data.N && R != j->n;
+        if (v->rank != 2 || Cn != j->W || (R != j->n && R != j->data.N))
+            st = ee_fail(EE_ERR_INPUT, "%s must be %ldx%d (one row per selected row) or %ldx%d (one per row of %s), "
+                         "got %s%ldx%ld", what, j->n, j->W, j->data.N, j->W, j->data.var,
+                         v->rank != 2 ? "an array of more dimensions, " : "", R, Cn);
+        else {
+            j->maps = ee_xmalloc(sizeof(float) * ((size_t)j->n * j->W + 1));
+            for (long i = 0; i < j->n; i++)
+                for (int t = 0; t < j->W; t++) {
+                    long r = whole ? j->rows[i] : i;
+                    j->maps[(size_t)i * j->W + t] = (float)ee_mv_at(v, (size_t)r + (size_t)R * t);
+                }
+        }
+    }
+    ee_matin_close(f);
+    return st;
+}
+
+static EeStatus setup_faith(Job *j)
+{
+    EeStatus st = ee_models_classifier(ee_opt(&j->o, "model"), &j->models);
+    if (st) return st;
+    if ((st = read_rows_and_inputs(j))) return st;
+    ee_faith_options_defaults(&j->f);
+    if ((st = ee_opt_int(&j->o, "steps", 0, 1 << 20, &j->f.steps))) return st;
+    if ((st = ee_opt_int(&j->o, "logodds", 1, 100, &j->f.logodds_percent))) return st;
+    int score = 0;
+    if ((st = ee_opt_choice(&j->o, "score", ee_faith_score_names, EE_FAITH_SCORE_COUNT, &score))) return st;
+    j->f.score = (EeFaithScore)score;
+    if ((st = ee_opt_int(&j->o, "infidelity", 0, 1 << 20, &j->f.infidelity_samples))) return st;
+    if (ee_opt_given(&j->o, "seed") && !j->f.infidelity_samples)
+        return ee_fail(EE_ERR_INPUT, "--seed applies to the infidelity's subsets (--infidelity > 0)");
+    int seed = (int)j->a.seed;
+    if ((st = ee_opt_int(&j->o, "seed", 0, 0x7fffffff, &seed))) return st;
+    j->a.seed = (uint64_t)seed;
+    if ((st = read_baseline(j, 0))) return st;
+    if ((st = read_target(j))) return st;
+    return read_maps(j);
+}
+
+/* --background: a K x T id (K x D dense) variable of --data, any K >= 1 */
+static EeStatus read_background(Job *j, const char *var)
+{
+    const EeConfig *c = ee_model_config(model0(j));
+    matvar_t *v;
+    char what[512];
+    snprintf(what, sizeof what, "%s: %s", j->data.path, var);
+    EeStatus st = ee_matin_var(j->data.file, var, &v);
+    if (st || (st = ee_mv_numeric(v, what))) return ee_fail(st, "--background: %s", ee_last_error());
+    long K = (long)ee_mv_rows(v), cols = (long)ee_mv_cols(v);
+    if (v->rank != 2 || K < 1 || cols != j->W)
+        return ee_fail(EE_ERR_INPUT, "--background %s must be K x %d (rows of %s), got %ldx%ld", what, j->W,
+                       j->token ? "token ids" : "features", K, cols);
+    int32_t *ids = j->token ? ee_xmalloc(sizeof(int32_t) * (size_t)K * cols) : NULL;
+    float *x = j->token ? NULL : ee_xmalloc(sizeof(float) * (size_t)K * cols);
+    for (long k = 0; k < K; k++)
+        for (long t = 0; t < cols; t++) {
+            double val = ee_mv_at(v, (size_t)k + (size_t)K * t);
+            if (j->token ? !(val >= 1 && val <= c->vocab && val == floor(val)) : !isfinite(val)) {
+                free(ids);
+                free(x);
+                return ee_fail(EE_ERR_INPUT, "--background %s(%ld,%ld) = %g is not %s", what, k + 1, t + 1, val,
+                               j->token ? "a token id in the vocabulary" : "finite");
+            }
+            if (j->token) ids[k * cols + t] = (int32_t)val - 1;
+            else x[k * cols + t] = (float)val;
+        }
+    j->g.background_ids = ids;
+    j->g.background_x = x;
+    j->g.K = (int)K;
+    return EE_OK;
+}
+
+static EeStatus setup_grad(Job *j)
+{
+    EeStatus st = ee_models_classifier(ee_opt(&j->o, "model"), &j->models);
+    if (st) return st;
+    if ((st = read_rows_and_inputs(j))) return st;
+    ee_grad_options_defaults(&j->g);
+    int v = 0;
+    if ((st = ee_opt_choice(&j->o, "method", ee_grad_method_names, EE_GRAD_METHOD_COUNT, &v))) return st;
+    j->g.method = (EeGradMethod)v;
+    v = 0;
+    if ((st = ee_opt_choice(&j->o, "noise", ee_noise_names, EE_NOISE_COUNT, &v))) return st;
+    j->g.noise = (EeNoiseKind)v;
+    int shap = j->g.method == EE_GRAD_GRADIENTSHAP, ig = j->g.method == EE_GRAD_IG;
+    int tunnel = j->g.noise != EE_NOISE_NONE || shap;
+    /* the gateway's rules (mex/ee_gradient.c) */
+    if (shap && j->g.noise != EE_NOISE_NONE)
+        return ee_fail(EE_ERR_INPUT, "gradientshap averages its own samples: --noise must be none (its noise is --stdev)");
+    static const char *const tunnel_opts[] = {"samples", "stdev", "seed"}, *const ig_opts_[] = {"steps", "rule", "baseline"};
+    for (int k = 0; k < 3; k++) {
+        if (!tunnel && ee_opt_given(&j->o, tunnel_opts[k]))
+            return ee_fail(EE_ERR_INPUT, "--%s applies to a noise tunnel (--noise smoothgrad, smoothgrad_sq or vargrad) "
+                           "or gradientshap", tunnel_opts[k]);
+        if (!ig && ee_opt_given(&j->o, ig_opts_[k]))
+            return ee_fail(EE_ERR_INPUT, "--%s applies to --method ig only", ig_opts_[k]);
+    }
+    if (shap != (ee_opt(&j->o, "background") != NULL))
+        return ee_fail(EE_ERR_INPUT, shap ? "gradientshap needs --background" : "--background applies to --method gradientshap only");
+    if (tunnel) j->g.samples = 10;
+    j->g.stdev = shap ? 0 : 0.15;
+    if ((st = ee_opt_int(&j->o, "samples", 1, 1 << 20, &j->g.samples))) return st;
+    if ((st = ee_opt_double(&j->o, "stdev", -1e308, 1e308, &j->g.stdev))) return st;
+    if (j->g.stdev < 0) return ee_fail(EE_ERR_INPUT, "--stdev must be >= 0 (a standard deviation), got %g", j->g.stdev);
+    int seed = (int)j->a.seed;
+    if ((st = ee_opt_int(&j->o, "seed", 0, 0x7fffffff, &seed))) return st;
+    j->a.seed = (uint64_t)seed;
+    if ((st = ee_opt_int(&j->o, "steps", 1, 1 << 20, &j->a.steps))) return st;
+    v = 0;
+    if ((st = ee_opt_choice(&j->o, "rule", ee_ig_method_names, EE_IG_XGRAD, &v))) return st;
+    j->a.method = (EeIgMethod)v;
+    if ((st = read_baseline(j, 1))) return st;
+    if ((st = read_target(j))) return st;
+    if (shap) return read_background(j, ee_opt(&j->o, "background"));
+    return EE_OK;
+}
+
 /* ---- the job key: everything that changes a number --------------------------------------- */
 static EeStatus job_key(Job *j)
 {
@@ -288,6 +463,18 @@ static EeStatus job_key(Job *j)
     if (j->mask) ee_key_add(&h, j->mask, (size_t)j->n * j->T);
     if (j->bids) ee_key_add(&h, j->bids, sizeof(int32_t) * (size_t)j->n * j->T);
     if (j->target) ee_key_add(&h, j->target, sizeof(int32_t) * (size_t)j->n);
+    if (j->cmd == CMD_GRAD) {
+        long go[] = {j->g.method, j->g.noise, j->g.samples, j->g.K};
+        ee_key_add(&h, go, sizeof go);
+        ee_key_add(&h, &j->g.stdev, sizeof j->g.stdev);
+        if (j->g.background_ids) ee_key_add(&h, j->g.background_ids, sizeof(int32_t) * (size_t)j->g.K * j->W);
+        if (j->g.background_x) ee_key_add(&h, j->g.background_x, sizeof(float) * (size_t)j->g.K * j->W);
+    }
+    if (j->maps) {
+        ee_key_add(&h, j->maps, sizeof(float) * (size_t)j->n * j->W);
+        long fo[] = {j->f.steps, j->f.logodds_percent, j->f.score, j->f.infidelity_samples};
+        ee_key_add(&h, fo, sizeof fo);
+    }
     for (long i = 0; j->perms && i < j->n; i++)
         if (j->perms[i])
             ee_key_add(&h, j->perms[i], sizeof(int32_t) * (size_t)j->a.steps * ee_count_real(j->ids + (size_t)i * j->T, j->T));
@@ -354,6 +541,81 @@ static EeStatus run_chunk(Job *j, const EeChunk *k, void **out, long *fwd, long 
             }
         break;
     }
+    case CMD_FAITH: {
+        /* doubles travel through the shards as pairs of 4-byte values:
+         * out[0] per row the 9 measures, out[1] the 2 x 5 bins, out[2] the
+         * two curves, out[3] the target, out[4] the players */
+        int K = j->f.steps, NB = EE_FAITH_BINS;
+        double *v = ee_xmalloc(sizeof(double) * (size_t)(n ? n : 1) * (9 + 2 * NB + 2 * (K + 1)));
+        double *col9[9], *bins = v + (size_t)9 * n, *curves = bins + (size_t)2 * NB * n;
+        for (int q = 0; q < 9; q++) col9[q] = v + (size_t)q * n;
+        EeFaithResult res = {col9[0], col9[1], col9[2], col9[3], col9[4], bins, bins + (size_t)NB * n,
+                             K ? curves : NULL, K ? curves + (size_t)(K + 1) * n : NULL, out[3], out[4], col9[5], col9[6],
+                             col9[7], col9[8], 0, 0};
+        /* one call per run of consecutive data rows, keyed by its first (the
+         * infidelity's subsets are drawn from the rows' streams), as for sv */
+        for (long i0 = 0; i0 < n && !st;) {
+            long i1 = i0 + 1;
+            while (i1 < n && j->rows[f + i1] == j->rows[f + i1 - 1] + 1) i1++;
+            long g = f + i0;
+            EeInput r = {.n = (int)(i1 - i0)};
+            if (j->ids) r.ids = j->ids + (size_t)g * j->T;
+            if (j->x) r.x = j->x + (size_t)g * j->W;
+            EeAttrOptions s = a;
+            s.row_offset = j->rows[g];
+            if (j->bids) s.baseline_ids = j->bids + (size_t)g * j->T;
+            if (j->target) s.target = j->target + g;
+            EeFaithResult q = {res.comprehensiveness + i0, res.sufficiency + i0, res.deletion_auc + i0,
+                               res.insertion_auc + i0, res.log_odds_drop + i0, res.comp_bins + (size_t)i0 * NB,
+                               res.suff_bins + (size_t)i0 * NB, K ? res.deletion_curve + (size_t)i0 * (K + 1) : NULL,
+                               K ? res.insertion_curve + (size_t)i0 * (K + 1) : NULL, (int32_t *)out[3] + i0,
+                               (int32_t *)out[4] + i0, res.fx + i0, res.fbaseline + i0, res.infidelity + i0, res.infidelity_normalized + i0, 0, 0};
+            st = ee_faithfulness(model0(j), &r, j->maps + (size_t)g * j->W, &s, &j->f, &q);
+            *fwd += q.forward;
+            i0 = i1;
+        }
+        for (long i = 0; i < n && !st; i++) {
+            double *m = (double *)out[0] + (size_t)i * 9, *b = (double *)out[1] + (size_t)i * 2 * NB;
+            for (int q = 0; q < 9; q++) m[q] = col9[q][i];
+            memcpy(b, res.comp_bins + (size_t)i * NB, sizeof(double) * NB);
+            memcpy(b + NB, res.suff_bins + (size_t)i * NB, sizeof(double) * NB);
+            if (K) {
+                double *c = (double *)out[2] + (size_t)i * 2 * (K + 1);
+                memcpy(c, res.deletion_curve + (size_t)i * (K + 1), sizeof(double) * (K + 1));
+                memcpy(c + K + 1, res.insertion_curve + (size_t)i * (K + 1), sizeof(double) * (K + 1));
+            }
+        }
+        free(v);
+        break;
+    }
+    case CMD_GRAD: {
+        /* one call per run of consecutive data rows, keyed by its first (the
+         * noise streams are the rows'), as for sv */
+        int shap = j->g.method == EE_GRAD_GRADIENTSHAP, ns = j->g.samples;
+        for (long i0 = 0; i0 < n && !st;) {
+            long i1 = i0 + 1;
+            while (i1 < n && j->rows[f + i1] == j->rows[f + i1 - 1] + 1) i1++;
+            long g = f + i0;
+            EeInput r = {.n = (int)(i1 - i0)};
+            if (j->ids) r.ids = j->ids + (size_t)g * j->T;
+            if (j->x) r.x = j->x + (size_t)g * j->W;
+            EeAttrOptions s = a;
+            s.row_offset = j->rows[g];
+            if (j->bids) s.baseline_ids = j->bids + (size_t)g * j->T;
+            if (j->target) s.target = j->target + g;
+            EeGradOptions gs = j->g;
+            if (shap) {
+                gs.drawn_baseline = (int32_t *)out[3] + (size_t)i0 * ns;
+                gs.drawn_alpha = (float *)out[4] + (size_t)i0 * ns;
+            }
+            EeAttrInfo part = {(int32_t *)out[1] + i0, (float *)out[2] + i0, NULL, NULL, 0, 0, 0, NULL};
+            st = ee_gradient_attribute(model0(j), &r, &gs, &s, (float *)out[0] + (size_t)i0 * j->W, &part);
+            *fwd += part.forward;
+            *bwd += part.backward;
+            i0 = i1;
+        }
+        break;
+    }
     case CMD_EXPLAIN: {
         EeAttrInfo info = {.target = j->models.clf ? out[1] : NULL};
         st = ee_explain(j->models.m, j->models.K, j->models.clf, &in, &a, out[0], &info);
@@ -388,7 +650,55 @@ static EeStatus write_result(Job *j, const char *out)
     const char *names[5];
     matvar_t *vars[5];
     int nv = 0;
-    if (j->cmd == CMD_PREDICT) {
+    if (j->cmd == CMD_FAITH) {
+        /* the struct ee_faithfulness returns, field for field */
+        int K = j->f.steps, NB = EE_FAITH_BINS;
+        const double *m = s->data[0], *b = s->data[1], *cv = s->data[2];
+        double *tmp = ee_xmalloc(sizeof(double) * (size_t)(n ? n : 1) * (2 * NB + 2 * (K + 1)));
+        int ninf = j->f.infidelity_samples;
+        matvar_t *F = ee_mv_struct();
+        static const char *const names7[5] = {"comprehensiveness", "sufficiency", "deletion_auc", "insertion_auc",
+                                              "log_odds_drop"};
+        for (int q = 0; q < 5; q++) {
+            for (long i = 0; i < n; i++) tmp[i] = m[(size_t)i * 9 + q];
+            ee_mv_set(F, names7[q], 0, ee_mv_col(tmp, n));
+        }
+        if (ninf) {
+            for (long i = 0; i < n; i++) tmp[i] = m[(size_t)i * 9 + 7];
+            ee_mv_set(F, "infidelity", 0, ee_mv_col(tmp, n));
+            for (long i = 0; i < n; i++) tmp[i] = m[(size_t)i * 9 + 8];
+            ee_mv_set(F, "infidelity_normalized", 0, ee_mv_col(tmp, n));
+        }
+        for (int h = 0; h < 2; h++) {
+            for (long i = 0; i < n; i++) memcpy(tmp + (size_t)i * NB, b + (size_t)i * 2 * NB + h * NB, sizeof(double) * NB);
+            ee_mv_set(F, h ? "sufficiency_bins" : "comprehensiveness_bins", 0, ee_mv_double_rows(tmp, n, NB));
+        }
+        double bins[EE_FAITH_BINS];
+        for (int k = 0; k < NB; k++) bins[k] = ee_faith_bins[k];
+        ee_mv_set(F, "bins", 0, ee_mv_row(bins, NB));
+        for (int h = 0; K && h < 2; h++) {
+            for (long i = 0; i < n; i++)
+                memcpy(tmp + (size_t)i * (K + 1), cv + (size_t)i * 2 * (K + 1) + h * (K + 1), sizeof(double) * (K + 1));
+            ee_mv_set(F, h ? "insertion_curve" : "deletion_curve", 0, ee_mv_double_rows(tmp, n, K + 1));
+        }
+        ee_mv_set(F, "target", 0, double_col_of(s->data[3], 1, n, 1));
+        ee_mv_set(F, "players", 0, double_col_of(s->data[4], 1, n, 0));
+        for (int q = 5; q < 7; q++) {
+            for (long i = 0; i < n; i++) tmp[i] = m[(size_t)i * 9 + q];
+            ee_mv_set(F, q == 5 ? "fx" : "fbaseline", 0, ee_mv_col(tmp, n));
+        }
+        ee_mv_set(F, "score", 0, ee_mv_char(ee_faith_score_names[j->f.score]));
+        ee_mv_set(F, "steps", 0, ee_mv_scalar(K));
+        ee_mv_set(F, "logodds", 0, ee_mv_scalar(j->f.logodds_percent));
+        if (ninf) {
+            ee_mv_set(F, "infidelity_samples", 0, ee_mv_scalar(ninf));
+            ee_mv_set(F, "seed", 0, ee_mv_scalar((double)j->a.seed));
+        }
+        ee_mv_set(F, "passes", 0, ee_mv_scalar((double)s->forward));
+        ee_mv_set(F, "seconds", 0, ee_mv_scalar(s->seconds));
+        free(tmp);
+        names[nv] = "F", vars[nv++] = F;
+    } else if (j->cmd == CMD_PREDICT) {
         int C = c->classes;
         const float *lg = s->data[0];
         int32_t *lab = ee_xmalloc(sizeof(int32_t) * (size_t)(n ? n : 1));
@@ -399,7 +709,34 @@ static EeStatus write_result(Job *j, const char *out)
     } else {
         names[nv] = "A", vars[nv++] = ee_mv_single_rows(s->data[0], n, j->W);
         matvar_t *info = ee_mv_struct();
-        if (j->cmd == CMD_EXPLAIN) {
+        if (j->cmd == CMD_GRAD) { /* the info of ee_gradient, field for field */
+            int ig = j->g.method == EE_GRAD_IG, ns = j->g.samples;
+            ee_mv_set(info, "target", 0, double_col_of(s->data[1], 1, n, 1));
+            ee_mv_set(info, "fx", 0, double_col_of(s->data[2], 0, n, 0));
+            ee_mv_set(info, "passes", 0, ee_mv_scalar((double)(s->forward + s->backward)));
+            ee_mv_set(info, "forward_passes", 0, ee_mv_scalar((double)s->forward));
+            ee_mv_set(info, "backward_passes", 0, ee_mv_scalar((double)s->backward));
+            ee_mv_set(info, "seconds", 0, ee_mv_scalar(s->seconds));
+            ee_mv_set(info, "method", 0, ee_mv_char(ee_grad_method_names[j->g.method]));
+            ee_mv_set(info, "steps", 0, ee_mv_scalar(ig ? j->a.steps : 1));
+            ee_mv_set(info, "noise", 0, ee_mv_char(ee_noise_names[j->g.noise]));
+            ee_mv_set(info, "samples", 0, ee_mv_scalar(ns));
+            ee_mv_set(info, "stdev", 0, ee_mv_scalar(j->g.noise != EE_NOISE_NONE || j->g.method == EE_GRAD_GRADIENTSHAP ? j->g.stdev : 0));
+            ee_mv_set(info, "seed", 0, ee_mv_scalar((double)j->a.seed));
+            if (ig) ee_mv_set(info, "rule", 0, ee_mv_char(ee_ig_method_names[j->a.method]));
+            if (j->g.method == EE_GRAD_GRADIENTSHAP) { /* ns x n, as the gateway */
+                double *br = ee_xmalloc(sizeof(double) * (size_t)(n ? n : 1) * ns), *al = ee_xmalloc(sizeof(double) * (size_t)(n ? n : 1) * ns);
+                for (long i = 0; i < n; i++) /* sample k of row i at (k, i) */
+                    for (int k = 0; k < ns; k++) {
+                        br[(size_t)k * n + i] = ((const int32_t *)s->data[3])[(size_t)i * ns + k] + 1;
+                        al[(size_t)k * n + i] = ((const float *)s->data[4])[(size_t)i * ns + k];
+                    }
+                ee_mv_set(info, "background_row", 0, ee_mv_double_rows(br, ns, n));
+                ee_mv_set(info, "alpha", 0, ee_mv_double_rows(al, ns, n));
+                free(br);
+                free(al);
+            }
+        } else if (j->cmd == CMD_EXPLAIN) {
             ee_mv_set(info, "passes", 0, ee_mv_scalar((double)(s->forward + s->backward)));
             ee_mv_set(info, "forward_passes", 0, ee_mv_scalar((double)s->forward));
             ee_mv_set(info, "backward_passes", 0, ee_mv_scalar((double)s->backward));
@@ -484,12 +821,14 @@ static EeStatus setup(Job *j, int argc, char **argv, const EeOptSpec *spec, int 
     case CMD_IG: st = setup_ig(j); break;
     case CMD_SV: st = setup_sv(j); break;
     case CMD_EXPLAIN: st = setup_explain(j); break;
+    case CMD_FAITH: st = setup_faith(j); break;
+    case CMD_GRAD: st = setup_grad(j); break;
     }
     if (st) return st;
     if ((st = ee_opt_int(&j->o, "batch", 1, 1 << 20, &j->batch))) return st;
     EeDevice want;
     if ((st = ee_cli_device(&j->o, j->par, &want, &j->dev, &j->prec))) return st;
-    int chunk = j->cmd == CMD_SV ? 16 : j->cmd == CMD_IG ? 64 : 1024;
+    int chunk = j->cmd == CMD_SV ? 16 : j->cmd == CMD_IG || j->cmd == CMD_FAITH || j->cmd == CMD_GRAD ? 64 : 1024;
     if ((st = ee_opt_int(&j->o, "chunk", 1, 1 << 24, &chunk))) return st;
     double *cost = ee_xmalloc(sizeof(double) * (size_t)(j->n ? j->n : 1));
     for (long i = 0; i < j->n; i++) cost[i] = row_cost(j, i);
@@ -501,6 +840,22 @@ static EeStatus setup(Job *j, int argc, char **argv, const EeOptSpec *spec, int 
     case CMD_EXPLAIN:
         ee_shards_column(s, "A", 0, j->T);
         if (j->models.clf) ee_shards_column(s, "target", 1, 1);
+        break;
+    case CMD_GRAD:
+        ee_shards_column(s, "A", 0, j->W);
+        ee_shards_column(s, "target", 1, 1);
+        ee_shards_column(s, "fx", 0, 1);
+        if (j->g.method == EE_GRAD_GRADIENTSHAP) {
+            ee_shards_column(s, "background_row", 1, j->g.samples);
+            ee_shards_column(s, "alpha", 0, j->g.samples);
+        }
+        break;
+    case CMD_FAITH: /* doubles as pairs of 4-byte values (see run_chunk) */
+        ee_shards_column(s, "measures", 1, 2 * 9);
+        ee_shards_column(s, "bins", 1, 2 * 2 * EE_FAITH_BINS);
+        ee_shards_column(s, "curves", 1, 2 * 2 * (j->f.steps + 1));
+        ee_shards_column(s, "target", 1, 1);
+        ee_shards_column(s, "players", 1, 1);
         break;
     default:
         ee_shards_column(s, "A", 0, j->W);
@@ -563,7 +918,9 @@ static const char *const usage[] = {
     "usage: ee predict --model M.mat --data D.mat [--rows A:B] [options] --out P.mat",
     "usage: ee ig --model M.mat --data D.mat [--rows A:B] [--steps S] [--method M] [--baseline pad|zero] [options] --out A.mat",
     "usage: ee sv --model M.mat --data D.mat [--rows A:B] [--samples S] [--seed K] [options] --out A.mat",
-    "usage: ee explain --model E.mat [--model E2.mat ...] --data D.mat [--rows A:B] [options] --out A.mat"};
+    "usage: ee explain --model E.mat [--model E2.mat ...] --data D.mat [--rows A:B] [options] --out A.mat",
+    "usage: ee faithfulness --model M.mat --data D.mat --maps A.mat [--rows A:B] [--steps K] [options] --out F.mat",
+    "usage: ee gradient --model M.mat --data D.mat [--rows A:B] [--method M] [--noise N --samples S --stdev X] [options] --out A.mat"};
 static const char *const about[] = {
     "Class labels and logits of a classifier (ee_predict). Writes labels (N x 1 int32), logits (N x C single)\n"
     "and rows (the 1-based rows of --var).",
@@ -572,7 +929,13 @@ static const char *const about[] = {
     "Shapley Value Sampling of a token classifier (ee_sv). Row i of --var draws from its own stream, so any\n"
     "split of the rows (--rows, ranks, chunks) gives the numbers of one run. Writes A, info and rows.",
     "Maps of an Empirical Explainer, or the mean of an ensemble (ee_explain); an explainer that reads the\n"
-    "classifier's gradient runs the classifier it carries. Writes A, info and rows."};
+    "classifier's gradient runs the classifier it carries. Writes A, info and rows.",
+    "Faithfulness of attribution maps to a classifier (ee_faithfulness): ERASER comprehensiveness and\n"
+    "sufficiency, deletion and insertion curves and areas, the log-odds drop (doc/MODELS.md). Writes F (the\n"
+    "struct ee_faithfulness returns, the same bits) and rows.",
+    "Gradient maps (saliency, gradient x input, IG, GradientSHAP) and the noise tunnel over them (ee_gradient).\n"
+    "Row i of --var draws its noise from its own streams, so any split of the rows gives the numbers of one run.\n"
+    "Writes A, info (as ee_gradient returns it, without noise_values) and rows."};
 static const char *const parallel =
     "\n\nUnder mpirun or srun the rows are cut into chunks, spread over the ranks by cost, and each rank\n"
     "appends its finished chunks to a shard in --shards; rank 0 writes --out when all are done. The same\n"
@@ -665,5 +1028,13 @@ EeStatus ee_cmd_sv(int argc, char **argv, const EePar *par)
 EeStatus ee_cmd_explain(int argc, char **argv, const EePar *par)
 {
     return run(CMD_EXPLAIN, "explain", explain_opts, NOPTS(explain_opts), argc, argv, par);
+}
+EeStatus ee_cmd_gradient(int argc, char **argv, const EePar *par)
+{
+    return run(CMD_GRAD, "gradient", grad_opts, NOPTS(grad_opts), argc, argv, par);
+}
+EeStatus ee_cmd_faithfulness(int argc, char **argv, const EePar *par)
+{
+    return run(CMD_FAITH, "faithfulness", faith_opts, NOPTS(faith_opts), argc, argv, par);
 }
 

@@ -16,6 +16,8 @@ EeStatus ee_cmd_predict(int argc, char **argv, const EePar *par);
 EeStatus ee_cmd_ig(int argc, char **argv, const EePar *par);
 EeStatus ee_cmd_sv(int argc, char **argv, const EePar *par);
 EeStatus ee_cmd_explain(int argc, char **argv, const EePar *par);
+EeStatus ee_cmd_faithfulness(int argc, char **argv, const EePar *par);
+EeStatus ee_cmd_gradient(int argc, char **argv, const EePar *par);
 
 /* Help of a command: usage lines, a paragraph and the option table. */
 void ee_cmd_help(FILE *f, const char *usage, const char *about, const EeOptSpec *spec, int n);

@@ -88,6 +88,18 @@ matvar_t *ee_mv_int32_col(const int32_t *v, long n)
     return must(Mat_VarCreate(NULL, MAT_C_INT32, MAT_T_INT32, 2, dims, n ? (void *)v : &dummy, 0));
 }
 
+matvar_t *ee_mv_double_rows(const double *src, long rows, long cols)
+{
+    size_t dims[2] = {(size_t)rows, (size_t)cols};
+    size_t n = (size_t)rows * (size_t)cols;
+    double *d = ee_xmalloc(sizeof(double) * (n ? n : 1));
+    for (long i = 0; i < rows; i++)
+        for (long c = 0; c < cols; c++) d[i + (size_t)rows * c] = src[(size_t)i * cols + c];
+    matvar_t *v = must(Mat_VarCreate(NULL, MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, d, MAT_F_DONT_COPY_DATA));
+    v->mem_conserve = 0;
+    return v;
+}
+
 matvar_t *ee_mv_single_rows(const float *src, long rows, long cols)
 {
     size_t dims[2] = {(size_t)rows, (size_t)cols};

@@ -25,6 +25,7 @@ matvar_t *ee_mv_col(const double *v, long n);         /* n x 1 double */
 matvar_t *ee_mv_int32_col(const int32_t *v, long n);  /* n x 1 int32 */
 /* rows x cols single from row-major floats (column-major in the file). */
 matvar_t *ee_mv_single_rows(const float *rowmajor, long rows, long cols);
+matvar_t *ee_mv_double_rows(const double *rowmajor, long rows, long cols);
 matvar_t *ee_mv_struct(void);                         /* 1 x 1, no fields */
 matvar_t *ee_mv_struct_array(int n);                  /* 1 x n, no fields */
 matvar_t *ee_mv_cell_row(int n);                      /* 1 x n, empty cells */

@@ -404,6 +404,112 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
  * every pass; o gives batch, device and the features' target. */
 EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in,
                     const EeAttrOptions *o, float *A, EeAttrInfo *info);
+/* ---- faithfulness of maps, gradient maps and the noise tunnel (issue 20) -- */
+/* Faithfulness (attr/faithfulness.c). */
+/* How well a map (N x T for token models, N x D for an mlp) ranks the
+ * players of each row for the model it explains (doc/MODELS.md,
+ * "Faithfulness"). The players are the real tokens (the D features of an
+ * mlp), ordered by the map, largest first, ties to the lower position; a
+ * removed player takes o's baseline (ee_sv's: pad or ids, under the
+ * input's mask; 0 for an mlp, whose o->baseline must be EE_BASELINE_ZERO).
+ * s(.) is the score of the target class (o->target or the argmax at x):
+ * its softmax probability, or its logit. With n players, D_j is s of x
+ * without its top j players, I_j s of the baseline with only them:
+ *   comprehensiveness = mean over the bins k of s(x) - D_{m_k},
+ *   sufficiency       = mean over the bins k of s(x) - I_{m_k},
+ *     m_k = ceil(k n / 100), k in ee_faith_bins (%);
+ *   deletion_auc, insertion_auc: trapezoids of D_j, I_j over j / n at
+ *     j = round(q n / steps), q = 0..steps (steps = 0: every j = 0..n);
+ *   log_odds_drop = L(x) - L(x without its top m players), m =
+ *     ceil(logodds_percent n / 100), L = log(p / (1 - p)) of the target;
+ *   infidelity = (1/m) sum_k (sum_{t in S_k} A_t - (z(x) - z(x without
+ *     S_k)))^2, z the target logit, S_k each player with probability 1/2
+ *     from the stream (o->seed, o->row_offset + i, 3 * 2^32 + k), one
+ *     uniform per player in order of position (Yeh et al.'s infidelity
+ *     with subset-removal perturbations; 0 for an exact additive map);
+ *   infidelity_normalized: the same with A scaled by the beta that fits
+ *     the drops best in least squares (Captum's normalize = True).
+ * Rows without players get NaN. One forward pass per distinct copy,
+ * batched across rows (o->batch, o->device, o->precision, o->verbose). */
+#define EE_FAITH_BINS 5
+extern const int ee_faith_bins[EE_FAITH_BINS]; /* 1 5 10 20 50 */
+typedef enum { EE_FAITH_PROBABILITY = 0, EE_FAITH_LOGIT } EeFaithScore;
+#define EE_FAITH_SCORE_COUNT 2
+extern const char *const ee_faith_score_names[EE_FAITH_SCORE_COUNT]; /* probability logit */
+typedef struct {
+    int steps;            /* curve points 0..steps (0: every count), default 20 */
+    int logodds_percent;  /* 1..100, default 20 */
+    EeFaithScore score;   /* default probability */
+    int infidelity_samples; /* m subsets per row for the infidelity (0: none) */
+} EeFaithOptions;
+void ee_faith_options_defaults(EeFaithOptions *f);
+/* Per-row results, arrays of the caller (any may be NULL), and totals. */
+typedef struct {
+    double *comprehensiveness, *sufficiency, *deletion_auc, *insertion_auc, *log_odds_drop; /* N */
+    double *comp_bins, *suff_bins;             /* N x EE_FAITH_BINS, row-major */
+    double *deletion_curve, *insertion_curve;  /* N x (steps + 1), steps > 0 only */
+    int32_t *target, *nreal;                   /* N: 0-based target, players */
+    double *fx, *fbaseline;                    /* N: s(x), s(baseline) */
+    double *infidelity;                        /* N (NaN without subsets) */
+    double *infidelity_normalized;             /* N: the same with A scaled by the best beta */
+    long forward;
+    double seconds;
+} EeFaithResult;
+EeStatus ee_faithfulness(EeModel *m, const EeInput *in, const float *A, const EeAttrOptions *o,
+                         const EeFaithOptions *f, EeFaithResult *res);
+/* Host bytes it allocates (for the memory budget). */
+double ee_faithfulness_bytes(const EeModel *m, const EeInput *in, const EeAttrOptions *o,
+                             const EeFaithOptions *f);
+
+/* Gradient maps of a classifier's target logit (attr/gradient.c), at the
+ * embedding-layer output e (T x d; x for an mlp), one score per token,
+ * g = grad f(e~) (doc/MODELS.md, "Gradient maps and the noise tunnel"):
+ *   saliency      sum_d g          saliency_abs  sum_d |g|
+ *   saliency_l2   sqrt(sum_d g^2)  gradxinput    sum_d e~ g
+ *   ig            IG from o's baseline to e~ (o->method's nodes, o->steps)
+ *   gradientshap  sum_d (e~ - e_b) g(e_b + a (e~ - e_b)), e_b the embedding
+ *                 of x with its real tokens replaced by those of a
+ *                 background row b drawn uniformly (an mlp: the row),
+ *                 a ~ U[0, 1), the mean over the n samples (noise
+ *                 optional: stdev >= 0)
+ * with e~ = e, or, in a noise tunnel, e + z_k for samples k = 1..n, z_k
+ * Gaussian of std stdev on every attended position (every feature of an
+ * mlp), drawn from the stream (o->seed, o->row_offset + i, 2^32 + k) (then,
+ * for gradientshap, b = below(K) and a = uniform from the same stream); the
+ * map is the mean of the n maps a_k (smoothgrad), the mean of a_k^2
+ * (smoothgrad_sq) or their population variance (vargrad). */
+typedef enum {
+    EE_GRAD_SALIENCY = 0, EE_GRAD_SALIENCY_ABS, EE_GRAD_SALIENCY_L2, EE_GRAD_GRADXINPUT, EE_GRAD_IG,
+    EE_GRAD_GRADIENTSHAP
+} EeGradMethod;
+#define EE_GRAD_METHOD_COUNT 6
+extern const char *const ee_grad_method_names[EE_GRAD_METHOD_COUNT];
+typedef enum { EE_NOISE_NONE = 0, EE_NOISE_SMOOTHGRAD, EE_NOISE_SMOOTHGRAD_SQ, EE_NOISE_VARGRAD } EeNoiseKind;
+#define EE_NOISE_COUNT 4
+extern const char *const ee_noise_names[EE_NOISE_COUNT]; /* none smoothgrad smoothgrad_sq vargrad */
+typedef struct {
+    EeGradMethod method;
+    EeNoiseKind noise;
+    int samples;          /* n: 1 without noise */
+    double stdev;         /* of the noise, >= 0 */
+    const float *given;   /* N x n x W (W = T d or D) noise to add instead of drawing it */
+    float *drawn;         /* N x n x W: receives the noise added (NULL: not wanted) */
+    /* gradientshap: K background rows (ids K x T, 0-based, whose real-token
+     * positions replace x's; or dense K x D), and what was drawn per (row, sample):
+     * the background row (0-based) and a (N x n each; NULL: not wanted) */
+    const int32_t *background_ids;
+    const float *background_x;
+    int K;
+    int32_t *drawn_baseline;
+    float *drawn_alpha;
+} EeGradOptions;
+void ee_grad_options_defaults(EeGradOptions *g);
+/* A is N x T (N x D); info gets target, fx and the passes: N forward for
+ * the targets, N n s forward and backward (s = 1 but for ig). */
+EeStatus ee_gradient_attribute(EeModel *m, const EeInput *in, const EeGradOptions *g, const EeAttrOptions *o,
+                               float *A, EeAttrInfo *info);
+double ee_gradient_bytes(const EeModel *m, int n, const EeGradOptions *g, const EeAttrOptions *o);
+
 /* ---- any model, given as a function (attr/sv_fn.c) ------------------------ */
 /* The model as a callback: the scores of M rows of F values. rows holds
  * the M x F matrix row-major (row j at rows + j F), as it is generated;

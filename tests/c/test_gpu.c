@@ -13,7 +13,9 @@
  *    synthetic task on both devices, which must land in the same accuracy
  *    band.
  *    Also the attribution prior's step (train/prior.c) on a bias-free mlp:
- *    its penalty and the weight gradient it adds.
+ *    its penalty and the weight gradient it adds; the samplers (IG, SV,
+ *    explainer features, gradient maps in a noise tunnel, GradientSHAP)
+ *    and the faithfulness measures on both devices.
  * 3. Timing (printed, not checked): the benchmark transformer's forward and
  *    forward+backward on GPU and CPU, and the cuBLAS SGEMM rate.
  *
@@ -1446,6 +1448,54 @@ static void attr_parity(const char *label, const EeConfig *cfg)
         note_err(what, e);
         printf("  %-58s rel err %9.2e%s\n", what, e, e <= 1e-4 ? "" : "   <-- FAIL");
         CHECK(e <= 1e-4, "%s: relative error %.3g exceeds 1e-4", what, e);
+    }
+    /* gradient maps (IG in a SmoothGrad tunnel, GradientSHAP: the same
+     * noise and draws on both, from the rows' streams) and the
+     * faithfulness of the CPU's map, on both devices */
+    {
+        EeAttrOptions oc = attr_opts(EE_DEVICE_CPU), og = attr_opts(GPU_DEV);
+        oc.steps = og.steps = 3;
+        og.batch = 5; /* units of several rows per pass, and several passes */
+        EeGradOptions g;
+        ee_grad_options_defaults(&g);
+        g.method = EE_GRAD_IG;
+        g.noise = EE_NOISE_SMOOTHGRAD;
+        g.samples = 2;
+        g.stdev = 0.2;
+        float fx[6];
+        EeAttrInfo info = {NULL, fx, NULL, NULL, 0, 0, 0, NULL};
+        for (int shap = 0; shap <= 1; shap++) {
+            if (shap) {
+                g.method = EE_GRAD_GRADIENTSHAP;
+                g.noise = EE_NOISE_NONE;
+                g.samples = 3;
+                g.background_ids = ids;
+                g.K = 2;
+            }
+            CHECK_OK(ee_gradient_attribute(m, &in, &g, &oc, a, &info));
+            CHECK_OK(ee_gradient_attribute(m, &in, &g, &og, b, NULL));
+            char what[96];
+            snprintf(what, sizeof what, "%s %s", label, shap ? "GradientSHAP n=3" : "SmoothGrad IG s=3 n=2");
+            double e = relerr_floor(b, a, (size_t)N * T, maxabs(fx, N));
+            note_err(what, e);
+            printf("  %-58s rel err %9.2e%s\n", what, e, e <= 1e-4 ? "" : "   <-- FAIL");
+            CHECK(e <= 1e-4, "%s: relative error %.3g exceeds 1e-4", what, e);
+        }
+        EeFaithOptions f;
+        ee_faith_options_defaults(&f);
+        f.steps = 0;
+        double cc[6], cg[6], dc[6], dg[6];
+        EeFaithResult rc = {.comprehensiveness = cc, .deletion_auc = dc}, rg = {.comprehensiveness = cg, .deletion_auc = dg};
+        CHECK_OK(ee_faithfulness(m, &in, a, &oc, &f, &rc));
+        CHECK_OK(ee_faithfulness(m, &in, a, &og, &f, &rg));
+        double e = 0;
+        for (int i = 0; i < N; i++) e = fmax(e, fmax(fabs(cc[i] - cg[i]), fabs(dc[i] - dg[i])));
+        char what[96];
+        snprintf(what, sizeof what, "%s faithfulness (comprehensiveness, deletion AUC)", label);
+        note_err(what, e);
+        printf("  %-58s abs err %9.2e%s\n", what, e, e <= 1e-4 ? "" : "   <-- FAIL");
+        CHECK(e <= 1e-4 && rc.forward == rg.forward, "%s: error %.3g exceeds 1e-4, or passes differ (%ld, %ld)", what, e,
+              rc.forward, rg.forward);
     }
     /* an explainer's input features (gradients at the path's ends and
      * inside it, occlusion scores) on both devices */

@@ -3,8 +3,9 @@
 # dataset in a temporary folder:
 #  - every command against its gateway (Octave): ee train and ee
 #    train-explainer write the struct ee_train returns (every field, bit
-#    for bit), ee predict / ig / sv / explain the numbers of ee_predict /
-#    ee_ig / ee_sv / ee_explain bit for bit (the CPU arithmetic does not
+#    for bit), ee predict / ig / sv / explain / gradient / faithfulness the
+#    numbers of ee_predict / ee_ig / ee_sv / ee_explain / ee_gradient /
+#    ee_faithfulness bit for bit (the CPU arithmetic does not
 #    depend on the batch or the thread count);
 #  - under mpirun -np 2 the same bits as one process, for every row
 #    command; a rank killed midway (EE_FAULT_KILL, a test hook of
@@ -43,8 +44,8 @@ unset OMP_NUM_THREADS
 mpi=1
 if ! command -v mpirun >/dev/null 2>&1 || "$ee" --version | grep -q '^MPI: none'; then
   mpi=0; mpi_why="$( command -v mpirun >/dev/null || echo 'no mpirun')$("$ee" --version | grep '^MPI: none')"
-  # 6 steps here, 8 comparisons of their numbers below
-  skip 14 "the MPI steps and their comparisons: $mpi_why"
+  # 6 steps here, 10 comparisons of their numbers below
+  skip 16 "the MPI steps and their comparisons: $mpi_why"
 fi
 MPIRUN=(mpirun --allow-run-as-root --oversubscribe -np 2)
 
@@ -73,7 +74,8 @@ for i = 1:N
   for k = 1:3 p(k,:) = randperm (n); end
   perms{i} = p;
 end
-save ('-v7', 'data.mat', 'tokens', 'labels', 'vocab', 'classes', 'split', 'info', 'unlabelled', 'mask', 'base', 'big', 'tg', 'perms');
+bg = tokens(1:3, :);
+save ('-v7', 'data.mat', 'tokens', 'labels', 'vocab', 'classes', 'split', 'info', 'unlabelled', 'mask', 'base', 'big', 'tg', 'perms', 'bg');
 printf ('fixtures written\n');" > fixtures.out
 grep -q 'fixtures written' fixtures.out || { cat fixtures.out; echo "cli: 0 passed, 1 failed"; exit 1; }
 SPEC=(--spec transformer --d 8 --heads 2 --layers 1 --ffn 16)
@@ -102,22 +104,38 @@ step "ee train-explainer from a targets file and from computed maps" $([ $rc1 -e
 step "ee train-explainer on Shapley maps computed here" $?
 
 # ---- the row commands, one process
-run_rows() { # PREFIX: writes PREFIX_{predict,ig,sv,svx,svp,explain}.mat with the launcher in L
+run_rows() { # PREFIX: writes PREFIX_{predict,ig,sv,svx,svp,explain,faith,grad}.mat with the launcher in L
   "${L[@]}" "$ee" predict --model clf.mat --data data.mat --mask mask --chunk 7 --quiet --out "$1_predict.mat" &&
   "${L[@]}" "$ee" ig --model clf.mat --data data.mat --rows 3:60 --steps 5 --target tg --chunk 9 --quiet --out "$1_ig.mat" &&
   "${L[@]}" "$ee" sv --model clf.mat --data data.mat --samples 4 --seed 7 --baseline base --chunk 4 --quiet --out "$1_sv.mat" &&
   "${L[@]}" "$ee" sv --model clf.mat --data data.mat --rows 1:8 --exact --chunk 3 --quiet --out "$1_svx.mat" &&
   "${L[@]}" "$ee" sv --model clf.mat --data data.mat --permutations perms --chunk 5 --quiet --out "$1_svp.mat" &&
-  "${L[@]}" "$ee" explain --model expl.mat --model expl2.mat --data data.mat --rows test --chunk 4 --quiet --out "$1_explain.mat"
+  "${L[@]}" "$ee" explain --model expl.mat --model expl2.mat --data data.mat --rows test --chunk 4 --quiet --out "$1_explain.mat" &&
+  "${L[@]}" "$ee" faithfulness --model clf.mat --data data.mat --rows 3:60 --maps "$1_ig.mat" --steps 5 --chunk 7 --quiet --out "$1_faith.mat" &&
+  "${L[@]}" "$ee" gradient --model clf.mat --data data.mat --rows 2:60 --method ig --steps 4 --noise smoothgrad --samples 3 \
+    --stdev 0.2 --seed 5 --chunk 8 --quiet --out "$1_grad.mat"
 }
 L=(); run_rows one; rc=$?
-step "ee predict, ig, sv (sampling, exact, permutations), explain (an ensemble) run" $rc
+step "ee predict, ig, sv (sampling, exact, permutations), explain (an ensemble), faithfulness, gradient run" $rc
 "$ee" sv --model clf.mat --data data.mat --rows 1:20 --samples 4 --seed 7 --chunk 5 --quiet --out rows_all.mat &&
 "$ee" sv --model clf.mat --data data.mat --rows 1:10 --samples 4 --seed 7 --chunk 5 --quiet --out rows_a.mat &&
 "$ee" sv --model clf.mat --data data.mat --rows 11:20 --samples 4 --seed 7 --chunk 5 --quiet --out rows_b.mat
 step "ee sv on two row ranges" $?
 "$ee" ig --model clf.mat --data data.mat --rows 1:20 --method gradxinput --quiet --out gxi.mat
 step "ee ig --method gradxinput (libcore's table of IG methods)" $?
+"$ee" faithfulness --model clf.mat --data data.mat --rows 3:60 --maps one_ig.mat --steps 6 --target tg --chunk 9 \
+  --infidelity 4 --seed 2 --quiet --out faith.mat &&
+"$ee" faithfulness --model clf.mat --data data.mat --rows 5:20 --maps one_sv.mat --steps 0 --logodds 50 --score logit \
+  --baseline base --quiet --out faith2.mat
+step "ee faithfulness of ee ig's maps (one row per selected row) and ee sv's (one per row of --var)" $?
+"$ee" gradient --model clf.mat --data data.mat --rows 10:30 --method gradientshap --background bg --samples 4 --stdev 0.1 \
+  --chunk 6 --quiet --out gshap.mat &&
+"$ee" gradient --model clf.mat --data data.mat --rows 1:20 --method saliency_l2 --noise vargrad --samples 2 --quiet --out vargrad.mat
+step "ee gradient: gradientshap with a background variable, VarGrad of the saliency norm" $?
+"$ee" gradient --help > ghelp.out 2>&1
+step "ee gradient --help lists every option of ee_gradient but the noise's values" $(for o in method noise samples stdev seed steps rule baseline background target batch device verbose rows; do grep -q -- "--$o " ghelp.out || exit 1; done; echo $?)
+"$ee" faithfulness --help > fhelp.out 2>&1
+step "ee faithfulness --help lists every option of ee_faithfulness" $(for o in maps steps logodds score infidelity seed baseline target batch device verbose rows; do grep -q -- "--$o " fhelp.out || exit 1; done; echo $?)
 
 if [ $mpi -eq 1 ]; then
   # ---- the same under two ranks
@@ -212,6 +230,11 @@ fi
 bad "--precision bf16 on the CPU: status 7 (ee:notSupported)" 7 "precision 'bf16' needs the tensor cores of a GPU" ig --model clf.mat --data data.mat --device cpu --precision bf16 --out out.mat
 bad "--precision tf32 for training on the CPU: status 7" 7 "precision 'tf32' needs the tensor cores" train "${SPEC[@]}" --data data.mat --labels labels --device cpu --precision tf32 --out out.mat
 bad "an unknown precision" 2 "precision" sv --model clf.mat --data data.mat --precision fp16 --out out.mat
+bad "gradient: --samples without a noise tunnel" 2 "--samples applies to a noise tunnel" gradient --model clf.mat --data data.mat --samples 3 --out out.mat
+bad "gradient: gradientshap without --background" 2 "gradientshap needs --background" gradient --model clf.mat --data data.mat --method gradientshap --out out.mat
+bad "gradient: a negative --stdev" 2 "--stdev must be >= 0" gradient --model clf.mat --data data.mat --noise smoothgrad --stdev -1 --out out.mat
+bad "faithfulness: maps of another size" 2 "one_ig.mat: A must be 10x12 \\(one row per selected row\\) or 60x12" faithfulness --model clf.mat --data data.mat --rows 1:10 --maps one_ig.mat --out out.mat
+bad "faithfulness: an unknown score" 2 "--score" faithfulness --model clf.mat --data data.mat --maps one_sv.mat --score odds --out out.mat
 bad "a folder that cannot hold the result (checked before the work)" 4 "cannot write 'nodir/out.mat': its folder 'nodir': No such file" predict --model clf.mat --data data.mat --out nodir/out.mat
 
 # ---- hostile outputs, runs stopped by bad input, loose numbers (outputs.sh, its own folder)
@@ -275,12 +298,40 @@ skip = {'seconds', 'passes', 'forward_passes', 'backward_passes'};
 ok ('ee explain (ensemble of two files): ee_explain', close_to (o.A, A) && isequal (rmfield (o.info, skip), rmfield (info, skip)) ...
     && o.info.forward_passes >= info.forward_passes && o.info.backward_passes >= info.backward_passes ...
     && o.info.passes == o.info.forward_passes + o.info.backward_passes);
+o = load ('one_grad.mat');
+[A, info] = ee_gradient (clf, d.tokens, 'rows', 2:60, 'method', 'ig', 'steps', 4, 'noise', 'smoothgrad', 'samples', 3, ...
+                         'stdev', 0.2, 'seed', 5, 'verbose', false);
+o.info.seconds = 0; info.seconds = 0;
+ok ('ee gradient (ig in a SmoothGrad tunnel, rows 2:60 in chunks): the maps and info of ee_gradient bit for bit', ...
+    same_bits (o.A, A) && isequal (fieldnames (o.info), fieldnames (info)) && isequal (o.info, info));
+o = load ('gshap.mat');
+[A, info] = ee_gradient (clf, d.tokens, 'rows', 10:30, 'method', 'gradientshap', 'background', d.bg, 'samples', 4, ...
+                         'stdev', 0.1, 'verbose', false);
+o.info.seconds = 0; info.seconds = 0;
+ok ('ee gradient --method gradientshap: ee_gradient bit for bit, with the rows and points drawn', ...
+    same_bits (o.A, A) && isequal (o.info, info) && isequal (size (o.info.alpha), [4 21]));
+o = load ('vargrad.mat'); A = ee_gradient (clf, d.tokens, 'rows', 1:20, 'method', 'saliency_l2', 'noise', 'vargrad', 'samples', 2, ...
+                                      'verbose', false);
+ok ('ee gradient --noise vargrad: ee_gradient bit for bit', same_bits (o.A, A) && all (o.A(:) >= 0));
+o = load ('faith.mat'); ig = load ('one_ig.mat'); A = zeros (60, 12, 'single'); A(3:60,:) = ig.A;
+F = ee_faithfulness (clf, d.tokens, A, 'rows', 3:60, 'steps', 6, 'target', d.tg, 'infidelity', 4, 'seed', 2, 'verbose', false);
+o.F.seconds = 0; F.seconds = 0;
+ok ('ee faithfulness: the struct of ee_faithfulness, field for field and bit for bit', ...
+    isequal (fieldnames (o.F), fieldnames (F)) && isequal (o.F, F) && same_bits (o.F.comprehensiveness, F.comprehensiveness) ...
+    && same_bits (o.F.deletion_curve, F.deletion_curve) && same_bits (o.F.infidelity, F.infidelity) && isequal (o.rows, (3:60)'));
+o = load ('faith2.mat'); sv = load ('one_sv.mat');
+F = ee_faithfulness (clf, d.tokens, sv.A, 'rows', 5:20, 'steps', 0, 'logodds', 50, 'score', 'logit', 'baseline', d.base, ...
+                     'verbose', false);
+o.F.seconds = 0; F.seconds = 0;
+ok ('ee faithfulness --steps 0 --score logit --baseline: ee_faithfulness bit for bit', isequal (o.F, F) ...
+    && same_bits (o.F.insertion_auc, F.insertion_auc) && ! isfield (o.F, 'deletion_curve'));
 a = load ('rows_all.mat'); b1 = load ('rows_a.mat'); b2 = load ('rows_b.mat');
 ok ('ee sv: rows 1:10 then 11:20 give the bits of rows 1:20 (streams keyed by row)', same_bits ([b1.A; b2.A], a.A));
 if ($mpi)
-  for f = {'predict', 'ig', 'sv', 'svx', 'svp', 'explain'}
+  for f = {'predict', 'ig', 'sv', 'svx', 'svp', 'explain', 'faith', 'grad'}
     p = load (['one_' f{1} '.mat']); q = load (['two_' f{1} '.mat']);
     if (isfield (p, 'info')) p.info.seconds = 0; q.info.seconds = 0; end
+    if (isfield (p, 'F')) p.F.seconds = 0; q.F.seconds = 0; end
     ok (sprintf ('mpirun -np 2 ee %s: the bits of one process (every variable)', f{1}), isequal (p, q) && same_bits (p.(fieldnames (p){1}), q.(fieldnames (q){1})));
   end
   for r = [2 1]

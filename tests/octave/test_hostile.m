@@ -335,6 +335,52 @@
 %! assert([r.noid r.accepted], [0 0]);
 
 %!test
+%! ## the gateways ee_faithfulness and ee_gradient (issue 20)
+%! vdir = fullfile (fileparts (which ('ee_gradient')), '..', 'tests', 'vectors');
+%! w = load (fullfile (vdir, 'transformer_tiny.mat')); m = w.model; X = w.X; A = zeros (size (X), 'single');
+%! C = {};
+%! for v = hostile_strings()
+%!   C(end+1, :) = {'refuse', sprintf('faithfulness option name %s', desc(v{1})), @() ee_faithfulness(m, X, A, v{1}, 5)};
+%!   C(end+1, :) = {'refuse', sprintf('gradient option name %s', desc(v{1})), @() ee_gradient(m, X, v{1}, 5)};
+%!   if (! (ischar(v{1}) && rows(v{1}) == 1))
+%!     C(end+1, :) = {'refuse', sprintf('score %s', desc(v{1})), @() ee_faithfulness(m, X, A, 'score', v{1})};
+%!     C(end+1, :) = {'refuse', sprintf('method %s', desc(v{1})), @() ee_gradient(m, X, 'method', v{1})};
+%!     C(end+1, :) = {'refuse', sprintf('noise %s', desc(v{1})), @() ee_gradient(m, X, 'noise', v{1})};
+%!   end
+%! end
+%! for a = {zeros(5, 11), zeros(4, 12), zeros(5, 12, 2), 'abc', {A}, A + 1i, [], single(NaN(5, 12)), Inf(5, 12), sparse(5, 12)}
+%!   C(end+1, :) = {'refuse', sprintf('maps %s', desc(a{1})), @() ee_faithfulness(m, X, a{1})};
+%! end
+%! for k = {-1, NaN, Inf, 1.5, 2^40, '5', [5 6], {2}}
+%!   C(end+1, :) = {'refuse', sprintf('steps %s', desc(k{1})), @() ee_faithfulness(m, X, A, 'steps', k{1})};
+%!   C(end+1, :) = {'refuse', sprintf('samples %s', desc(k{1})), @() ee_gradient(m, X, 'noise', 'smoothgrad', 'samples', k{1})};
+%! end
+%! for k = {0, 101, -1, NaN, 2.5, 'x'}
+%!   C(end+1, :) = {'refuse', sprintf('logodds %s', desc(k{1})), @() ee_faithfulness(m, X, A, 'logodds', k{1})};
+%! end
+%! for k = {-1, NaN, Inf, -Inf, 'x', [1 2], 1i}
+%!   C(end+1, :) = {'refuse', sprintf('stdev %s', desc(k{1})), @() ee_gradient(m, X, 'noise', 'vargrad', 'stdev', k{1})};
+%! end
+%! for b = {zeros(0, 12), ones(2, 11), 41 * ones(1, 12), 'abc', {1}, NaN(1, 12)}
+%!   C(end+1, :) = {'refuse', sprintf('background %s', desc(b{1})), @() ee_gradient(m, X, 'method', 'gradientshap', 'background', b{1})};
+%! end
+%! C(end+1, :) = {'refuse', 'noise values of another size', @() ee_gradient(m, X, 'noise', 'smoothgrad', 'samples', 2, 'noise_values', zeros(8, 2))};
+%! C(end+1, :) = {'refuse', 'noise values NaN', @() ee_gradient(m, X, 'noise', 'smoothgrad', 'samples', 1, 'noise_values', NaN(96, 1, 5))};
+%! C(end+1, :) = {'refuse', 'samples without noise', @() ee_gradient(m, X, 'samples', 3)};
+%! C(end+1, :) = {'refuse', 'steps of saliency', @() ee_gradient(m, X, 'steps', 3)};
+%! C(end+1, :) = {'refuse', 'gradientshap in a tunnel', @() ee_gradient(m, X, 'method', 'gradientshap', 'noise', 'vargrad', 'background', X(1,:))};
+%! C(end+1, :) = {'refuse', 'faithfulness zero baseline', @() ee_faithfulness(m, X, A, 'baseline', 'zero')};
+%! C(end+1, :) = {'refuse', 'faithfulness odd options', @() ee_faithfulness(m, X, A, 'steps')};
+%! C(end+1, :) = {'refuse', 'faithfulness rows out of range', @() ee_faithfulness(m, X, A, 'rows', 6)};
+%! C(end+1, :) = {'refuse', 'gradient rows out of range', @() ee_gradient(m, X, 'rows', 0)};
+%! C(end+1, :) = {'refuse', 'a 400 GB noise tunnel', @() ee_gradient(m, repmat(X, 1000, 1), 'noise', 'smoothgrad', 'samples', 1e6, 'return_noise', true)};
+%! C(end+1, :) = {'any', 'faithfulness of no rows', @() ee_faithfulness(m, X, A, 'rows', [])};
+%! C(end+1, :) = {'any', 'gradient of no rows', @() ee_gradient(m, X, 'rows', [])};
+%! r = hostile_run('ee_faithfulness, ee_gradient', C);
+%! tally += [r.n r.noid r.accepted];
+%! assert([r.noid r.accepted], [0 0]);
+
+%!test
 %! ## the total of the blocks above; the folder they wrote to goes
 %! printf ('      hostile calls in all: %d, %d without an ee: id, %d bad inputs accepted\n', tally);
 %! confirm_recursive_rmdir (false, 'local');

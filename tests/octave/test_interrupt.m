@@ -39,6 +39,10 @@
 %! c = "ee_train (m, repmat (X, 10, 1), zeros (3000, columns (X), 'single'), 'epochs', 10000, 'patience', 1e5, 'verbose', false)";
 %! check (interrupt_case (c));
 %!test
+%! check (interrupt_case ("ee_faithfulness (m, repmat (X, 20, 1), rand (6000, columns (X)), 'steps', 0, 'verbose', false)"));
+%!test
+%! check (interrupt_case ("ee_gradient (m, repmat (X, 20, 1), 'method', 'ig', 'noise', 'vargrad', 'samples', 50, 'verbose', true)"));
+%!test
 %! ## a function handle as the model: Ctrl-C inside f (f sleeps 0.2 s a
 %! ## call in pause, which Octave interrupts: the gateway catches Octave's
 %! ## interrupt inside f), and between the calls of a fast f (the poll)

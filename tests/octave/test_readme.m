@@ -17,6 +17,9 @@
 %!  assert (acc > 0.9, 'test accuracy %.3f', acc);
 %!  assert (size (S), [2 256]);
 %!  assert (size (E), [numel(te) 256]);
+%!  ## IG's map is more faithful than a random one (issue 20)
+%!  assert (mean (Fig.comprehensiveness) > mean (Frn.comprehensiveness));
+%!  assert (size (Fsg.deletion_auc), [20 1]);
 %!  ## a useful explainer (issue 8): 10x closer to IG than the all-zero map
 %!  assert (fit >= 10, 'the README explainer is only %.1fx better than a zero map', fit);
 %!  assert (size (A), [2 256]);                         # the second example's

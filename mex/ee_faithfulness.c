@@ -1,0 +1,169 @@
+/* ee_faithfulness.c: MEX gateway. The faithfulness of attribution maps to
+ * a classifier: ERASER comprehensiveness and sufficiency, deletion and
+ * insertion curves and areas, the log-odds drop (see ee_faithfulness.m;
+ * the measures are computed by libcore's ee_faithfulness). */
+#include "mexattr.h"
+
+#include <string.h>
+
+enum { O_STEPS, O_LOGODDS, O_SCORE, O_INFIDELITY, O_SEED, O_BASELINE, O_TARGET, O_BATCH, O_DEVICE, O_PRECISION,
+       O_VERBOSE, O_ROWS, NOPT };
+static const char *const opt_names[NOPT] = {"steps", "logodds", "score", "infidelity", "seed", "baseline", "target",
+                                            "batch", "device", "precision", "verbose", "rows"};
+
+/* rows x cols double, row-major -> a new Octave matrix */
+static mxArray *double_matrix(const double *v, int rows, int cols)
+{
+    mxArray *a = mxCreateDoubleMatrix((size_t)rows, (size_t)cols, mxREAL);
+    double *d = mxGetPr(a);
+    for (int i = 0; i < rows; i++)
+        for (int c = 0; c < cols; c++) d[i + (size_t)rows * c] = v[(size_t)i * cols + c];
+    return a;
+}
+
+static double *col(int n, const char *what) { return ee_mx_malloc(sizeof(double) * ((size_t)n + 1), what); }
+
+void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    if (nrhs < 3) ee_mx_error("ee:badInput", "usage: F = ee_faithfulness(model, X, A, ...)");
+    if (nlhs > 1) ee_mx_error("ee:badInput", "ee_faithfulness returns one output (a struct)");
+    ee_mx_begin();
+    EeMxOpt o[NOPT];
+    ee_mx_parse_options(opt_names, nrhs, prhs, 3, o, NOPT);
+    EeModel *m = ee_mx_model(prhs[0], "model");
+    const EeConfig *c = ee_model_config(m);
+    EeInput all;
+    ee_mx_attr_inputs(prhs[1], m, &all);
+    int token = c->kind != EE_KIND_MLP, W = token ? c->T : c->D;
+    const float *Aall = ee_mx_maps(prhs[2], "A", all.n, W);
+    EeAttrOptions a;
+    ee_attr_options_defaults(&a);
+    a.print = ee_mx_print;
+    EeFaithOptions f;
+    ee_faith_options_defaults(&f);
+    if (o[O_STEPS].value) f.steps = ee_mx_int(o[O_STEPS].value, "'steps'", 0, 1 << 20);
+    if (o[O_LOGODDS].value) f.logodds_percent = ee_mx_int(o[O_LOGODDS].value, "'logodds'", 1, 100);
+    if (o[O_SCORE].value)
+        f.score = (EeFaithScore)ee_mx_choice(o[O_SCORE].value, "'score'", ee_faith_score_names, EE_FAITH_SCORE_COUNT);
+    if (o[O_INFIDELITY].value) f.infidelity_samples = ee_mx_int(o[O_INFIDELITY].value, "'infidelity'", 0, 1 << 20);
+    if (o[O_SEED].value) {
+        if (!f.infidelity_samples) ee_mx_error("ee:badInput", "'seed' applies to the infidelity's subsets ('infidelity' > 0)");
+        a.seed = (uint64_t)ee_mx_int(o[O_SEED].value, "'seed'", 0, 0x7fffffff);
+    }
+    ee_mx_attr_baseline(o[O_BASELINE].value, m, all.n, 0, &a);
+    ee_mx_attr_target(o[O_TARGET].value, m, all.n, &a);
+    if (o[O_BATCH].value) a.batch = ee_mx_int(o[O_BATCH].value, "'batch'", 1, 1 << 20);
+    a.device = ee_mx_device(o[O_DEVICE].value);
+    a.precision = ee_mx_precision(o[O_PRECISION].value);
+    if (o[O_VERBOSE].value) a.verbose = ee_mx_bool(o[O_VERBOSE].value, "'verbose'");
+    int nrows;
+    int *rows = ee_mx_attr_rows(o[O_ROWS].value, all.n, &nrows);
+
+    /* the budget: the measure (over all rows of X, a bound for the
+     * selection), the selected rows' copies (ids or x, baseline, maps),
+     * the results twice (ours and Octave's) */
+    int K = f.steps, NB = EE_FAITH_BINS;
+    double out_per_row = 8.0 * (5 + 2 * NB + 2 * (K ? K + 1 : 0) + 4) + 8;
+    ee_mx_budget(ee_faithfulness_bytes(m, &all, &a, &f) + (double)nrows * W * 4 * 3 + 2 * out_per_row * nrows,
+                 "the call");
+    int32_t *ids = token ? ee_mx_malloc(sizeof(int32_t) * ((size_t)nrows * W + 1), "the rows of X") : NULL;
+    float *x = token ? NULL : ee_mx_malloc(sizeof(float) * ((size_t)nrows * W + 1), "the rows of X");
+    float *A = ee_mx_malloc(sizeof(float) * ((size_t)nrows * W + 1), "the rows of A");
+    int32_t *bids = a.baseline_ids ? ee_mx_malloc(sizeof(int32_t) * ((size_t)nrows * W + 1), "the baseline rows") : NULL;
+    int32_t *tg = a.target ? ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "the targets") : NULL;
+    for (int i = 0; i < nrows; i++) {
+        size_t src = (size_t)rows[i] * W, dst = (size_t)i * W;
+        if (token) memcpy(ids + dst, all.ids + src, sizeof(int32_t) * W);
+        else memcpy(x + dst, all.x + src, sizeof(float) * W);
+        memcpy(A + dst, Aall + src, sizeof(float) * W);
+        if (bids) memcpy(bids + dst, a.baseline_ids + src, sizeof(int32_t) * W);
+        if (tg) tg[i] = a.target[rows[i]];
+    }
+    a.baseline_ids = bids;
+    a.target = tg;
+
+    EeFaithResult r = {0};
+    r.comprehensiveness = col(nrows, "F");
+    r.sufficiency = col(nrows, "F");
+    r.deletion_auc = col(nrows, "F");
+    r.insertion_auc = col(nrows, "F");
+    r.log_odds_drop = col(nrows, "F");
+    r.comp_bins = col(nrows * NB, "F");
+    r.suff_bins = col(nrows * NB, "F");
+    if (K) {
+        r.deletion_curve = col(nrows * (K + 1), "F");
+        r.insertion_curve = col(nrows * (K + 1), "F");
+    }
+    r.target = ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "F");
+    r.nreal = ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "F");
+    r.fx = col(nrows, "F");
+    r.fbaseline = col(nrows, "F");
+    r.infidelity = col(nrows, "F");
+    r.infidelity_normalized = col(nrows, "F");
+    /* one call per maximal run of consecutive rows, keyed by its offset in
+     * X (the infidelity's subsets are drawn from the rows' streams) */
+    long fwd = 0;
+    double secs = 0;
+    for (int i0 = 0; i0 < nrows;) {
+        int i1 = i0 + 1;
+        while (i1 < nrows && rows[i1] == rows[i1 - 1] + 1) i1++;
+        size_t o0 = (size_t)i0 * W;
+        EeInput part = {.n = i1 - i0, .ids = ids ? ids + o0 : NULL, .x = x ? x + o0 : NULL};
+        EeAttrOptions s = a;
+        s.row_offset = rows[i0];
+        if (bids) s.baseline_ids = bids + o0;
+        if (tg) s.target = tg + i0;
+        EeFaithResult q = {r.comprehensiveness + i0, r.sufficiency + i0, r.deletion_auc + i0, r.insertion_auc + i0,
+                           r.log_odds_drop + i0, r.comp_bins + (size_t)i0 * NB, r.suff_bins + (size_t)i0 * NB,
+                           K ? r.deletion_curve + (size_t)i0 * (K + 1) : NULL,
+                           K ? r.insertion_curve + (size_t)i0 * (K + 1) : NULL, r.target + i0, r.nreal + i0,
+                           r.fx + i0, r.fbaseline + i0, r.infidelity + i0, r.infidelity_normalized + i0, 0, 0};
+        EeStatus st = ee_faithfulness(m, &part, A + o0, &s, &f, &q);
+        if (st) ee_mx_fail(st);
+        fwd += q.forward;
+        secs += q.seconds;
+        i0 = i1;
+    }
+    r.forward = fwd;
+    r.seconds = secs;
+
+    mxArray *s = mxCreateStructMatrix(1, 1, 0, NULL);
+    ee_mx_set(s, "comprehensiveness", ee_mx_double_vector(r.comprehensiveness, nrows));
+    ee_mx_set(s, "sufficiency", ee_mx_double_vector(r.sufficiency, nrows));
+    ee_mx_set(s, "deletion_auc", ee_mx_double_vector(r.deletion_auc, nrows));
+    ee_mx_set(s, "insertion_auc", ee_mx_double_vector(r.insertion_auc, nrows));
+    ee_mx_set(s, "log_odds_drop", ee_mx_double_vector(r.log_odds_drop, nrows));
+    if (f.infidelity_samples) {
+        ee_mx_set(s, "infidelity", ee_mx_double_vector(r.infidelity, nrows));
+        ee_mx_set(s, "infidelity_normalized", ee_mx_double_vector(r.infidelity_normalized, nrows));
+    }
+    ee_mx_set(s, "comprehensiveness_bins", double_matrix(r.comp_bins, nrows, NB));
+    ee_mx_set(s, "sufficiency_bins", double_matrix(r.suff_bins, nrows, NB));
+    double bins[EE_FAITH_BINS];
+    for (int k = 0; k < NB; k++) bins[k] = ee_faith_bins[k];
+    ee_mx_set(s, "bins", ee_mx_row(bins, NB));
+    if (K) {
+        ee_mx_set(s, "deletion_curve", double_matrix(r.deletion_curve, nrows, K + 1));
+        ee_mx_set(s, "insertion_curve", double_matrix(r.insertion_curve, nrows, K + 1));
+    }
+    double *t = col(nrows, "F"), *p = col(nrows, "F");
+    for (int i = 0; i < nrows; i++) {
+        t[i] = r.target[i] + 1;
+        p[i] = r.nreal[i];
+    }
+    ee_mx_set(s, "target", ee_mx_double_vector(t, nrows));
+    ee_mx_set(s, "players", ee_mx_double_vector(p, nrows));
+    ee_mx_set(s, "fx", ee_mx_double_vector(r.fx, nrows));
+    ee_mx_set(s, "fbaseline", ee_mx_double_vector(r.fbaseline, nrows));
+    ee_mx_set(s, "score", mxCreateString(ee_faith_score_names[f.score]));
+    ee_mx_set(s, "steps", mxCreateDoubleScalar(K));
+    ee_mx_set(s, "logodds", mxCreateDoubleScalar(f.logodds_percent));
+    if (f.infidelity_samples) {
+        ee_mx_set(s, "infidelity_samples", mxCreateDoubleScalar(f.infidelity_samples));
+        ee_mx_set(s, "seed", mxCreateDoubleScalar((double)a.seed));
+    }
+    ee_mx_set(s, "passes", mxCreateDoubleScalar((double)r.forward));
+    ee_mx_set(s, "seconds", mxCreateDoubleScalar(r.seconds));
+    plhs[0] = s;
+    ee_mx_cleanup();
+}

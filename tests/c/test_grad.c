@@ -1,0 +1,424 @@
+/* test_grad.c: the gradient maps and the noise tunnel
+ * (ee_gradient_attribute) against an independent double-precision
+ * computation from their definition in doc/MODELS.md: the reference
+ * model of refmodel.h, its gradients by central differences, at the
+ * points that the noise libcore drew defines (libcore hands the noise
+ * out, and takes it back as given noise, so both sides see the same
+ * draws):
+ * - GradientSHAP given the background rows and points libcore drew (and
+ *   its noise), on the three kinds; its bad input;
+ * - saliency (signed, absolute, L2), gradient x input and IG (3 Gauss-
+ *   Legendre nodes, pad baseline), each plain and under SmoothGrad,
+ *   SmoothGrad-squared and VarGrad, on a transformer, a cnn and an mlp,
+ *   several units per pass; and that the comparison fails when one weight
+ *   of the reference is 1 % off;
+ * - the noise: its standard deviation, zero at the positions the model
+ *   does not attend, the same draws for any batch size and for a row
+ *   computed alone at its offset;
+ * - the passes (N forward for the targets, N n s forward and backward);
+ * - bad input: a negative standard deviation, samples without a noise
+ *   tunnel, non-finite given noise. */
+#include "refmodel.h"
+
+static EeRng rng;
+
+static EeModel *make_model(EeKind kind, int T)
+{
+    EeConfig c;
+    ee_config_defaults(&c, kind);
+    c.classes = 3;
+    if (kind == EE_KIND_TRANSFORMER) { c.vocab = 30; c.T = T; c.d = 8; c.heads = 2; c.layers = 2; c.ffn = 16; }
+    if (kind == EE_KIND_CNN) { c.vocab = 30; c.T = T; c.d = 6; c.filters = 5; c.nwidths = 2; c.widths[0] = 2; c.widths[1] = 3; }
+    if (kind == EE_KIND_MLP) { c.D = 9; c.nhidden = 2; c.hidden[0] = 8; c.hidden[1] = 6; }
+    EeModel *m;
+    if (ee_model_new(&c, &m)) return NULL;
+    ee_model_init(m, 5);
+    for (int i = 0; i < ee_model_nparams(m); i++) {
+        EeParamInfo pi;
+        ee_model_param_info(m, i, &pi);
+        float *buf = malloc(sizeof(float) * pi.count);
+        for (size_t k = 0; k < pi.count; k++) buf[k] = (float)(0.5 * ee_rng_normal(&rng));
+        if (!strcmp(pi.field, "E_tok"))
+            for (int c2 = 0; c2 < pi.dims[1]; c2++) buf[(size_t)c2 * pi.dims[0]] = 0;
+        if (strstr(pi.field, "_g"))
+            for (size_t k = 0; k < pi.count; k++) buf[k] = 1.0f + 0.2f * buf[k];
+        ee_param_set(m, i, buf, pi.count);
+        free(buf);
+    }
+    return m;
+}
+
+static int32_t *make_ids(int N, int T, const int *lens)
+{
+    int32_t *ids = malloc(sizeof(int32_t) * N * T);
+    for (int i = 0; i < N; i++)
+        for (int t = 0; t < T; t++)
+            ids[i * T + t] = t == 0 ? EE_CLS : t == lens[i] + 1 ? EE_SEP : t <= lens[i] ? 4 + (int)ee_rng_below(&rng, 26) : EE_PAD;
+    return ids;
+}
+
+typedef struct {
+    Ref *r;
+    const uint8_t *mask;
+    double *e;
+    int target;
+} Point;
+
+static double ref_target(void *p)
+{
+    Point *q = p;
+    double out[8];
+    ref_net(q->r, q->e, q->mask, out);
+    return out[q->target];
+}
+
+/* grad of the target logit at e (n values), central differences */
+static void ref_grad(Ref *r, const uint8_t *mask, int target, const double *e, int n, double *g)
+{
+    double *x = malloc(sizeof(double) * n);
+    memcpy(x, e, sizeof(double) * n);
+    Point pt = {r, mask, x, target};
+    for (int j = 0; j < n; j++) g[j] = gc_fd1(ref_target, &pt, &x[j], 1e-6);
+    free(x);
+}
+
+/* The reference map of row i for every method and noise kind at once:
+ * A[method][noise][t]. z: the n samples of noise (W floats each). */
+static void ref_maps(Ref *r, const int32_t *ids, const float *xf, const float *z, int n, double sigma_used,
+                     double out[EE_GRAD_METHOD_COUNT][EE_NOISE_COUNT][64])
+{
+    (void)sigma_used;
+    const EeConfig *c = &r->c;
+    int token = c->kind != EE_KIND_MLP, T = token ? c->T : c->D, per = token ? c->d : 1, W = T * per;
+    double *ex = malloc(sizeof(double) * W), *eb = malloc(sizeof(double) * W), *et = malloc(sizeof(double) * W);
+    double *g = malloc(sizeof(double) * W), *acc = malloc(sizeof(double) * W), *pt = malloc(sizeof(double) * W);
+    uint8_t mask[64];
+    int32_t bids[64];
+    if (token) {
+        for (int t = 0; t < T; t++) {
+            mask[t] = ids[t] != EE_PAD;
+            bids[t] = EE_IS_SPECIAL(ids[t]) ? ids[t] : EE_PAD;
+        }
+        ref_embed(r, ids, ex);
+        ref_embed(r, bids, eb);
+    } else {
+        for (int q = 0; q < W; q++) { ex[q] = xf[q]; eb[q] = 0; }
+    }
+    double o8[8];
+    ref_net(r, ex, mask, o8);
+    int tg = 0;
+    for (int k = 1; k < c->classes; k++) if (o8[k] > o8[tg]) tg = k;
+    double S1[EE_GRAD_METHOD_COUNT][64] = {{0}}, S2[EE_GRAD_METHOD_COUNT][64] = {{0}};
+    double alpha[3], w[3];
+    ee_ig_nodes(EE_IG_GAUSSLEGENDRE, 3, alpha, w);
+    for (int k = 0; k < n; k++) {
+        for (int q = 0; q < W; q++) et[q] = ex[q] + z[(size_t)k * W + q];
+        ref_grad(r, mask, tg, et, W, g);
+        memset(acc, 0, sizeof(double) * W);
+        for (int p = 0; p < 3; p++) {
+            double *gp = malloc(sizeof(double) * W);
+            for (int q = 0; q < W; q++) pt[q] = eb[q] + alpha[p] * (et[q] - eb[q]);
+            ref_grad(r, mask, tg, pt, W, gp);
+            for (int q = 0; q < W; q++) acc[q] += w[p] * gp[q];
+            free(gp);
+        }
+        for (int t = 0; t < T; t++) {
+            double a[EE_GRAD_METHOD_COUNT] = {0};
+            for (int q = 0; q < per; q++) {
+                double gq = g[t * per + q];
+                a[EE_GRAD_SALIENCY] += gq;
+                a[EE_GRAD_SALIENCY_ABS] += fabs(gq);
+                a[EE_GRAD_SALIENCY_L2] += gq * gq;
+                a[EE_GRAD_GRADXINPUT] += et[t * per + q] * gq;
+                a[EE_GRAD_IG] += (et[t * per + q] - eb[t * per + q]) * acc[t * per + q];
+            }
+            a[EE_GRAD_SALIENCY_L2] = sqrt(a[EE_GRAD_SALIENCY_L2]);
+            for (int mth = 0; mth < EE_GRAD_METHOD_COUNT; mth++) {
+                S1[mth][t] += a[mth] / n;
+                S2[mth][t] += a[mth] * a[mth] / n;
+            }
+        }
+    }
+    for (int mth = 0; mth <= EE_GRAD_IG; mth++)
+        for (int t = 0; t < T; t++) {
+            out[mth][EE_NOISE_NONE][t] = S1[mth][t]; /* n = 1 with zero noise */
+            out[mth][EE_NOISE_SMOOTHGRAD][t] = S1[mth][t];
+            out[mth][EE_NOISE_SMOOTHGRAD_SQ][t] = S2[mth][t];
+            out[mth][EE_NOISE_VARGRAD][t] = S2[mth][t] - S1[mth][t] * S1[mth][t];
+        }
+    free(ex); free(eb); free(et); free(g); free(acc); free(pt);
+}
+
+static void check_kind(EeKind kind)
+{
+    const int N = 3, T = 9, lens[3] = {6, 2, 7}, n = 3;
+    const double sigma = 0.3;
+    EeModel *m = make_model(kind, T);
+    const EeConfig *c = ee_model_config(m);
+    const char *kn = ee_kind_name(kind);
+    Ref ref;
+    ref_load(&ref, m);
+    int token = kind != EE_KIND_MLP, cols = token ? T : c->D, W = token ? T * c->d : c->D;
+    int32_t *ids = token ? make_ids(N, T, lens) : NULL;
+    float *x = NULL;
+    if (!token) {
+        x = malloc(sizeof(float) * N * W);
+        for (int k = 0; k < N * W; k++) x[k] = (float)ee_rng_normal(&rng);
+    }
+    EeInput in = {.n = N, .ids = ids, .x = x};
+    float *noise = calloc((size_t)N * n * W, sizeof(float)), *noise2 = calloc((size_t)N * n * W, sizeof(float));
+    float *zero = calloc((size_t)N * W, sizeof(float));
+    float *A = malloc(sizeof(float) * N * cols), *B = malloc(sizeof(float) * N * cols);
+    EeAttrOptions o;
+    ee_attr_options_defaults(&o);
+    o.verbose = 0;
+    o.device = EE_DEVICE_CPU;
+    o.batch = 4; /* units of several rows share a pass; IG's 3 nodes: one unit per pass */
+    o.steps = 3;
+    o.seed = 9;
+    o.baseline = token ? EE_BASELINE_PAD : EE_BASELINE_ZERO;
+    /* draw the noise once (smoothgrad saliency), then give it to every run */
+    EeGradOptions g;
+    ee_grad_options_defaults(&g);
+    g.noise = EE_NOISE_SMOOTHGRAD;
+    g.samples = n;
+    g.stdev = sigma;
+    g.drawn = noise;
+    EeAttrInfo info = {0};
+    CHECK_OK(ee_gradient_attribute(m, &in, &g, &o, A, &info));
+    CHECK(info.forward == (long)N + N * n && info.backward == (long)N * n,
+          "%s smoothgrad saliency: %ld forward, %ld backward passes, %d and %d expected", kn, info.forward,
+          info.backward, N + N * n, N * n);
+    /* the noise: sd sigma where attended, 0 elsewhere */
+    double sum2 = 0;
+    long cnt = 0, nonzero_off = 0;
+    for (int i = 0; i < N; i++)
+        for (int k = 0; k < n; k++)
+            for (int q = 0; q < W; q++) {
+                float v = noise[((size_t)i * n + k) * W + q];
+                int att = !token || ids[i * T + q / c->d] != EE_PAD;
+                if (att) { sum2 += (double)v * v; cnt++; }
+                else nonzero_off += v != 0;
+            }
+    double sd = sqrt(sum2 / cnt);
+    CHECK(fabs(sd - sigma) < 0.15 * sigma && nonzero_off == 0,
+          "%s noise: sd %.4g over %ld draws (sigma %.3g), %ld nonzero at positions not attended", kn, sd, cnt, sigma,
+          nonzero_off);
+    /* the same draws with any batch, and for the last row alone at its offset */
+    EeAttrOptions o1 = o;
+    o1.batch = 64;
+    g.drawn = noise2;
+    CHECK_OK(ee_gradient_attribute(m, &in, &g, &o1, B, NULL));
+    CHECK(!memcmp(noise, noise2, sizeof(float) * N * n * W) && !memcmp(A, B, sizeof(float) * N * cols),
+          "%s smoothgrad: the same noise and map for batch 4 and batch 64", kn);
+    /* one unit per pass: every pass at its own row's length (the cnn's
+     * saliency reaches into the pads after the last token) */
+    o1.batch = 1;
+    CHECK_OK(ee_gradient_attribute(m, &in, &g, &o1, B, NULL));
+    CHECK(!memcmp(A, B, sizeof(float) * N * cols), "%s smoothgrad: the same map for batch 4 and batch 1", kn);
+    EeInput last = {.n = 1, .ids = token ? ids + 2 * T : NULL, .x = token ? NULL : x + 2 * W};
+    o1.row_offset = 2;
+    memset(noise2, 0, sizeof(float) * N * n * W);
+    CHECK_OK(ee_gradient_attribute(m, &last, &g, &o1, B, NULL));
+    CHECK(!memcmp(noise + (size_t)2 * n * W, noise2, sizeof(float) * n * W),
+          "%s: row 3 alone at offset 2 draws the noise it draws among all rows", kn);
+    g.drawn = NULL;
+    /* every method and kind against the reference, with the same noise */
+    double (*R)[EE_GRAD_METHOD_COUNT][EE_NOISE_COUNT][64] = malloc(sizeof *R * N);
+    double (*R0)[EE_GRAD_METHOD_COUNT][EE_NOISE_COUNT][64] = malloc(sizeof *R0 * N);
+    for (int i = 0; i < N; i++) {
+        ref_maps(&ref, token ? ids + i * T : NULL, token ? NULL : x + i * W, noise + (size_t)i * n * W, n, sigma, R[i]);
+        ref_maps(&ref, token ? ids + i * T : NULL, token ? NULL : x + i * W, zero + (size_t)i * W, 1, 0, R0[i]);
+    }
+    for (int mth = 0; mth <= EE_GRAD_IG; mth++)
+        for (int nz = 0; nz < EE_NOISE_COUNT; nz++) {
+            g.method = (EeGradMethod)mth;
+            g.noise = (EeNoiseKind)nz;
+            g.samples = nz ? n : 1;
+            g.given = nz ? noise : NULL;
+            EeAttrInfo inf = {0};
+            CHECK_OK(ee_gradient_attribute(m, &in, &g, &o, A, &inf));
+            int s = mth == EE_GRAD_IG ? 3 : 1;
+            long units = (long)N * g.samples;
+            CheckCmp cmp = CMP_INIT;
+            for (int i = 0; i < N; i++)
+                for (int t = 0; t < cols; t++) cmp_add(&cmp, A[i * cols + t], (nz ? R[i] : R0[i])[mth][nz][t]);
+            CHECK_CMP(cmp, cmp_bound(&cmp, 2e-4, 1e-2), "%s %s, noise %s: against the double reference, max err %.3g "
+                      "(scale %.3g)", kn, ee_grad_method_names[mth], ee_noise_names[nz], cmp.err, cmp.scale);
+            if (nz == EE_NOISE_VARGRAD) {
+                int neg = 0;
+                for (int q = 0; q < N * cols; q++) neg += !(A[q] >= 0);
+                CHECK(neg == 0, "%s %s vargrad: %d scores below 0 (or NaN)", kn, ee_grad_method_names[mth], neg);
+            }
+            CHECK(inf.forward == N + units * s && inf.backward == units * s,
+                  "%s %s, noise %s: %ld forward and %ld backward passes", kn, ee_grad_method_names[mth],
+                  ee_noise_names[nz], inf.forward, inf.backward);
+            if (mth != EE_GRAD_SALIENCY || nz != EE_NOISE_SMOOTHGRAD) continue;
+            /* the same comparison with one weight of the reference 1 % off */
+            int wi = kind == EE_KIND_MLP ? ee_model_find_param(m, "fc", 0, "W")
+                     : kind == EE_KIND_CNN ? ee_model_find_param(m, "conv", 0, "W")
+                                           : ee_model_find_param(m, "encoder", 0, "Wv");
+            REQUIRE(wi >= 0, "a weight to change");
+            if (wi < 0) continue;
+            size_t at = ref.count[wi] / 2;
+            double keep = ref.p[wi][at];
+            ref.p[wi][at] *= 1.01;
+            CheckCmp off = CMP_INIT;
+            for (int i = 0; i < N; i++) {
+                double (*Ri)[EE_NOISE_COUNT][64] = malloc(sizeof(double) * EE_GRAD_METHOD_COUNT * EE_NOISE_COUNT * 64);
+                ref_maps(&ref, token ? ids + i * T : NULL, token ? NULL : x + i * W, noise + (size_t)i * n * W, n,
+                         sigma, Ri);
+                for (int t = 0; t < cols; t++) cmp_add(&off, A[i * cols + t], Ri[mth][nz][t]);
+                free(Ri);
+            }
+            CHECK(!cmp_ok(&off, cmp_bound(&cmp, 2e-4, 1e-2)),
+                  "%s smoothgrad saliency: a 1 %% change of one weight of the reference is seen (err %.3g, bound %.3g)",
+                  kn, off.err, cmp_bound(&cmp, 2e-4, 1e-2));
+            ref.p[wi][at] = keep;
+        }
+    /* bad input */
+    g.method = EE_GRAD_SALIENCY;
+    g.noise = EE_NOISE_SMOOTHGRAD;
+    g.given = NULL;
+    g.stdev = -0.1;
+    EeStatus st = ee_gradient_attribute(m, &in, &g, &o, A, NULL);
+    CHECK(st == EE_ERR_INPUT && strstr(ee_last_error(), "'stdev'"), "%s: stdev -0.1 is %s (%s)", kn, ee_status_id(st),
+          ee_last_error());
+    g.stdev = sigma;
+    g.noise = EE_NOISE_NONE;
+    g.samples = 4;
+    st = ee_gradient_attribute(m, &in, &g, &o, A, NULL);
+    CHECK(st == EE_ERR_INPUT && strstr(ee_last_error(), "'samples'"), "%s: samples without noise is %s (%s)", kn,
+          ee_status_id(st), ee_last_error());
+    g.noise = EE_NOISE_VARGRAD;
+    g.samples = n;
+    g.given = noise;
+    noise[5] = NAN;
+    st = ee_gradient_attribute(m, &in, &g, &o, A, NULL);
+    CHECK(st == EE_ERR_INPUT, "%s: NaN in the given noise is %s (%s)", kn, ee_status_id(st), ee_last_error());
+    free(R); free(R0); free(noise); free(noise2); free(zero); free(A); free(B); free(ids); free(x);
+    ref_free(&ref);
+    ee_model_free(m);
+}
+
+/* GradientSHAP: given the noise, background rows and points libcore drew,
+ * the mean over samples of sum_d (e~ - e_b) g(e_b + a (e~ - e_b)), e_b the
+ * embedding of x with its real tokens from the background row. */
+static void check_gradientshap(EeKind kind)
+{
+    const int N = 3, T = 9, lens[3] = {5, 7, 2}, blens[4] = {7, 3, 6, 7}, n = 5, K = 4;
+    EeModel *m = make_model(kind, T);
+    const EeConfig *c = ee_model_config(m);
+    const char *kn = ee_kind_name(kind);
+    Ref ref;
+    ref_load(&ref, m);
+    int token = kind != EE_KIND_MLP, cols = token ? T : c->D, per = token ? c->d : 1, W = cols * per;
+    int32_t *ids = token ? make_ids(N, T, lens) : NULL, *bg = token ? make_ids(K, T, blens) : NULL;
+    float *x = NULL, *bx = NULL;
+    if (!token) {
+        x = malloc(sizeof(float) * N * W);
+        bx = malloc(sizeof(float) * K * W);
+        for (int k = 0; k < N * W; k++) x[k] = (float)ee_rng_normal(&rng);
+        for (int k = 0; k < K * W; k++) bx[k] = (float)(0.5 * ee_rng_normal(&rng));
+    }
+    EeInput in = {.n = N, .ids = ids, .x = x};
+    float *noise = malloc(sizeof(float) * N * n * W), *alpha = malloc(sizeof(float) * N * n);
+    float *A = malloc(sizeof(float) * N * cols);
+    int32_t *base = malloc(sizeof(int32_t) * N * n);
+    EeAttrOptions o;
+    ee_attr_options_defaults(&o);
+    o.verbose = 0;
+    o.device = EE_DEVICE_CPU;
+    o.batch = 4;
+    o.seed = 21;
+    EeGradOptions g;
+    ee_grad_options_defaults(&g);
+    g.method = EE_GRAD_GRADIENTSHAP;
+    g.samples = n;
+    g.stdev = 0.1;
+    g.background_ids = bg;
+    g.background_x = bx;
+    g.K = K;
+    g.drawn = noise;
+    g.drawn_baseline = base;
+    g.drawn_alpha = alpha;
+    EeAttrInfo info = {0};
+    CHECK_OK(ee_gradient_attribute(m, &in, &g, &o, A, &info));
+    int in_range = 1, used[4] = {0};
+    for (int q = 0; q < N * n; q++) {
+        in_range &= base[q] >= 0 && base[q] < K && alpha[q] >= 0 && alpha[q] < 1;
+        if (base[q] >= 0 && base[q] < K) used[base[q]] = 1;
+    }
+    CHECK(in_range && used[0] + used[1] + used[2] + used[3] >= 3 && info.forward == N + N * n && info.backward == N * n,
+          "%s gradientshap: background rows in 0..%d and a in [0, 1) drawn (%d of them used), %ld forward and %ld "
+          "backward passes", kn, K - 1, used[0] + used[1] + used[2] + used[3], info.forward, info.backward);
+    CheckCmp cmp = CMP_INIT;
+    double *ex = malloc(sizeof(double) * W), *eb = malloc(sizeof(double) * W), *et = malloc(sizeof(double) * W);
+    double *pt = malloc(sizeof(double) * W), *gr = malloc(sizeof(double) * W);
+    for (int i = 0; i < N; i++) {
+        uint8_t mask[64];
+        int32_t bids[64];
+        if (token) {
+            for (int t = 0; t < T; t++) mask[t] = ids[i * T + t] != EE_PAD;
+            ref_embed(&ref, ids + i * T, ex);
+        } else
+            for (int q = 0; q < W; q++) ex[q] = x[i * W + q];
+        double out[8];
+        ref_net(&ref, ex, mask, out);
+        int tg = 0;
+        for (int k = 1; k < c->classes; k++) if (out[k] > out[tg]) tg = k;
+        double phi[64] = {0};
+        for (int k = 0; k < n; k++) {
+            int b = base[i * n + k];
+            if (token) {
+                for (int t = 0; t < T; t++) bids[t] = EE_IS_SPECIAL(ids[i * T + t]) ? ids[i * T + t] : bg[b * T + t];
+                ref_embed(&ref, bids, eb);
+            } else
+                for (int q = 0; q < W; q++) eb[q] = bx[b * W + q];
+            for (int q = 0; q < W; q++) {
+                et[q] = ex[q] + noise[((size_t)i * n + k) * W + q];
+                pt[q] = eb[q] + alpha[i * n + k] * (et[q] - eb[q]);
+            }
+            ref_grad(&ref, mask, tg, pt, W, gr);
+            for (int t = 0; t < cols; t++)
+                for (int q = 0; q < per; q++) phi[t] += (et[t * per + q] - eb[t * per + q]) * gr[t * per + q] / n;
+        }
+        for (int t = 0; t < cols; t++) cmp_add(&cmp, A[i * cols + t], phi[t]);
+    }
+    CHECK_CMP(cmp, cmp_bound(&cmp, 2e-4, 1e-2), "%s gradientshap against the double reference: max err %.3g (scale %.3g)",
+              kn, cmp.err, cmp.scale);
+    /* bad input: no background, a token outside the vocabulary, a noise tunnel */
+    g.K = 0;
+    EeStatus st = ee_gradient_attribute(m, &in, &g, &o, A, NULL);
+    CHECK(st == EE_ERR_INPUT && strstr(ee_last_error(), "'background'"), "%s gradientshap without background: %s (%s)",
+          kn, ee_status_id(st), ee_last_error());
+    g.K = K;
+    if (token) {
+        bg[5] = c->vocab;
+        st = ee_gradient_attribute(m, &in, &g, &o, A, NULL);
+        CHECK(st == EE_ERR_INPUT && strstr(ee_last_error(), "'background'(1,6)"), "%s gradientshap, id out of range: %s (%s)",
+              kn, ee_status_id(st), ee_last_error());
+        bg[5] = 4;
+    }
+    g.noise = EE_NOISE_VARGRAD;
+    st = ee_gradient_attribute(m, &in, &g, &o, A, NULL);
+    CHECK(st == EE_ERR_INPUT, "%s gradientshap in a noise tunnel: %s (%s)", kn, ee_status_id(st), ee_last_error());
+    free(ex); free(eb); free(et); free(pt); free(gr);
+    free(ids); free(bg); free(x); free(bx); free(noise); free(alpha); free(A); free(base);
+    ref_free(&ref);
+    ee_model_free(m);
+}
+
+int main(void)
+{
+    ee_threads_enter();
+    ee_rng_seed(&rng, 31);
+    check_kind(EE_KIND_TRANSFORMER);
+    check_kind(EE_KIND_CNN);
+    check_kind(EE_KIND_MLP);
+    check_gradientshap(EE_KIND_TRANSFORMER);
+    check_gradientshap(EE_KIND_CNN);
+    check_gradientshap(EE_KIND_MLP);
+    ee_threads_leave();
+    return check_finish("test_grad");
+}
