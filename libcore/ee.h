@@ -67,6 +67,19 @@ extern const char *const ee_precision_names[EE_PRECISION_COUNT]; /* fp32 tf32 bf
  * for tf32/bf16 on the CPU (no tensor cores: fp32 only). */
 EeStatus ee_precision_check(EeDevice dev, EePrecision p);
 
+/* The GPU of this process: index modulo the number of visible devices (a
+ * launcher gives each rank the GPU of its local rank); call it before
+ * anything else touches the GPU. Returns the device chosen, or -1 when
+ * there is none (always without CUDA). */
+int ee_device_select(int index);
+/* One line about the GPU in use ("NVIDIA H100 80GB HBM3, sm_90, ...") or
+ * why there is none. */
+const char *ee_device_describe(void);
+/* Releases the GPU's process-wide state (library handles, workspace,
+ * timing events; nothing without CUDA). Front ends call it at exit; a
+ * later call recreates what it needs. */
+void ee_shutdown(void);
+
 /* ---- model configuration ------------------------------------------------ */
 typedef enum { EE_KIND_TRANSFORMER = 0, EE_KIND_CNN, EE_KIND_MLP } EeKind;
 /* What sits on top of the encoder: a classifier (pooler for the transformer,
