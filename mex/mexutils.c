@@ -147,13 +147,6 @@ void ee_mx_parse_options(const char *const *names, int nrhs, const mxArray *prhs
     }
 }
 
-const mxArray *ee_mx_opt(const EeMxOpt *opts, int nopts, const char *name)
-{
-    for (int k = 0; k < nopts; k++)
-        if (!strcmp(opts[k].name, name)) return opts[k].value;
-    return NULL;
-}
-
 static int is_real_numeric(const mxArray *a)
 {
     return (mxIsNumeric(a) || mxIsLogical(a)) && !mxIsComplex(a) && !mxIsSparse(a);
