@@ -213,6 +213,13 @@ typedef struct {
 void ee_explainer_spec_paper(EeExplainerSpec *s);
 /* This project's default (doc/FIGURE5.md has the measurements behind it). */
 void ee_explainer_spec_default(EeExplainerSpec *s);
+/* The design's inputs for its target maps: when the caller did not name the
+ * inputs (inputs_given 0) and the maps are Shapley values computed by the
+ * front end (shapley 1), a design that reads the gradient at both ends
+ * (EE_INPUTS_GRADIENT_ENDS, the default) reads the occlusion scores
+ * instead (half the error on the SV panels, doc/FIGURE5.md). Both front
+ * ends apply it (ee_train, ee train-explainer). */
+void ee_explainer_spec_for_maps(EeExplainerSpec *s, int shapley, int inputs_given);
 /* Explainer built from a classifier: copies the embedding module and the
  * encoder, adds a fresh head (and the feature weights, zero) initialised
  * from seed. */
@@ -408,6 +415,18 @@ EeStatus ee_shapley_exact(EeModel *m, const EeInput *in, const EeAttrOptions *o,
  * passes. */
 EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
                                const EeAttrOptions *o, float *F, EeAttrInfo *info);
+/* The features for training an explainer with configuration ecfg: for every
+ * row of the training set and of the validation set (valid NULL or empty:
+ * none), ee_explainer_features of the classifier clf with the training
+ * options' device, precision, progress and printer, into buffers this
+ * allocates and sets as each set's in.feats. feats[0] (training) and
+ * feats[1] (validation) get them, NULL for an empty set or an explainer
+ * that reads no features; the caller frees them (free) after training. On
+ * failure they are freed and NULL. info (optional, zeroed by the caller)
+ * sums the passes and seconds of both sets. */
+EeStatus ee_explainer_train_features(EeModel *clf, const EeConfig *ecfg, EeDataset *train,
+                                     EeDataset *valid, const EeTrainOptions *topt, float *feats[2],
+                                     EeAttrInfo *info);
 /* Attribution maps of an explainer, or the mean of an ensemble of K
  * explainers that share T, vocab, inputs and efficiency (N x T): computes
  * the features with the classifier once when the explainers read them (clf
