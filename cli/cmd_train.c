@@ -547,9 +547,7 @@ EeStatus ee_cmd_train_explainer(int argc, char **argv, const EePar *par)
         if (st) goto done;
     }
     if ((st = read_zero_special(&o, spec.zero_special, &train, cfg.T, &spec.zero_special))) goto done;
-    /* Shapley maps computed here: the occlusion scores too, as the gateway */
-    if (method == 2 && !ee_opt_given(&o, "inputs") && spec.inputs == EE_INPUTS_GRADIENT_ENDS)
-        spec.inputs = EE_INPUTS_OCCLUSION;
+    ee_explainer_spec_for_maps(&spec, method == 2, ee_opt_given(&o, "inputs"));
     /* efficiency: by default where it applies (features, pad-baseline maps), as the gateway */
     spec.efficiency = spec.efficiency && spec.inputs && spec.zero_special;
     if ((st = ee_opt_bool(&o, "efficiency", &spec.efficiency))) goto done;
@@ -565,23 +563,11 @@ EeStatus ee_cmd_train_explainer(int argc, char **argv, const EePar *par)
      * every training and validation row */
     int nfeat = ee_config_features(&cfg);
     EeAttrInfo finfo = {0};
-    if (nfeat) {
-        EeAttrOptions fo;
-        ee_attr_options_defaults(&fo);
-        fo.device = topt.device;
-        fo.precision = topt.precision;
-        fo.verbose = topt.verbose;
-        fo.print = ee_cli_print;
-        Part *parts[2] = {&train, &valid};
-        for (int q = 0; q < 2 && !st; q++) {
-            if (!parts[q]->n) continue;
-            parts[q]->feats = malloc(sizeof(float) * (size_t)parts[q]->n * cfg.T * nfeat);
-            if (!parts[q]->feats) st = ee_fail(EE_ERR_NOMEM, "out of memory for the explainer's features");
-            else st = ee_explainer_features(clf, cfg.inputs, &parts[q]->set.in, &fo, parts[q]->feats, &finfo);
-            parts[q]->set.in.feats = parts[q]->feats;
-        }
-        if (st) goto done;
-    }
+    float *F[2];
+    st = ee_explainer_train_features(clf, &cfg, &train.set, &valid.set, &topt, F, &finfo);
+    train.feats = F[0];
+    valid.feats = F[1];
+    if (st) goto done;
     if ((st = ee_train(m, &train.set, valid.n ? &valid.set : NULL, &topt, &hist))) goto done;
     have_hist = 1;
     matvar_t *hs = history_struct(&hist, 0);

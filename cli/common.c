@@ -1,7 +1,6 @@
 /* common.c: what the commands of cli/ee share (see common.h). */
 #include "common.h"
 #include "matfile.h"
-#include "backend/cuda/cuda_backend.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -24,7 +23,7 @@ EeStatus ee_cli_device(const EeOpts *o, const EePar *par, EeDevice *want, EeDevi
     *want = (EeDevice)k;
     *prec = (EePrecision)p;
     /* before anything starts CUDA: the device of this rank */
-    if (*want != EE_DEVICE_CPU && par->mpi) ee_cuda_select(par->local_rank);
+    if (*want != EE_DEVICE_CPU && par->mpi) ee_device_select(par->local_rank);
     if ((st = ee_device_resolve(*want, got))) return st;
     return ee_precision_check(*got, *prec);
 }

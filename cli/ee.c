@@ -3,7 +3,6 @@
  * mpirun / srun the row-parallel commands spread over the ranks. This file
  * owns the command table, the top-level help and the exit status. */
 #include "common.h"
-#include "backend/cuda/cuda_backend.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -86,7 +85,7 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--version")) {
         printf("ee (Empirical Explainers) %s\nMPI: %s\nCUDA: %s\n", PACKAGE_VERSION, ee_par_describe(),
-               ee_cuda_describe());
+               ee_device_describe());
         return 0;
     }
     int c = -1;
@@ -113,7 +112,7 @@ int main(int argc, char **argv)
     st = commands[c].fn(argc - 2, argv + 2, &par);
     ee_threads_leave();
     if (st && par.rank == 0) say_error(who, ee_last_error());
-    ee_cuda_shutdown();
+    ee_shutdown();
     ee_par_finalize(&par);
     return exit_status(st);
 }

@@ -67,6 +67,19 @@ extern const char *const ee_precision_names[EE_PRECISION_COUNT]; /* fp32 tf32 bf
  * for tf32/bf16 on the CPU (no tensor cores: fp32 only). */
 EeStatus ee_precision_check(EeDevice dev, EePrecision p);
 
+/* The GPU of this process: index modulo the number of visible devices (a
+ * launcher gives each rank the GPU of its local rank); call it before
+ * anything else touches the GPU. Returns the device chosen, or -1 when
+ * there is none (always without CUDA). */
+int ee_device_select(int index);
+/* One line about the GPU in use ("NVIDIA H100 80GB HBM3, sm_90, ...") or
+ * why there is none. */
+const char *ee_device_describe(void);
+/* Releases the GPU's process-wide state (library handles, workspace,
+ * timing events; nothing without CUDA). Front ends call it at exit; a
+ * later call recreates what it needs. */
+void ee_shutdown(void);
+
 /* ---- model configuration ------------------------------------------------ */
 typedef enum { EE_KIND_TRANSFORMER = 0, EE_KIND_CNN, EE_KIND_MLP } EeKind;
 /* What sits on top of the encoder: a classifier (pooler for the transformer,
@@ -200,6 +213,13 @@ typedef struct {
 void ee_explainer_spec_paper(EeExplainerSpec *s);
 /* This project's default (doc/FIGURE5.md has the measurements behind it). */
 void ee_explainer_spec_default(EeExplainerSpec *s);
+/* The design's inputs for its target maps: when the caller did not name the
+ * inputs (inputs_given 0) and the maps are Shapley values computed by the
+ * front end (shapley 1), a design that reads the gradient at both ends
+ * (EE_INPUTS_GRADIENT_ENDS, the default) reads the occlusion scores
+ * instead (half the error on the SV panels, doc/FIGURE5.md). Both front
+ * ends apply it (ee_train, ee train-explainer). */
+void ee_explainer_spec_for_maps(EeExplainerSpec *s, int shapley, int inputs_given);
 /* Explainer built from a classifier: copies the embedding module and the
  * encoder, adds a fresh head (and the feature weights, zero) initialised
  * from seed. */
@@ -395,6 +415,18 @@ EeStatus ee_shapley_exact(EeModel *m, const EeInput *in, const EeAttrOptions *o,
  * passes. */
 EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
                                const EeAttrOptions *o, float *F, EeAttrInfo *info);
+/* The features for training an explainer with configuration ecfg: for every
+ * row of the training set and of the validation set (valid NULL or empty:
+ * none), ee_explainer_features of the classifier clf with the training
+ * options' device, precision, progress and printer, into buffers this
+ * allocates and sets as each set's in.feats. feats[0] (training) and
+ * feats[1] (validation) get them, NULL for an empty set or an explainer
+ * that reads no features; the caller frees them (free) after training. On
+ * failure they are freed and NULL. info (optional, zeroed by the caller)
+ * sums the passes and seconds of both sets. */
+EeStatus ee_explainer_train_features(EeModel *clf, const EeConfig *ecfg, EeDataset *train,
+                                     EeDataset *valid, const EeTrainOptions *topt, float *feats[2],
+                                     EeAttrInfo *info);
 /* Attribution maps of an explainer, or the mean of an ensemble of K
  * explainers that share T, vocab, inputs and efficiency (N x T): computes
  * the features with the classifier once when the explainers read them (clf

@@ -28,6 +28,7 @@
 ## The function itself is the MEX file beside this help stub.
 
 %!shared X, A, clf, ex
+%! addpath (fullfile (fileparts (which ('ee_explain')), '..', 'tests', 'octave'));   # assert_budget_refusal
 %! ## a synthetic task: the attribution of a token is a fixed function of its id
 %! rand ('seed', 1);
 %! N = 300; T = 12; V = 24;
@@ -205,19 +206,7 @@
 %!test
 %! ## the memory budget: refused before allocating, with ee:outOfMemory and
 %! ## the estimate; the loaded model is freed (no growth over many refusals)
-%! old = getenv ('EE_MEMORY_MB');
-%! unwind_protect
-%!   setenv ('EE_MEMORY_MB', '1');
-%!   try
-%!     ee_explain (ex, repmat (X, 5000, 1));
-%!     error ('not refused');
-%!   catch err
-%!     assert (err.identifier, 'ee:outOfMemory');
-%!     assert (! isempty (regexp (err.message, 'about \d+ MB.*only 1 MB.*EE_MEMORY_MB', 'once')), err.message);
-%!   end
-%! unwind_protect_cleanup
-%!   setenv ('EE_MEMORY_MB', old);
-%! end_unwind_protect
+%! assert_budget_refusal (@() ee_explain (ex, repmat (X, 5000, 1)));
 
 %!error id=ee:badInput ee_train (clf, X, A(:, 1:5))
 %!error id=ee:badInput ee_train (clf, X, A(1:10, :))

@@ -22,6 +22,7 @@
 ## The function itself is the MEX file beside this help stub.
 
 %!shared v, X
+%! addpath (fullfile (fileparts (which ('ee_predict')), '..', 'tests', 'octave'));   # assert_budget_refusal
 %! v = load (fullfile (fileparts (which ('ee_predict')), '..', 'tests', 'vectors', 'transformer_tiny.mat'));
 %! X = v.X;
 
@@ -84,19 +85,7 @@
 %!test
 %! ## the memory budget: refused before allocating, with ee:outOfMemory and
 %! ## the estimate; the loaded model is freed (no growth over many refusals)
-%! old = getenv ('EE_MEMORY_MB');
-%! unwind_protect
-%!   setenv ('EE_MEMORY_MB', '1');
-%!   try
-%!     ee_predict (v.model, repmat (X, 20000, 1));
-%!     error ('not refused');
-%!   catch err
-%!     assert (err.identifier, 'ee:outOfMemory');
-%!     assert (! isempty (regexp (err.message, 'about \d+ MB.*only 1 MB.*EE_MEMORY_MB', 'once')), err.message);
-%!   end
-%! unwind_protect_cleanup
-%!   setenv ('EE_MEMORY_MB', old);
-%! end_unwind_protect
+%! assert_budget_refusal (@() ee_predict (v.model, repmat (X, 20000, 1)));
 
 %!error id=ee:badInput ee_predict (v.model, X(:, 1:5))
 %!error id=ee:badInput ee_predict (v.model, X + 100)

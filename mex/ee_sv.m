@@ -155,6 +155,7 @@
 ## The function itself is the MEX file beside this help stub.
 
 %!shared vdir, v, c, tol
+%! addpath (fullfile (fileparts (which ('ee_sv')), '..', 'tests', 'octave'));   # assert_budget_refusal
 %! vdir = fullfile (fileparts (which ('ee_sv')), '..', 'tests', 'vectors');
 %! v = load (fullfile (vdir, 'transformer_tiny.mat'));
 %! c = load (fullfile (vdir, 'cnn_tiny.mat'));
@@ -360,19 +361,7 @@
 %!test
 %! ## the memory budget: refused before allocating, with ee:outOfMemory and
 %! ## the estimate; the loaded model is freed (no growth over many refusals)
-%! old = getenv ('EE_MEMORY_MB');
-%! unwind_protect
-%!   setenv ('EE_MEMORY_MB', '1');
-%!   try
-%!     ee_sv (v.model, repmat (v.X, 3000, 1), 'verbose', false);
-%!     error ('not refused');
-%!   catch err
-%!     assert (err.identifier, 'ee:outOfMemory');
-%!     assert (! isempty (regexp (err.message, 'about \d+ MB.*only 1 MB.*EE_MEMORY_MB', 'once')), err.message);
-%!   end
-%! unwind_protect_cleanup
-%!   setenv ('EE_MEMORY_MB', old);
-%! end_unwind_protect
+%! assert_budget_refusal (@() ee_sv (v.model, repmat (v.X, 3000, 1), 'verbose', false));
 
 %!error id=ee:badInput ee_sv (v.model, v.X, 'rows', 0)
 %!error id=ee:badInput ee_sv (v.model, v.X, 'rows', true (1, 4))
@@ -606,19 +595,7 @@
 
 %!test
 %! ## the memory budget: refused before f is called, with the estimate
-%! old = getenv ('EE_MEMORY_MB');
-%! unwind_protect
-%!   setenv ('EE_MEMORY_MB', '1');
-%!   try
-%!     ee_sv (@(x) error ('never called'), randn (2, 300), 'samples', 2000, 'verbose', false);
-%!     error ('not refused');
-%!   catch err
-%!     assert (err.identifier, 'ee:outOfMemory', err.message);
-%!     assert (! isempty (regexp (err.message, 'about \d+ MB.*only 1 MB', 'once')), err.message);
-%!   end
-%! unwind_protect_cleanup
-%!   setenv ('EE_MEMORY_MB', old);
-%! end_unwind_protect
+%! assert_budget_refusal (@() ee_sv (@(x) error ('never called'), randn (2, 300), 'samples', 2000, 'verbose', false));
 
 %!error <call 1 of f \(2 rows\).*2x3 int32> ee_sv (@(x) int32 (x), [1 2 3; 4 5 6])
 %!error id=ee:badInput ee_sv (@(x) x(1,1), [1 2 3; 4 5 6])

@@ -299,10 +299,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         read_inputs(prhs[1], "X", &cfg, &train.in);
         int verbose = o[O_VERBOSE].value ? ee_mx_bool(o[O_VERBOSE].value, "'verbose'") : 1;
         train.maps = explainer_maps(clf, prhs[2], &train.in, "A", o, verbose, &maps_method);
-        /* maps of Shapley Value Sampling: the default design also reads the
-         * occlusion scores (half the error on the SV panels, doc/FIGURE5.md) */
-        if (maps_method == 2 && !o[O_INPUTS].value && spec.inputs == EE_INPUTS_GRADIENT_ENDS)
-            spec.inputs = EE_INPUTS_OCCLUSION;
+        ee_explainer_spec_for_maps(&spec, maps_method == 2, o[O_INPUTS].value != NULL);
         if (o[O_VALIDATION].value) { /* {Xv, Av}, or {Xv} when the maps are computed here */
             const mxArray *v = o[O_VALIDATION].value;
             size_t nv = mxIsCell(v) ? mxGetNumberOfElements(v) : 0;
@@ -384,22 +381,15 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     int nfeat = ee_config_features(&cfg);
     EeAttrInfo finfo = {0};
     if (nfeat) {
-        EeAttrOptions fo;
-        ee_attr_options_defaults(&fo);
-        fo.device = topt.device;
-        fo.precision = topt.precision;
-        fo.verbose = topt.verbose;
-        fo.print = ee_mx_print;
-        fo.steps = 1;
-        ee_mx_budget(ee_ig_bytes(clf, train.in.n, &fo) +
+        EeAttrOptions bo; /* the passes' memory is that of IG with one step */
+        ee_attr_options_defaults(&bo);
+        bo.device = topt.device;
+        bo.steps = 1;
+        ee_mx_budget(ee_ig_bytes(clf, train.in.n, &bo) +
                      (double)(train.in.n + valid.in.n) * cfg.T * nfeat * sizeof(float), "the explainer's features");
-        EeDataset *sets[2] = {&train, &valid};
-        for (int k = 0; k < 2; k++) {
-            if (!sets[k]->in.n) continue;
-            float *F = ee_mx_malloc(sizeof(float) * (size_t)sets[k]->in.n * cfg.T * nfeat, "the explainer's features");
-            if ((st = ee_explainer_features(clf, cfg.inputs, &sets[k]->in, &fo, F, &finfo))) ee_mx_fail(st);
-            sets[k]->in.feats = F;
-        }
+        float *F[2];
+        if ((st = ee_explainer_train_features(clf, &cfg, &train, &valid, &topt, F, &finfo))) ee_mx_fail(st);
+        for (int k = 0; k < 2; k++) ee_mx_defer(free, F[k]);
     }
     /* training (gradients, Adam, activations, copies) and the returned
      * struct (a copy of every weight) */

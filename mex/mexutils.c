@@ -3,7 +3,6 @@
  * every error goes through ee_mx_error, which releases the call's libcore
  * objects and restores the caller's BLAS threads before raising. */
 #include "mexutils.h"
-#include "backend/cuda/cuda_backend.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -22,7 +21,7 @@ static int ndeferred;
 static int in_core;
 
 /* Releases the GPU handles when Octave unloads the gateway. */
-static void at_exit(void) { ee_cuda_shutdown(); }
+static void at_exit(void) { ee_shutdown(); }
 
 void ee_mx_begin(void)
 {
@@ -146,13 +145,6 @@ void ee_mx_parse_options(const char *const *names, int nrhs, const mxArray *prhs
                         opts[k].name, i + 1);
         opts[k].value = prhs[i + 1];
     }
-}
-
-const mxArray *ee_mx_opt(const EeMxOpt *opts, int nopts, const char *name)
-{
-    for (int k = 0; k < nopts; k++)
-        if (!strcmp(opts[k].name, name)) return opts[k].value;
-    return NULL;
 }
 
 static int is_real_numeric(const mxArray *a)

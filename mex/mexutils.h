@@ -52,7 +52,6 @@ typedef struct {
  * name are ee:badInput). */
 void ee_mx_parse_options(const char *const *names, int nrhs, const mxArray *prhs[], int first,
                          EeMxOpt *opts, int nopts);
-const mxArray *ee_mx_opt(const EeMxOpt *opts, int nopts, const char *name);
 
 /* Typed readers: `what` names the argument in messages. */
 double ee_mx_scalar(const mxArray *a, const char *what);

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# run_all.sh: the whole test suite. Builds what is missing, runs the C tests,
+# run_all.sh: the whole test suite. Builds what is missing, checks libcore's
+# layering on the built objects and the #include lines (tests/layering/
+# check.sh, against the order in doc/DESIGN_NOTES.md), runs the C tests,
 # then the same binaries under valgrind, then built with AddressSanitizer
 # and UBSan (clang), fuzzes the model loader for EE_FUZZ_SECONDS (default
 # 60), then runs the Octave tests through the gateways, then the
@@ -12,8 +14,9 @@
 #   N passed, N failed, N skipped
 # which counts checks of results, each once: the C tests' CHECKs (their
 # bookkeeping, allocations and setup calls, fails a program but is not a
-# pass), the Octave test blocks, the cli and package steps, the damaged
-# files of corrupt.sh (one each). The reruns of
+# pass), the layering checks (one per folder, object and file), the Octave
+# test blocks, the cli and package steps, the damaged files of corrupt.sh
+# (one each). The reruns of
 # the same programs (valgrind, sanitizers), the fuzz run and the mutants
 # report their own lines and add only their failures. A check that cannot
 # run here (no GPU; MPI, a dataset or a tool missing) is "skipped" with its
@@ -41,6 +44,12 @@ count() { # adds the "N passed, M failed[, K skipped]" lines of a file
     passed=$((passed + $1)); failed=$((failed + $3)); skipped=$((skipped + ${5:-0}))
   done < <(grep -Eo '[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?' "$1")
 }
+
+echo "== layering (tests/layering/check.sh: calls between the objects, #include lines)"
+tests/layering/check.sh > "$log/layer.out" 2>&1
+grep -E '^(PASS|FAIL) ' "$log/layer.out"
+grep '^layering: ' "$log/layer.out" > "$log/layer.last" || { tail -30 "$log/layer.out"; failed=$((failed + 1)); }
+count "$log/layer.last"
 
 echo "== C tests"
 export EE_VECTORS="${EE_VECTORS:-$root/tests/vectors}"

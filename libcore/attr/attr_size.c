@@ -8,6 +8,13 @@
 
 static EeDevice resolve(EeDevice d) { return d != EE_DEVICE_AUTO ? d : ee_gpu_available() ? EE_DEVICE_GPU : EE_DEVICE_CPU; }
 
+/* the samplers' host-side paths run where the backend's memory is the host's */
+static int host_memory(EeDevice dev)
+{
+    const EeBackend *be = ee_backend_for(dev);
+    return be && be->host_memory;
+}
+
 static double threads(void) { return ee_threads_count() > 0 ? ee_threads_count() : 1; }
 
 double ee_ig_bytes(const EeModel *m, int n, const EeAttrOptions *o)
@@ -19,7 +26,7 @@ double ee_ig_bytes(const EeModel *m, int n, const EeAttrOptions *o)
     if (s < 1 || n < 1) return 0;
     /* ig_ordered's sorted copies of the inputs and results */
     double bytes = token ? N * (T * 13 + 28) : 0;
-    if (c->kind == EE_KIND_CNN && dev == EE_DEVICE_CPU && c->classes <= 64 && !o->full_passes) {
+    if (c->kind == EE_KIND_CNN && host_memory(dev) && c->classes <= 64 && !o->full_passes) {
         double KF = (double)c->nwidths * c->filters;
         double per = 4 * Wd * 4 + 2 * T * KF * 4 + T * c->filters * 4 + 3 * KF * 4 + T * 5;
         return bytes + threads() * (per + 64.0 * 1024); /* + a packing strip per thread */
@@ -30,7 +37,7 @@ double ee_ig_bytes(const EeModel *m, int n, const EeAttrOptions *o)
     if (R > G * s) R = G * s;
     int Bmax = R > 2 * G ? R : 2 * G;
     bytes += ee_run_bytes((EeModel *)m, dev, Bmax, 1, 0);
-    if (dev == EE_DEVICE_CPU) bytes += 4 * G * Wd * 4 + Bmax * (C * 4 + 12); /* ex eb diff acc, dout, nodes */
+    if (host_memory(dev)) bytes += 4 * G * Wd * 4 + Bmax * (C * 4 + 12); /* ex eb diff acc, dout, nodes */
     bytes += Bmax * (12 + T * 5 + 2 * C * 4) + 2 * G * Wd * 4 + 12 * N;      /* host staging */
     return bytes;
 }
@@ -58,10 +65,10 @@ double ee_sv_bytes(const EeModel *m, const EeInput *in, const EeAttrOptions *o, 
     /* sequences in flight: at most one per row of a batch, and one more */
     double inflight = N < B + 1 ? N : B + 1;
     double per = (nmax + 1) * 4 + 2 * ((double)s * nmax + 1) * 4;
-    if (c->kind == EE_KIND_TRANSFORMER && dev == EE_DEVICE_CPU && !o->full_passes && c->layers > 1)
+    if (c->kind == EE_KIND_TRANSFORMER && host_memory(dev) && !o->full_passes && c->layers > 1)
         per += 8.0 * T * d * 4 + 2.0 * T * 5; /* embeddings and layer-0 q, k, v of input and baseline */
     bytes += inflight * per;
-    if (c->kind == EE_KIND_CNN && dev == EE_DEVICE_CPU && !o->full_passes) {
+    if (c->kind == EE_KIND_CNN && host_memory(dev) && !o->full_passes) {
         double wmax = 1, KF = (double)c->nwidths * c->filters;
         for (int k = 0; k < c->nwidths; k++) if (c->widths[k] > wmax) wmax = c->widths[k];
         double seq = T * d * 4 + T * KF * 4 + (T > wmax ? T : wmax) * wmax * d * 4 + T * 5;

@@ -388,6 +388,38 @@ done:
     return st;
 }
 
+EeStatus ee_explainer_train_features(EeModel *clf, const EeConfig *ecfg, EeDataset *train,
+                                     EeDataset *valid, const EeTrainOptions *topt, float *feats[2],
+                                     EeAttrInfo *info)
+{
+    feats[0] = feats[1] = NULL;
+    int k = ee_config_features(ecfg);
+    if (!k) return EE_OK;
+    EeAttrOptions fo;
+    ee_attr_options_defaults(&fo);
+    fo.device = topt->device;
+    fo.precision = topt->precision;
+    fo.verbose = topt->verbose;
+    fo.print = topt->print;
+    fo.print_ctx = topt->print_ctx;
+    EeDataset *sets[2] = {train, valid};
+    EeStatus st = EE_OK;
+    for (int q = 0; q < 2 && !st; q++) {
+        if (!sets[q] || !sets[q]->in.n) continue;
+        feats[q] = malloc(sizeof(float) * (size_t)sets[q]->in.n * ecfg->T * k);
+        if (!feats[q]) st = ee_fail(EE_ERR_NOMEM, "out of memory for the explainer's features");
+        else st = ee_explainer_features(clf, ecfg->inputs, &sets[q]->in, &fo, feats[q], info);
+        sets[q]->in.feats = feats[q];
+    }
+    if (st)
+        for (int q = 0; q < 2; q++) {
+            if (sets[q] && sets[q]->in.feats == feats[q]) sets[q]->in.feats = NULL;
+            free(feats[q]);
+            feats[q] = NULL;
+        }
+    return st;
+}
+
 EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in,
                     const EeAttrOptions *o, float *A, EeAttrInfo *info)
 {

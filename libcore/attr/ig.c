@@ -265,7 +265,7 @@ static EeStatus ig_sorted(EeModel *m, const EeInput *in, const EeAttrOptions *o,
     EeDevice dev;
     const EeBackend *be;
     if ((st = ee_backend_resolve(opt.device, opt.precision, &dev, &be))) { free(alpha); free(wts); return st; }
-    if (c->kind == EE_KIND_CNN && dev == EE_DEVICE_CPU && c->classes <= 64 && !opt.full_passes) {
+    if (c->kind == EE_KIND_CNN && be->host_memory && c->classes <= 64 && !opt.full_passes) {
         st = ig_cnn_linear(m, in, &opt, alpha, wts, A, info);
         free(alpha);
         free(wts);

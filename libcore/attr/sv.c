@@ -197,12 +197,13 @@ static float cnn_value(const CnnView *v, const float *best, int tg)
     return (float)z;
 }
 
-static EeStatus sv_cnn_incremental(EeModel *m, const EeInput *in, const EeAttrOptions *o,
-                                   const int32_t *target, SeqState *q, int i, float *A, float *var)
+static EeStatus sv_cnn_incremental(EeModel *m, const EeBackend *be, const EeInput *in,
+                                   const EeAttrOptions *o, const int32_t *target, SeqState *q, int i,
+                                   float *A, float *var)
 {
     const EeConfig *c = &m->cfg;
     int T = c->T, d = c->d, s = o->steps;
-    CnnView v = {.be = ee_backend_for(EE_DEVICE_CPU)};
+    CnnView v = {.be = be}; /* a backend of host memory: its ops run on this function's buffers */
     EeStatus st = ee_cnn_view(m, m->w, &v.w);
     if (st) return st;
     int wmax = 1;
@@ -395,7 +396,7 @@ static EeStatus sv_run(EeModel *m, const EeInput *in, const EeAttrOptions *o, fl
     int finished = 0; /* sequences [0, finished) are written to A */
     EeProgress prog;
     ee_progress_start(&prog, o, "sv", N);
-    if (c->kind == EE_KIND_CNN && dev == EE_DEVICE_CPU && !o->full_passes) {
+    if (c->kind == EE_KIND_CNN && be->host_memory && !o->full_passes) {
         for (int i = 0; i < N && !st; i++) {
             SeqState *q;
             if (ee_interrupted()) {
@@ -409,7 +410,7 @@ static EeStatus sv_run(EeModel *m, const EeInput *in, const EeAttrOptions *o, fl
                 if (var) memset(var, 0, sizeof(float) * T);
                 q->fbase = fx[i];
             } else {
-                st = sv_cnn_incremental(m, in, o, target, q, i, A + (size_t)i * T, var);
+                st = sv_cnn_incremental(m, be, in, o, target, q, i, A + (size_t)i * T, var);
             }
             if (info && info->fbaseline) info->fbaseline[i] = q->fbase;
             passes += 1 + (long)s * q->n; /* the passes it stands for */
@@ -421,7 +422,7 @@ static EeStatus sv_run(EeModel *m, const EeInput *in, const EeAttrOptions *o, fl
 
     /* generator position */
     int gi = 0, gk = 0, gj = -1, nb = 0;
-    int tf_fast = c->kind == EE_KIND_TRANSFORMER && dev == EE_DEVICE_CPU && !o->full_passes &&
+    int tf_fast = c->kind == EE_KIND_TRANSFORMER && be->host_memory && !o->full_passes &&
                   c->layers > 1;
     while (finished < N && !st) {
         if (ee_interrupted()) {

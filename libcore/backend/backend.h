@@ -21,6 +21,12 @@ struct EeBackend {
     /* of gemm, the attention products and the convolution; a backend
      * offers one table per precision it supports (ee_backend_at) */
     EePrecision precision;
+    /* 1 when the backend's memory is the host's: the caller may read and
+     * write what alloc returns and hand the ops its own buffers (the
+     * model's weights, per-sequence scratch). The samplers' host-side
+     * paths (the incremental cnn IG and SV, the transformer SV's cached
+     * first layer) and the run's shared weights need it. */
+    int host_memory;
 
     /* memory */
     void *(*alloc)(size_t bytes);             /* NULL on failure; zero-filled */

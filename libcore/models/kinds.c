@@ -60,6 +60,11 @@ void ee_explainer_spec_default(EeExplainerSpec *s)
     s->efficiency = 1;
 }
 
+void ee_explainer_spec_for_maps(EeExplainerSpec *s, int shapley, int inputs_given)
+{
+    if (shapley && !inputs_given && s->inputs == EE_INPUTS_GRADIENT_ENDS) s->inputs = EE_INPUTS_OCCLUSION;
+}
+
 EeStatus ee_model_make_explainer(const EeModel *clf, EeHead head, uint64_t seed, EeModel **out)
 {
     EeExplainerSpec s;

@@ -23,8 +23,8 @@ EeStatus ee_run_new(EeModel *m, const EeBackend *be, int Bmax, int keep, int wit
     r->T = ee_is_token_model(c) ? c->T : 1;
     int fail = 0;
     size_t W = m->total * sizeof(float);
-    if (be->device == EE_DEVICE_CPU) {
-        r->w = m->w; /* the host buffer is the CPU backend's memory */
+    if (be->host_memory) {
+        r->w = m->w; /* the model's host buffer is the backend's memory */
     } else {
         r->w = ee_run_alloc(r, W, &fail);
         if (!fail) be->upload(r->w, m->w, W);

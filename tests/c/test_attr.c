@@ -604,6 +604,91 @@ static void check_explain(EeKind kind) /* explainer heads: the transformer only 
     ee_model_free(clf);
 }
 
+/* ---- the front ends' steps for training an explainer ---------------------------- */
+/* ee_explainer_spec_for_maps: Shapley maps move the default design to the
+ * occlusion inputs, nothing else does. ee_explainer_train_features: the
+ * features of both sets are those of ee_explainer_features row for row
+ * (same bits), attached to the sets, summed in info; none for an empty set
+ * or a tokens-only explainer; a failure leaves nothing allocated or
+ * attached. */
+static void check_train_features(EeKind kind)
+{
+    EeExplainerSpec s;
+    ee_explainer_spec_default(&s);
+    ee_explainer_spec_for_maps(&s, 1, 0);
+    CHECK(s.inputs == EE_INPUTS_OCCLUSION, "Shapley maps, inputs not named: %s", ee_inputs_name(s.inputs));
+    ee_explainer_spec_default(&s);
+    ee_explainer_spec_for_maps(&s, 1, 1);
+    CHECK(s.inputs == EE_INPUTS_GRADIENT_ENDS, "Shapley maps, inputs named: %s", ee_inputs_name(s.inputs));
+    ee_explainer_spec_for_maps(&s, 0, 0);
+    CHECK(s.inputs == EE_INPUTS_GRADIENT_ENDS, "IG maps: %s", ee_inputs_name(s.inputs));
+    ee_explainer_spec_paper(&s);
+    ee_explainer_spec_for_maps(&s, 1, 0);
+    CHECK(s.inputs == EE_INPUTS_TOKENS, "the paper's design with Shapley maps: %s", ee_inputs_name(s.inputs));
+
+    const int T = 9, lt[4] = {7, 2, 5, 3}, lv[3] = {1, 6, 4};
+    EeModel *clf = make_model(kind, 1, T), *ex = NULL, *paper = NULL;
+    int32_t *ids_t = make_ids(4, T, lt), *ids_v = make_ids(3, T, lv);
+    ee_explainer_spec_default(&s);
+    ee_explainer_spec_for_maps(&s, 1, 0); /* occlusion: 4 features */
+    CHECK_OK(ee_explainer_new(clf, &s, 3, &ex));
+    ee_explainer_spec_paper(&s);
+    CHECK_OK(ee_explainer_new(clf, &s, 3, &paper));
+    if (!ex || !paper) goto done;
+    const EeConfig *c = ee_model_config(ex);
+    int k = ee_config_features(c);
+    EeTrainOptions topt;
+    ee_train_options_defaults(&topt, c->kind, c->head);
+    topt.device = EE_DEVICE_CPU;
+    topt.verbose = 0;
+    EeAttrOptions o;
+    ee_attr_options_defaults(&o);
+    o.device = EE_DEVICE_CPU;
+    o.verbose = 0;
+    EeDataset train = {.in = {.n = 4, .ids = ids_t}}, valid = {.in = {.n = 3, .ids = ids_v}};
+    float *F[2], *R[2] = {malloc(sizeof(float) * 4 * T * k), malloc(sizeof(float) * 3 * T * k)};
+    EeAttrInfo info = {0}, ri = {0};
+    CHECK_OK(ee_explainer_train_features(clf, c, &train, &valid, &topt, F, &info));
+    CHECK_OK(ee_explainer_features(clf, c->inputs, &train.in, &o, R[0], &ri));
+    CHECK_OK(ee_explainer_features(clf, c->inputs, &valid.in, &o, R[1], &ri));
+    CHECK(F[0] && F[1] && train.in.feats == F[0] && valid.in.feats == F[1],
+          "%s: both sets' features allocated and attached", ee_kind_name(kind));
+    if (F[0] && F[1]) {
+        CHECK(!memcmp(F[0], R[0], sizeof(float) * 4 * T * k) && !memcmp(F[1], R[1], sizeof(float) * 3 * T * k),
+              "%s: the sets' features are ee_explainer_features' bit for bit", ee_kind_name(kind));
+    }
+    CHECK(info.forward == ri.forward && info.backward == ri.backward && info.forward > 0,
+          "%s: passes of both sets summed (%ld + %ld, direct %ld + %ld)", ee_kind_name(kind), info.forward,
+          info.backward, ri.forward, ri.backward);
+    free(F[0]);
+    free(F[1]);
+    /* no validation set; a tokens-only explainer */
+    EeDataset none = {0};
+    train.in.feats = NULL;
+    CHECK_OK(ee_explainer_train_features(clf, c, &train, &none, &topt, F, NULL));
+    CHECK(F[0] && !F[1] && !none.in.feats, "%s: an empty validation set gets no features", ee_kind_name(kind));
+    free(F[0]);
+    train.in.feats = NULL;
+    CHECK_OK(ee_explainer_train_features(clf, ee_model_config(paper), &train, &valid, &topt, F, NULL));
+    CHECK(!F[0] && !F[1] && !train.in.feats, "%s: a tokens-only explainer reads no features", ee_kind_name(kind));
+    /* a bad validation row (an id past the vocabulary): the training set's
+     * features, made first, are released too */
+    valid.in.feats = NULL;
+    ids_v[T + 1] = 1000;
+    EeStatus st = ee_explainer_train_features(clf, c, &train, &valid, &topt, F, NULL);
+    CHECK(st == EE_ERR_INPUT && !F[0] && !F[1] && !train.in.feats && !valid.in.feats,
+          "%s: a bad row fails (%s: %s) with nothing left allocated or attached", ee_kind_name(kind),
+          ee_status_id(st), ee_last_error());
+    free(R[0]);
+    free(R[1]);
+done:
+    ee_model_free(ex);
+    ee_model_free(paper);
+    ee_model_free(clf);
+    free(ids_t);
+    free(ids_v);
+}
+
 /* ---- seeds across threads and batch sizes ------------------------------------------ */
 static void check_determinism(EeKind kind)
 {
@@ -684,6 +769,7 @@ int main(void)
     check_features(EE_KIND_TRANSFORMER);
     check_features(EE_KIND_CNN);
     check_explain(EE_KIND_TRANSFORMER);
+    check_train_features(EE_KIND_TRANSFORMER); /* explainer heads: the transformer only */
     ee_threads_leave();
     return check_finish("test_attr");
 }

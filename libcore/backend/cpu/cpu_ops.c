@@ -1,8 +1,8 @@
 /* cpu_ops.c: the CPU backend: OpenBLAS (run single-threaded) for the
  * GEMMs, OpenMP for all parallelism.
  *
- * Threading model: libcore never lets OpenBLAS start its own threads
- * (ee_threads_enter sets it to 1 thread); every op splits its work over
+ * Threading model (cpu_threads.c): libcore never lets OpenBLAS start its
+ * own threads (ee_threads_enter sets it to 1 thread); every op splits its work over
  * the OpenMP team instead, and BLAS is called from inside those regions on
  * disjoint blocks. One pool, no oversubscription. */
 #include "../backend.h"
@@ -770,6 +770,7 @@ static void cpu_bias_residual_layernorm_fwd(float *Y, const float *b, const floa
 static const EeBackend cpu_backend = {
     .name = "cpu",
     .device = EE_DEVICE_CPU,
+    .host_memory = 1,
     .alloc = cpu_alloc,
     .release = cpu_release,
     .upload = cpu_memcpy,

@@ -885,6 +885,7 @@ static void fill_table(EeBackend *be)
     be->name = "cuda";
     be->device = EE_DEVICE_GPU;
     be->precision = PREC;
+    be->host_memory = 0; /* device memory: the samplers' host paths do not run */
     EECU_SET_OP(be, alloc, cu_alloc);
     EECU_SET_OP(be, release, cu_release);
     EECU_SET_OP(be, upload, cu_upload);

@@ -468,6 +468,34 @@ __device__ __forceinline__ int warp_span(const uint8_t *mk, int T, int lane)
     return s;
 }
 
+/* The masked softmax of one attention row of scores s, by the whole warp
+ * (the CPU's span rule and its sum in double): over the attended keys
+ * j < S (mk[j] != 0), the largest score mx and the inverse inv of the sum
+ * of expf(s_j - mx). S must be at least 1 (a row past the span is zero and
+ * computes nothing). k_attn_softmax and the fused attention share it, so
+ * the two paths give the same P. */
+__device__ __forceinline__ void warp_masked_softmax(const float *s, const uint8_t *mk, int S, int lane,
+                                                    float *mx_out, float *inv_out)
+{
+    float mx = -CUDART_INF_F;
+    for (int j = lane; j < S; j += 32)
+        if (mk[j] && s[j] > mx) mx = s[j];
+    mx = warp_max(mx);
+    double sum = 0.0;
+    for (int j = lane; j < S; j += 32)
+        if (mk[j]) sum += expf(s[j] - mx);
+    sum = warp_sum_d(sum);
+    *mx_out = mx;
+    *inv_out = (float)(1.0 / sum);
+}
+
+/* P_j of that row: 0 past the span and for masked keys (s_j not read). */
+__device__ __forceinline__ float masked_softmax_p(const float *s, const uint8_t *mk, int S, int j,
+                                                  float mx, float inv)
+{
+    return (j < S && mk[j]) ? expf(s[j] - mx) * inv : 0.0f;
+}
+
 /* Row (b, h, i) of P: softmax over the attended keys j < span; zero
  * elsewhere; the whole row is zero for i >= span (the CPU's rule). */
 __global__ void k_attn_softmax(float *P, const uint8_t *__restrict__ mask, int B, int H, int T)
@@ -484,17 +512,10 @@ __global__ void k_attn_softmax(float *P, const uint8_t *__restrict__ mask, int B
             for (int j = lane; j < T; j += 32) p[j] = 0.0f;
             continue;
         }
-        float mx = -CUDART_INF_F;
-        for (int j = lane; j < S; j += 32)
-            if (mk[j] && p[j] > mx) mx = p[j];
-        mx = warp_max(mx);
-        double sum = 0.0;
-        for (int j = lane; j < S; j += 32)
-            if (mk[j]) sum += expf(p[j] - mx);
-        sum = warp_sum_d(sum);
-        const float inv = (float)(1.0 / sum);
+        float mx, inv;
+        warp_masked_softmax(p, mk, S, lane, &mx, &inv);
         /* each lane rewrites only the elements it read */
-        for (int j = lane; j < T; j += 32) p[j] = (j < S && mk[j]) ? expf(p[j] - mx) * inv : 0.0f;
+        for (int j = lane; j < T; j += 32) p[j] = masked_softmax_p(p, mk, S, j, mx, inv);
     }
 }
 
@@ -545,8 +566,8 @@ void eecu_attn_softmax_bwd(const float *P, float *dS, const uint8_t *mask, int B
 /* ---- fused attention forward (T <= 128, dh <= 64) -------------------------------------------
  * One block per (sequence, head, 16 queries): the block loads K, then V, in
  * tiles of 64 keys into shared memory; each warp takes 2 queries: scores
- * into a row buffer, the masked softmax of k_attn_softmax (same span rule,
- * same double sum), P written out for the backward, then the context. It
+ * into a row buffer, the masked softmax of k_attn_softmax
+ * (warp_masked_softmax), P written out for the backward, then the context. It
  * replaces two strided-batched GEMMs per head and the softmax pass over P:
  * for small heads those GEMMs are thin (dh columns) and P makes three
  * trips through memory. */
@@ -601,17 +622,10 @@ __global__ void k_attn_fused_fwd(const float *__restrict__ q, const float *__res
             for (int j = lane; j < T; j += 32) pg[j] = 0.0f;
             continue;
         }
-        float mx = -CUDART_INF_F;
-        for (int j = lane; j < S; j += 32)
-            if (mk[j] && pr[j] > mx) mx = pr[j];
-        mx = warp_max(mx);
-        double sum = 0.0;
-        for (int j = lane; j < S; j += 32)
-            if (mk[j]) sum += expf(pr[j] - mx);
-        sum = warp_sum_d(sum);
-        const float inv = (float)(1.0 / sum);
+        float mx, inv;
+        warp_masked_softmax(pr, mk, S, lane, &mx, &inv);
         for (int j = lane; j < T; j += 32) {
-            const float p = (j < S && mk[j]) ? expf(pr[j] - mx) * inv : 0.0f;
+            const float p = masked_softmax_p(pr, mk, S, j, mx, inv);
             if (j < S) pr[j] = p;
             pg[j] = p;
         }
@@ -690,7 +704,7 @@ __global__ void k_attn_cls_fwd(const float *__restrict__ q, const float *__restr
             if (mk[j]) sum += expf(p[j] - mx);
         sum = warp_sum_d(sum);
         const float inv = sum > 0 ? (float)(1.0 / sum) : 0.0f;
-        for (int j = lane; j < T; j += 32) p[j] = (j < S && mk[j]) ? expf(p[j] - mx) * inv : 0.0f;
+        for (int j = lane; j < T; j += 32) p[j] = masked_softmax_p(p, mk, S, j, mx, inv);
         __syncwarp(); /* every lane reads every p[j] below */
         for (int c0 = 0; c0 < dh; c0 += 32) {
             const int c = c0 + lane;
