@@ -9,7 +9,7 @@
 
 #include "ee.h"
 #include "ee_mat.h"
-#include "io/model_io.h"   /* ee_model_fingerprint, until ee.h declares it */
+#include "ee_model_io.h"   /* ee_model_fingerprint, the field sources */
 
 #include <matio.h>
 

@@ -6,7 +6,7 @@
 
 #include "mex.h"
 #include "ee.h"
-#include "io/model_io.h"
+#include "ee_model_io.h"
 
 /* ---- errors and cleanup ---------------------------------------------------- */
 /* Registers a resource released when the gateway ends with an error (or

@@ -1,45 +1,11 @@
 /* coalition.c: the coalition methods' common entry points (ee.h): which
- * method draws and solves, the option checks, leave-one-out occlusion
- * (too small for a file of its own) and the symmetric positive definite
- * solve the two fits share. */
+ * method draws and solves, the option checks and leave-one-out occlusion
+ * (too small for a file of its own). The fits' solve is spd_solve.c, so
+ * that the methods this file dispatches to do not call back into it. */
 #include "coalition.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-int ee_spd_solve(int n, double *G, double *r)
-{
-    double dmax = 0;
-    for (int i = 0; i < n; i++)
-        if (G[(size_t)i * n + i] > dmax) dmax = G[(size_t)i * n + i];
-    if (n > 0 && !(dmax > 0)) return -1;
-    double tol = 1e-10 * dmax;
-    /* G = L L^T, L in the lower triangle */
-    for (int j = 0; j < n; j++) {
-        double d = G[(size_t)j * n + j];
-        for (int k = 0; k < j; k++) d -= G[(size_t)j * n + k] * G[(size_t)j * n + k];
-        if (!(d > tol)) return -1;
-        d = sqrt(d);
-        G[(size_t)j * n + j] = d;
-        for (int i = j + 1; i < n; i++) {
-            double s = G[(size_t)i * n + j];
-            for (int k = 0; k < j; k++) s -= G[(size_t)i * n + k] * G[(size_t)j * n + k];
-            G[(size_t)i * n + j] = s / d;
-        }
-    }
-    for (int i = 0; i < n; i++) { /* L y = r */
-        double s = r[i];
-        for (int k = 0; k < i; k++) s -= G[(size_t)i * n + k] * r[k];
-        r[i] = s / G[(size_t)i * n + i];
-    }
-    for (int i = n - 1; i >= 0; i--) { /* L^T u = y */
-        double s = r[i];
-        for (int k = i + 1; k < n; k++) s -= G[(size_t)k * n + i] * r[k];
-        r[i] = s / G[(size_t)i * n + i];
-    }
-    return 0;
-}
 
 long ee_coalition_count(const EeCoalitionOptions *m, int P)
 {

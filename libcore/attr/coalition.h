@@ -15,7 +15,7 @@
 /* expected gradients' draw of a row's baselines (one stream per row) */
 #define EE_EG_STREAM (0x4547ull << 32)
 
-/* Solves G u = r in place (r becomes u) for the n x n symmetric G
+/* spd_solve.c: solves G u = r in place (r becomes u) for the n x n symmetric G
  * (row-major, overwritten by its Cholesky factor). Returns 0, or -1 when
  * a pivot falls to 1e-10 of G's largest diagonal entry or below (G is
  * singular up to rounding: the data do not determine u). */

@@ -2,7 +2,7 @@
  * explainer stores its classifier's (explains.classifier) and every
  * front end (the gateways, cli/ee) checks it before reading features from
  * a classifier. */
-#include "model_io.h"
+#include "../ee_model_io.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * before its class, size and data have been checked. Also the model as a
  * struct (ee_mv_model) and the helpers the C tests use. */
 #include "../ee_mat.h"
-#include "model_io.h"
+#include "../ee_model_io.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -530,7 +530,7 @@ EeStatus ee_mat_save_model(const char *path, const char *name, const EeModel *m)
     return st;
 }
 
-/* ---- the C tests' helpers (model_io.h) ------------------------------------------ */
+/* ---- the C tests' helpers (ee_model_io.h) ------------------------------------------ */
 static void *keep(EeMatIn *f, void *p)
 {
     if (!p || f->nbufs >= (int)(sizeof f->bufs / sizeof *f->bufs)) {

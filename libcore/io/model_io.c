@@ -1,7 +1,7 @@
 /* model_io.c: the one validating loader and the writer of the exchange
  * format (doc/MODEL_FORMAT.md). Every field is treated as untrusted: its
  * class, size, range and finiteness are checked before use. */
-#include "model_io.h"
+#include "../ee_model_io.h"
 #include "../models/model_impl.h"
 
 #include <math.h>

@@ -6,7 +6,7 @@
 #ifndef EE_MEMSOURCE_H
 #define EE_MEMSOURCE_H
 
-#include "io/model_io.h"
+#include "ee_model_io.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,7 +16,7 @@
 #include "check.h"
 #include "ee.h"
 #include "ee_mat.h"
-#include "io/model_io.h"
+#include "ee_model_io.h"
 #include "memsource.h"
 
 #include <matio.h>

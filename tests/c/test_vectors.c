@@ -6,7 +6,7 @@
 #include "check.h"
 #include "ee.h"
 #include "ee_mat.h"
-#include "io/model_io.h"
+#include "ee_model_io.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -23,7 +23,7 @@
 #define _GNU_SOURCE /* memfd_create */
 #include "ee.h"
 #include "ee_mat.h"
-#include "io/model_io.h"
+#include "ee_model_io.h"
 #include "../c/memsource.h"
 
 #include <stdint.h>

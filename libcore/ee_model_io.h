@@ -1,11 +1,11 @@
-/* model_io.h: models to and from the exchange format (doc/MODEL_FORMAT.md),
+/* ee_model_io.h (public): models to and from the exchange format (doc/MODEL_FORMAT.md),
  * independent of where the struct lives. A gateway reads an Octave struct
  * and a test reads a .mat file through matio; both hand libcore an
  * EeFieldSource, and one validating loader does the rest. */
-#ifndef EE_MODEL_IO_H
-#define EE_MODEL_IO_H
+#ifndef EE_MODEL_IO_PUBLIC_H
+#define EE_MODEL_IO_PUBLIC_H
 
-#include "../ee.h"
+#include "ee.h"
 
 typedef enum { EE_VAL_OTHER = 0, EE_VAL_CHAR, EE_VAL_DOUBLE, EE_VAL_SINGLE, EE_VAL_LOGICAL,
                EE_VAL_INT32 } EeValClass;
