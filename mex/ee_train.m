@@ -252,6 +252,22 @@
 %! assert (numel (e3.history.valid_mse), 2);
 %! assert (all (isfinite (e3.history.valid_mse)));
 
+%!test
+%! ## 'kernelshap' (all coalitions: exact) and 'ig' (the linear model's IG is
+%! ## its Shapley value; gradients by central differences through 'options')
+%! ## give explainers that equal the closed form too
+%! randn ('seed', 6);
+%! w = [1 -2 0.5 3]; b = [0.1 0.2 -0.3 0]; f = @(x) x * w';
+%! X = randn (100, 4); Xt = randn (20, 4); C = (Xt - b) .* w;
+%! e = ee_train (f, X, 'kernelshap', 'baseline', b, 'hidden', [], 'epochs', 400, 'lr', 1e-2, 'verbose', false);
+%! E = ee_explain (e, Xt);
+%! assert (max (abs (E(:) - C(:))) < 1e-4 * max (abs (C(:))));
+%! e = ee_train (f, X, 'ig', 'baseline', b, 'options', {'gradient', 'fd'}, 'hidden', [], 'epochs', 400, ...
+%!                'lr', 1e-2, 'verbose', false);
+%! assert (e.explains.method, 'ig');
+%! E = ee_explain (e, Xt);
+%! assert (max (abs (E(:) - C(:))) < 1e-4 * max (abs (C(:))));
+
 %!error <'groups' applies to 'sv'> ee_train (@(x) x(:, 1), randn (5, 2), 'ig', 'groups', [1 1], 'verbose', false)
 %!error <METHOD> ee_train (@(x) x(:, 1), randn (5, 2), 'shap', 'verbose', false)
 %!error <A must be 5x2> ee_train (@(x) x(:, 1), randn (5, 2), randn (4, 2), 'verbose', false)
