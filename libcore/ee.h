@@ -228,6 +228,16 @@ EeStatus ee_explainer_new(const EeModel *clf, const EeExplainerSpec *spec, uint6
 /* The same with the paper's design and the given head. */
 EeStatus ee_model_make_explainer(const EeModel *clf, EeHead head, uint64_t seed, EeModel **out);
 
+/* An Empirical Explainer of a function of feature vectors (any model given
+ * as a function, ee_sv_fn and its kin): an mlp with head 'flat', D inputs
+ * (the features of a row), nhidden ReLU layers of the given widths (0: a
+ * linear map) and P outputs, one attribution per player (held in
+ * EeConfig.classes). ee_train fits it to N x P maps by MSE; ee_model_predict
+ * gives its N x P maps. Random initialisation from seed. */
+EeStatus ee_feature_explainer_new(int D, int P, int nhidden, const int *hidden, uint64_t seed, EeModel **out);
+/* 1 for such an explainer (kind mlp, head not classifier). */
+int ee_is_feature_explainer(const EeConfig *cfg);
+
 /* ---- inputs ---------------------------------------------------------------- */
 /* A batch of N rows. Token models: ids (N x T, row-major, 0-based) and an
  * optional mask (N x T, 1 = attended; NULL means id != PAD). Dense models:

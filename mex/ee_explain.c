@@ -2,7 +2,7 @@
  * Explainer, or by an ensemble of them (the mean of their maps), in one
  * forward pass each; an explainer that reads the classifier's gradient
  * gets it from the classifier it carries (see ee_explain.m). */
-#include "mexutils.h"
+#include "mexfeat.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -47,6 +47,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     if (nrhs < 2) ee_mx_error("ee:badInput", "usage: [A, info] = ee_explain(explainer, X, ...)");
     if (nlhs > 2) ee_mx_error("ee:badInput", "ee_explain returns at most two outputs");
+    if (ee_mx_is_feature_explainer(prhs[0])) { /* the explainer of a function handle: mexfeat.c */
+        ee_mx_explain_fn(nlhs, plhs, nrhs, prhs);
+        return;
+    }
     ee_mx_begin();
     EeMxOpt o[NOPT];
     ee_mx_parse_options(opt_names, nrhs, prhs, 2, o, NOPT);

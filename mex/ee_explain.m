@@ -22,6 +22,22 @@
 ## explainers), @code{forward_passes}, @code{backward_passes},
 ## @code{members}, @code{inputs}, @code{target} (the explained class, when
 ## the classifier ran), @code{seconds}.
+##
+## @strong{Explainer of a function handle} (from @code{ee_train (@@f, X,
+## @dots{})}): @var{X} is N x F double or single rows; @var{A} is N x F
+## double, following @code{ee_sv (@@f, @dots{})}: with groups a player's
+## value is spread equally over its columns (0 at columns of group 0), so
+## a row's sum is the players' sum.  Without @qcode{'model'} @var{A} is
+## the explainer's output as it is (no efficiency).  With
+## @code{'model', @@f} (the handle it explains), each row's players are
+## shifted by the same amount so that they sum to f(x) - v(empty) at the
+## target class (@qcode{'target'}: @qcode{'argmax'} of f(x), the default,
+## one class, or one per row), v(empty) the mean of f over the recorded
+## background rows (the baseline row; a row of zeros when neither was
+## given): one call of f for X and one for those rows.  @var{info}:
+## @code{players} (N x P), @code{projected}, and with @qcode{'model'}
+## @code{target}, @code{fx}, @code{fbaseline} and @code{delta} (the
+## explainer's sum minus f(x) - v(empty), before the shift), @code{seconds}.
 ## @seealso{ee_train, ee_ig, ee_sv}
 ## @end deftypefn
 
@@ -224,3 +240,21 @@
 %!error id=ee:badInput ee_explain (ex, X, 'batch', -1)
 %!error id=ee:badModel ee_predict (ex, X)
 %!error id=ee:badModel ee_ig (ex, X)
+
+%!test
+%! ## explainer of a function handle: plain output, then the projection
+%! w = [1 -2 0.5]; f = @(x) x * w';
+%! X = [1 2 3; -1 0 2; 0.5 0.5 0.5; 2 -1 0];
+%! e = ee_train (f, X, X .* w, 'hidden', [], 'epochs', 2, 'verbose', false);
+%! [A, info] = ee_explain (e, X);
+%! assert (size (A), [4 3]);
+%! assert (info.players, A);
+%! assert (! info.projected);
+%! [B, info] = ee_explain (e, X, 'model', f);
+%! assert (info.projected);
+%! assert (sum (B, 2), X * w', 1e-9);        # no baseline: v(empty) = f(0) = 0
+%! assert (B - A, repmat ((X * w' - sum (A, 2)) / 3, 1, 3), 1e-9);
+%! assert (info.target, ones (4, 1));
+%!error <ee:callbackError|boom> ee_explain (ee_train (@(x) x(:, 1), [1 2; 3 4], [1 0; 3 0], 'hidden', [], 'epochs', 1, 'verbose', false), [1 2], 'model', @(x) error ('boom'))
+%!error <'model' must be the function handle> ee_explain (ee_train (@(x) x(:, 1), [1 2; 3 4], [1 0; 3 0], 'hidden', [], 'epochs', 1, 'verbose', false), [1 2], 'model', 3)
+%!error <'target' applies with 'model'> ee_explain (ee_train (@(x) x(:, 1), [1 2; 3 4], [1 0; 3 0], 'hidden', [], 'epochs', 1, 'verbose', false), [1 2], 'target', 1)

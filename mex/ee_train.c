@@ -1,5 +1,6 @@
 /* ee_train.c: MEX gateway. Trains a classifier from class labels, or an
  * Empirical Explainer from attribution maps (see ee_train.m). */
+#include "mexfeat.h"
 #include "mextext.h"
 
 #include <math.h>
@@ -266,8 +267,12 @@ static void read_prior(const mxArray *v, const EeConfig *c, EeTrainOptions *t)
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     if (nrhs < 3)
-        ee_mx_error("ee:badInput", "usage: model = ee_train(spec, X, y, ...) or expl = ee_train(model, X, A, ...)");
+        ee_mx_error("ee:badInput", "usage: model = ee_train(spec, X, y, ...), expl = ee_train(model, X, A, ...) or expl = ee_train(@f, X, METHOD | A, ...)");
     if (nlhs > 1) ee_mx_error("ee:badInput", "ee_train returns one output");
+    if (mxIsClass(prhs[0], "function_handle")) { /* expl = ee_train (@f, X, METHOD | A, ...): mexfeat.c */
+        ee_mx_train_fn(nlhs, plhs, nrhs, prhs);
+        return;
+    }
     ee_mx_begin();
     EeMxOpt o[NOPT];
     ee_mx_parse_options(opt_names, nrhs, prhs, 3, o, NOPT);

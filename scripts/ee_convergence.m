@@ -41,7 +41,20 @@
 ## (atomically) and a later call with the same arguments resumes from it.
 ## @item 'verbose'
 ## true (default) prints one progress line per s.
+## @item 'options'
+## (@var{model} a function handle) a cell of further options of
+## @code{ee_sv (@@f, @dots{})} / @code{ee_ig (@@f, @dots{})}.
 ## @end table
+##
+## @var{model} may be a function handle (@code{ee_sv (@@f, @dots{})}'s model)
+## and @var{X} N x F rows: the runs are @code{ee_sv (@@f, X, 'samples', s,
+## @dots{})} or @code{ee_ig (@@f, X, 'steps', s, @dots{})}, with the players
+## and absent values (@code{groups}, @code{baseline}, @code{background})
+## of the explainer's @code{explains} when @qcode{'explainer'} is an
+## explainer from @code{ee_train (@@f, @dots{})}; the MSE is over the F
+## columns (a group's value spread as @code{ee_sv} spreads it), the rank
+## agreement over every column, and the explainer's passes are 1 (its one
+## forward pass; f is not called).
 ##
 ## @var{C} has fields @code{method}, @code{S}, @code{s} (1..S), @code{mse}
 ## (N x S, per sequence), @code{spearman} and @code{top5} (N x S: the rank
@@ -70,7 +83,8 @@ function C = ee_convergence (model, X, method, S, varargin)
   method = ee_check (who, 'METHOD', method, 'choice', {'ig', 'sv'});
   S = ee_check (who, 'S', S, 'int', 1, 2^20);
   o = struct ('method', 'gausslegendre', 'seed', 1, 'explainer', [], 'target', [], ...
-              'target_info', [], 'batch', [], 'device', [], 'checkpoint', '', 'verbose', true);
+              'target_info', [], 'batch', [], 'device', [], 'checkpoint', '', 'verbose', true, ...
+              'options', {{}});
   o = name_value (o, varargin, who);
   if (! ((isnumeric (X) || islogical (X)) && isreal (X) && ismatrix (X) && ! isempty (X)))
     error ('ee:badInput', 'ee_convergence: X must be a non-empty N x T matrix of token ids (or N x D inputs)');
@@ -97,8 +111,42 @@ function C = ee_convergence (model, X, method, S, varargin)
   gw = {};                          # options passed to every gateway call
   if (! isempty (o.batch))  gw(end+1:end+2) = {'batch', o.batch};  end
   if (! isempty (o.device)) gw(end+1:end+2) = {'device', o.device}; end
+  handle = is_function_handle (model);
+  Xa = X;                           # what ee_agreement reads as token ids
+  if (! iscell (o.options) || (! handle && ! isempty (o.options)))
+    error ('ee:badInput', 'ee_convergence: ''options'' must be a cell, for a function handle as MODEL');
+  end
 
-  if (strcmp (method, 'ig'))
+  if (handle)
+    ## a model given as a function: the players and absent values are the
+    ## explainer's (ee_train (@f, ...) records them)
+    if (! isempty (o.device))
+      error ('ee:badInput', 'ee_convergence: ''device'' does not apply to a function handle');
+    end
+    fo = o.options;
+    if (! isempty (o.explainer))
+      if (! (isstruct (o.explainer) && isscalar (o.explainer) && isfield (o.explainer, 'explains') ...
+             && isfield (o.explainer.explains, 'groups')))
+        error ('ee:badInput', 'ee_convergence: ''explainer'' of a function handle must come from ee_train (@f, ...)');
+      end
+      ex = o.explainer.explains;
+      for nm = {'groups', 'baseline', 'background'}
+        if (! isempty (ex.(nm{1})))
+          fo(end+1:end+2) = {nm{1}, ex.(nm{1})};
+        end
+      end
+    end
+    Xa = 2 * ones (size (X));        # every column counts
+    if (strcmp (method, 'ig'))
+      run = @(s) ee_ig (model, X, 'steps', s, 'method', o.method, 'verbose', false, gw{:}, fo{:});
+      min_s = 1 + ! strcmp (o.method, 'gausslegendre');
+      label = sprintf ('IG (%s) of f', o.method);
+    else
+      run = @(s) ee_sv (model, X, 'samples', s, 'seed', o.seed + s * (s < S), 'verbose', false, gw{:}, fo{:});
+      min_s = 1;
+      label = 'SV of f';
+    end
+  elseif (strcmp (method, 'ig'))
     run = @(s) ee_ig (model, X, 'steps', s, 'method', o.method, 'verbose', false, gw{:});
     min_s = 1 + ! strcmp (o.method, 'gausslegendre');
     label = sprintf ('IG (%s)', o.method);
@@ -128,7 +176,11 @@ function C = ee_convergence (model, X, method, S, varargin)
   ## resume from a checkpoint written for the same arguments
   ckey = '';
   if (! isempty (o.checkpoint))
-    ckey = cache_key ({'ee_convergence v3', method, o.method, S, o.seed, N, T, X, model});
+    mkey = model;
+    if (handle)
+      mkey = {func2str(model), o.options, o.explainer};
+    end
+    ckey = cache_key ({'ee_convergence v3', method, o.method, S, o.seed, N, T, X, mkey});
     if (exist (o.checkpoint, 'file'))
       try
         P = load (o.checkpoint);
@@ -187,7 +239,7 @@ function C = ee_convergence (model, X, method, S, varargin)
     [A, info] = run (s);
     C.seconds(s) = toc (t0);
     C.mse(:, s) = mean ((double (A) - target) .^ 2, 2);
-    [C.spearman(:, s), C.top5(:, s)] = ee_agreement (X, A, target);
+    [C.spearman(:, s), C.top5(:, s)] = ee_agreement (Xa, A, target);
     C.passes(s) = info.passes / N;
     done(s) = true;
     if (o.verbose)
@@ -216,10 +268,15 @@ function C = ee_convergence (model, X, method, S, varargin)
   C.crossing = NaN;
   if (! isempty (o.explainer))
     t0 = tic ();
-    [E, info] = ee_explain (o.explainer, X, gw{:});
+    if (handle)
+      [E, info] = ee_explain (o.explainer, X, gw{:});
+      info.passes = N;                # one pass of the explainer per row
+    else
+      [E, info] = ee_explain (o.explainer, X, gw{:});
+    end
     C.explainer_seconds = toc (t0);
     C.explainer_mse = mean ((double (E) - target) .^ 2, 2);
-    [C.explainer_spearman, C.explainer_top5] = ee_agreement (X, E, target);
+    [C.explainer_spearman, C.explainer_top5] = ee_agreement (Xa, E, target);
     C.explainer_curve = mean (C.explainer_mse);
     C.explainer_quartiles = quartiles (C.explainer_mse);
     C.explainer_passes = info.passes / N;
@@ -238,6 +295,25 @@ end
 
 ## the curves themselves are tested in tests/octave/test_convergence.m
 %!error <METHOD must be> ee_convergence (struct (), int32 ([3 4]), 'lime', 5)
+%!test
+%! ## a function handle and its explainer: SV's curve against the
+%! ## explainer's error, the players from the explainer
+%! randn ('seed', 7);
+%! w = [1 -2 0.5 3 1]; f = @(x) x * w'; g = [1 1 2 2 3];
+%! X = randn (80, 5); Xt = randn (10, 5);
+%! e = ee_train (f, X, 'sv', 'groups', g, 'options', {'samples', 2}, 'hidden', [], 'epochs', 60, ...
+%!               'lr', 1e-2, 'verbose', false);
+%! C = ee_convergence (f, Xt, 'sv', 6, 'explainer', e, 'verbose', false);
+%! assert (size (C.mse), [10 6]);
+%! assert (C.mse(:, 6), zeros (10, 1));
+%! A = ee_sv (f, Xt, 'groups', g, 'samples', 6, 'seed', 1);
+%! assert (C.target, A);                      # the explainer's groups were used
+%! E = ee_explain (e, Xt);
+%! assert (C.explainer_mse, mean ((E - A) .^ 2, 2), 1e-12);
+%! assert (C.explainer_passes, 1);
+%! k = find (C.curve <= C.explainer_curve, 1);
+%! if (isempty (k)) assert (isnan (C.crossing)); else assert (C.crossing, k); end
+%!error <'device' does not apply> ee_convergence (@(x) x(:, 1), randn (3, 2), 'sv', 2, 'device', 'cpu', 'verbose', false)
 %!error <S must be> ee_convergence (struct (), int32 ([3 4]), 'ig', 1.5)
 %!error <S must be> ee_convergence (struct (), int32 ([3 4]), 'ig', Inf)
 %!error <METHOD> ee_convergence (struct (), int32 ([3 4]), {'ig'}, 5)

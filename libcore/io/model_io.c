@@ -156,7 +156,9 @@ static EeStatus read_config(const Loader *L, EeConfig *c)
         if ((st = get_bool(L, "efficiency", 0, &c->efficiency))) return st;
     }
     const int BIG = 1 << 24;
-    if ((st = get_int(L, "classes", 2, 100000, &c->classes))) return st;
+    /* an mlp explainer's classes are its players: one may do */
+    if ((st = get_int(L, "classes", k == EE_KIND_MLP && c->head != EE_HEAD_CLASSIFIER ? 1 : 2, 100000, &c->classes)))
+        return st;
     if ((st = get_bool(L, "bias", 1, &c->bias))) return st;
     if (k == EE_KIND_MLP) {
         if ((st = get_int(L, "D", 1, BIG, &c->D))) return st;

@@ -105,3 +105,29 @@ EeStatus ee_explainer_new(const EeModel *clf, const EeExplainerSpec *spec, uint6
     *out = m;
     return EE_OK;
 }
+
+/* ---- explainers of functions of feature vectors ------------------------------ */
+int ee_is_feature_explainer(const EeConfig *cfg)
+{
+    return cfg->kind == EE_KIND_MLP && cfg->head != EE_HEAD_CLASSIFIER;
+}
+
+EeStatus ee_feature_explainer_new(int D, int P, int nhidden, const int *hidden, uint64_t seed, EeModel **out)
+{
+    *out = NULL;
+    if (nhidden < 0 || nhidden > EE_MAX_HIDDEN || (nhidden && !hidden))
+        return ee_fail(EE_ERR_INPUT, "an mlp explainer has 0 to %d hidden layers, got %d", EE_MAX_HIDDEN, nhidden);
+    EeConfig cfg;
+    ee_config_defaults(&cfg, EE_KIND_MLP);
+    cfg.head = EE_HEAD_FLAT;
+    cfg.D = D;
+    cfg.classes = P;
+    cfg.nhidden = nhidden;
+    for (int i = 0; i < nhidden; i++) cfg.hidden[i] = hidden[i];
+    EeModel *m;
+    EeStatus st = ee_model_new(&cfg, &m); /* checks D, P and the widths */
+    if (st) return st;
+    ee_model_init(m, seed);
+    *out = m;
+    return EE_OK;
+}

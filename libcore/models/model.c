@@ -61,7 +61,9 @@ int ee_config_features(const EeConfig *cfg)
 
 int ee_config_outputs(const EeConfig *cfg)
 {
-    return cfg->head == EE_HEAD_CLASSIFIER ? cfg->classes : cfg->T;
+    /* a feature-vector explainer (mlp, head flat) has one output per player,
+     * held in classes */
+    return cfg->head == EE_HEAD_CLASSIFIER || cfg->kind == EE_KIND_MLP ? cfg->classes : cfg->T;
 }
 
 int ee_config_homogeneous(const EeConfig *cfg)
@@ -131,9 +133,15 @@ EeStatus ee_config_check(const EeConfig *c)
 {
     if ((unsigned)c->kind > EE_KIND_MLP) return ee_fail(EE_ERR_MODEL, "unknown model kind %d", c->kind);
     if ((unsigned)c->head > EE_HEAD_TOKEN) return ee_fail(EE_ERR_MODEL, "unknown head %d", c->head);
-    if (c->head != EE_HEAD_CLASSIFIER && c->kind != EE_KIND_TRANSFORMER)
-        return ee_fail(EE_ERR_UNSUPPORTED, "explainer heads are implemented for the transformer only, not %s",
+    /* explainers: the transformer's token heads, or an mlp with head 'flat'
+     * (the explainer of a function of feature vectors: D features in, one
+     * attribution per player out, nothing else to its design) */
+    int fexpl = c->head != EE_HEAD_CLASSIFIER && c->kind == EE_KIND_MLP;
+    if (c->head != EE_HEAD_CLASSIFIER && c->kind != EE_KIND_TRANSFORMER && !fexpl)
+        return ee_fail(EE_ERR_UNSUPPORTED, "explainer heads are implemented for the transformer and the mlp only, not %s",
                        ee_kind_name(c->kind));
+    if (fexpl && (c->head != EE_HEAD_FLAT || c->inputs || c->attend_tokens || c->zero_special || c->efficiency))
+        return ee_fail(EE_ERR_MODEL, "an mlp explainer has head 'flat' and no inputs, attend, zero_special or efficiency");
     if ((unsigned)c->inputs >= EE_INPUTS_COUNT)
         return ee_fail(EE_ERR_MODEL, "unknown explainer inputs %d", (int)c->inputs);
     if (c->head == EE_HEAD_CLASSIFIER && (c->inputs || c->attend_tokens || c->zero_special || c->efficiency))
@@ -147,7 +155,7 @@ EeStatus ee_config_check(const EeConfig *c)
      * attends to the tokens only leaves the PAD positions' states undefined */
     if (c->head == EE_HEAD_FLAT && c->attend_tokens)
         return ee_fail(EE_ERR_MODEL, "the flat head reads every position: it needs attend 'all'");
-    CHECK_RANGE(c->classes, 2, 100000, "classes");
+    CHECK_RANGE(c->classes, fexpl ? 1 : 2, 100000, fexpl ? "players (outputs)" : "classes");
     if (c->kind == EE_KIND_MLP) {
         CHECK_RANGE(c->D, 1, 1 << 24, "D");
         CHECK_RANGE(c->nhidden, 0, EE_MAX_HIDDEN, "number of hidden layers");

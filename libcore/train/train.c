@@ -70,11 +70,18 @@ typedef struct {
     float *h_x, *h_maps, *h_feats, *d_maps, *d_dout;
 } Trainer;
 
+/* Values per row of an explainer's training maps: T positions of a token
+ * explainer, the P players of a feature-vector explainer (mlp). */
+static int map_width(const EeConfig *c)
+{
+    return ee_is_token_model(c) ? c->T : ee_config_outputs(c);
+}
+
 /* Gathers rows idx[0..nb) of a dataset into the run (and the targets). */
 static EeStatus load_batch(Trainer *t, const EeDataset *ds, const int *idx, int nb)
 {
     const EeConfig *c = t->c;
-    int T = c->T, token = ee_is_token_model(c);
+    int T = c->T, token = ee_is_token_model(c), MW = map_width(c);
     for (int i = 0; i < nb; i++) {
         size_t s = (size_t)idx[i];
         if (token) {
@@ -85,8 +92,8 @@ static EeStatus load_batch(Trainer *t, const EeDataset *ds, const int *idx, int 
         }
         if (t->classifier) t->h_labels[i] = ds->labels[s];
         else
-            for (int k = 0; k < T; k++)
-                t->h_maps[(size_t)i * T + k] = (float)(ds->maps[s * T + k] / t->map_scale);
+            for (int k = 0; k < MW; k++)
+                t->h_maps[(size_t)i * MW + k] = (float)(ds->maps[s * MW + k] / t->map_scale);
         if (t->feats)
             memcpy(t->h_feats + (size_t)i * T * t->feats, ds->in.feats + s * T * t->feats,
                    sizeof(float) * T * t->feats);
@@ -96,7 +103,7 @@ static EeStatus load_batch(Trainer *t, const EeDataset *ds, const int *idx, int 
     if (!st && t->feats) st = ee_run_set_features(t->r, t->h_feats, nb);
     if (st) return st;
     if (t->classifier) t->be->upload(t->d_labels, t->h_labels, sizeof(int32_t) * nb);
-    else t->be->upload(t->d_maps, t->h_maps, sizeof(float) * (size_t)nb * T);
+    else t->be->upload(t->d_maps, t->h_maps, sizeof(float) * (size_t)nb * MW);
     return EE_OK;
 }
 
@@ -157,8 +164,8 @@ static EeStatus check_dataset(const EeModel *m, const EeDataset *ds, const char 
             if (!ds->labels || ds->labels[i] < 0 || ds->labels[i] >= c->classes)
                 return ee_fail(EE_ERR_INPUT, "%s label at row %d must be in 1..%d", what, i + 1, c->classes);
         } else {
-            for (int t = 0; t < c->T; t++)
-                if (!isfinite(ds->maps[(size_t)i * c->T + t]))
+            for (int t = 0; t < map_width(c); t++)
+                if (!isfinite(ds->maps[(size_t)i * map_width(c) + t]))
                     return ee_fail(EE_ERR_INPUT, "%s attribution map has NaN or Inf at row %d", what, i + 1);
         }
     }
@@ -180,8 +187,9 @@ static double map_rms(const EeConfig *c, const EeDataset *ds)
 {
     double ss = 0;
     size_t n = 0;
-    for (size_t q = 0; q < (size_t)ds->in.n * c->T; q++)
-        if (predicted(c, ds->in.ids[q])) {
+    int token = ee_is_token_model(c);
+    for (size_t q = 0; q < (size_t)ds->in.n * map_width(c); q++)
+        if (!token || predicted(c, ds->in.ids[q])) { /* a feature explainer predicts every player */
             ss += (double)ds->maps[q] * ds->maps[q];
             n++;
         }
@@ -280,7 +288,9 @@ static void fold_map_scale(EeModel *m, double s)
 {
     for (int i = 0; i < m->np; i++) {
         const EeParam *p = &m->p[i];
-        if (p->group[0] || (strncmp(p->field, "head_", 5) && strcmp(p->field, "feat_v"))) continue;
+        /* a feature explainer (mlp): its head is the last linear layer */
+        int last_fc = ee_is_feature_explainer(&m->cfg) && !strcmp(p->group, "fc") && p->index == m->cfg.nhidden;
+        if (!last_fc && (p->group[0] || (strncmp(p->field, "head_", 5) && strcmp(p->field, "feat_v")))) continue;
         float *w = m->w + p->offset;
         for (size_t k = 0; k < p->count; k++) w[k] = (float)(w[k] * s);
     }
@@ -356,10 +366,10 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
     t.h_mask = malloc((size_t)B * (T ? T : 1));
     t.h_x = malloc(sizeof(float) * B * (size_t)(c->kind == EE_KIND_MLP ? c->D : 1));
     t.h_labels = malloc(sizeof(int32_t) * B);
-    t.h_maps = malloc(sizeof(float) * B * (T ? T : 1));
+    t.h_maps = malloc(sizeof(float) * B * (size_t)map_width(c));
     t.h_feats = t.feats ? malloc(sizeof(float) * B * T * t.feats) : NULL;
     t.d_labels = ee_run_alloc(t.r, sizeof(int32_t) * B, &fail);
-    t.d_maps = ee_run_alloc(t.r, sizeof(float) * B * (T ? T : 1), &fail);
+    t.d_maps = ee_run_alloc(t.r, sizeof(float) * B * (size_t)map_width(c), &fail);
     t.d_dout = ee_run_alloc(t.r, sizeof(float) * B * t.outs, &fail);
     size_t W = m->total;
     float *adam_m = ee_run_alloc(t.r, sizeof(float) * W, &fail);

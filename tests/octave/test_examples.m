@@ -80,4 +80,15 @@
 %! assert (r.passes, 4 + 4 * (1 + 20 * 48));
 %! ## the model's own IG, summed per patch, ranks the patches alike
 %! assert (all (r.agreement > 0.8), sprintf ('%.3f ', r.agreement));
+%! ## its Empirical Explainer: 49 patch values per image, spread as ee_sv's;
+%! ## on held-out images closer to the reference than a map of zeros (measured:
+%! ## about a third of the zero map's error), and the crossing is where SV's
+%! ## error first reaches the explainer's
+%! assert (size (r.expl_players), [4 49]);
+%! assert (r.expl_sv, r.expl_players(:, g) / 16, 1e-12);
+%! assert (r.expl.explains.method, 'sv');
+%! assert (r.expl_mse < 0.6 * r.zero_mse, sprintf ('explainer %.4g, zero map %.4g', r.expl_mse, r.zero_mse));
+%! assert (all (diff (r.sv_mse) < 0), sprintf ('%.4g ', r.sv_mse));
+%! k = find (r.sv_mse <= r.expl_mse, 1);
+%! if (isempty (k)) assert (r.crossing, Inf); else assert (r.crossing, r.sv_samples(k)); end
 
