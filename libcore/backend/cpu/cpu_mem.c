@@ -33,9 +33,45 @@ static struct {
 static int nbig;
 static pthread_mutex_t big_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Freed big blocks are kept (up to KEEP_BYTES in all) for the next call's
+ * buffers: a gateway call allocates its run's activations afresh, and the
+ * kernel's zeroing of their pages on first touch was a quarter of an
+ * explainer's call on 256-token rows (issue 19). A kept block is zeroed
+ * with memset when it is handed out again, so the contract (zeroed, as
+ * calloc) holds; only the page faults are saved. */
+#define KEEP_BYTES ((size_t)256 << 20)
+#define MAX_KEPT 64
+static struct {
+    void *p, *map;
+    size_t len, cap;
+} kept[MAX_KEPT];
+static int nkept;
+static size_t kept_bytes;
+
+static void remember(void *p, void *map, size_t len)
+{
+    big[nbig++] = (typeof(big[0])){p, map, len};
+}
+
 void *ee_cpu_alloc(size_t bytes)
 {
     if (bytes < BIG_BLOCK) return calloc(1, bytes ? bytes : 1);
+    pthread_mutex_lock(&big_lock);
+    int best = -1;
+    for (int i = 0; i < nkept; i++) /* the smallest kept block that holds it, if not twice its size */
+        if (kept[i].cap >= bytes && kept[i].cap <= 2 * bytes && (best < 0 || kept[i].cap < kept[best].cap))
+            best = i;
+    if (best >= 0 && nbig < MAX_BIG) {
+        void *p = kept[best].p, *map = kept[best].map;
+        size_t len = kept[best].len;
+        kept_bytes -= len;
+        kept[best] = kept[--nkept];
+        remember(p, map, len);
+        pthread_mutex_unlock(&big_lock);
+        memset(p, 0, bytes);
+        return p;
+    }
+    pthread_mutex_unlock(&big_lock);
     size_t len = bytes + HUGE_ALIGN;
     void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (map == MAP_FAILED) return NULL;
@@ -45,7 +81,7 @@ void *ee_cpu_alloc(size_t bytes)
 #endif
     pthread_mutex_lock(&big_lock);
     int ok = nbig < MAX_BIG;
-    if (ok) big[nbig++] = (typeof(big[0])){p, map, len};
+    if (ok) remember(p, map, len);
     pthread_mutex_unlock(&big_lock);
     if (!ok) { /* more live blocks than ever seen: give this one back, use calloc */
         munmap(map, len);
@@ -63,6 +99,12 @@ void ee_cpu_free(void *p)
             void *map = big[i].map;
             size_t len = big[i].len;
             big[i] = big[--nbig];
+            if (nkept < MAX_KEPT && kept_bytes + len <= KEEP_BYTES) {
+                kept[nkept++] = (typeof(kept[0])){p, map, len, len - ((uintptr_t)p - (uintptr_t)map)};
+                kept_bytes += len;
+                pthread_mutex_unlock(&big_lock);
+                return;
+            }
             pthread_mutex_unlock(&big_lock);
             munmap(map, len);
             return;
