@@ -4,6 +4,7 @@
  * that the methods this file dispatches to do not call back into it. */
 #include "coalition.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
