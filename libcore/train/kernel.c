@@ -170,8 +170,11 @@ EeStatus ee_kernel_values(EeModel *clf, const EeInput *in, const EeAttrOptions *
     if ((st = ee_attr_targets(r, in, &opt, target, fx))) goto done;
     /* rows by length: a batch of similar rows runs at its active length */
     ee_rows_by_length(in->ids, in->mask, N, T, order);
+    EeProgress prog;
+    ee_progress_start(&prog, o, "coalition values", N);
     int nb = 0;
     for (int q = 0; q < N && !st; q++) {
+        ee_progress_tick(&prog, q);
         int i = order[q], n = 0;
         const int32_t *ids = in->ids + (size_t)i * T;
         for (int t = 0; t < T; t++)
@@ -203,6 +206,7 @@ EeStatus ee_kernel_values(EeModel *clf, const EeInput *in, const EeAttrOptions *
         }
     }
     if (!st && nb > 0) st = flush(r, h_ids, h_mask, nb, h_out, row_i, row_k, target, vempty, kt, &passes);
+    ee_progress_end(&prog, st ? 0 : N, passes);
     if (!st) st = ee_backend_check(r->be);
     if (!st) {
         for (int i = 0; i < N; i++) {
