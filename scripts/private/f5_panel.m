@@ -8,6 +8,7 @@
 ## @end deftypefn
 function S = f5_panel (P, q)
   t_panel = tic ();
+  kernel_loss (q);                     # a bad expl.loss fails before any work
   d = load (q.data);
   [~, dsname] = fileparts (q.data);
   cdir = fullfile (P.results, dsname);                  # classifiers: shared by the panels of a dataset
