@@ -98,7 +98,7 @@ static double run_once(Ctx *x, Work w, int n)
         o.precision = x->p;
         int32_t *y = malloc(sizeof(int32_t) * n);
         for (int i = 0; i < n; i++) y[i] = ids[(size_t)i * c->T + 1] % c->classes;
-        EeDataset tr = {in, y, NULL}, va = {{0}, NULL, NULL};
+        EeDataset tr = {in, y, NULL, NULL}, va = {{0}, NULL, NULL, NULL};
         EeModel *fresh = NULL; /* the benchmarked model keeps its weights for the maps */
         if (ee_model_new(c, &fresh)) die("model");
         ee_model_init(fresh, 6);

@@ -321,12 +321,32 @@ typedef struct {
 } EeHistory;
 void ee_history_free(EeHistory *h);
 
+/* The targets of target-free Shapley training (ee_kernel_values, below):
+ * per row, K coalitions of its real tokens (bit j of a coalition's words
+ * = the row's j-th real token, in position order, is present), their
+ * values b(S) = v(S) - v(empty), optional weights and the row's
+ * v(N) - v(empty). Arrays row-major, allocated by the caller. */
+typedef struct {
+    int K;            /* coalitions per row */
+    int words;        /* uint64 words per coalition (ee_kernel_words) */
+    uint64_t *coal;   /* N x K x words */
+    float *value;     /* N x K: b(S_k) */
+    float *weight;    /* N x K: w_k; NULL: 1/K each (sampled coalitions) */
+    float *total;     /* N: v(N) - v(empty) */
+    long passes;      /* classifier passes ee_kernel_values took */
+    double seconds;
+} EeKernelTargets;
+
 /* Training targets: class labels (classifier, 0-based, length n) or
- * attribution maps (explainer, n x T row-major). */
+ * attribution maps (explainer, n x T row-major), or, for an explainer
+ * trained without maps, coalition values (kernel; maps NULL): the loss is
+ * then ee_kernel_loss of each row (doc/MODELS.md, "Target-free training";
+ * validation rows keep their maps and MSE). */
 typedef struct {
     EeInput in;
     const int32_t *labels;
     const float *maps;
+    const EeKernelTargets *kernel;
 } EeDataset;
 
 /* Trains in place; keeps the weights of the best validation epoch when a
@@ -717,6 +737,42 @@ EeStatus ee_ig_fn(const EeScoreFn *f, const EeGradFn *g, const double *X, int N,
  * f evaluates the K background rows once, with the rows of X. */
 EeStatus ee_eg_fn(const EeScoreFn *f, const EeGradFn *g, const double *X, int N, int F, const double *bg, int K,
                   int m, const EeAttrOptions *o, double h, double *A, EeFnInfo *info);
+
+/* ---- target-free Shapley training (train/kernel.c, doc/MODELS.md) -------- */
+/* The Shapley kernel's distribution of coalition sizes for n players:
+ * p[m] proportional to (n - 1) / (m (n - m)) for m = 1..n-1, summing to 1;
+ * p[0] = p[n] = 0 (p has n + 1 entries). */
+void ee_kernel_size_probs(int n, double *p);
+/* Words of coalition bits for rows of up to n real tokens. */
+int ee_kernel_words(int n);
+/* K coalitions of a row of n real tokens from the stream (seed, row, a
+ * fixed key): even k: a size m from ee_kernel_size_probs, then m tokens
+ * uniformly; odd k: the complement of coalition k - 1 (antithetic pairs).
+ * n < 2: every coalition empty. coal: K x words. */
+void ee_kernel_draw(uint64_t seed, long row, int n, int K, int words, uint64_t *coal);
+/* Every proper non-empty coalition of n <= 20 players (S = 1..2^n - 2 as
+ * bit patterns, in that order) with the normalised kernel weight
+ * p(|S|) / C(n, |S|) (summing to 1); coal / weight may be NULL. Returns
+ * their number, 2^n - 2 (0 for n < 2 or n > 20). */
+long ee_kernel_all(int n, int words, uint64_t *coal, float *weight);
+/* The loss of one row of n real tokens and its gradient with respect to
+ * phi_hat (n values; grad may be NULL):
+ *   phi = phi_hat + (total - sum phi_hat) / n                (projection)
+ *   L = sum_k w_k (b_k - sum_{j in S_k} phi_j)^2 + sum_j (phi_hat_j - phi_j)^2
+ * w_k = weight[k] or 1/K. With the weights of ee_kernel_all its minimiser is
+ * the Shapley value of the game b (the second term pins phi_hat to the
+ * efficiency plane, where an explainer without classifier passes must be). */
+double ee_kernel_loss(int n, const double *phi_hat, double total, int K, int words, const uint64_t *coal,
+                      const float *value, const float *weight, double *grad);
+/* The values of kt's coalitions for the rows of in (draw != 0: drawn here
+ * first, ee_kernel_draw with o->seed and row o->row_offset + i): v(S) = the
+ * classifier's score for the explained class (o->target or the argmax at
+ * x, as ee_sv) with the real tokens outside S absent as ee_sv makes them
+ * absent (o->baseline, the row's mask). kt->value, total, passes and
+ * seconds are written: one pass for f(x), one for v(empty) and one per
+ * non-empty coalition of each row, batched (o->batch) at the active
+ * length. */
+EeStatus ee_kernel_values(EeModel *clf, const EeInput *in, const EeAttrOptions *o, EeKernelTargets *kt, int draw);
 
 /* Number of real (non-special) tokens of a row. */
 int ee_count_real(const int32_t *ids, int T);

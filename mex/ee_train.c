@@ -14,6 +14,7 @@ enum {
     O_VOCAB, O_KIND, O_FREEZE,
     /* explainers only */
     O_HEAD, O_EXPLAINS, O_DESIGN, O_INPUTS, O_ATTEND, O_OUTPUTS, O_EFFICIENCY, O_STANDARDIZE, O_STEPS,
+    O_LOSS, O_COALITIONS,
     /* classifiers only */
     O_PRIOR, NOPT
 };
@@ -21,7 +22,7 @@ static const char *const opt_names[NOPT] = {
     "validation", "epochs", "lr", "batch", "patience", "seed", "dropout", "schedule", "device", "precision",
     "verbose", "d", "heads", "layers", "ffn", "filters", "widths", "hidden", "bias", "classes",
     "vocab", "kind", "freeze", "head", "explains", "design", "inputs", "attend", "outputs", "efficiency", "standardize", "steps",
-    "prior"};
+    "loss", "coalitions", "prior"};
 
 /* A size may come from the spec struct or from a name/value option. */
 static const mxArray *size_field(const mxArray *spec, const EeMxOpt *o, int k)
@@ -164,6 +165,42 @@ static float *explainer_maps(EeModel *clf, const mxArray *A, const EeInput *in, 
     return maps;
 }
 
+/* 'loss', 'shapley_kernel' (A must be 'sv'): no maps for X; instead K
+ * ('coalitions', default 32) coalitions per row drawn from the Shapley
+ * kernel (seed 1, or 'seed') and their values from masked classifier
+ * passes (ee_kernel_values), into *kt. Returns 1 when the loss is the
+ * kernel's, 0 for 'mse' (the default), which takes no 'coalitions'. */
+static int kernel_targets(EeModel *clf, const mxArray *A, const EeInput *in, const EeMxOpt *o, int verbose,
+                          EeKernelTargets *kt)
+{
+    static const char *const losses[] = {"mse", "shapley_kernel"};
+    int kernel = o[O_LOSS].value ? ee_mx_choice(o[O_LOSS].value, "'loss'", losses, 2) : 0;
+    if (!kernel) {
+        if (o[O_COALITIONS].value) ee_mx_error("ee:badInput", "'coalitions' applies to 'loss', 'shapley_kernel'");
+        return 0;
+    }
+    if (!mxIsChar(A) || ee_mx_choice(A, "A", (const char *const[]){"sv", "ig"}, 2) != 0)
+        ee_mx_error("ee:badInput", "'loss', 'shapley_kernel' trains a Shapley explainer: A must be 'sv'");
+    const EeConfig *c = ee_model_config(clf);
+    EeAttrOptions a;
+    ee_attr_options_defaults(&a);
+    a.verbose = verbose;
+    a.print = ee_mx_print;
+    a.seed = o[O_SEED].value ? (uint64_t)ee_mx_int(o[O_SEED].value, "'seed'", 0, 0x7fffffff) : 1;
+    a.device = ee_mx_device(o[O_DEVICE].value);
+    a.precision = ee_mx_precision(o[O_PRECISION].value);
+    kt->K = o[O_COALITIONS].value ? ee_mx_int(o[O_COALITIONS].value, "'coalitions'", 1, 1 << 16) : 32;
+    kt->words = ee_kernel_words(c->T);
+    size_t cells = (size_t)in->n * kt->K;
+    ee_mx_budget((double)cells * (kt->words * sizeof(uint64_t) + sizeof(float)), "the coalitions");
+    kt->coal = ee_mx_malloc(sizeof(uint64_t) * (cells * kt->words + 1), "the coalitions");
+    kt->value = ee_mx_malloc(sizeof(float) * (cells + 1), "the coalition values");
+    kt->total = ee_mx_malloc(sizeof(float) * ((size_t)in->n + 1), "the coalition values");
+    EeStatus st = ee_kernel_values(clf, in, &a, kt, 1);
+    if (st) ee_mx_fail(st);
+    return 1;
+}
+
 /* 'outputs': 'tokens' fixes the output at 0 on [CLS], [SEP] and PAD (the
  * pad baseline gives them 0); 'all' predicts every position; 'auto'
  * (default) picks 'tokens' when the training maps are 0 there, else 'all'
@@ -173,6 +210,7 @@ static int read_zero_special(const mxArray *v, int dflt, const EeDataset *train,
     static const char *const outputs[] = {"auto", "tokens", "all"};
     int which = v ? ee_mx_choice(v, "'outputs'", outputs, 3) : dflt ? 0 : 2;
     if (which != 0) return which == 1;
+    if (!train->maps) return 1; /* Shapley values with the pad baseline: 0 there */
     for (size_t q = 0; q < (size_t)train->in.n * T; q++)
         if (EE_IS_SPECIAL(train->in.ids[q]) && train->maps[q] != 0.0f) return 0;
     return 1;
@@ -282,6 +320,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     char fingerprint[32] = "";
     EeConfig cfg;
     EeDataset train = {0}, valid = {0};
+    EeKernelTargets kt = {0};
     EeStatus st;
     EeModel *clf = NULL;
     EeExplainerSpec spec;
@@ -303,7 +342,12 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         cfg = *ee_model_config(clf);
         read_inputs(prhs[1], "X", &cfg, &train.in);
         int verbose = o[O_VERBOSE].value ? ee_mx_bool(o[O_VERBOSE].value, "'verbose'") : 1;
-        train.maps = explainer_maps(clf, prhs[2], &train.in, "A", o, verbose, &maps_method);
+        if (kernel_targets(clf, prhs[2], &train.in, o, verbose, &kt)) {
+            train.kernel = &kt; /* the target-free loss: maps for the validation rows only */
+            maps_method = 2;
+        } else {
+            train.maps = explainer_maps(clf, prhs[2], &train.in, "A", o, verbose, &maps_method);
+        }
         ee_explainer_spec_for_maps(&spec, maps_method == 2, o[O_INPUTS].value != NULL);
         if (o[O_VALIDATION].value) { /* {Xv, Av}, or {Xv} when the maps are computed here */
             const mxArray *v = o[O_VALIDATION].value;
@@ -411,6 +455,13 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     if (nfeat) { /* what the features cost (part of the explainer's training) */
         ee_mx_set(hs, "feature_passes", mxCreateDoubleScalar((double)(finfo.forward + finfo.backward)));
         ee_mx_set(hs, "feature_seconds", mxCreateDoubleScalar(finfo.seconds));
+    }
+    if (kt.K) { /* what the coalition values cost (part of the explainer's training) */
+        ee_mx_set(hs, "coalition_passes", mxCreateDoubleScalar((double)kt.passes));
+        ee_mx_set(hs, "coalition_seconds", mxCreateDoubleScalar(kt.seconds));
+        mxArray *set = mxGetField(out, 0, "settings");
+        ee_mx_set(set, "loss", mxCreateString("shapley_kernel"));
+        ee_mx_set(set, "coalitions", mxCreateDoubleScalar(kt.K));
     }
     ee_mx_set(out, "history", hs);
     store_words(out, prhs[0], o, explainer);

@@ -95,6 +95,30 @@
 ## @item 'validation'
 ## @{Xv, yv@} (or @{Xv, Av@}): early stopping on the validation loss, the
 ## weights of the best epoch are kept.
+## @item 'loss'
+## @qcode{'mse'} (default): the explainer learns the maps @var{A}.
+## @qcode{'shapley_kernel'} (with @var{A} @qcode{'sv'}): target-free
+## training of a Shapley explainer, as FastSHAP does for images: no SV maps
+## for @var{X}; instead, per row, @qcode{'coalitions'} coalitions S of its
+## real tokens drawn from the Shapley kernel (antithetic pairs, seed
+## @qcode{'seed'}), their values v(S) - v(empty) from the classifier with
+## the tokens outside S absent as @code{ee_sv} makes them absent, and the
+## loss of doc/MODELS.md ("Target-free training"): the kernel-weighted
+## squared error of the coalitions' sums of the map projected onto the
+## efficiency plane, plus the map's squared distance from that plane; its
+## minimiser is the Shapley value.  Cost: K + 2 classifier passes per
+## training row, once (the coalitions are drawn once before training and
+## kept: redrawing them every epoch would multiply these passes by the
+## epochs; more rows give the variety instead); the explainer itself is
+## the design chosen as usual (@qcode{'inputs'}, @qcode{'tokens'} is the
+## one-pass explainer).  The validation rows keep their SV maps and the
+## MSE (@{Xv, Av@}, or @{Xv@}: SV maps computed here with @qcode{'steps'}).
+## @code{history.coalition_passes} and @code{coalition_seconds} say what
+## the values cost; @code{settings.loss} and @code{settings.coalitions}
+## record the choice.
+## @item 'coalitions'
+## K, coalitions per row for @qcode{'shapley_kernel'} (default 32; an
+## even K pairs every coalition with its complement).
 ## @item 'epochs', 'lr', 'batch', 'patience', 'seed', 'dropout'
 ## Adam training; classifier defaults depend on the kind (transformer: 10,
 ## 5e-4, 32, 3, 1, 0.1; cnn: 10, 1e-3, 50, 3, 1, 0.5; mlp: 50, 1e-3, 32, 3,
@@ -363,6 +387,36 @@
 %! ## the memory budget: refused before allocating, with ee:outOfMemory and
 %! ## the estimate; the loaded model is freed (no growth over many refusals)
 %! assert_budget_refusal (@() ee_train ('transformer', repmat (X, 5000, 1), repmat (y, 5000, 1), 'verbose', false));
+
+%!test
+%! ## target-free Shapley training: from coalition values alone, the
+%! ## tokens-only explainer gets close to the exact Shapley values, as
+%! ## close as one trained on the exact maps themselves
+%! rand ('seed', 1);
+%! Xt = int32 (ones (60, 8)); Xt(:, 1) = 3;
+%! for i = 1:60
+%!   n = 2 + mod (i, 5); Xt(i, 2:n+1) = 5 + randi (3, 1, n); Xt(i, n+2) = 4;
+%! end
+%! yt = 1 + (sum (Xt == 6, 2) > sum (Xt == 7, 2));
+%! clf = ee_train (struct ('kind', 'transformer', 'd', 8, 'heads', 2, 'layers', 1, 'ffn', 16), Xt, yt, ...
+%!                 'epochs', 5, 'verbose', false, 'vocab', 9);
+%! Av = ee_sv (clf, Xt, 'exact', true);
+%! opts = {'inputs', 'tokens', 'validation', {Xt, Av}, 'epochs', 40, 'batch', 8, 'verbose', false};
+%! e = ee_train (clf, Xt, 'sv', 'loss', 'shapley_kernel', 'coalitions', 16, opts{:});
+%! assert (e.settings.loss, 'shapley_kernel');
+%! assert (e.settings.coalitions, 16);
+%! ## f(x), v(empty) and one pass per non-empty coalition of each row
+%! assert (e.history.coalition_passes, 60 * (2 + 16));
+%! mse = @(E) mean ((E(:) - Av(:)) .^ 2);
+%! m = ee_train (clf, Xt, Av, opts{:});
+%! assert (mse (ee_explain (e, Xt)) < 0.1 * mean (Av(:) .^ 2));
+%! assert (mse (ee_explain (e, Xt)) < 3 * mse (ee_explain (m, Xt)));
+
+%!error id=ee:badInput ee_train (ee_train ('cnn', X, y, 'epochs', 1, 'verbose', false), X, 'ig', 'loss', 'shapley_kernel')
+%!error id=ee:badInput ee_train (ee_train ('cnn', X, y, 'epochs', 1, 'verbose', false), X, 'sv', 'coalitions', 8)
+%!error id=ee:badInput ee_train (ee_train ('cnn', X, y, 'epochs', 1, 'verbose', false), X, 'sv', 'loss', 'hinge')
+%!error id=ee:badInput ee_train (ee_train ('cnn', X, y, 'epochs', 1, 'verbose', false), X, 'sv', 'loss', 'shapley_kernel', 'coalitions', 0)
+%!error id=ee:badInput ee_train ('cnn', X, y, 'loss', 'shapley_kernel')
 
 %!error <ee_train> ee_train ('cnn', X)
 %!error <Invalid call|usage> ee_train ()

@@ -60,6 +60,11 @@
 ## labels up to @code{rows} further rows of the domain (training rows and
 ## unlabelled text without expensive targets) and the student, trained on
 ## those maps and the panel's own targets, becomes the panel's explainer.
+## @code{expl.loss} @qcode{'shapley_kernel'} (SV panels of a transformer)
+## trains the panel's explainer without targets for its training and
+## unlabelled rows, on the classifier's values of @code{expl.coalitions}
+## (default 32) Shapley-kernel coalitions per row (@code{ee_train}'s
+## @qcode{'loss'}); the validation rows keep their SV maps.
 ## @item 'results', 'figures'
 ## folders (defaults @file{results/<preset>} and @file{figures}).
 ## @item 'heatmaps'

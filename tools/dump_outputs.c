@@ -191,7 +191,7 @@ int main(int argc, char **argv)
         OK(ee_sv_attribute(tf, &in, &o, A, NULL));
         for (int k = 0; k < 4; k++) {
             const EeConfig *c = ee_model_config(ms[k]);
-            EeDataset tr = {k == 2 ? xin : in, k == 3 ? NULL : labels, k == 3 ? A : NULL};
+            EeDataset tr = {k == 2 ? xin : in, k == 3 ? NULL : labels, k == 3 ? A : NULL, NULL};
             EeDataset va = tr; va.in.n = 4;
             EeTrainOptions t;
             ee_train_options_defaults(&t, c->kind, c->head);

@@ -1,5 +1,6 @@
 /* train.c: minibatch training shared by classifiers (cross-entropy on class
- * labels) and Empirical Explainers (MSE on attribution maps): seeded
+ * labels) and Empirical Explainers (MSE on attribution maps, or the
+ * target-free Shapley-kernel loss of kernel.c on coalition values): seeded
  * shuffling, Adam, dropout, per-epoch validation, early stopping that
  * keeps the best weights, and a progress line with rate and ETA. */
 #include "../models/model_impl.h"
@@ -68,6 +69,10 @@ typedef struct {
     int32_t *h_ids, *d_labels, *h_labels;
     uint8_t *h_mask;
     float *h_x, *h_maps, *h_feats, *d_maps, *d_dout;
+    /* the kernel loss: the batch's outputs and gradient on the host */
+    float *h_out, *h_dout;
+    double *h_phi, *h_grad;
+    int *h_pos;
 } Trainer;
 
 /* Values per row of an explainer's training maps: T positions of a token
@@ -91,7 +96,7 @@ static EeStatus load_batch(Trainer *t, const EeDataset *ds, const int *idx, int 
             memcpy(t->h_x + (size_t)i * c->D, ds->in.x + s * c->D, sizeof(float) * c->D);
         }
         if (t->classifier) t->h_labels[i] = ds->labels[s];
-        else
+        else if (ds->maps)
             for (int k = 0; k < MW; k++)
                 t->h_maps[(size_t)i * MW + k] = (float)(ds->maps[s * MW + k] / t->map_scale);
         if (t->feats)
@@ -103,14 +108,57 @@ static EeStatus load_batch(Trainer *t, const EeDataset *ds, const int *idx, int 
     if (!st && t->feats) st = ee_run_set_features(t->r, t->h_feats, nb);
     if (st) return st;
     if (t->classifier) t->be->upload(t->d_labels, t->h_labels, sizeof(int32_t) * nb);
-    else t->be->upload(t->d_maps, t->h_maps, sizeof(float) * (size_t)nb * MW);
+    else if (ds->maps) t->be->upload(t->d_maps, t->h_maps, sizeof(float) * (size_t)nb * MW);
     return EE_OK;
 }
 
+static int predicted(const EeConfig *c, int32_t id);
+
+/* The kernel loss of the batch's rows idx[0..nb) (kernel.c), in the
+ * standardised unit like the MSE: each row's ee_kernel_loss of its real
+ * tokens' outputs, plus the squares of its outputs at the other predicted
+ * positions (0 in every Shapley map), over nb T; its gradient into d_dout. */
+static float kernel_batch_loss(Trainer *t, const EeDataset *ds, const int *idx, int nb, int want_grad)
+{
+    const EeKernelTargets *kt = ds->kernel;
+    int T = t->c->T;
+    double ms = t->map_scale, total = 0;
+    t->be->download(t->h_out, t->r->out, sizeof(float) * (size_t)nb * T);
+    for (int i = 0; i < nb; i++) {
+        size_t s = (size_t)idx[i];
+        const int32_t *ids = ds->in.ids + s * T;
+        const float *out = t->h_out + (size_t)i * T;
+        float *dout = t->h_dout + (size_t)i * T;
+        int n = 0;
+        for (int p = 0; p < T; p++) {
+            dout[p] = 0;
+            if (!EE_IS_SPECIAL(ids[p])) {
+                t->h_pos[n] = p;
+                t->h_phi[n++] = (double)out[p] * ms;
+            } else if (predicted(t->c, ids[p])) {
+                double y = (double)out[p] * ms;
+                total += y * y;
+                dout[p] = (float)(2 * y * ms);
+            }
+        }
+        total += ee_kernel_loss(n, t->h_phi, kt->total[s], kt->K, kt->words, kt->coal + s * kt->K * kt->words,
+                                kt->value + s * kt->K, kt->weight ? kt->weight + s * kt->K : NULL, t->h_grad);
+        for (int j = 0; j < n; j++) dout[t->h_pos[j]] = (float)(t->h_grad[j] * ms);
+    }
+    /* the loss in units of ms^2 per position; dout = d loss / d out */
+    double denom = (double)nb * T * ms * ms;
+    if (want_grad) {
+        for (size_t q = 0; q < (size_t)nb * T; q++) t->h_dout[q] = (float)(t->h_dout[q] / denom);
+        t->be->upload(t->d_dout, t->h_dout, sizeof(float) * (size_t)nb * T);
+    }
+    return (float)(total / denom);
+}
+
 /* Loss of the current forward output; writes dout when want_grad. */
-static float batch_loss(Trainer *t, int nb, int want_grad)
+static float batch_loss(Trainer *t, const EeDataset *ds, const int *idx, int nb, int want_grad)
 {
     float loss = 0;
+    if (!t->classifier && ds->kernel && !ds->maps) return kernel_batch_loss(t, ds, idx, nb, want_grad);
     if (t->classifier)
         t->be->softmax_xent(t->r->out, t->d_labels, t->d_dout, &loss, nb, t->outs);
     else
@@ -137,7 +185,7 @@ static EeStatus evaluate(Trainer *t, const EeDataset *ds, double *loss, double *
         if ((st = load_batch(t, ds, idx, nb))) break;
         ee_run_embed(t->r, nb);
         ee_run_forward(t->r, nb, 0);
-        total += (double)batch_loss(t, nb, 0) * nb * t->map_scale * t->map_scale;
+        total += (double)batch_loss(t, ds, idx, nb, 0) * nb * t->map_scale * t->map_scale;
         if (t->classifier) {
             t->be->download(out, t->r->out, sizeof(float) * (size_t)nb * t->outs);
             for (int i = 0; i < nb; i++) {
@@ -163,6 +211,15 @@ static EeStatus check_dataset(const EeModel *m, const EeDataset *ds, const char 
         if (classifier) {
             if (!ds->labels || ds->labels[i] < 0 || ds->labels[i] >= c->classes)
                 return ee_fail(EE_ERR_INPUT, "%s label at row %d must be in 1..%d", what, i + 1, c->classes);
+        } else if (!ds->maps) {
+            const EeKernelTargets *kt = ds->kernel;
+            if (!kt || kt->K < 1 || kt->words < ee_kernel_words(ee_count_real(ds->in.ids + (size_t)i * c->T, c->T)))
+                return ee_fail(EE_ERR_INPUT, "%s data: neither attribution maps nor coalition values", what);
+            if (!isfinite(kt->total[i]))
+                return ee_fail(EE_ERR_INPUT, "%s coalition values have NaN or Inf at row %d", what, i + 1);
+            for (int k = 0; k < kt->K; k++)
+                if (!isfinite(kt->value[(size_t)i * kt->K + k]) || (kt->weight && !(kt->weight[(size_t)i * kt->K + k] >= 0)))
+                    return ee_fail(EE_ERR_INPUT, "%s coalition values or weights bad at row %d", what, i + 1);
         } else {
             for (int t = 0; t < map_width(c); t++)
                 if (!isfinite(ds->maps[(size_t)i * map_width(c) + t]))
@@ -191,6 +248,28 @@ static double map_rms(const EeConfig *c, const EeDataset *ds)
     for (size_t q = 0; q < (size_t)ds->in.n * map_width(c); q++)
         if (!token || predicted(c, ds->in.ids[q])) { /* a feature explainer predicts every player */
             ss += (double)ds->maps[q] * ds->maps[q];
+            n++;
+        }
+    double rms = n ? sqrt(ss / n) : 0;
+    return rms > 0 && isfinite(rms) ? rms : 1.0;
+}
+
+/* The kernel loss's unit, as map_rms's without maps: the RMS of
+ * b(S) / sqrt(|S|) over the rows' non-empty coalitions (for independent
+ * token values of RMS r it is about r). */
+static double kernel_rms(const EeConfig *c, const EeDataset *ds)
+{
+    const EeKernelTargets *kt = ds->kernel;
+    double ss = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < (size_t)ds->in.n; i++)
+        for (int k = 0; k < kt->K; k++) {
+            const uint64_t *S = kt->coal + (i * kt->K + k) * kt->words;
+            int m = 0;
+            for (int w = 0; w < kt->words; w++) m += __builtin_popcountll(S[w]);
+            if (!m) continue;
+            double b = kt->value[i * kt->K + k];
+            ss += b * b / m;
             n++;
         }
     double rms = n ? sqrt(ss / n) : 0;
@@ -352,10 +431,12 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
     t.classifier = classifier;
     t.outs = ee_config_outputs(c);
     t.feats = ee_config_features(c);
-    t.map_scale = !classifier && opt->standardize ? map_rms(c, train) : 1.0;
+    int kernel = !classifier && !train->maps;
+    t.map_scale = classifier || !opt->standardize ? 1.0 : kernel ? kernel_rms(c, train) : map_rms(c, train);
     if (t.feats) {
         fit_feature_scale(m, train);
-        if ((st = fit_feature_map(m, train, t.map_scale))) return st;
+        /* without maps there is no least-squares start: the features' weights start at 0 */
+        if (!kernel && (st = fit_feature_map(m, train, t.map_scale))) return st;
     }
     t.be = be;
     if ((st = ee_run_new(m, t.be, B, 1, 1, &t.r))) return st;
@@ -368,6 +449,14 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
     t.h_labels = malloc(sizeof(int32_t) * B);
     t.h_maps = malloc(sizeof(float) * B * (size_t)map_width(c));
     t.h_feats = t.feats ? malloc(sizeof(float) * B * T * t.feats) : NULL;
+    if (kernel) {
+        t.h_out = malloc(sizeof(float) * B * T);
+        t.h_dout = malloc(sizeof(float) * B * T);
+        t.h_phi = malloc(sizeof(double) * (T + 1));
+        t.h_grad = malloc(sizeof(double) * (T + 1));
+        t.h_pos = malloc(sizeof(int) * (T + 1));
+        if (!t.h_out || !t.h_dout || !t.h_phi || !t.h_grad || !t.h_pos) fail = 1;
+    }
     t.d_labels = ee_run_alloc(t.r, sizeof(int32_t) * B, &fail);
     t.d_maps = ee_run_alloc(t.r, sizeof(float) * B * (size_t)map_width(c), &fail);
     t.d_dout = ee_run_alloc(t.r, sizeof(float) * B * t.outs, &fail);
@@ -411,7 +500,7 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
             t.r->dropout_seed = ee_hash64(opt->seed ^ ee_hash64((uint64_t)step + 0x5eed));
             ee_run_embed(t.r, nb);
             ee_run_forward(t.r, nb, 1);
-            float loss = batch_loss(&t, nb, 1);
+            float loss = batch_loss(&t, train, order + b0, nb, 1);
             if (!isfinite(loss)) {
                 st = ee_fail(EE_ERR_INPUT, "training diverged (loss %g at epoch %d); lower 'lr'",
                              (double)loss, ep + 1);
@@ -472,13 +561,13 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
                        (double)opt->prior_weight);
         if (!nv)
             say(opt, "epoch %d/%d  train %s %.4g  (%s)", ep + 1, opt->epochs,
-                classifier ? "loss" : "MSE", ep_loss / n, el);
+                classifier ? "loss" : kernel ? "kernel loss" : "MSE", ep_loss / n, el);
         else if (classifier)
             say(opt, "epoch %d/%d  train loss %.4f  valid loss %.4f  valid acc %.4f  (%s)", ep + 1,
                 opt->epochs, ep_loss / n, vloss, vmetric, el);
         else
-            say(opt, "epoch %d/%d  train MSE %.4g  valid MSE %.4g  (%s)", ep + 1, opt->epochs,
-                ep_loss / n, vloss, el);
+            say(opt, "epoch %d/%d  train %s %.4g  valid MSE %.4g  (%s)", ep + 1, opt->epochs,
+                kernel ? "kernel loss" : "MSE", ep_loss / n, vloss, el);
         if (nv && since_best > opt->patience) {
             hist->stopped_early = 1;
             say(opt, "early stop: no improvement for %d epochs; keeping epoch %d", since_best,
@@ -507,6 +596,11 @@ done:
     free(t.h_labels);
     free(t.h_maps);
     free(t.h_feats);
+    free(t.h_out);
+    free(t.h_dout);
+    free(t.h_phi);
+    free(t.h_grad);
+    free(t.h_pos);
     free(best);
     free(order);
     if (st) ee_history_free(hist);

@@ -8,6 +8,7 @@
 ## @end deftypefn
 function S = f5_panel (P, q)
   t_panel = tic ();
+  kernel_loss (q);                     # a bad expl.loss fails before any work
   d = load (q.data);
   [~, dsname] = fileparts (q.data);
   cdir = fullfile (P.results, dsname);                  # classifiers: shared by the panels of a dataset
@@ -66,10 +67,23 @@ function S = f5_panel (P, q)
     tk.(p) = cache_key ({'targets', ck, desc, p, X.(p)});
     tfile.(p) = fullfile (dir, ['targets_' p '_' tk.(p) '.mat']);
   end
-  estimate_cost (P, q, clf.model, X, tfile, parts, ts);
+  ## expl.loss 'shapley_kernel': the explainer's training rows need no
+  ## targets (it trains on coalition values, ee_train 'loss'); the valid
+  ## rows keep theirs for early stopping and the MSE
+  kernel = kernel_loss (q);
+  tparts = parts;
+  if (kernel)
+    tparts = {'valid', 'test'};
+  end
+  estimate_cost (P, q, clf.model, X, tfile, tparts, ts);
   tg = struct ();
   for k = 1:numel (parts)
     p = parts{k};
+    if (! any (strcmp (p, tparts)))
+      tg.(p) = struct ('A', [], 'info', struct ('seconds', 0, 'passes', 0));
+      hits.(['targets_' p]) = true;
+      continue;
+    end
     [tg.(p), hits.(['targets_' p])] = f5_cached (P, tfile.(p), ...
         sprintf ('%s targets (%s, %d rows, s = %d)', nm, p, rows (X.(p)), ts.(p)), ...
         @() make_targets (P, clf.model, X.(p), q, ts.(p), tfile.(p), ! strcmp (p, 'test')));
@@ -86,6 +100,9 @@ function S = f5_panel (P, q)
   if (isfield (e, 'distill'))
     distill = e.distill;
     e = rmfield (e, 'distill');        # the teacher is keyed as without it
+  end
+  if (! kernel)                        # MSE on maps: keyed as before these fields
+    e = rmfield (e, intersect ({'loss', 'coalitions'}, fieldnames (e)));
   end
   for j = 1:e.ensemble
     ej = e;
@@ -242,6 +259,9 @@ function S = f5_panel (P, q)
     rt.explainer_passes += h.epochs_run * (2 * n_fit + numel (sub.valid));
     if (isfield (h, 'feature_passes'))
       rt.explainer_passes += h.feature_passes;
+    end
+    if (isfield (h, 'coalition_passes'))  # the target-free loss's coalition values
+      rt.explainer_passes += h.coalition_passes;
     end
   end
   rt.empirical_seconds = emp_seconds;
@@ -496,17 +516,47 @@ function r = train_explainer (P, backbone, X, tg, q, e, dsname)
                  'ig_method', q.ig_method, 'seed', q.seed);
   Xfit = [X.train; X.unlabelled];
   Afit = [tg.train.A; tg.unlabelled.A];
+  loss = {};
+  if (kernel_loss (q))                 # coalition values, computed by ee_train
+    Afit = 'sv';
+    loss = {'loss', 'shapley_kernel', 'coalitions', e.coalitions};
+  end
   t0 = tic ();
   ## efficiency needs gradient inputs (and pad-baseline maps): asked only then
   eff = {};
   if (! strcmp (e.inputs, 'tokens'))
     eff = {'efficiency', e.efficiency};
   end
-  m = ee_train (backbone, Xfit, Afit, 'validation', {X.valid, tg.valid.A}, eff{:}, ...
+  m = ee_train (backbone, Xfit, Afit, 'validation', {X.valid, tg.valid.A}, eff{:}, loss{:}, ...
                 'explains', desc, 'head', e.head, 'inputs', e.inputs, 'attend', e.attend, ...
                 'outputs', e.outputs, 'freeze', e.freeze, 'epochs', e.epochs, 'lr', e.lr, 'batch', e.batch, ...
                 'schedule', e.schedule, 'patience', e.patience, 'seed', e.seed, 'standardize', e.standardize, ...
                 'verbose', P.verbose);
   r.seconds = toc (t0);
   r.model = m;
+end
+
+## Whether the panel's explainer trains with the target-free Shapley loss
+## (expl.loss 'shapley_kernel', expl.coalitions per row) instead of MSE on
+## expensive targets ('mse').
+function k = kernel_loss (q)
+  loss = 'mse';
+  if (isfield (q.expl, 'loss'))
+    loss = q.expl.loss;
+  end
+  if (! any (strcmp (loss, {'mse', 'shapley_kernel'})))
+    error ('ee:badInput', 'figure5: expl.loss must be ''mse'' or ''shapley_kernel'', got ''%s''', loss);
+  end
+  k = strcmp (loss, 'shapley_kernel');
+  if (k && ! strcmp (q.method, 'sv'))
+    error ('ee:badInput', 'figure5: expl.loss ''shapley_kernel'' trains Shapley explainers (panel %s is %s)', ...
+           q.name, q.method);
+  end
+  if (k && ! strcmp (q.kind, 'transformer'))
+    error ('ee:notSupported', ['figure5: expl.loss ''shapley_kernel'' needs the explained classifier as the ' ...
+                               'explainer''s backbone (a transformer; panel %s explains a %s)'], q.name, q.kind);
+  end
+  if (k && isfield (q.expl, 'distill') && ! isempty (q.expl.distill))
+    error ('ee:notSupported', 'figure5: expl.loss ''shapley_kernel'' with expl.distill is not supported');
+  end
 end

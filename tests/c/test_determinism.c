@@ -220,8 +220,8 @@ static void train_case(EeKind kind, EeHead head, int batch)
     for (int i = 0; i < N && ids; i++) /* long rows: many positions per batch */
         for (int t = 1; t < T - 1; t++) ids[(size_t)i * T + t] = 4 + (int)ee_rng_below(&rng, 36);
     EeDataset tr = {{N, ids, NULL, x, NULL}, head == EE_HEAD_CLASSIFIER ? labels : NULL,
-                    head == EE_HEAD_CLASSIFIER ? NULL : maps};
-    EeDataset va = {{5, ids, NULL, x, NULL}, tr.labels, tr.maps};
+                    head == EE_HEAD_CLASSIFIER ? NULL : maps, NULL};
+    EeDataset va = {{5, ids, NULL, x, NULL}, tr.labels, tr.maps, NULL};
     EeTrainOptions o;
     ee_train_options_defaults(&o, kind, head);
     o.epochs = quick ? 1 : 2;

@@ -1048,7 +1048,7 @@ static void train_parity(const char *label, const EeConfig *cfg, int epochs, flo
     float *x = token ? NULL : xmalloc(sizeof(float) * (ntr + nva) * cfg->D);
     int32_t *lab = xmalloc(sizeof(int32_t) * (ntr + nva));
     make_task(cfg, ntr + nva, ids, x, lab);
-    EeDataset tr = {{0}, NULL, NULL}, va = {{0}, NULL, NULL};
+    EeDataset tr = {{0}, NULL, NULL, NULL}, va = {{0}, NULL, NULL, NULL};
     tr.in.n = ntr;
     va.in.n = nva;
     if (token) {

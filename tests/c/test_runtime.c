@@ -112,7 +112,7 @@ static void test_interrupts(void)
     to.device = EE_DEVICE_CPU;
     to.batch = 2;
     to.epochs = quick ? 1 : 3;
-    EeDataset tr = {in, labels, NULL};
+    EeDataset tr = {in, labels, NULL, NULL};
     for (int pass = 0; pass < 2; pass++) { /* with the hook, then without */
         EeStatus want = pass ? EE_OK : EE_ERR_INTERRUPTED;
         polls = 0;

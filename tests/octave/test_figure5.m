@@ -136,6 +136,25 @@
 %!   assert (! any (cell2mat (struct2cell (R4.panels(1).cache_hits))));
 %!   assert (R3.panels(1).keys.targets, R1.panels(3).keys.targets);
 %!   assert (! strcmp (R3.panels(1).keys.explainer{1}, R1.panels(3).keys.explainer{1}));
+%!   ## expl.loss 'mse' (the default) keeps the explainers' keys of before
+%!   ## the option: everything from the cache
+%!   R5 = figure5 ('tiny', 'results', res, 'figures', tempname (), 'verbose', false, 'panels', 'sv_fortunes', ...
+%!                 'sv', struct ('expl', struct ('loss', 'mse', 'coalitions', 8)));
+%!   assert (all (cell2mat (struct2cell (R5.panels(1).cache_hits))));
+%!   ## the target-free loss: another explainer, trained without targets for
+%!   ## its training and unlabelled rows; the rest from the cache
+%!   R6 = figure5 ('tiny', 'results', res, 'figures', tempname (), 'verbose', false, 'panels', 'sv_fortunes', ...
+%!                 'sv', struct ('expl', struct ('loss', 'shapley_kernel', 'coalitions', 8)));
+%!   h = R6.panels(1).cache_hits;
+%!   assert ([h.classifier h.targets_valid h.targets_test h.curve h.explainer], [true(1, 4), false]);
+%!   assert (! strcmp (R6.panels(1).keys.explainer{1}, R1.panels(3).keys.explainer{1}));
+%!   rt = R6.panels(1).runtime;
+%!   assert ([rt.targets_train_passes rt.targets_unlabelled_passes], [0 0]);
+%!   assert (isfinite (R6.panels(1).curve.explainer_curve));
+%!   R7 = figure5 ('tiny', 'results', res, 'figures', tempname (), 'verbose', false, 'panels', 'sv_fortunes', ...
+%!                 'sv', struct ('expl', struct ('loss', 'shapley_kernel', 'coalitions', 10)));
+%!   assert (! strcmp (R7.panels(1).keys.explainer{1}, R6.panels(1).keys.explainer{1}));
+%!   assert (R7.panels(1).cache_hits.explainer, false);
 %! unwind_protect_cleanup
 %!   confirm_recursive_rmdir (false, 'local');
 %!   if (exist (res, 'dir')) rmdir (res, 's'); end
@@ -171,3 +190,4 @@
 
 %!error <unknown preset> figure5 ('huge', 'results', tempname (), 'figures', tempname ())
 %!error <unknown option> figure5 ('tiny', 'nosuch', 1)
+%!error <shapley_kernel> figure5 ('tiny', 'results', tempname (), 'figures', tempname (), 'panels', 'ig_spam', 'verbose', false, 'ig', struct ('expl', struct ('loss', 'shapley_kernel')))
