@@ -738,13 +738,15 @@ EeStatus ee_ig_fn(const EeScoreFn *f, const EeGradFn *g, const double *X, int N,
 EeStatus ee_eg_fn(const EeScoreFn *f, const EeGradFn *g, const double *X, int N, int F, const double *bg, int K,
                   int m, const EeAttrOptions *o, double h, double *A, EeFnInfo *info);
 
-/* ---- target-free Shapley training (train/kernel.c, doc/MODELS.md) -------- */
+/* ---- target-free Shapley training (doc/MODELS.md): the coalitions and
+ * their values attr/kernel_values.c, the loss train/kernel.c ------------ */
 /* The Shapley kernel's distribution of coalition sizes for n players:
  * p[m] proportional to (n - 1) / (m (n - m)) for m = 1..n-1, summing to 1;
  * p[0] = p[n] = 0 (p has n + 1 entries). */
 void ee_kernel_size_probs(int n, double *p);
-/* Words of coalition bits for rows of up to n real tokens. */
-int ee_kernel_words(int n);
+/* Words of coalition bits for rows of up to n real tokens (inline: the
+ * sampler in attr/ and the loss's checks in train/ both need it). */
+static inline int ee_kernel_words(int n) { return n > 64 ? (n + 63) / 64 : 1; }
 /* K coalitions of a row of n real tokens from the stream (seed, row, a
  * fixed key): even k: a size m from ee_kernel_size_probs, then m tokens
  * uniformly; odd k: the complement of coalition k - 1 (antithetic pairs).

@@ -21,13 +21,6 @@ void ee_attr_options_defaults(EeAttrOptions *o)
     o->verbose = 1;
 }
 
-int ee_count_real(const int32_t *ids, int T)
-{
-    int n = 0;
-    for (int t = 0; t < T; t++) n += !EE_IS_SPECIAL(ids[t]);
-    return n;
-}
-
 typedef struct {
     EeAttrFn fn;
     EeModel *m;

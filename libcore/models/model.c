@@ -402,3 +402,12 @@ EeStatus ee_input_check(const EeModel *m, const EeInput *in)
     }
     return EE_OK;
 }
+
+/* Number of real (non-special) tokens of a row (ee.h): here, below the
+ * samplers and the trainer that both count them. */
+int ee_count_real(const int32_t *ids, int T)
+{
+    int n = 0;
+    for (int t = 0; t < T; t++) n += !EE_IS_SPECIAL(ids[t]);
+    return n;
+}
