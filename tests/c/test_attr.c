@@ -69,58 +69,18 @@ static void test_nodes(void)
 static EeModel *make_model(EeKind kind, int bias, int T)
 {
     EeConfig c;
-    ee_config_defaults(&c, kind);
-    c.classes = 3;
+    refm_config(&c, kind, T, 7, 6, 5);
     c.bias = bias;
-    if (kind == EE_KIND_TRANSFORMER) { c.vocab = 30; c.T = T; c.d = 8; c.heads = 2; c.layers = 2; c.ffn = 16; }
-    if (kind == EE_KIND_CNN) { c.vocab = 30; c.T = T; c.d = 6; c.filters = 5; c.nwidths = 2; c.widths[0] = 2; c.widths[1] = 3; }
-    if (kind == EE_KIND_MLP) { c.D = 7; c.nhidden = 2; c.hidden[0] = 6; c.hidden[1] = 5; }
-    EeModel *m;
-    if (ee_model_new(&c, &m)) return NULL;
-    ee_model_init(m, 11);
-    /* nontrivial weights everywhere (biases and LayerNorms too) */
-    for (int i = 0; i < ee_model_nparams(m); i++) {
-        EeParamInfo pi;
-        ee_model_param_info(m, i, &pi);
-        float *buf = malloc(sizeof(float) * pi.count);
-        double sd = kind == EE_KIND_TRANSFORMER ? 0.4 : 0.5;
-        for (size_t k = 0; k < pi.count; k++) buf[k] = (float)(sd * ee_rng_normal(&rng));
-        if (!strcmp(pi.field, "E_tok"))
-            for (int c2 = 0; c2 < pi.dims[1]; c2++) buf[(size_t)c2 * pi.dims[0]] = 0;
-        if (strstr(pi.field, "_g"))
-            for (size_t k = 0; k < pi.count; k++) buf[k] = 1.0f + 0.2f * buf[k];
-        ee_param_set(m, i, buf, pi.count);
-        free(buf);
-    }
-    return m;
+    return refm_model(&c, 11, kind == EE_KIND_TRANSFORMER ? 0.4 : 0.5, &rng);
 }
 
 /* Rows [CLS] tokens [SEP] PAD..., real lengths from lens[]. */
 static int32_t *make_ids(int N, int T, const int *lens)
 {
-    int32_t *ids = malloc(sizeof(int32_t) * N * T);
-    for (int i = 0; i < N; i++)
-        for (int t = 0; t < T; t++)
-            ids[i * T + t] = t == 0 ? EE_CLS : t == lens[i] + 1 ? EE_SEP : t <= lens[i] ? 4 + (int)ee_rng_below(&rng, 26) : EE_PAD;
-    return ids;
+    return refm_ids(N, T, lens, &rng);
 }
 
 /* ---- IG against a double-precision reference ---------------------------------- */
-typedef struct {
-    Ref *r;
-    const uint8_t *mask;
-    double *e;
-    int target;
-} Point;
-
-static double ref_target(void *p)
-{
-    Point *q = p;
-    double out[8];
-    ref_net(q->r, q->e, q->mask, out);
-    return out[q->target];
-}
-
 /* Reference IG of one row: sum_k w_k grad f(e_b + a_k (e_x - e_b)) .* (e_x - e_b),
  * gradient by central differences in double, summed over d. */
 static void ref_ig_row(Ref *r, const double *ex, const double *eb, const uint8_t *mask, int target,
@@ -128,10 +88,10 @@ static void ref_ig_row(Ref *r, const double *ex, const double *eb, const uint8_t
 {
     int n = rows * per;
     double *e = malloc(sizeof(double) * n), *acc = calloc((size_t)n, sizeof(double));
-    Point pt = {r, mask, e, target};
+    RefPoint pt = {r, mask, e, target};
     for (int k = 0; k < s; k++) {
         for (int j = 0; j < n; j++) e[j] = eb[j] + a[k] * (ex[j] - eb[j]);
-        for (int j = 0; j < n; j++) acc[j] += w[k] * gc_fd1(ref_target, &pt, &e[j], 1e-6);
+        for (int j = 0; j < n; j++) acc[j] += w[k] * gc_fd1(ref_point_target, &pt, &e[j], 1e-6);
     }
     for (int t = 0; t < rows; t++) {
         phi[t] = 0;
@@ -326,7 +286,7 @@ static void check_features(EeKind kind)
                 free(ep);
             }
             double *e = malloc(sizeof(double) * T * d);
-            Point pt = {&ref, mask, e, best};
+            RefPoint pt = {&ref, mask, e, best};
             if (!zero) {
                 double alpha[EE_PATH_NODES], wq[EE_PATH_NODES];
                 CHECK_OK(ee_ig_nodes(EE_IG_GAUSSLEGENDRE, EE_PATH_NODES, alpha, wq));
@@ -335,7 +295,7 @@ static void check_features(EeKind kind)
                         cmp_add(&endsP, FP[((size_t)i * T + t) * kP + j], F2[((size_t)i * T + t) * 2 + j]);
                 for (int p = 0; p < EE_PATH_NODES; p++) {
                     for (int j = 0; j < T * d; j++) e[j] = eb[j] + alpha[p] * (ex[j] - eb[j]);
-                    for (int j = 0; j < T * d; j++) gb[j] = gc_fd1(ref_target, &pt, &e[j], 1e-6);
+                    for (int j = 0; j < T * d; j++) gb[j] = gc_fd1(ref_point_target, &pt, &e[j], 1e-6);
                     for (int t = 0; t < T; t++) {
                         double sp = 0;
                         for (int q = 0; q < d; q++) sp += (ex[t * d + q] - eb[t * d + q]) * gb[t * d + q];
@@ -344,13 +304,13 @@ static void check_features(EeKind kind)
                 }
             }
             memcpy(e, ex, sizeof(double) * T * d);
-            for (int j = 0; j < T * d; j++) g[j] = gc_fd1(ref_target, &pt, &e[j], 1e-6);
+            for (int j = 0; j < T * d; j++) g[j] = gc_fd1(ref_point_target, &pt, &e[j], 1e-6);
             /* the gradient at the baseline's embedding output (not for the
              * cnn: its pad baseline is all zero vectors, where every window
              * ties in the max over time, as at IG's a = 0 node above) */
             if (!zero && kind == EE_KIND_TRANSFORMER) {
                 memcpy(e, eb, sizeof(double) * T * d);
-                for (int j = 0; j < T * d; j++) gb[j] = gc_fd1(ref_target, &pt, &e[j], 1e-6);
+                for (int j = 0; j < T * d; j++) gb[j] = gc_fd1(ref_point_target, &pt, &e[j], 1e-6);
                 for (int t = 0; t < T; t++) {
                     double sb = 0;
                     for (int q = 0; q < d; q++) sb += (ex[t * d + q] - eb[t * d + q]) * gb[t * d + q];
