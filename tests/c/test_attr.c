@@ -74,12 +74,6 @@ static EeModel *make_model(EeKind kind, int bias, int T)
     return refm_model(&c, 11, kind == EE_KIND_TRANSFORMER ? 0.4 : 0.5, &rng);
 }
 
-/* Rows [CLS] tokens [SEP] PAD..., real lengths from lens[]. */
-static int32_t *make_ids(int N, int T, const int *lens)
-{
-    return refm_ids(N, T, lens, &rng);
-}
-
 /* ---- IG against a double-precision reference ---------------------------------- */
 /* Reference IG of one row: sum_k w_k grad f(e_b + a_k (e_x - e_b)) .* (e_x - e_b),
  * gradient by central differences in double, summed over d. */
@@ -109,7 +103,7 @@ static void check_ig(EeKind kind, int bias)
     Ref ref;
     ref_load(&ref, m);
     int token = kind != EE_KIND_MLP, rows = token ? T : c->D, per = token ? c->d : 1;
-    int32_t *ids = token ? make_ids(N, T, lens) : NULL;
+    int32_t *ids = token ? refm_ids(N, T, lens, &rng) : NULL;
     float *x = NULL;
     if (!token) {
         x = malloc(sizeof(float) * N * c->D);
@@ -190,7 +184,7 @@ static void check_features(EeKind kind)
     Ref ref;
     ref_load(&ref, m);
     int d = c->d, k = 1 + d;
-    int32_t *ids = make_ids(N, T, lens);
+    int32_t *ids = refm_ids(N, T, lens, &rng);
     EeInput in = {.n = N, .ids = ids};
     float *F = malloc(sizeof(float) * N * T * k), *F1 = malloc(sizeof(float) * N * T);
     float *F2 = malloc(sizeof(float) * N * T * 2), *F4 = malloc(sizeof(float) * N * T * 4);
@@ -433,7 +427,7 @@ static void check_shapley(EeKind kind, int bias)
     EeModel *m = make_model(kind, bias, T);
     Ref ref;
     ref_load(&ref, m);
-    int32_t *ids = make_ids(N, T, lens);
+    int32_t *ids = refm_ids(N, T, lens, &rng);
     EeInput in = {.n = N, .ids = ids};
     EeAttrOptions o;
     ee_attr_options_defaults(&o);
@@ -517,7 +511,7 @@ static void check_explain(EeKind kind) /* explainer heads: the transformer only 
     EeModel *clf = make_model(kind, 1, T), *ex[2] = {NULL, NULL};
     Ref ref;
     ref_load(&ref, clf);
-    int32_t *ids = make_ids(N, T, lens), tg[4];
+    int32_t *ids = refm_ids(N, T, lens, &rng), tg[4];
     EeInput in = {.n = N, .ids = ids};
     EeExplainerSpec spec;
     ee_explainer_spec_default(&spec);
@@ -588,7 +582,7 @@ static void check_train_features(EeKind kind)
 
     const int T = 9, lt[4] = {7, 2, 5, 3}, lv[3] = {1, 6, 4};
     EeModel *clf = make_model(kind, 1, T), *ex = NULL, *paper = NULL;
-    int32_t *ids_t = make_ids(4, T, lt), *ids_v = make_ids(3, T, lv);
+    int32_t *ids_t = refm_ids(4, T, lt, &rng), *ids_v = refm_ids(3, T, lv, &rng);
     ee_explainer_spec_default(&s);
     ee_explainer_spec_for_maps(&s, 1, 0); /* occlusion: 4 features */
     CHECK_OK(ee_explainer_new(clf, &s, 3, &ex));
@@ -654,7 +648,7 @@ static void check_determinism(EeKind kind)
 {
     const int N = 5, T = 16, lens[5] = {14, 3, 9, 1, 12};
     EeModel *m = make_model(kind, 1, T);
-    int32_t *ids = make_ids(N, T, lens);
+    int32_t *ids = refm_ids(N, T, lens, &rng);
     EeInput in = {.n = N, .ids = ids};
     float ref_sv[5 * 16], ref_ig[5 * 16], A[5 * 16];
     int threads[2] = {1, 2}, batches[3] = {1, 7, 64};

@@ -28,11 +28,6 @@ static EeModel *make_model(EeKind kind, int T)
     return refm_model(&c, 7, 0.6, &rng);
 }
 
-static int32_t *make_ids(int N, int T, const int *lens)
-{
-    return refm_ids(N, T, lens, &rng);
-}
-
 /* ---- the reference, from the definition ------------------------------------------- */
 typedef struct {
     double comp, suff, dauc, iauc, lod, cb[5], sb[5], *dcurve, *icurve, fx, fb, infd, infn;
@@ -237,7 +232,7 @@ static void check_reference(EeKind kind)
     Ref ref;
     ref_load(&ref, m);
     int token = kind != EE_KIND_MLP, W = token ? T : c->D;
-    int32_t *ids = token ? make_ids(N, T, lens) : NULL, *bids = malloc(sizeof(int32_t) * N * T);
+    int32_t *ids = token ? refm_ids(N, T, lens, &rng) : NULL, *bids = malloc(sizeof(int32_t) * N * T);
     float *x = NULL, *A = malloc(sizeof(float) * N * W);
     if (!token) {
         x = malloc(sizeof(float) * N * W);

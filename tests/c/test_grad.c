@@ -29,11 +29,6 @@ static EeModel *make_model(EeKind kind, int T)
     return refm_model(&c, 5, 0.5, &rng);
 }
 
-static int32_t *make_ids(int N, int T, const int *lens)
-{
-    return refm_ids(N, T, lens, &rng);
-}
-
 /* grad of the target logit at e (n values), central differences */
 static void ref_grad(Ref *r, const uint8_t *mask, int target, const double *e, int n, double *g)
 {
@@ -121,7 +116,7 @@ static void check_kind(EeKind kind)
     Ref ref;
     ref_load(&ref, m);
     int token = kind != EE_KIND_MLP, cols = token ? T : c->D, W = token ? T * c->d : c->D;
-    int32_t *ids = token ? make_ids(N, T, lens) : NULL;
+    int32_t *ids = token ? refm_ids(N, T, lens, &rng) : NULL;
     float *x = NULL;
     if (!token) {
         x = malloc(sizeof(float) * N * W);
@@ -275,7 +270,7 @@ static void check_gradientshap(EeKind kind)
     Ref ref;
     ref_load(&ref, m);
     int token = kind != EE_KIND_MLP, cols = token ? T : c->D, per = token ? c->d : 1, W = cols * per;
-    int32_t *ids = token ? make_ids(N, T, lens) : NULL, *bg = token ? make_ids(K, T, blens) : NULL;
+    int32_t *ids = token ? refm_ids(N, T, lens, &rng) : NULL, *bg = token ? refm_ids(K, T, blens, &rng) : NULL;
     float *x = NULL, *bx = NULL;
     if (!token) {
         x = malloc(sizeof(float) * N * W);
