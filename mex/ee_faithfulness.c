@@ -27,13 +27,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     if (nrhs < 3) ee_mx_error("ee:badInput", "usage: F = ee_faithfulness(model, X, A, ...)");
     if (nlhs > 1) ee_mx_error("ee:badInput", "ee_faithfulness returns one output (a struct)");
-    ee_mx_begin();
     EeMxOpt o[NOPT];
-    ee_mx_parse_options(opt_names, nrhs, prhs, 3, o, NOPT);
-    EeModel *m = ee_mx_model(prhs[0], "model");
-    const EeConfig *c = ee_model_config(m);
     EeInput all;
-    ee_mx_attr_inputs(prhs[1], m, &all);
+    EeModel *m = ee_mx_attr_start(nrhs, prhs, 3, opt_names, o, NOPT, NULL, &all);
+    const EeConfig *c = ee_model_config(m);
     int token = c->kind != EE_KIND_MLP, W = token ? c->T : c->D;
     const float *Aall = ee_mx_maps(prhs[2], "A", all.n, W);
     EeAttrOptions a;

@@ -16,13 +16,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     if (nrhs < 2) ee_mx_error("ee:badInput", "usage: [A, info] = ee_gradient(model, X, ...)");
     if (nlhs > 2) ee_mx_error("ee:badInput", "ee_gradient returns at most two outputs");
-    ee_mx_begin();
     EeMxOpt o[NOPT];
-    ee_mx_parse_options(opt_names, nrhs, prhs, 2, o, NOPT);
-    EeModel *m = ee_mx_model(prhs[0], "model");
-    const EeConfig *c = ee_model_config(m);
     EeInput all;
-    ee_mx_attr_inputs(prhs[1], m, &all);
+    EeModel *m = ee_mx_attr_start(nrhs, prhs, 2, opt_names, o, NOPT, NULL, &all);
+    const EeConfig *c = ee_model_config(m);
     int token = c->kind != EE_KIND_MLP, cols = token ? c->T : c->D, W = token ? c->T * c->d : c->D;
     EeGradOptions g;
     ee_grad_options_defaults(&g);

@@ -19,13 +19,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         return;
     }
     if (nlhs > 2) ee_mx_error("ee:badInput", "ee_ig returns at most two outputs");
-    ee_mx_begin();
     EeMxOpt o[NOPT];
-    ee_mx_parse_options(opt_names, nrhs, prhs, 2, o, NOPT);
-    EeModel *m = ee_mx_model(prhs[0], "model");
-    const EeConfig *c = ee_model_config(m);
     EeInput all;
-    ee_mx_attr_inputs(prhs[1], m, &all);
+    EeModel *m = ee_mx_attr_start(nrhs, prhs, 2, opt_names, o, NOPT, NULL, &all);
+    const EeConfig *c = ee_model_config(m);
     EeAttrOptions a;
     ee_attr_options_defaults(&a);
     a.print = ee_mx_print;

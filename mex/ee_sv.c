@@ -75,15 +75,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         return;
     }
     if (nlhs > 2) ee_mx_error("ee:badInput", "ee_sv returns at most two outputs");
-    ee_mx_begin();
     EeMxOpt o[NOPT];
-    ee_mx_parse_options(opt_names, nrhs, prhs, 2, o, NOPT);
-    EeModel *m = ee_mx_model(prhs[0], "model");
-    const EeConfig *c = ee_model_config(m);
-    if (c->kind == EE_KIND_MLP)
-        ee_mx_error("ee:notSupported", "Shapley sampling is defined for token models (transformer, cnn), not mlp");
     EeInput all;
-    ee_mx_attr_inputs(prhs[1], m, &all);
+    EeModel *m = ee_mx_attr_start(nrhs, prhs, 2, opt_names, o, NOPT, "Shapley sampling is defined for token models (transformer, cnn), not mlp", &all);
+    const EeConfig *c = ee_model_config(m);
     EeAttrOptions a;
     int exact = ee_mx_attr_sampling(o[O_EXACT].value, o[O_SAMPLES].value, o[O_SEED].value, &a);
     ee_mx_attr_baseline(o[O_BASELINE].value, m, all.n, 0, &a);

@@ -11,6 +11,17 @@ void ee_mx_attr_inputs(const mxArray *X, const EeModel *m, EeInput *in)
     else in->ids = ee_mx_tokens(X, "X", c->T, c->vocab, &in->n);
 }
 
+EeModel *ee_mx_attr_start(int nrhs, const mxArray *prhs[], int first, const char *const *names, EeMxOpt *o,
+                          int nopt, const char *mlp_refusal, EeInput *all)
+{
+    ee_mx_begin();
+    ee_mx_parse_options(names, nrhs, prhs, first, o, nopt);
+    EeModel *m = ee_mx_model(prhs[0], "model");
+    if (mlp_refusal && ee_model_config(m)->kind == EE_KIND_MLP) ee_mx_error("ee:notSupported", "%s", mlp_refusal);
+    ee_mx_attr_inputs(prhs[1], m, all);
+    return m;
+}
+
 void ee_mx_attr_baseline(const mxArray *v, const EeModel *m, int N, int allow_zero, EeAttrOptions *o)
 {
     const EeConfig *c = ee_model_config(m);

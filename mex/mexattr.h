@@ -13,6 +13,12 @@ void ee_mx_attr_target(const mxArray *v, const EeModel *m, int N, EeAttrOptions 
 int *ee_mx_attr_rows(const mxArray *v, int N, int *count);
 /* Reads X for an attribution (token ids or dense). */
 void ee_mx_attr_inputs(const mxArray *X, const EeModel *m, EeInput *in);
+/* The start the gateways of a model struct share: the call begun, the
+ * options from prhs[first] on parsed into o, the model of prhs[0]
+ * (refused with ee:notSupported and mlp_refusal when it is an mlp and
+ * mlp_refusal is not NULL), then the rows of prhs[1] read into all. */
+EeModel *ee_mx_attr_start(int nrhs, const mxArray *prhs[], int first, const char *const *names, EeMxOpt *o,
+                          int nopt, const char *mlp_refusal, EeInput *all);
 /* The defaults of a Shapley call and its sampling options ('exact',
  * 'samples', 'seed'; NULL when not given), read in that order as both
  * forms of ee_sv take them; returns 'exact'. */

@@ -20,25 +20,13 @@ static const char *const fopt_names[NFOPT] = {"samples", "seed", "exact", "basel
                                               "target", "rows", "batch", "verbose", "method", "coalitions",
                                               "weights", "paired", "width", "ridge"};
 
-/* A real, full, finite double/single matrix as row-major doubles. */
+/* ee_mx_dense_rows with int sizes (each below 2^31). */
 static double *dense_rows(const mxArray *a, const char *what, int *rows, int *cols)
 {
-    if (!(mxIsDouble(a) || mxIsSingle(a)) || mxIsComplex(a) || mxIsSparse(a) || mxGetNumberOfDimensions(a) != 2)
-        ee_mx_error("ee:badInput", "%s must be a real double or single matrix, got %s", what, mxGetClassName(a));
-    size_t n = mxGetM(a), m = mxGetN(a);
-    if (n > 0x7fffffff || m > 0x7fffffff || (m && n > ((size_t)1 << 40) / m))
-        ee_mx_error("ee:badInput", "%s is too large", what);
-    double *x = ee_mx_malloc(sizeof(double) * (n * m + 1), what);
-    const double *d = mxIsDouble(a) ? mxGetPr(a) : NULL;
-    const float *s = mxIsSingle(a) ? mxGetData(a) : NULL;
-    for (size_t c = 0; c < m; c++)
-        for (size_t i = 0; i < n; i++) {
-            double v = d ? d[i + n * c] : s[i + n * c];
-            if (!isfinite(v)) ee_mx_error("ee:badInput", "%s(%zu,%zu) is NaN or Inf", what, i + 1, c + 1);
-            x[i * m + c] = v;
-        }
-    *rows = (int)n;
-    *cols = (int)m;
+    size_t r, c;
+    double *x = ee_mx_dense_rows(a, what, &r, &c);
+    *rows = (int)r;
+    *cols = (int)c;
     return x;
 }
 
