@@ -40,10 +40,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     ee_mx_attr_baseline(o[O_BASELINE].value, m, all.n, 1, &a);
     if (onegrad) a.baseline = EE_BASELINE_ZERO;
     ee_mx_attr_target(o[O_TARGET].value, m, all.n, &a);
-    if (o[O_BATCH].value) a.batch = ee_mx_int(o[O_BATCH].value, "'batch'", 1, 1 << 20);
-    a.device = ee_mx_device(o[O_DEVICE].value);
-    a.precision = ee_mx_precision(o[O_PRECISION].value);
-    if (o[O_VERBOSE].value) a.verbose = ee_mx_bool(o[O_VERBOSE].value, "'verbose'");
+    ee_mx_attr_exec(o[O_BATCH].value, o[O_DEVICE].value, o[O_PRECISION].value, o[O_VERBOSE].value, &a);
     if (o[O_INCREMENTAL].value) a.full_passes = !ee_mx_bool(o[O_INCREMENTAL].value, "'incremental'");
     int nrows;
     int *rows = ee_mx_attr_rows(o[O_ROWS].value, all.n, &nrows);

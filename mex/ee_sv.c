@@ -77,16 +77,14 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     if (nlhs > 2) ee_mx_error("ee:badInput", "ee_sv returns at most two outputs");
     EeMxOpt o[NOPT];
     EeInput all;
-    EeModel *m = ee_mx_attr_start(nrhs, prhs, 2, opt_names, o, NOPT, "Shapley sampling is defined for token models (transformer, cnn), not mlp", &all);
+    EeModel *m = ee_mx_attr_start(nrhs, prhs, 2, opt_names, o, NOPT,
+                                  "Shapley sampling is defined for token models (transformer, cnn), not mlp", &all);
     const EeConfig *c = ee_model_config(m);
     EeAttrOptions a;
     int exact = ee_mx_attr_sampling(o[O_EXACT].value, o[O_SAMPLES].value, o[O_SEED].value, &a);
     ee_mx_attr_baseline(o[O_BASELINE].value, m, all.n, 0, &a);
     ee_mx_attr_target(o[O_TARGET].value, m, all.n, &a);
-    if (o[O_BATCH].value) a.batch = ee_mx_int(o[O_BATCH].value, "'batch'", 1, 1 << 20);
-    a.device = ee_mx_device(o[O_DEVICE].value);
-    a.precision = ee_mx_precision(o[O_PRECISION].value);
-    if (o[O_VERBOSE].value) a.verbose = ee_mx_bool(o[O_VERBOSE].value, "'verbose'");
+    ee_mx_attr_exec(o[O_BATCH].value, o[O_DEVICE].value, o[O_PRECISION].value, o[O_VERBOSE].value, &a);
     if (o[O_INCREMENTAL].value) a.full_passes = !ee_mx_bool(o[O_INCREMENTAL].value, "'incremental'");
     int nrows;
     int *rows = ee_mx_attr_rows(o[O_ROWS].value, all.n, &nrows);
@@ -111,12 +109,9 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     double secs = 0;
     /* one call per maximal run of consecutive rows, keyed by its offset in X */
     for (int i0 = 0; i0 < nrows;) {
-        int i1 = i0 + 1;
-        while (i1 < nrows && rows[i1] == rows[i1 - 1] + 1) i1++;
-        int r0 = rows[i0], n = i1 - i0;
+        EeAttrOptions s;
+        int i1 = ee_mx_attr_run(rows, nrows, i0, &a, &s), r0 = rows[i0], n = i1 - i0;
         EeInput in = {.n = n, .ids = all.ids + (size_t)r0 * T};
-        EeAttrOptions s = a;
-        s.row_offset = r0;
         if (a.baseline_ids) s.baseline_ids = a.baseline_ids + (size_t)r0 * T;
         if (a.target) s.target = a.target + r0;
         if (perms) s.perms = perms + r0;

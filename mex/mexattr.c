@@ -91,6 +91,24 @@ int *ee_mx_attr_rows(const mxArray *v, int N, int *count)
     return rows;
 }
 
+int ee_mx_attr_run(const int *rows, int nrows, int i0, const EeAttrOptions *a, EeAttrOptions *s)
+{
+    int i1 = i0 + 1;
+    while (i1 < nrows && rows[i1] == rows[i1 - 1] + 1) i1++;
+    *s = *a;
+    s->row_offset = rows[i0];
+    return i1;
+}
+
+void ee_mx_attr_exec(const mxArray *batch, const mxArray *device, const mxArray *precision, const mxArray *verbose,
+                     EeAttrOptions *a)
+{
+    if (batch) a->batch = ee_mx_int(batch, "'batch'", 1, 1 << 20);
+    a->device = ee_mx_device(device);
+    a->precision = ee_mx_precision(precision);
+    if (verbose) a->verbose = ee_mx_bool(verbose, "'verbose'");
+}
+
 mxArray *ee_mx_attr_info(const EeAttrInfo *info, int N, const char *method, int steps, int with_delta)
 {
     mxArray *s = mxCreateStructMatrix(1, 1, 0, NULL);
