@@ -130,9 +130,7 @@ static void check_ig(EeKind kind, int bias)
             int zero_node = runs[q].m == EE_IG_RIEMANN_LEFT || runs[q].m == EE_IG_RIEMANN_TRAPEZOID;
             if (zero_node && kind != EE_KIND_TRANSFORMER) continue;
             EeAttrOptions o;
-            ee_attr_options_defaults(&o);
-            o.verbose = 0;
-            o.device = EE_DEVICE_CPU;
+            gc_cpu_options(&o);
             o.method = runs[q].m;
             o.steps = runs[q].s;
             o.baseline = zero ? EE_BASELINE_ZERO : EE_BASELINE_PAD;
@@ -197,9 +195,7 @@ static void check_features(EeKind kind)
     uint8_t mask[16];
     for (int zero = 0; zero <= 1; zero++) {
         EeAttrOptions o;
-        ee_attr_options_defaults(&o);
-        o.verbose = 0;
-        o.device = EE_DEVICE_CPU;
+        gc_cpu_options(&o);
         o.batch = 3; /* two passes, rows regrouped by length */
         o.baseline = zero ? EE_BASELINE_ZERO : EE_BASELINE_PAD;
         EeAttrInfo info = {.target = tg};
@@ -430,9 +426,7 @@ static void check_shapley(EeKind kind, int bias)
     int32_t *ids = refm_ids(N, T, lens, &rng);
     EeInput in = {.n = N, .ids = ids};
     EeAttrOptions o;
-    ee_attr_options_defaults(&o);
-    o.verbose = 0;
-    o.device = EE_DEVICE_CPU;
+    gc_cpu_options(&o);
     float A[3 * 8], B[3 * 8], fbase[3], delta[3], fx[3];
     int32_t tg[3];
     EeAttrInfo info = {tg, fx, fbase, delta, 0, 0, 0, NULL};
@@ -520,9 +514,7 @@ static void check_explain(EeKind kind) /* explainer heads: the transformer only 
     CHECK_OK(ee_explainer_new(clf, &spec, 6, &ex[1]));
     if (ex[0] && ex[1]) {
         EeAttrOptions o;
-        ee_attr_options_defaults(&o);
-        o.verbose = 0;
-        o.device = EE_DEVICE_CPU;
+        gc_cpu_options(&o);
         o.batch = 3;
         float A[4 * 9];
         EeAttrInfo info = {.target = tg};
@@ -655,13 +647,9 @@ static void check_determinism(EeKind kind)
     for (int full = 0; full <= 1; full++) /* incremental paths vs full passes */
         for (int ti = 0; ti < 2; ti++)
             for (int bi = 0; bi < 3; bi++) {
-#ifdef _OPENMP
-                omp_set_num_threads(threads[ti]);
-#endif
+                gc_set_threads(threads[ti]);
                 EeAttrOptions o;
-                ee_attr_options_defaults(&o);
-                o.verbose = 0;
-                o.device = EE_DEVICE_CPU;
+                gc_cpu_options(&o);
                 o.seed = 42;
                 o.batch = batches[bi];
                 o.full_passes = full;
@@ -678,14 +666,10 @@ static void check_determinism(EeKind kind)
                 CHECK_CMP(ig, 1e-5 * ig.scale, "%s IG, %d threads, batch %d%s: differs by %.3g", ee_kind_name(kind),
                           threads[ti], batches[bi], full ? ", full passes" : "", ig.err);
             }
-#ifdef _OPENMP
-    omp_set_num_threads(2);
-#endif
+    gc_set_threads(2);
     /* a different seed gives different numbers */
     EeAttrOptions o;
-    ee_attr_options_defaults(&o);
-    o.verbose = 0;
-    o.device = EE_DEVICE_CPU;
+    gc_cpu_options(&o);
     o.seed = 43;
     CHECK_OK(ee_sv_attribute(m, &in, &o, A, NULL));
     CheckCmp seeds = CMP_INIT;

@@ -166,9 +166,7 @@ static void attr_case(EeKind kind, int sv, int full)
     EeInput in = {.n = N, .ids = ids};
     float *ref = malloc(sizeof(float) * N * T), *A = malloc(sizeof(float) * N * T);
     EeAttrOptions o;
-    ee_attr_options_defaults(&o);
-    o.verbose = 0;
-    o.device = EE_DEVICE_CPU;
+    gc_cpu_options(&o);
     o.steps = sv ? 3 : 4;
     o.full_passes = full;
     gc_set_threads(1);

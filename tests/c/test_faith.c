@@ -244,9 +244,7 @@ static void check_reference(EeKind kind)
     const char *kn = ee_kind_name(kind);
     for (int variant = 0; variant < 4; variant++) {
         EeAttrOptions o;
-        ee_attr_options_defaults(&o);
-        o.verbose = 0;
-        o.device = EE_DEVICE_CPU;
+        gc_cpu_options(&o);
         o.batch = 3; /* copies of several rows share a pass */
         o.baseline = token ? EE_BASELINE_PAD : EE_BASELINE_ZERO;
         EeFaithOptions f;
@@ -296,9 +294,7 @@ static void check_reference(EeKind kind)
     }
     /* the same bits for any batch size */
     EeAttrOptions o;
-    ee_attr_options_defaults(&o);
-    o.verbose = 0;
-    o.device = EE_DEVICE_CPU;
+    gc_cpu_options(&o);
     o.baseline = token ? EE_BASELINE_PAD : EE_BASELINE_ZERO;
     EeFaithOptions f;
     ee_faith_options_defaults(&f);
@@ -375,9 +371,7 @@ static void check_known_ranking(void)
         }
     }
     EeAttrOptions o;
-    ee_attr_options_defaults(&o);
-    o.verbose = 0;
-    o.device = EE_DEVICE_CPU;
+    gc_cpu_options(&o);
     o.baseline = EE_BASELINE_ZERO;
     EeFaithOptions f;
     ee_faith_options_defaults(&f);

@@ -127,9 +127,7 @@ static void check_kind(EeKind kind)
     float *zero = calloc((size_t)N * W, sizeof(float));
     float *A = malloc(sizeof(float) * N * cols), *B = malloc(sizeof(float) * N * cols);
     EeAttrOptions o;
-    ee_attr_options_defaults(&o);
-    o.verbose = 0;
-    o.device = EE_DEVICE_CPU;
+    gc_cpu_options(&o);
     o.batch = 4; /* units of several rows share a pass; IG's 3 nodes: one unit per pass */
     o.steps = 3;
     o.seed = 9;
@@ -283,9 +281,7 @@ static void check_gradientshap(EeKind kind)
     float *A = malloc(sizeof(float) * N * cols);
     int32_t *base = malloc(sizeof(int32_t) * N * n);
     EeAttrOptions o;
-    ee_attr_options_defaults(&o);
-    o.verbose = 0;
-    o.device = EE_DEVICE_CPU;
+    gc_cpu_options(&o);
     o.batch = 4;
     o.seed = 21;
     EeGradOptions g;
