@@ -83,11 +83,13 @@ static void header_of(const EeShards *s, FileHeader *h)
     h->row_bytes = row_bytes(s);
 }
 
-static int read_full(int fd, void *buf, size_t n)
+/* All n bytes read into buf (writing 0) or written from it (writing 1),
+ * through short transfers and interrupted calls; 0 on an error or end of
+ * file. */
+static int transfer_full(int fd, char *p, size_t n, int writing)
 {
-    char *p = buf;
     while (n > 0) {
-        ssize_t r = read(fd, p, n);
+        ssize_t r = writing ? write(fd, p, n) : read(fd, p, n);
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) return 0;
         p += r;
@@ -96,18 +98,10 @@ static int read_full(int fd, void *buf, size_t n)
     return 1;
 }
 
-static int write_full(int fd, const void *buf, size_t n)
-{
-    const char *p = buf;
-    while (n > 0) {
-        ssize_t r = write(fd, p, n);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return 0;
-        p += r;
-        n -= (size_t)r;
-    }
-    return 1;
-}
+static int read_full(int fd, void *buf, size_t n) { return transfer_full(fd, buf, n, 0); }
+
+/* write(2) does not change buf: the cast only serves the shared loop */
+static int write_full(int fd, const void *buf, size_t n) { return transfer_full(fd, (char *)buf, n, 1); }
 
 /* Walks the records of an open shard file after its header. For each
  * complete record with a good checksum calls fn (payload in buf); returns
@@ -168,6 +162,18 @@ static int is_shard_name(const char *n)
     return !strncmp(n, "shard-", 6) && len > 10 && !strcmp(n + len - 4, ".bin");
 }
 
+/* Opens the folder's entry `name` for reading when it is a shard file
+ * (*fd; -1 when it is not one), its path written to path. */
+static EeStatus open_shard(const EeShards *s, const char *name, char *path, size_t n, int *fd)
+{
+    *fd = -1;
+    if (!is_shard_name(name)) return EE_OK;
+    snprintf(path, n, "%s/%s", s->dir, name);
+    *fd = open(path, O_RDONLY);
+    if (*fd < 0) return ee_fail(EE_ERR_IO, "cannot read shard '%s': %s", path, strerror(errno));
+    return EE_OK;
+}
+
 /* Rank 0: marks the chunks that some shard file holds. */
 static EeStatus scan(EeShards *s)
 {
@@ -176,11 +182,10 @@ static EeStatus scan(EeShards *s)
     EeStatus st = EE_OK;
     struct dirent *e;
     while (!st && (e = readdir(d))) {
-        if (!is_shard_name(e->d_name)) continue;
         char path[8192];
-        snprintf(path, sizeof path, "%s/%s", s->dir, e->d_name);
-        int fd = open(path, O_RDONLY);
-        if (fd < 0) { st = ee_fail(EE_ERR_IO, "cannot read shard '%s': %s", path, strerror(errno)); break; }
+        int fd;
+        if ((st = open_shard(s, e->d_name, path, sizeof path, &fd))) break;
+        if (fd < 0) continue;
         int h = check_header(s, fd);
         if (h < 0)
             st = ee_fail(EE_ERR_INPUT, "shard '%s' was written by another job (other models, rows or options): "
@@ -352,11 +357,10 @@ EeStatus ee_shards_merge(EeShards *s)
     if (!d) st = ee_fail(EE_ERR_IO, "cannot read the shard folder '%s': %s", s->dir, strerror(errno));
     struct dirent *e;
     while (!st && (e = readdir(d))) {
-        if (!is_shard_name(e->d_name)) continue;
         char path[8192];
-        snprintf(path, sizeof path, "%s/%s", s->dir, e->d_name);
-        int fd = open(path, O_RDONLY);
-        if (fd < 0) { st = ee_fail(EE_ERR_IO, "cannot read shard '%s': %s", path, strerror(errno)); break; }
+        int fd;
+        if ((st = open_shard(s, e->d_name, path, sizeof path, &fd))) break;
+        if (fd < 0) continue;
         if (check_header(s, fd) > 0) walk(s, fd, gather, seen);
         close(fd);
     }
