@@ -174,8 +174,10 @@ static EeStatus open_shard(const EeShards *s, const char *name, char *path, size
     return EE_OK;
 }
 
-/* Rank 0: marks the chunks that some shard file holds. */
-static EeStatus scan(EeShards *s)
+/* Calls fn on each shard file of the folder, open for reading (fd, at
+ * its start; closed after), until one fails. */
+typedef EeStatus (*ShardFn)(EeShards *s, const char *path, int fd, void *ctx);
+static EeStatus each_shard(EeShards *s, ShardFn fn, void *ctx)
 {
     DIR *d = opendir(s->dir);
     if (!d) return ee_fail(EE_ERR_IO, "cannot read the shard folder '%s': %s", s->dir, strerror(errno));
@@ -186,15 +188,30 @@ static EeStatus scan(EeShards *s)
         int fd;
         if ((st = open_shard(s, e->d_name, path, sizeof path, &fd))) break;
         if (fd < 0) continue;
-        int h = check_header(s, fd);
-        if (h < 0)
-            st = ee_fail(EE_ERR_INPUT, "shard '%s' was written by another job (other models, rows or options): "
-                         "remove the folder '%s' to start afresh, or give another --out or --shards", path, s->dir);
-        else if (h > 0) walk(s, fd, mark_done, NULL);
+        st = fn(s, path, fd, ctx);
         close(fd);
     }
     closedir(d);
     return st;
+}
+
+/* scan's step: the chunks one shard file holds, or its refusal when another
+ * job wrote it. */
+static EeStatus scan_file(EeShards *s, const char *path, int fd, void *ctx)
+{
+    (void)ctx;
+    int h = check_header(s, fd);
+    if (h < 0)
+        return ee_fail(EE_ERR_INPUT, "shard '%s' was written by another job (other models, rows or options): "
+                       "remove the folder '%s' to start afresh, or give another --out or --shards", path, s->dir);
+    if (h > 0) walk(s, fd, mark_done, NULL);
+    return EE_OK;
+}
+
+/* Rank 0: marks the chunks that some shard file holds. */
+static EeStatus scan(EeShards *s)
+{
+    return each_shard(s, scan_file, NULL);
 }
 
 /* This rank's own shard file, ready to append to. */
@@ -342,6 +359,14 @@ static void gather(EeShards *s, const RecordHeader *r, const char *payload, void
     s->seconds += r->seconds;
 }
 
+/* The merge's step: the records of one shard file of this job. */
+static EeStatus gather_file(EeShards *s, const char *path, int fd, void *seen)
+{
+    (void)path;
+    if (check_header(s, fd) > 0) walk(s, fd, gather, seen);
+    return EE_OK;
+}
+
 EeStatus ee_shards_merge(EeShards *s)
 {
     for (int j = 0; j < s->ncols; j++) {
@@ -352,19 +377,7 @@ EeStatus ee_shards_merge(EeShards *s)
     if (!seen) return ee_fail(EE_ERR_NOMEM, "out of memory merging the shards");
     s->forward = s->backward = 0;
     s->seconds = 0;
-    EeStatus st = EE_OK;
-    DIR *d = opendir(s->dir);
-    if (!d) st = ee_fail(EE_ERR_IO, "cannot read the shard folder '%s': %s", s->dir, strerror(errno));
-    struct dirent *e;
-    while (!st && (e = readdir(d))) {
-        char path[8192];
-        int fd;
-        if ((st = open_shard(s, e->d_name, path, sizeof path, &fd))) break;
-        if (fd < 0) continue;
-        if (check_header(s, fd) > 0) walk(s, fd, gather, seen);
-        close(fd);
-    }
-    if (d) closedir(d);
+    EeStatus st = each_shard(s, gather_file, seen);
     for (int c = 0; !st && c < s->nchunks; c++)
         if (!seen[c])
             st = ee_fail(EE_ERR_IO, "the shard folder '%s' has no record of rows %ld..%ld (chunk %d of %d): were "
