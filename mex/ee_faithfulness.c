@@ -96,8 +96,6 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     r.infidelity_normalized = col(nrows, "F");
     /* one call per maximal run of consecutive rows, keyed by its offset in
      * X (the infidelity's subsets are drawn from the rows' streams) */
-    long fwd = 0;
-    double secs = 0;
     for (int i0 = 0; i0 < nrows;) {
         EeAttrOptions s;
         int i1 = ee_mx_attr_run(rows, nrows, i0, &a, &s);
@@ -112,12 +110,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
                            r.fx + i0, r.fbaseline + i0, r.infidelity + i0, r.infidelity_normalized + i0, 0, 0};
         EeStatus st = ee_faithfulness(m, &part, A + o0, &s, &f, &q);
         if (st) ee_mx_fail(st);
-        fwd += q.forward;
-        secs += q.seconds;
+        r.forward += q.forward;
+        r.seconds += q.seconds;
         i0 = i1;
     }
-    r.forward = fwd;
-    r.seconds = secs;
 
     mxArray *s = mxCreateStructMatrix(1, 1, 0, NULL);
     ee_mx_set(s, "comprehensiveness", ee_mx_double_vector(r.comprehensiveness, nrows));

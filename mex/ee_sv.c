@@ -105,8 +105,6 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     info.delta = ee_mx_malloc(sizeof(float) * (nrows + 1), "info");
     /* the per-permutation variance, when the caller asks for info */
     float *var = nlhs > 1 && !exact ? ee_mx_malloc(sizeof(float) * ((size_t)nrows * T + 1), "info.variance") : NULL;
-    long fwd = 0;
-    double secs = 0;
     /* one call per maximal run of consecutive rows, keyed by its offset in X */
     for (int i0 = 0; i0 < nrows;) {
         EeAttrOptions s;
@@ -120,12 +118,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         EeStatus st = exact ? ee_shapley_exact(m, &in, &s, A + (size_t)i0 * T, &part)
                             : ee_sv_attribute(m, &in, &s, A + (size_t)i0 * T, &part);
         if (st) ee_mx_fail(st);
-        fwd += part.forward;
-        secs += part.seconds;
+        info.forward += part.forward;
+        info.seconds += part.seconds;
         i0 = i1;
     }
-    info.forward = fwd;
-    info.seconds = secs;
     if (exact) /* exact values have no sampling delta beyond rounding */
         for (int i = 0; i < nrows; i++) {
             double sum = 0;
