@@ -485,6 +485,25 @@ static EeStatus job_key(Job *j)
     return EE_OK;
 }
 
+/* The run of consecutive data rows that starts at row i0 of the chunk (its
+ * first row f, n rows): its end, its input and its options, keyed by its
+ * first data row. The commands that draw from the rows' own streams (sv,
+ * faithfulness, gradient) make one call per such run. */
+static long row_run(const Job *j, long f, long n, long i0, const EeAttrOptions *a, EeInput *r, EeAttrOptions *s)
+{
+    long i1 = i0 + 1;
+    while (i1 < n && j->rows[f + i1] == j->rows[f + i1 - 1] + 1) i1++;
+    long g = f + i0;
+    *r = (EeInput){.n = (int)(i1 - i0)};
+    if (j->ids) r->ids = j->ids + (size_t)g * j->T;
+    if (j->x) r->x = j->x + (size_t)g * j->W;
+    *s = *a;
+    s->row_offset = j->rows[g];
+    if (j->bids) s->baseline_ids = j->bids + (size_t)g * j->T;
+    if (j->target) s->target = j->target + g;
+    return i1;
+}
+
 /* ---- one chunk ------------------------------------------------------------------------------ */
 static EeStatus run_chunk(Job *j, const EeChunk *k, void **out, long *fwd, long *bwd, double *secs)
 {
@@ -517,14 +536,9 @@ static EeStatus run_chunk(Job *j, const EeChunk *k, void **out, long *fwd, long 
     case CMD_SV: {
         /* one call per run of consecutive data rows, keyed by its first */
         for (long i0 = 0; i0 < n && !st;) {
-            long i1 = i0 + 1;
-            while (i1 < n && j->rows[f + i1] == j->rows[f + i1 - 1] + 1) i1++;
-            long g = f + i0;
-            EeInput r = {.n = (int)(i1 - i0), .ids = j->ids + (size_t)g * j->T};
-            EeAttrOptions s = a;
-            s.row_offset = j->rows[g];
-            if (j->bids) s.baseline_ids = j->bids + (size_t)g * j->T;
-            if (j->target) s.target = j->target + g;
+            EeInput r;
+            EeAttrOptions s;
+            long i1 = row_run(j, f, n, i0, &a, &r, &s), g = f + i0;
             if (j->perms) s.perms = (const int32_t *const *)(j->perms + g);
             EeAttrInfo part = {(int32_t *)out[1] + i0, (float *)out[2] + i0, (float *)out[3] + i0,
                                (float *)out[4] + i0, 0, 0, 0, j->exact ? NULL : (float *)out[5] + (size_t)i0 * j->T};
@@ -555,16 +569,9 @@ static EeStatus run_chunk(Job *j, const EeChunk *k, void **out, long *fwd, long 
         /* one call per run of consecutive data rows, keyed by its first (the
          * infidelity's subsets are drawn from the rows' streams), as for sv */
         for (long i0 = 0; i0 < n && !st;) {
-            long i1 = i0 + 1;
-            while (i1 < n && j->rows[f + i1] == j->rows[f + i1 - 1] + 1) i1++;
-            long g = f + i0;
-            EeInput r = {.n = (int)(i1 - i0)};
-            if (j->ids) r.ids = j->ids + (size_t)g * j->T;
-            if (j->x) r.x = j->x + (size_t)g * j->W;
-            EeAttrOptions s = a;
-            s.row_offset = j->rows[g];
-            if (j->bids) s.baseline_ids = j->bids + (size_t)g * j->T;
-            if (j->target) s.target = j->target + g;
+            EeInput r;
+            EeAttrOptions s;
+            long i1 = row_run(j, f, n, i0, &a, &r, &s), g = f + i0;
             EeFaithResult q = {res.comprehensiveness + i0, res.sufficiency + i0, res.deletion_auc + i0,
                                res.insertion_auc + i0, res.log_odds_drop + i0, res.comp_bins + (size_t)i0 * NB,
                                res.suff_bins + (size_t)i0 * NB, K ? res.deletion_curve + (size_t)i0 * (K + 1) : NULL,
@@ -593,16 +600,9 @@ static EeStatus run_chunk(Job *j, const EeChunk *k, void **out, long *fwd, long 
          * noise streams are the rows'), as for sv */
         int shap = j->g.method == EE_GRAD_GRADIENTSHAP, ns = j->g.samples;
         for (long i0 = 0; i0 < n && !st;) {
-            long i1 = i0 + 1;
-            while (i1 < n && j->rows[f + i1] == j->rows[f + i1 - 1] + 1) i1++;
-            long g = f + i0;
-            EeInput r = {.n = (int)(i1 - i0)};
-            if (j->ids) r.ids = j->ids + (size_t)g * j->T;
-            if (j->x) r.x = j->x + (size_t)g * j->W;
-            EeAttrOptions s = a;
-            s.row_offset = j->rows[g];
-            if (j->bids) s.baseline_ids = j->bids + (size_t)g * j->T;
-            if (j->target) s.target = j->target + g;
+            EeInput r;
+            EeAttrOptions s;
+            long i1 = row_run(j, f, n, i0, &a, &r, &s);
             EeGradOptions gs = j->g;
             if (shap) {
                 gs.drawn_baseline = (int32_t *)out[3] + (size_t)i0 * ns;

@@ -83,6 +83,25 @@ static int want_help(int argc, char **argv)
     return 0;
 }
 
+/* The start both training commands share: the help (printed by rank 0; then
+ * *helped is set and nothing else is done), the refusal under several ranks
+ * (training is not split; hint: what to run under MPI instead, or ""), and
+ * the options parsed into o. */
+static EeStatus one_process_start(int argc, char **argv, const EePar *par, const char *cmd, const char *usage,
+                                  const char *about, const EeOptSpec *spec, int nspec, const char *hint, EeOpts *o,
+                                  int *helped)
+{
+    *helped = want_help(argc, argv);
+    if (*helped) {
+        if (par->rank == 0) ee_cmd_help(stdout, usage, about, spec, nspec);
+        return EE_OK;
+    }
+    if (par->size > 1)
+        return ee_fail(EE_ERR_UNSUPPORTED, "ee %s runs in one process (training is not split across ranks): "
+                       "start it without mpirun/srun%s", cmd, hint);
+    return ee_opts_parse(o, cmd, spec, nspec, argc, argv);
+}
+
 /* ---- what the classifier and the explainer share ------------------------------------------ */
 static EeStatus read_train_options(const EeOpts *o, int explainer, EeTrainOptions *t)
 {
@@ -207,21 +226,16 @@ static EeStatus finish(const char *out, const EeModel *m, matvar_t *extra[], con
 /* ---- ee train ------------------------------------------------------------------------------- */
 EeStatus ee_cmd_train(int argc, char **argv, const EePar *par)
 {
-    if (want_help(argc, argv)) {
-        if (par->rank == 0)
-            ee_cmd_help(stdout, "usage: ee train --spec transformer|cnn|mlp --data D.mat [--rows A:B] [options] --out MODEL.mat",
-                        "Trains a classifier on rows of --var with the labels of --labels (ee_train (spec, X, y, ...)).\n"
-                        "Defaults per kind as in help ee_train; sizes left open come from the data (T, D,\n"
-                        "vocab = the largest id, classes = the largest label). Runs in one process.",
-                        train_opts, NOPTS(train_opts));
-        return EE_OK;
-    }
-    if (par->size > 1)
-        return ee_fail(EE_ERR_UNSUPPORTED, "ee train runs in one process (training is not split across ranks): "
-                       "start it without mpirun/srun");
     EeOpts o;
-    EeStatus st = ee_opts_parse(&o, "train", train_opts, NOPTS(train_opts), argc, argv);
-    if (st) return st;
+    int helped;
+    EeStatus st = one_process_start(
+        argc, argv, par, "train",
+        "usage: ee train --spec transformer|cnn|mlp --data D.mat [--rows A:B] [options] --out MODEL.mat",
+        "Trains a classifier on rows of --var with the labels of --labels (ee_train (spec, X, y, ...)).\n"
+        "Defaults per kind as in help ee_train; sizes left open come from the data (T, D,\n"
+        "vocab = the largest id, classes = the largest label). Runs in one process.",
+        train_opts, NOPTS(train_opts), "", &o, &helped);
+    if (st || helped) return st;
     const char *out, *path, *kind = ee_opt(&o, "spec");
     if ((st = ee_cli_need(&o, "out", &out)) || (st = ee_cli_out_file(out)) || (st = ee_cli_need(&o, "data", &path)))
         return st;
@@ -470,21 +484,16 @@ static EeStatus explains_struct(const char *spec, matvar_t **out)
 
 EeStatus ee_cmd_train_explainer(int argc, char **argv, const EePar *par)
 {
-    if (want_help(argc, argv)) {
-        if (par->rank == 0)
-            ee_cmd_help(stdout, "usage: ee train-explainer --model CLF.mat --data D.mat --targets A.mat|ig|sv [options] --out E.mat",
-                        "Trains an Empirical Explainer of a classifier on rows of --var and their maps\n"
-                        "(ee_train (classifier, X, A, ...)): from a file of ee ig / ee sv, or computed here.\n"
-                        "Defaults as in help ee_train (20 epochs, lr 1e-3, cosine schedule). Runs in one process.",
-                        expl_opts, NOPTS(expl_opts));
-        return EE_OK;
-    }
-    if (par->size > 1)
-        return ee_fail(EE_ERR_UNSUPPORTED, "ee train-explainer runs in one process (training is not split across "
-                       "ranks): start it without mpirun/srun; compute the targets with ee sv / ee ig under MPI");
     EeOpts o;
-    EeStatus st = ee_opts_parse(&o, "train-explainer", expl_opts, NOPTS(expl_opts), argc, argv);
-    if (st) return st;
+    int helped;
+    EeStatus st = one_process_start(
+        argc, argv, par, "train-explainer",
+        "usage: ee train-explainer --model CLF.mat --data D.mat --targets A.mat|ig|sv [options] --out E.mat",
+        "Trains an Empirical Explainer of a classifier on rows of --var and their maps\n"
+        "(ee_train (classifier, X, A, ...)): from a file of ee ig / ee sv, or computed here.\n"
+        "Defaults as in help ee_train (20 epochs, lr 1e-3, cosine schedule). Runs in one process.",
+        expl_opts, NOPTS(expl_opts), "; compute the targets with ee sv / ee ig under MPI", &o, &helped);
+    if (st || helped) return st;
     const char *out, *path, *mpath, *targets;
     if ((st = ee_cli_need(&o, "out", &out)) || (st = ee_cli_out_file(out)) || (st = ee_cli_need(&o, "data", &path)) ||
         (st = ee_cli_need(&o, "model", &mpath)) || (st = ee_cli_need(&o, "targets", &targets)))

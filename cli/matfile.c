@@ -88,29 +88,32 @@ matvar_t *ee_mv_int32_col(const int32_t *v, long n)
     return must(Mat_VarCreate(NULL, MAT_C_INT32, MAT_T_INT32, 2, dims, n ? (void *)v : &dummy, 0));
 }
 
-matvar_t *ee_mv_double_rows(const double *src, long rows, long cols)
+/* A rows x cols matrix of elements of `size` bytes, row-major in src, as a
+ * new column-major variable of class cls / type t. */
+static matvar_t *matrix_of_rows(const void *src, size_t size, long rows, long cols, enum matio_classes cls,
+                                enum matio_types t)
 {
     size_t dims[2] = {(size_t)rows, (size_t)cols};
     size_t n = (size_t)rows * (size_t)cols;
-    double *d = ee_xmalloc(sizeof(double) * (n ? n : 1));
+    char *d = ee_xmalloc(size * (n ? n : 1));
+    const char *s = src;
     for (long i = 0; i < rows; i++)
-        for (long c = 0; c < cols; c++) d[i + (size_t)rows * c] = src[(size_t)i * cols + c];
-    matvar_t *v = must(Mat_VarCreate(NULL, MAT_C_DOUBLE, MAT_T_DOUBLE, 2, dims, d, MAT_F_DONT_COPY_DATA));
+        for (long c = 0; c < cols; c++)
+            memcpy(d + size * (i + (size_t)rows * c), s + size * ((size_t)i * cols + c), size);
+    /* the variable takes the buffer (matio frees it with the variable) */
+    matvar_t *v = must(Mat_VarCreate(NULL, cls, t, 2, dims, d, MAT_F_DONT_COPY_DATA));
     v->mem_conserve = 0;
     return v;
 }
 
+matvar_t *ee_mv_double_rows(const double *src, long rows, long cols)
+{
+    return matrix_of_rows(src, sizeof(double), rows, cols, MAT_C_DOUBLE, MAT_T_DOUBLE);
+}
+
 matvar_t *ee_mv_single_rows(const float *src, long rows, long cols)
 {
-    size_t dims[2] = {(size_t)rows, (size_t)cols};
-    size_t n = (size_t)rows * (size_t)cols;
-    float *d = ee_xmalloc(sizeof(float) * (n ? n : 1));
-    for (long i = 0; i < rows; i++)
-        for (long c = 0; c < cols; c++) d[i + (size_t)rows * c] = src[(size_t)i * cols + c];
-    /* the variable takes the buffer (matio frees it with the variable) */
-    matvar_t *v = must(Mat_VarCreate(NULL, MAT_C_SINGLE, MAT_T_SINGLE, 2, dims, d, MAT_F_DONT_COPY_DATA));
-    v->mem_conserve = 0;
-    return v;
+    return matrix_of_rows(src, sizeof(float), rows, cols, MAT_C_SINGLE, MAT_T_SINGLE);
 }
 
 matvar_t *ee_mv_struct_array(int n)

@@ -13,16 +13,24 @@ void ee_models_free(EeModels *ms)
     memset(ms, 0, sizeof *ms);
 }
 
-EeStatus ee_models_classifier(const char *path, EeModels *out)
+/* Opens the file at path (kept in out, closed with it) and finds its one
+ * model variable: *v, named *name. */
+static EeStatus open_model_var(EeModels *out, const char *path, matvar_t **v, const char **name)
 {
-    memset(out, 0, sizeof *out);
     EeMatIn *f;
     EeStatus st = ee_matin_open(path, &f);
     if (st) return st;
     out->files[out->nfiles++] = f;
+    return ee_matin_only_model(f, v, name);
+}
+
+EeStatus ee_models_classifier(const char *path, EeModels *out)
+{
+    memset(out, 0, sizeof *out);
     matvar_t *v;
     const char *name;
-    if ((st = ee_matin_only_model(f, &v, &name))) return st;
+    EeStatus st = open_model_var(out, path, &v, &name);
+    if (st) return st;
     char what[512];
     snprintf(what, sizeof what, "%s: %s", path, name);
     if (v->class_type != MAT_C_STRUCT || ee_mv_numel(v) != 1)
@@ -54,13 +62,10 @@ static void explained(matvar_t *s, size_t index, char *out, size_t n)
 /* Adds the members of one file's model variable. */
 static EeStatus add_file(EeModels *out, const char *path)
 {
-    EeMatIn *f;
-    EeStatus st = ee_matin_open(path, &f);
-    if (st) return st;
-    out->files[out->nfiles++] = f;
     matvar_t *v;
     const char *name;
-    if ((st = ee_matin_only_model(f, &v, &name))) return st;
+    EeStatus st = open_model_var(out, path, &v, &name);
+    if (st) return st;
     size_t n = ee_mv_numel(v);
     if (n < 1) return ee_fail(EE_ERR_MODEL, "%s: %s is empty: expected an explainer struct", path, name);
     for (size_t j = 0; j < n; j++) {

@@ -83,11 +83,13 @@ static void header_of(const EeShards *s, FileHeader *h)
     h->row_bytes = row_bytes(s);
 }
 
-static int read_full(int fd, void *buf, size_t n)
+/* All n bytes read into buf (writing 0) or written from it (writing 1),
+ * through short transfers and interrupted calls; 0 on an error or end of
+ * file. */
+static int transfer_full(int fd, char *p, size_t n, int writing)
 {
-    char *p = buf;
     while (n > 0) {
-        ssize_t r = read(fd, p, n);
+        ssize_t r = writing ? write(fd, p, n) : read(fd, p, n);
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) return 0;
         p += r;
@@ -96,18 +98,10 @@ static int read_full(int fd, void *buf, size_t n)
     return 1;
 }
 
-static int write_full(int fd, const void *buf, size_t n)
-{
-    const char *p = buf;
-    while (n > 0) {
-        ssize_t r = write(fd, p, n);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return 0;
-        p += r;
-        n -= (size_t)r;
-    }
-    return 1;
-}
+static int read_full(int fd, void *buf, size_t n) { return transfer_full(fd, buf, n, 0); }
+
+/* write(2) does not change buf: the cast only serves the shared loop */
+static int write_full(int fd, const void *buf, size_t n) { return transfer_full(fd, (char *)buf, n, 1); }
 
 /* Walks the records of an open shard file after its header. For each
  * complete record with a good checksum calls fn (payload in buf); returns
@@ -168,28 +162,56 @@ static int is_shard_name(const char *n)
     return !strncmp(n, "shard-", 6) && len > 10 && !strcmp(n + len - 4, ".bin");
 }
 
-/* Rank 0: marks the chunks that some shard file holds. */
-static EeStatus scan(EeShards *s)
+/* Opens the folder's entry `name` for reading when it is a shard file
+ * (*fd; -1 when it is not one), its path written to path. */
+static EeStatus open_shard(const EeShards *s, const char *name, char *path, size_t n, int *fd)
+{
+    *fd = -1;
+    if (!is_shard_name(name)) return EE_OK;
+    snprintf(path, n, "%s/%s", s->dir, name);
+    *fd = open(path, O_RDONLY);
+    if (*fd < 0) return ee_fail(EE_ERR_IO, "cannot read shard '%s': %s", path, strerror(errno));
+    return EE_OK;
+}
+
+/* Calls fn on each shard file of the folder, open for reading (fd, at
+ * its start; closed after), until one fails. */
+typedef EeStatus (*ShardFn)(EeShards *s, const char *path, int fd, void *ctx);
+static EeStatus each_shard(EeShards *s, ShardFn fn, void *ctx)
 {
     DIR *d = opendir(s->dir);
     if (!d) return ee_fail(EE_ERR_IO, "cannot read the shard folder '%s': %s", s->dir, strerror(errno));
     EeStatus st = EE_OK;
     struct dirent *e;
     while (!st && (e = readdir(d))) {
-        if (!is_shard_name(e->d_name)) continue;
         char path[8192];
-        snprintf(path, sizeof path, "%s/%s", s->dir, e->d_name);
-        int fd = open(path, O_RDONLY);
-        if (fd < 0) { st = ee_fail(EE_ERR_IO, "cannot read shard '%s': %s", path, strerror(errno)); break; }
-        int h = check_header(s, fd);
-        if (h < 0)
-            st = ee_fail(EE_ERR_INPUT, "shard '%s' was written by another job (other models, rows or options): "
-                         "remove the folder '%s' to start afresh, or give another --out or --shards", path, s->dir);
-        else if (h > 0) walk(s, fd, mark_done, NULL);
+        int fd;
+        if ((st = open_shard(s, e->d_name, path, sizeof path, &fd))) break;
+        if (fd < 0) continue;
+        st = fn(s, path, fd, ctx);
         close(fd);
     }
     closedir(d);
     return st;
+}
+
+/* scan's step: the chunks one shard file holds, or its refusal when another
+ * job wrote it. */
+static EeStatus scan_file(EeShards *s, const char *path, int fd, void *ctx)
+{
+    (void)ctx;
+    int h = check_header(s, fd);
+    if (h < 0)
+        return ee_fail(EE_ERR_INPUT, "shard '%s' was written by another job (other models, rows or options): "
+                       "remove the folder '%s' to start afresh, or give another --out or --shards", path, s->dir);
+    if (h > 0) walk(s, fd, mark_done, NULL);
+    return EE_OK;
+}
+
+/* Rank 0: marks the chunks that some shard file holds. */
+static EeStatus scan(EeShards *s)
+{
+    return each_shard(s, scan_file, NULL);
 }
 
 /* This rank's own shard file, ready to append to. */
@@ -337,6 +359,14 @@ static void gather(EeShards *s, const RecordHeader *r, const char *payload, void
     s->seconds += r->seconds;
 }
 
+/* The merge's step: the records of one shard file of this job. */
+static EeStatus gather_file(EeShards *s, const char *path, int fd, void *seen)
+{
+    (void)path;
+    if (check_header(s, fd) > 0) walk(s, fd, gather, seen);
+    return EE_OK;
+}
+
 EeStatus ee_shards_merge(EeShards *s)
 {
     for (int j = 0; j < s->ncols; j++) {
@@ -347,20 +377,7 @@ EeStatus ee_shards_merge(EeShards *s)
     if (!seen) return ee_fail(EE_ERR_NOMEM, "out of memory merging the shards");
     s->forward = s->backward = 0;
     s->seconds = 0;
-    EeStatus st = EE_OK;
-    DIR *d = opendir(s->dir);
-    if (!d) st = ee_fail(EE_ERR_IO, "cannot read the shard folder '%s': %s", s->dir, strerror(errno));
-    struct dirent *e;
-    while (!st && (e = readdir(d))) {
-        if (!is_shard_name(e->d_name)) continue;
-        char path[8192];
-        snprintf(path, sizeof path, "%s/%s", s->dir, e->d_name);
-        int fd = open(path, O_RDONLY);
-        if (fd < 0) { st = ee_fail(EE_ERR_IO, "cannot read shard '%s': %s", path, strerror(errno)); break; }
-        if (check_header(s, fd) > 0) walk(s, fd, gather, seen);
-        close(fd);
-    }
-    if (d) closedir(d);
+    EeStatus st = each_shard(s, gather_file, seen);
     for (int c = 0; !st && c < s->nchunks; c++)
         if (!seen[c])
             st = ee_fail(EE_ERR_IO, "the shard folder '%s' has no record of rows %ld..%ld (chunk %d of %d): were "

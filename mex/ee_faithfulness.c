@@ -27,13 +27,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     if (nrhs < 3) ee_mx_error("ee:badInput", "usage: F = ee_faithfulness(model, X, A, ...)");
     if (nlhs > 1) ee_mx_error("ee:badInput", "ee_faithfulness returns one output (a struct)");
-    ee_mx_begin();
     EeMxOpt o[NOPT];
-    ee_mx_parse_options(opt_names, nrhs, prhs, 3, o, NOPT);
-    EeModel *m = ee_mx_model(prhs[0], "model");
-    const EeConfig *c = ee_model_config(m);
     EeInput all;
-    ee_mx_attr_inputs(prhs[1], m, &all);
+    EeModel *m = ee_mx_attr_start(nrhs, prhs, 3, opt_names, o, NOPT, NULL, &all);
+    const EeConfig *c = ee_model_config(m);
     int token = c->kind != EE_KIND_MLP, W = token ? c->T : c->D;
     const float *Aall = ee_mx_maps(prhs[2], "A", all.n, W);
     EeAttrOptions a;
@@ -52,10 +49,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     }
     ee_mx_attr_baseline(o[O_BASELINE].value, m, all.n, 0, &a);
     ee_mx_attr_target(o[O_TARGET].value, m, all.n, &a);
-    if (o[O_BATCH].value) a.batch = ee_mx_int(o[O_BATCH].value, "'batch'", 1, 1 << 20);
-    a.device = ee_mx_device(o[O_DEVICE].value);
-    a.precision = ee_mx_precision(o[O_PRECISION].value);
-    if (o[O_VERBOSE].value) a.verbose = ee_mx_bool(o[O_VERBOSE].value, "'verbose'");
+    ee_mx_attr_exec(o[O_BATCH].value, o[O_DEVICE].value, o[O_PRECISION].value, o[O_VERBOSE].value, &a);
     int nrows;
     int *rows = ee_mx_attr_rows(o[O_ROWS].value, all.n, &nrows);
 
@@ -102,15 +96,11 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     r.infidelity_normalized = col(nrows, "F");
     /* one call per maximal run of consecutive rows, keyed by its offset in
      * X (the infidelity's subsets are drawn from the rows' streams) */
-    long fwd = 0;
-    double secs = 0;
     for (int i0 = 0; i0 < nrows;) {
-        int i1 = i0 + 1;
-        while (i1 < nrows && rows[i1] == rows[i1 - 1] + 1) i1++;
+        EeAttrOptions s;
+        int i1 = ee_mx_attr_run(rows, nrows, i0, &a, &s);
         size_t o0 = (size_t)i0 * W;
         EeInput part = {.n = i1 - i0, .ids = ids ? ids + o0 : NULL, .x = x ? x + o0 : NULL};
-        EeAttrOptions s = a;
-        s.row_offset = rows[i0];
         if (bids) s.baseline_ids = bids + o0;
         if (tg) s.target = tg + i0;
         EeFaithResult q = {r.comprehensiveness + i0, r.sufficiency + i0, r.deletion_auc + i0, r.insertion_auc + i0,
@@ -120,12 +110,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
                            r.fx + i0, r.fbaseline + i0, r.infidelity + i0, r.infidelity_normalized + i0, 0, 0};
         EeStatus st = ee_faithfulness(m, &part, A + o0, &s, &f, &q);
         if (st) ee_mx_fail(st);
-        fwd += q.forward;
-        secs += q.seconds;
+        r.forward += q.forward;
+        r.seconds += q.seconds;
         i0 = i1;
     }
-    r.forward = fwd;
-    r.seconds = secs;
 
     mxArray *s = mxCreateStructMatrix(1, 1, 0, NULL);
     ee_mx_set(s, "comprehensiveness", ee_mx_double_vector(r.comprehensiveness, nrows));

@@ -16,13 +16,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     if (nrhs < 2) ee_mx_error("ee:badInput", "usage: [A, info] = ee_gradient(model, X, ...)");
     if (nlhs > 2) ee_mx_error("ee:badInput", "ee_gradient returns at most two outputs");
-    ee_mx_begin();
     EeMxOpt o[NOPT];
-    ee_mx_parse_options(opt_names, nrhs, prhs, 2, o, NOPT);
-    EeModel *m = ee_mx_model(prhs[0], "model");
-    const EeConfig *c = ee_model_config(m);
     EeInput all;
-    ee_mx_attr_inputs(prhs[1], m, &all);
+    EeModel *m = ee_mx_attr_start(nrhs, prhs, 2, opt_names, o, NOPT, NULL, &all);
+    const EeConfig *c = ee_model_config(m);
     int token = c->kind != EE_KIND_MLP, cols = token ? c->T : c->D, W = token ? c->T * c->d : c->D;
     EeGradOptions g;
     ee_grad_options_defaults(&g);
@@ -70,10 +67,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     }
     ee_mx_attr_baseline(o[O_BASELINE].value, m, all.n, 1, &a);
     ee_mx_attr_target(o[O_TARGET].value, m, all.n, &a);
-    if (o[O_BATCH].value) a.batch = ee_mx_int(o[O_BATCH].value, "'batch'", 1, 1 << 20);
-    a.device = ee_mx_device(o[O_DEVICE].value);
-    a.precision = ee_mx_precision(o[O_PRECISION].value);
-    if (o[O_VERBOSE].value) a.verbose = ee_mx_bool(o[O_VERBOSE].value, "'verbose'");
+    ee_mx_attr_exec(o[O_BATCH].value, o[O_DEVICE].value, o[O_PRECISION].value, o[O_VERBOSE].value, &a);
     int ret_noise = o[O_RETURN_NOISE].value ? ee_mx_bool(o[O_RETURN_NOISE].value, "'return_noise'") : 0;
     if (shap) {
         int K;
@@ -116,14 +110,11 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     /* one call per maximal run of consecutive rows, keyed by its offset in
      * X (the noise streams are the rows'), as ee_sv does */
     for (int i0 = 0; i0 < nrows;) {
-        int i1 = i0 + 1;
-        while (i1 < nrows && rows[i1] == rows[i1 - 1] + 1) i1++;
-        int r0 = rows[i0], n = i1 - i0;
+        EeAttrOptions s;
+        int i1 = ee_mx_attr_run(rows, nrows, i0, &a, &s), r0 = rows[i0], n = i1 - i0;
         EeInput in = {.n = n};
         if (token) in.ids = all.ids + (size_t)r0 * cols;
         else in.x = all.x + (size_t)r0 * cols;
-        EeAttrOptions s = a;
-        s.row_offset = r0;
         if (a.baseline_ids) s.baseline_ids = a.baseline_ids + (size_t)r0 * c->T;
         if (a.target) s.target = a.target + r0;
         EeGradOptions gs = g;

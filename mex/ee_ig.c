@@ -19,13 +19,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         return;
     }
     if (nlhs > 2) ee_mx_error("ee:badInput", "ee_ig returns at most two outputs");
-    ee_mx_begin();
     EeMxOpt o[NOPT];
-    ee_mx_parse_options(opt_names, nrhs, prhs, 2, o, NOPT);
-    EeModel *m = ee_mx_model(prhs[0], "model");
-    const EeConfig *c = ee_model_config(m);
     EeInput all;
-    ee_mx_attr_inputs(prhs[1], m, &all);
+    EeModel *m = ee_mx_attr_start(nrhs, prhs, 2, opt_names, o, NOPT, NULL, &all);
+    const EeConfig *c = ee_model_config(m);
     EeAttrOptions a;
     ee_attr_options_defaults(&a);
     a.print = ee_mx_print;
@@ -43,10 +40,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     ee_mx_attr_baseline(o[O_BASELINE].value, m, all.n, 1, &a);
     if (onegrad) a.baseline = EE_BASELINE_ZERO;
     ee_mx_attr_target(o[O_TARGET].value, m, all.n, &a);
-    if (o[O_BATCH].value) a.batch = ee_mx_int(o[O_BATCH].value, "'batch'", 1, 1 << 20);
-    a.device = ee_mx_device(o[O_DEVICE].value);
-    a.precision = ee_mx_precision(o[O_PRECISION].value);
-    if (o[O_VERBOSE].value) a.verbose = ee_mx_bool(o[O_VERBOSE].value, "'verbose'");
+    ee_mx_attr_exec(o[O_BATCH].value, o[O_DEVICE].value, o[O_PRECISION].value, o[O_VERBOSE].value, &a);
     if (o[O_INCREMENTAL].value) a.full_passes = !ee_mx_bool(o[O_INCREMENTAL].value, "'incremental'");
     int nrows;
     int *rows = ee_mx_attr_rows(o[O_ROWS].value, all.n, &nrows);

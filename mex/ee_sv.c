@@ -75,23 +75,16 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         return;
     }
     if (nlhs > 2) ee_mx_error("ee:badInput", "ee_sv returns at most two outputs");
-    ee_mx_begin();
     EeMxOpt o[NOPT];
-    ee_mx_parse_options(opt_names, nrhs, prhs, 2, o, NOPT);
-    EeModel *m = ee_mx_model(prhs[0], "model");
-    const EeConfig *c = ee_model_config(m);
-    if (c->kind == EE_KIND_MLP)
-        ee_mx_error("ee:notSupported", "Shapley sampling is defined for token models (transformer, cnn), not mlp");
     EeInput all;
-    ee_mx_attr_inputs(prhs[1], m, &all);
+    EeModel *m = ee_mx_attr_start(nrhs, prhs, 2, opt_names, o, NOPT,
+                                  "Shapley sampling is defined for token models (transformer, cnn), not mlp", &all);
+    const EeConfig *c = ee_model_config(m);
     EeAttrOptions a;
     int exact = ee_mx_attr_sampling(o[O_EXACT].value, o[O_SAMPLES].value, o[O_SEED].value, &a);
     ee_mx_attr_baseline(o[O_BASELINE].value, m, all.n, 0, &a);
     ee_mx_attr_target(o[O_TARGET].value, m, all.n, &a);
-    if (o[O_BATCH].value) a.batch = ee_mx_int(o[O_BATCH].value, "'batch'", 1, 1 << 20);
-    a.device = ee_mx_device(o[O_DEVICE].value);
-    a.precision = ee_mx_precision(o[O_PRECISION].value);
-    if (o[O_VERBOSE].value) a.verbose = ee_mx_bool(o[O_VERBOSE].value, "'verbose'");
+    ee_mx_attr_exec(o[O_BATCH].value, o[O_DEVICE].value, o[O_PRECISION].value, o[O_VERBOSE].value, &a);
     if (o[O_INCREMENTAL].value) a.full_passes = !ee_mx_bool(o[O_INCREMENTAL].value, "'incremental'");
     int nrows;
     int *rows = ee_mx_attr_rows(o[O_ROWS].value, all.n, &nrows);
@@ -112,16 +105,11 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     info.delta = ee_mx_malloc(sizeof(float) * (nrows + 1), "info");
     /* the per-permutation variance, when the caller asks for info */
     float *var = nlhs > 1 && !exact ? ee_mx_malloc(sizeof(float) * ((size_t)nrows * T + 1), "info.variance") : NULL;
-    long fwd = 0;
-    double secs = 0;
     /* one call per maximal run of consecutive rows, keyed by its offset in X */
     for (int i0 = 0; i0 < nrows;) {
-        int i1 = i0 + 1;
-        while (i1 < nrows && rows[i1] == rows[i1 - 1] + 1) i1++;
-        int r0 = rows[i0], n = i1 - i0;
+        EeAttrOptions s;
+        int i1 = ee_mx_attr_run(rows, nrows, i0, &a, &s), r0 = rows[i0], n = i1 - i0;
         EeInput in = {.n = n, .ids = all.ids + (size_t)r0 * T};
-        EeAttrOptions s = a;
-        s.row_offset = r0;
         if (a.baseline_ids) s.baseline_ids = a.baseline_ids + (size_t)r0 * T;
         if (a.target) s.target = a.target + r0;
         if (perms) s.perms = perms + r0;
@@ -130,12 +118,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         EeStatus st = exact ? ee_shapley_exact(m, &in, &s, A + (size_t)i0 * T, &part)
                             : ee_sv_attribute(m, &in, &s, A + (size_t)i0 * T, &part);
         if (st) ee_mx_fail(st);
-        fwd += part.forward;
-        secs += part.seconds;
+        info.forward += part.forward;
+        info.seconds += part.seconds;
         i0 = i1;
     }
-    info.forward = fwd;
-    info.seconds = secs;
     if (exact) /* exact values have no sampling delta beyond rounding */
         for (int i = 0; i < nrows; i++) {
             double sum = 0;

@@ -11,6 +11,17 @@ void ee_mx_attr_inputs(const mxArray *X, const EeModel *m, EeInput *in)
     else in->ids = ee_mx_tokens(X, "X", c->T, c->vocab, &in->n);
 }
 
+EeModel *ee_mx_attr_start(int nrhs, const mxArray *prhs[], int first, const char *const *names, EeMxOpt *o,
+                          int nopt, const char *mlp_refusal, EeInput *all)
+{
+    ee_mx_begin();
+    ee_mx_parse_options(names, nrhs, prhs, first, o, nopt);
+    EeModel *m = ee_mx_model(prhs[0], "model");
+    if (mlp_refusal && ee_model_config(m)->kind == EE_KIND_MLP) ee_mx_error("ee:notSupported", "%s", mlp_refusal);
+    ee_mx_attr_inputs(prhs[1], m, all);
+    return m;
+}
+
 void ee_mx_attr_baseline(const mxArray *v, const EeModel *m, int N, int allow_zero, EeAttrOptions *o)
 {
     const EeConfig *c = ee_model_config(m);
@@ -78,6 +89,24 @@ int *ee_mx_attr_rows(const mxArray *v, int N, int *count)
     *count = ee_mx_int_vector(v, "'rows'", 1, N, rows, (int)n);
     for (int i = 0; i < *count; i++) rows[i]--;
     return rows;
+}
+
+int ee_mx_attr_run(const int *rows, int nrows, int i0, const EeAttrOptions *a, EeAttrOptions *s)
+{
+    int i1 = i0 + 1;
+    while (i1 < nrows && rows[i1] == rows[i1 - 1] + 1) i1++;
+    *s = *a;
+    s->row_offset = rows[i0];
+    return i1;
+}
+
+void ee_mx_attr_exec(const mxArray *batch, const mxArray *device, const mxArray *precision, const mxArray *verbose,
+                     EeAttrOptions *a)
+{
+    if (batch) a->batch = ee_mx_int(batch, "'batch'", 1, 1 << 20);
+    a->device = ee_mx_device(device);
+    a->precision = ee_mx_precision(precision);
+    if (verbose) a->verbose = ee_mx_bool(verbose, "'verbose'");
 }
 
 mxArray *ee_mx_attr_info(const EeAttrInfo *info, int N, const char *method, int steps, int with_delta)

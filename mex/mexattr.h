@@ -11,8 +11,22 @@ void ee_mx_attr_baseline(const mxArray *v, const EeModel *m, int N, int allow_ze
 void ee_mx_attr_target(const mxArray *v, const EeModel *m, int N, EeAttrOptions *o);
 /* 'rows': 1-based row indices into X (default all); returns count. */
 int *ee_mx_attr_rows(const mxArray *v, int N, int *count);
+/* The run of consecutive rows of X that starts at rows[i0]: returns its
+ * end (one past); *s is a with the run's row offset (the gateways make one
+ * call per run, keyed by its first row, so that a row's random streams do
+ * not depend on the selection). */
+int ee_mx_attr_run(const int *rows, int nrows, int i0, const EeAttrOptions *a, EeAttrOptions *s);
+/* 'batch', 'device', 'precision', 'verbose' (NULL when not given) into a. */
+void ee_mx_attr_exec(const mxArray *batch, const mxArray *device, const mxArray *precision, const mxArray *verbose,
+                     EeAttrOptions *a);
 /* Reads X for an attribution (token ids or dense). */
 void ee_mx_attr_inputs(const mxArray *X, const EeModel *m, EeInput *in);
+/* The start the gateways of a model struct share: the call begun, the
+ * options from prhs[first] on parsed into o, the model of prhs[0]
+ * (refused with ee:notSupported and mlp_refusal when it is an mlp and
+ * mlp_refusal is not NULL), then the rows of prhs[1] read into all. */
+EeModel *ee_mx_attr_start(int nrhs, const mxArray *prhs[], int first, const char *const *names, EeMxOpt *o,
+                          int nopt, const char *mlp_refusal, EeInput *all);
 /* The defaults of a Shapley call and its sampling options ('exact',
  * 'samples', 'seed'; NULL when not given), read in that order as both
  * forms of ee_sv take them; returns 'exact'. */

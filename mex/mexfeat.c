@@ -26,26 +26,6 @@ static const char *const method_names[] = {"sv", "exact", "kernelshap", "ig", "g
 
 static void destroy(void *p) { mxDestroyArray(p); }
 
-/* Row-major doubles of a real finite matrix (rows x cols checked by the caller). */
-static double *doubles(const mxArray *a, const char *what, size_t *rows, size_t *cols)
-{
-    if (!(mxIsDouble(a) || mxIsSingle(a)) || mxIsComplex(a) || mxIsSparse(a) || mxGetNumberOfDimensions(a) != 2)
-        ee_mx_error("ee:badInput", "%s must be a real double or single matrix, got %s", what, mxGetClassName(a));
-    size_t n = mxGetM(a), m = mxGetN(a);
-    double *x = ee_mx_malloc(sizeof(double) * (n * m + 1), what);
-    const double *d = mxIsDouble(a) ? mxGetPr(a) : NULL;
-    const float *s = mxIsSingle(a) ? mxGetData(a) : NULL;
-    for (size_t c = 0; c < m; c++)
-        for (size_t i = 0; i < n; i++) {
-            double v = d ? d[i + n * c] : s[i + n * c];
-            if (!isfinite(v)) ee_mx_error("ee:badInput", "%s(%zu,%zu) is NaN or Inf", what, i + 1, c + 1);
-            x[i * m + c] = v;
-        }
-    *rows = n;
-    *cols = m;
-    return x;
-}
-
 /* 'groups': F player ids >= 0, as ee_sv (@f) reads them. NULL: none. */
 static int32_t *groups_of(const mxArray *v, int F, const char *what)
 {
@@ -123,7 +103,7 @@ static float *method_maps(int method, const mxArray *fh, const mxArray *X, const
         if (!A) ee_mx_error("ee:badInput", "ee_sv returned no info.players");
     }
     size_t r, c;
-    double *d = doubles(A, "the method's maps", &r, &c);
+    double *d = ee_mx_dense_rows(A, "the method's maps", &r, &c);
     if (c != (size_t)P) ee_mx_error("ee:badInput", "the method returned %zu values per row, expected %d players", c, P);
     float *maps = ee_mx_malloc(sizeof(float) * (r * c + 1), "the maps");
     for (size_t q = 0; q < r * c; q++) maps[q] = (float)d[q];
@@ -136,7 +116,7 @@ static float *method_maps(int method, const mxArray *fh, const mxArray *X, const
 static float *given_maps(const mxArray *A, const char *what, int N, int F, int P, const int *col_player)
 {
     size_t r, c;
-    double *d = doubles(A, what, &r, &c);
+    double *d = ee_mx_dense_rows(A, what, &r, &c);
     if (r != (size_t)N || !(c == (size_t)P || c == (size_t)F))
         ee_mx_error("ee:badInput", "%s must be %dx%d (one value per player)%s, got %zux%zu", what, N, P,
                     P != F ? " or N x F (ee_sv's spread maps)" : "", r, c);
@@ -373,10 +353,10 @@ void ee_mx_explain_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
         size_t K = 1, kc = (size_t)F;
         double *bg = NULL;
         const mxArray *b = mxGetField(ex, 0, "baseline"), *k = mxGetField(ex, 0, "background");
-        if (k && !mxIsEmpty(k)) bg = doubles(k, "explainer.explains.background", &K, &kc);
+        if (k && !mxIsEmpty(k)) bg = ee_mx_dense_rows(k, "explainer.explains.background", &K, &kc);
         else if (b && !mxIsEmpty(b)) {
             size_t r;
-            bg = doubles(b, "explainer.explains.baseline", &r, &kc);
+            bg = ee_mx_dense_rows(b, "explainer.explains.baseline", &r, &kc);
             if (r * kc == 1 && F > 1) { /* a scalar for every column */
                 double v0 = bg[0];
                 bg = ee_mx_malloc(sizeof(double) * F, "the baseline");
@@ -390,7 +370,7 @@ void ee_mx_explain_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
         }
         if (kc != (size_t)F || K < 1) ee_mx_error("ee:badModel", "explainer.explains: the absent values must have %d columns", F);
         size_t xr, xc;
-        double *Xd = doubles(prhs[1], "X", &xr, &xc);
+        double *Xd = ee_mx_dense_rows(prhs[1], "X", &xr, &xc);
         ee_threads_leave(); /* f runs with the caller's BLAS threads */
         int C, C0;
         const double *sx = scores_of(fh, Xd, N, F, 1, &C);

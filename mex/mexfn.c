@@ -20,25 +20,13 @@ static const char *const fopt_names[NFOPT] = {"samples", "seed", "exact", "basel
                                               "target", "rows", "batch", "verbose", "method", "coalitions",
                                               "weights", "paired", "width", "ridge"};
 
-/* A real, full, finite double/single matrix as row-major doubles. */
+/* ee_mx_dense_rows with int sizes (each below 2^31). */
 static double *dense_rows(const mxArray *a, const char *what, int *rows, int *cols)
 {
-    if (!(mxIsDouble(a) || mxIsSingle(a)) || mxIsComplex(a) || mxIsSparse(a) || mxGetNumberOfDimensions(a) != 2)
-        ee_mx_error("ee:badInput", "%s must be a real double or single matrix, got %s", what, mxGetClassName(a));
-    size_t n = mxGetM(a), m = mxGetN(a);
-    if (n > 0x7fffffff || m > 0x7fffffff || (m && n > ((size_t)1 << 40) / m))
-        ee_mx_error("ee:badInput", "%s is too large", what);
-    double *x = ee_mx_malloc(sizeof(double) * (n * m + 1), what);
-    const double *d = mxIsDouble(a) ? mxGetPr(a) : NULL;
-    const float *s = mxIsSingle(a) ? mxGetData(a) : NULL;
-    for (size_t c = 0; c < m; c++)
-        for (size_t i = 0; i < n; i++) {
-            double v = d ? d[i + n * c] : s[i + n * c];
-            if (!isfinite(v)) ee_mx_error("ee:badInput", "%s(%zu,%zu) is NaN or Inf", what, i + 1, c + 1);
-            x[i * m + c] = v;
-        }
-    *rows = (int)n;
-    *cols = (int)m;
+    size_t r, c;
+    double *x = ee_mx_dense_rows(a, what, &r, &c);
+    *rows = (int)r;
+    *cols = (int)c;
     return x;
 }
 
@@ -340,11 +328,8 @@ static void fn_attribute(const char *gateway, int method, int nlhs, mxArray *plh
     /* one call per maximal run of consecutive rows, keyed by its offset in X */
     running_f = 1;
     for (int i0 = 0; i0 < nrows && !st;) {
-        int i1 = i0 + 1;
-        while (i1 < nrows && rows[i1] == rows[i1 - 1] + 1) i1++;
-        int r0 = rows[i0], n = i1 - i0;
-        EeAttrOptions s = a;
-        s.row_offset = r0;
+        EeAttrOptions s;
+        int i1 = ee_mx_attr_run(rows, nrows, i0, &a, &s), r0 = rows[i0], n = i1 - i0;
         if (a.target) s.target = a.target + r0;
         EeFnInfo part = {target + i0, fx + i0, fe + i0, delta + i0, players + (size_t)i0 * P,
                          var ? var + (size_t)i0 * P : NULL, 0, 0, 0, 0};
@@ -472,10 +457,8 @@ void ee_mx_ig_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     /* one call per maximal run of consecutive rows, keyed by its offset in X
      * (the stream of a row's drawn baselines) */
     for (int i0 = 0; i0 < nrows && !st;) {
-        int i1 = i0 + 1;
-        while (i1 < nrows && rows[i1] == rows[i1 - 1] + 1) i1++;
-        EeAttrOptions s = a;
-        s.row_offset = rows[i0];
+        EeAttrOptions s;
+        int i1 = ee_mx_attr_run(rows, nrows, i0, &a, &s);
         if (tg) s.target = tg + i0;
         EeFnInfo part = {.target = target + i0, .fx = fx + i0, .fempty = fb + i0, .delta = delta + i0};
         st = ee_eg_fn(&sf, fd ? NULL : &gf, Xs + (size_t)i0 * F, i1 - i0, F, b, K, m, &s, h, A + (size_t)i0 * F, &part);

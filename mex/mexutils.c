@@ -529,3 +529,24 @@ void ee_mx_print(void *ctx, const char *line)
     (void)ctx;
     ee_mx_print_line(line); /* never lets Octave's interrupt cross libcore */
 }
+
+double *ee_mx_dense_rows(const mxArray *a, const char *what, size_t *rows, size_t *cols)
+{
+    if (!(mxIsDouble(a) || mxIsSingle(a)) || mxIsComplex(a) || mxIsSparse(a) || mxGetNumberOfDimensions(a) != 2)
+        ee_mx_error("ee:badInput", "%s must be a real double or single matrix, got %s", what, mxGetClassName(a));
+    size_t n = mxGetM(a), m = mxGetN(a);
+    if (n > 0x7fffffff || m > 0x7fffffff || (m && n > ((size_t)1 << 40) / m))
+        ee_mx_error("ee:badInput", "%s is too large", what);
+    double *x = ee_mx_malloc(sizeof(double) * (n * m + 1), what);
+    const double *d = mxIsDouble(a) ? mxGetPr(a) : NULL;
+    const float *s = mxIsSingle(a) ? mxGetData(a) : NULL;
+    for (size_t c = 0; c < m; c++)
+        for (size_t i = 0; i < n; i++) {
+            double v = d ? d[i + n * c] : s[i + n * c];
+            if (!isfinite(v)) ee_mx_error("ee:badInput", "%s(%zu,%zu) is NaN or Inf", what, i + 1, c + 1);
+            x[i * m + c] = v;
+        }
+    *rows = n;
+    *cols = m;
+    return x;
+}

@@ -80,6 +80,9 @@ float *ee_mx_dense(const mxArray *a, const char *what, int D, int *N);
 int32_t *ee_mx_labels(const mxArray *a, const char *what, int N, int C, int *maxlabel);
 /* Attribution maps N x T (single/double, finite), row-major float. */
 float *ee_mx_maps(const mxArray *a, const char *what, int N, int T);
+/* A real, full, finite double or single matrix as row-major doubles (the
+ * call's memory), its size in *rows x *cols; each side below 2^31. */
+double *ee_mx_dense_rows(const mxArray *a, const char *what, size_t *rows, size_t *cols);
 
 /* ---- outputs ------------------------------------------------------------------ */
 /* Row-major float rows x cols -> new single Octave matrix (column-major). */

@@ -81,11 +81,7 @@ function shown = ee_heatmap (file, x, vocab, top, bottom, varargin)
   o.labels = ee_check (who, '''labels''', o.labels, 'texts', []);
   o.width = ee_check (who, '''width''', o.width, 'int', 1, 10000);
   o.font = ee_check (who, '''font''', o.font, 'name');
-  if (ischar (o.scale))
-    o.scale = ee_check (who, '''scale''', o.scale, 'choice', {'each', 'shared'});
-  else
-    o.scale = ee_check (who, '''scale''', o.scale, 'positive');
-  end
+  o.scale = scale_option (who, o.scale);
   o.colorbar = ee_check (who, '''colorbar''', o.colorbar, 'flag');
   o.specials = ee_check (who, '''specials''', o.specials, 'flag');
   vocab = ee_vocab_of (vocab, who);

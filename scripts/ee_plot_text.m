@@ -66,11 +66,7 @@ function r = ee_plot_text (model, text, varargin)
   end
   o.title = ee_check (who, '''title''', o.title, 'text');
   o.width = ee_check (who, '''width''', o.width, 'int', 1, 10000);
-  if (ischar (o.scale))
-    o.scale = ee_check (who, '''scale''', o.scale, 'choice', {'each', 'shared'});
-  else
-    o.scale = ee_check (who, '''scale''', o.scale, 'positive');
-  end
+  o.scale = scale_option (who, o.scale);
   o.specials = ee_check (who, '''specials''', o.specials, 'flag');
   if (! isempty (o.explainer) && ! (isstruct (o.explainer) || iscell (o.explainer)))
     error ('ee:badInput', 'ee_plot_text: ''explainer'' must be an Empirical Explainer (a struct from ee_train)');

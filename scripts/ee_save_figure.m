@@ -96,13 +96,8 @@ end
 ## the PDF drawn by gnuplot as the file PART in format EXT (on its way to OUT)
 function convert (pdf, part, ext, out, dpi, who)
   switch (ext)
-    case '.pdf'
-      [ok, msg] = copyfile (pdf, part);
-      if (! ok)
-        error ('ee:ioError', '%s: cannot write %s: %s', who, out, msg);
-      end
-    case '.svg'
-      run_tool ({'pdftocairo', '-svg', pdf, part}, out, who);
+    case {'.pdf', '.svg'}
+      pdf_as (pdf, part, ext, out, who);
     case '.png'
       ## pdftocairo adds the extension itself
       stem = part(1:end-4);

@@ -182,6 +182,20 @@ static int features_of(EeInputs inputs, const EeConfig *clf)
     return ee_config_features(&e);
 }
 
+/* The rows order[i0 .. i0 + nb) of in into the batch buffers: their ids,
+ * masks and, where h_bids is not NULL, baseline ids (T each). */
+static void gather_batch(const EeModel *m, const EeInput *in, const EeAttrOptions *o, const int *order, int i0,
+                         int nb, int32_t *h_ids, uint8_t *h_mask, int32_t *h_bids)
+{
+    int T = m->cfg.T;
+    for (int j = 0; j < nb; j++) {
+        int i = order[i0 + j];
+        memcpy(h_ids + (size_t)j * T, in->ids + (size_t)i * T, sizeof(int32_t) * T);
+        ee_attr_row_mask(m, in, i, h_mask + (size_t)j * T);
+        if (h_bids) ee_attr_row_baseline(m, in, o, i, h_bids + (size_t)j * T);
+    }
+}
+
 /* F[t][1] of every row for EE_INPUTS_GRADIENT_ENDS: sum_d (e_x - e_b) g_b,
  * g_b the gradient at the row's baseline (table G, entry gidx[i]); the
  * embeddings are looked up again (no model pass). */
@@ -199,12 +213,7 @@ static EeStatus baseline_end_features(EeRun *r, const EeInput *in, const EeAttrO
     for (int i0 = 0; i0 < N && !st; i0 += B) {
         if (ee_interrupted()) { st = ee_fail(EE_ERR_INTERRUPTED, "interrupted while computing explainer features"); break; }
         int nb = N - i0 < B ? N - i0 : B;
-        for (int j = 0; j < nb; j++) {
-            int i = order[i0 + j];
-            memcpy(h_ids + (size_t)j * T, in->ids + (size_t)i * T, sizeof(int32_t) * T);
-            ee_attr_row_mask(m, in, i, h_mask + (size_t)j * T);
-            ee_attr_row_baseline(m, in, o, i, h_bids + (size_t)j * T);
-        }
+        gather_batch(m, in, o, order, i0, nb, h_ids, h_mask, h_bids);
         int L = ee_run_needed_len(r, h_ids, h_mask, nb), Lb = ee_run_needed_len(r, h_bids, h_mask, nb);
         if (Lb > L) L = Lb;
         size_t Wl = (size_t)L * d;
@@ -282,12 +291,7 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
     for (int i0 = 0; i0 < N && !st; i0 += B) {
         if (ee_interrupted()) { st = ee_fail(EE_ERR_INTERRUPTED, "interrupted while computing explainer features"); break; }
         int nb = N - i0 < B ? N - i0 : B;
-        for (int j = 0; j < nb; j++) {
-            int i = order[i0 + j];
-            memcpy(h_ids + (size_t)j * T, in->ids + (size_t)i * T, sizeof(int32_t) * T);
-            ee_attr_row_mask(clf, in, i, h_mask + (size_t)j * T);
-            if (o->baseline != EE_BASELINE_ZERO) ee_attr_row_baseline(clf, in, o, i, h_bids + (size_t)j * T);
-        }
+        gather_batch(clf, in, o, order, i0, nb, h_ids, h_mask, o->baseline != EE_BASELINE_ZERO ? h_bids : NULL);
         int L = ee_run_needed_len(r, h_ids, h_mask, nb);
         if (o->baseline != EE_BASELINE_ZERO) {
             int Lb = ee_run_needed_len(r, h_bids, h_mask, nb);

@@ -31,11 +31,8 @@
 ## @seealso{ee_ig, ee_sv, shapley_formulas}
 ## @end deftypefn
 
-function r = gradients_vs_shapley (outdir, varargin)
-  if (nargin < 1)
-    outdir = '';
-  end
-  [outdir, draw] = example_options ('gradients_vs_shapley', outdir, varargin);
+function r = gradients_vs_shapley (varargin)
+  [outdir, draw] = example_options ('gradients_vs_shapley', varargin);
   q = {'verbose', false};
   ## the product: its gradient is given, so no differences are needed
   r.ig = ee_ig (@square_times, [2 3], q{:});

@@ -39,15 +39,10 @@
 ## @seealso{ee_sv, ee_lime, ee_occlusion, ee_ig, shapley_formulas}
 ## @end deftypefn
 
-function r = perturbation_methods (outdir, varargin)
-  if (nargin < 1)
-    outdir = '';
-  end
-  [outdir, draw] = example_options ('perturbation_methods', outdir, varargin);
+function r = perturbation_methods (varargin)
+  [outdir, draw] = example_options ('perturbation_methods', varargin);
   ## the data of shapley_formulas: fixed formulas, no global generator
-  N = 30; F = 5; K = 8;
-  X = 1.5 * sin ((1:N)' * (1:F) * 0.7 + 0.3);
-  bg = 0.8 * cos ((1:K)' * (1:F) * 1.3);
+  [X, bg] = formula_data (5);
   w = [1.5; -1; 0.5; 2; -0.5]; c = 2;
   m = mean (bg, 1); m12 = mean (bg(:,1) .* bg(:,2));
   opts = {'background', bg, 'verbose', false};
@@ -78,8 +73,7 @@ function r = perturbation_methods (outdir, varargin)
   ## error against the exact values at equal numbers of coalition values
   ## per row (10 players: 1022 proper coalitions, so KernelSHAP draws)
   F10 = 10;
-  X10 = 1.5 * sin ((1:N)' * (1:F10) * 0.7 + 0.3);
-  bg10 = 0.8 * cos ((1:K)' * (1:F10) * 1.3);
+  [X10, bg10] = formula_data (F10);
   w10 = [w; -w];
   f3 = @(x) x * w10 + c * x(:,1) .* x(:,2) + x(:,3) .* x(:,4) .* x(:,5) - x(:,6) .* x(:,8) .* x(:,10);
   o10 = {'background', bg10, 'verbose', false};

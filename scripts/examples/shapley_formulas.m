@@ -32,15 +32,10 @@
 ## @seealso{ee_sv}
 ## @end deftypefn
 
-function r = shapley_formulas (outdir, varargin)
-  if (nargin < 1)
-    outdir = '';
-  end
-  [outdir, draw] = example_options ('shapley_formulas', outdir, varargin);
+function r = shapley_formulas (varargin)
+  [outdir, draw] = example_options ('shapley_formulas', varargin);
   ## data from fixed formulas (the global generators stay as they are)
-  N = 30; F = 5; K = 8;
-  X = 1.5 * sin ((1:N)' * (1:F) * 0.7 + 0.3);
-  bg = 0.8 * cos ((1:K)' * (1:F) * 1.3);
+  [X, bg] = formula_data (5);
   w = [1.5; -1; 0.5; 2; -0.5]; c = 2;
   m = mean (bg, 1); m12 = mean (bg(:,1) .* bg(:,2));
   opts = {'background', bg, 'verbose', false};

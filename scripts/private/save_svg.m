@@ -50,13 +50,8 @@ end
 ## writer takes seconds where it takes a fraction of one)
 function convert (master, pdf, part, ext, out, dpi, who)
   switch (ext)
-    case '.pdf'
-      [ok, msg] = copyfile (pdf, part);
-      if (! ok)
-        error ('ee:ioError', '%s: cannot write %s: %s', who, out, msg);
-      end
-    case '.svg'
-      run_tool ({'pdftocairo', '-svg', pdf, part}, out, who);
+    case {'.pdf', '.svg'}
+      pdf_as (pdf, part, ext, out, who);
     case '.png'
       d = sprintf ('%g', dpi);
       rsvg ({'-f', 'png', '-d', d, '-p', d, '-b', 'white', '-o', part}, master, out, who);

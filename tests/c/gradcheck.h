@@ -18,6 +18,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* The OpenMP team of the parallel regions that follow (the tests that
+ * compare 1 and 2 threads); nothing in a build without OpenMP. */
+static inline void gc_set_threads(int n)
+{
+#ifdef _OPENMP
+    omp_set_num_threads(n);
+#else
+    (void)n;
+#endif
+}
+
+/* The attribution options of a test's call: the defaults, on the CPU
+ * (the CPU results are the ones compared bit for bit), without progress
+ * lines. */
+static inline void gc_cpu_options(EeAttrOptions *o)
+{
+    ee_attr_options_defaults(o);
+    o->verbose = 0;
+    o->device = EE_DEVICE_CPU;
+}
+
 /* EE_TEST_QUICK=1 (e.g. under valgrind): smaller problems, fewer samples. */
 static inline int gc_quick(void)
 {

@@ -356,4 +356,69 @@ static void ref_net(Ref *r, const double *e, const uint8_t *mask, double *out)
     }
 }
 
+/* ---- fixtures of the tests that compare libcore against the reference ---- */
+
+/* A small config of `kind`, 3 classes: the token kinds with a vocabulary of
+ * 30 and length T, the mlp with D inputs and hidden layers h0 and h1. */
+static inline void refm_config(EeConfig *c, EeKind kind, int T, int D, int h0, int h1)
+{
+    ee_config_defaults(c, kind);
+    c->classes = 3;
+    if (kind == EE_KIND_TRANSFORMER) { c->vocab = 30; c->T = T; c->d = 8; c->heads = 2; c->layers = 2; c->ffn = 16; }
+    if (kind == EE_KIND_CNN) { c->vocab = 30; c->T = T; c->d = 6; c->filters = 5; c->nwidths = 2; c->widths[0] = 2; c->widths[1] = 3; }
+    if (kind == EE_KIND_MLP) { c->D = D; c->nhidden = 2; c->hidden[0] = h0; c->hidden[1] = h1; }
+}
+
+/* A model of config c whose weights are all nontrivial (biases and
+ * LayerNorms too, so that no term of the reference goes untested): drawn
+ * N(0, sd^2) from rng, gains 1 + 0.2 N(0, sd^2), the PAD embedding zero.
+ * seed: ee_model_init's, before the draws. NULL when c is refused. */
+static inline EeModel *refm_model(const EeConfig *c, uint64_t seed, double sd, EeRng *rng)
+{
+    EeModel *m;
+    if (ee_model_new(c, &m)) return NULL;
+    ee_model_init(m, seed);
+    for (int i = 0; i < ee_model_nparams(m); i++) {
+        EeParamInfo pi;
+        ee_model_param_info(m, i, &pi);
+        float *buf = malloc(sizeof(float) * pi.count);
+        for (size_t k = 0; k < pi.count; k++) buf[k] = (float)(sd * ee_rng_normal(rng));
+        if (!strcmp(pi.field, "E_tok"))
+            for (int c2 = 0; c2 < pi.dims[1]; c2++) buf[(size_t)c2 * pi.dims[0]] = 0;
+        if (strstr(pi.field, "_g"))
+            for (size_t k = 0; k < pi.count; k++) buf[k] = 1.0f + 0.2f * buf[k];
+        ee_param_set(m, i, buf, pi.count);
+        free(buf);
+    }
+    return m;
+}
+
+/* N rows [CLS] tokens [SEP] PAD... of length T, real lengths lens[], the
+ * tokens drawn uniformly from the 26 ordinary ids of the vocabulary of 30. */
+static inline int32_t *refm_ids(int N, int T, const int *lens, EeRng *rng)
+{
+    int32_t *ids = malloc(sizeof(int32_t) * N * T);
+    for (int i = 0; i < N; i++)
+        for (int t = 0; t < T; t++)
+            ids[i * T + t] = t == 0 ? EE_CLS : t == lens[i] + 1 ? EE_SEP : t <= lens[i] ? 4 + (int)ee_rng_below(rng, 26) : EE_PAD;
+    return ids;
+}
+
+/* The target output of the reference at the point e: the function that
+ * gc_fd1 differentiates, one coordinate of e at a time. */
+typedef struct {
+    Ref *r;
+    const uint8_t *mask;
+    double *e;
+    int target;
+} RefPoint;
+
+static inline double ref_point_target(void *p)
+{
+    RefPoint *q = p;
+    double out[8];
+    ref_net(q->r, q->e, q->mask, out);
+    return out[q->target];
+}
+
 #endif

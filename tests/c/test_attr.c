@@ -69,58 +69,12 @@ static void test_nodes(void)
 static EeModel *make_model(EeKind kind, int bias, int T)
 {
     EeConfig c;
-    ee_config_defaults(&c, kind);
-    c.classes = 3;
+    refm_config(&c, kind, T, 7, 6, 5);
     c.bias = bias;
-    if (kind == EE_KIND_TRANSFORMER) { c.vocab = 30; c.T = T; c.d = 8; c.heads = 2; c.layers = 2; c.ffn = 16; }
-    if (kind == EE_KIND_CNN) { c.vocab = 30; c.T = T; c.d = 6; c.filters = 5; c.nwidths = 2; c.widths[0] = 2; c.widths[1] = 3; }
-    if (kind == EE_KIND_MLP) { c.D = 7; c.nhidden = 2; c.hidden[0] = 6; c.hidden[1] = 5; }
-    EeModel *m;
-    if (ee_model_new(&c, &m)) return NULL;
-    ee_model_init(m, 11);
-    /* nontrivial weights everywhere (biases and LayerNorms too) */
-    for (int i = 0; i < ee_model_nparams(m); i++) {
-        EeParamInfo pi;
-        ee_model_param_info(m, i, &pi);
-        float *buf = malloc(sizeof(float) * pi.count);
-        double sd = kind == EE_KIND_TRANSFORMER ? 0.4 : 0.5;
-        for (size_t k = 0; k < pi.count; k++) buf[k] = (float)(sd * ee_rng_normal(&rng));
-        if (!strcmp(pi.field, "E_tok"))
-            for (int c2 = 0; c2 < pi.dims[1]; c2++) buf[(size_t)c2 * pi.dims[0]] = 0;
-        if (strstr(pi.field, "_g"))
-            for (size_t k = 0; k < pi.count; k++) buf[k] = 1.0f + 0.2f * buf[k];
-        ee_param_set(m, i, buf, pi.count);
-        free(buf);
-    }
-    return m;
-}
-
-/* Rows [CLS] tokens [SEP] PAD..., real lengths from lens[]. */
-static int32_t *make_ids(int N, int T, const int *lens)
-{
-    int32_t *ids = malloc(sizeof(int32_t) * N * T);
-    for (int i = 0; i < N; i++)
-        for (int t = 0; t < T; t++)
-            ids[i * T + t] = t == 0 ? EE_CLS : t == lens[i] + 1 ? EE_SEP : t <= lens[i] ? 4 + (int)ee_rng_below(&rng, 26) : EE_PAD;
-    return ids;
+    return refm_model(&c, 11, kind == EE_KIND_TRANSFORMER ? 0.4 : 0.5, &rng);
 }
 
 /* ---- IG against a double-precision reference ---------------------------------- */
-typedef struct {
-    Ref *r;
-    const uint8_t *mask;
-    double *e;
-    int target;
-} Point;
-
-static double ref_target(void *p)
-{
-    Point *q = p;
-    double out[8];
-    ref_net(q->r, q->e, q->mask, out);
-    return out[q->target];
-}
-
 /* Reference IG of one row: sum_k w_k grad f(e_b + a_k (e_x - e_b)) .* (e_x - e_b),
  * gradient by central differences in double, summed over d. */
 static void ref_ig_row(Ref *r, const double *ex, const double *eb, const uint8_t *mask, int target,
@@ -128,10 +82,10 @@ static void ref_ig_row(Ref *r, const double *ex, const double *eb, const uint8_t
 {
     int n = rows * per;
     double *e = malloc(sizeof(double) * n), *acc = calloc((size_t)n, sizeof(double));
-    Point pt = {r, mask, e, target};
+    RefPoint pt = {r, mask, e, target};
     for (int k = 0; k < s; k++) {
         for (int j = 0; j < n; j++) e[j] = eb[j] + a[k] * (ex[j] - eb[j]);
-        for (int j = 0; j < n; j++) acc[j] += w[k] * gc_fd1(ref_target, &pt, &e[j], 1e-6);
+        for (int j = 0; j < n; j++) acc[j] += w[k] * gc_fd1(ref_point_target, &pt, &e[j], 1e-6);
     }
     for (int t = 0; t < rows; t++) {
         phi[t] = 0;
@@ -149,7 +103,7 @@ static void check_ig(EeKind kind, int bias)
     Ref ref;
     ref_load(&ref, m);
     int token = kind != EE_KIND_MLP, rows = token ? T : c->D, per = token ? c->d : 1;
-    int32_t *ids = token ? make_ids(N, T, lens) : NULL;
+    int32_t *ids = token ? refm_ids(N, T, lens, &rng) : NULL;
     float *x = NULL;
     if (!token) {
         x = malloc(sizeof(float) * N * c->D);
@@ -176,9 +130,7 @@ static void check_ig(EeKind kind, int bias)
             int zero_node = runs[q].m == EE_IG_RIEMANN_LEFT || runs[q].m == EE_IG_RIEMANN_TRAPEZOID;
             if (zero_node && kind != EE_KIND_TRANSFORMER) continue;
             EeAttrOptions o;
-            ee_attr_options_defaults(&o);
-            o.verbose = 0;
-            o.device = EE_DEVICE_CPU;
+            gc_cpu_options(&o);
             o.method = runs[q].m;
             o.steps = runs[q].s;
             o.baseline = zero ? EE_BASELINE_ZERO : EE_BASELINE_PAD;
@@ -230,7 +182,7 @@ static void check_features(EeKind kind)
     Ref ref;
     ref_load(&ref, m);
     int d = c->d, k = 1 + d;
-    int32_t *ids = make_ids(N, T, lens);
+    int32_t *ids = refm_ids(N, T, lens, &rng);
     EeInput in = {.n = N, .ids = ids};
     float *F = malloc(sizeof(float) * N * T * k), *F1 = malloc(sizeof(float) * N * T);
     float *F2 = malloc(sizeof(float) * N * T * 2), *F4 = malloc(sizeof(float) * N * T * 4);
@@ -243,9 +195,7 @@ static void check_features(EeKind kind)
     uint8_t mask[16];
     for (int zero = 0; zero <= 1; zero++) {
         EeAttrOptions o;
-        ee_attr_options_defaults(&o);
-        o.verbose = 0;
-        o.device = EE_DEVICE_CPU;
+        gc_cpu_options(&o);
         o.batch = 3; /* two passes, rows regrouped by length */
         o.baseline = zero ? EE_BASELINE_ZERO : EE_BASELINE_PAD;
         EeAttrInfo info = {.target = tg};
@@ -326,7 +276,7 @@ static void check_features(EeKind kind)
                 free(ep);
             }
             double *e = malloc(sizeof(double) * T * d);
-            Point pt = {&ref, mask, e, best};
+            RefPoint pt = {&ref, mask, e, best};
             if (!zero) {
                 double alpha[EE_PATH_NODES], wq[EE_PATH_NODES];
                 CHECK_OK(ee_ig_nodes(EE_IG_GAUSSLEGENDRE, EE_PATH_NODES, alpha, wq));
@@ -335,7 +285,7 @@ static void check_features(EeKind kind)
                         cmp_add(&endsP, FP[((size_t)i * T + t) * kP + j], F2[((size_t)i * T + t) * 2 + j]);
                 for (int p = 0; p < EE_PATH_NODES; p++) {
                     for (int j = 0; j < T * d; j++) e[j] = eb[j] + alpha[p] * (ex[j] - eb[j]);
-                    for (int j = 0; j < T * d; j++) gb[j] = gc_fd1(ref_target, &pt, &e[j], 1e-6);
+                    for (int j = 0; j < T * d; j++) gb[j] = gc_fd1(ref_point_target, &pt, &e[j], 1e-6);
                     for (int t = 0; t < T; t++) {
                         double sp = 0;
                         for (int q = 0; q < d; q++) sp += (ex[t * d + q] - eb[t * d + q]) * gb[t * d + q];
@@ -344,13 +294,13 @@ static void check_features(EeKind kind)
                 }
             }
             memcpy(e, ex, sizeof(double) * T * d);
-            for (int j = 0; j < T * d; j++) g[j] = gc_fd1(ref_target, &pt, &e[j], 1e-6);
+            for (int j = 0; j < T * d; j++) g[j] = gc_fd1(ref_point_target, &pt, &e[j], 1e-6);
             /* the gradient at the baseline's embedding output (not for the
              * cnn: its pad baseline is all zero vectors, where every window
              * ties in the max over time, as at IG's a = 0 node above) */
             if (!zero && kind == EE_KIND_TRANSFORMER) {
                 memcpy(e, eb, sizeof(double) * T * d);
-                for (int j = 0; j < T * d; j++) gb[j] = gc_fd1(ref_target, &pt, &e[j], 1e-6);
+                for (int j = 0; j < T * d; j++) gb[j] = gc_fd1(ref_point_target, &pt, &e[j], 1e-6);
                 for (int t = 0; t < T; t++) {
                     double sb = 0;
                     for (int q = 0; q < d; q++) sb += (ex[t * d + q] - eb[t * d + q]) * gb[t * d + q];
@@ -473,12 +423,10 @@ static void check_shapley(EeKind kind, int bias)
     EeModel *m = make_model(kind, bias, T);
     Ref ref;
     ref_load(&ref, m);
-    int32_t *ids = make_ids(N, T, lens);
+    int32_t *ids = refm_ids(N, T, lens, &rng);
     EeInput in = {.n = N, .ids = ids};
     EeAttrOptions o;
-    ee_attr_options_defaults(&o);
-    o.verbose = 0;
-    o.device = EE_DEVICE_CPU;
+    gc_cpu_options(&o);
     float A[3 * 8], B[3 * 8], fbase[3], delta[3], fx[3];
     int32_t tg[3];
     EeAttrInfo info = {tg, fx, fbase, delta, 0, 0, 0, NULL};
@@ -557,7 +505,7 @@ static void check_explain(EeKind kind) /* explainer heads: the transformer only 
     EeModel *clf = make_model(kind, 1, T), *ex[2] = {NULL, NULL};
     Ref ref;
     ref_load(&ref, clf);
-    int32_t *ids = make_ids(N, T, lens), tg[4];
+    int32_t *ids = refm_ids(N, T, lens, &rng), tg[4];
     EeInput in = {.n = N, .ids = ids};
     EeExplainerSpec spec;
     ee_explainer_spec_default(&spec);
@@ -566,9 +514,7 @@ static void check_explain(EeKind kind) /* explainer heads: the transformer only 
     CHECK_OK(ee_explainer_new(clf, &spec, 6, &ex[1]));
     if (ex[0] && ex[1]) {
         EeAttrOptions o;
-        ee_attr_options_defaults(&o);
-        o.verbose = 0;
-        o.device = EE_DEVICE_CPU;
+        gc_cpu_options(&o);
         o.batch = 3;
         float A[4 * 9];
         EeAttrInfo info = {.target = tg};
@@ -628,7 +574,7 @@ static void check_train_features(EeKind kind)
 
     const int T = 9, lt[4] = {7, 2, 5, 3}, lv[3] = {1, 6, 4};
     EeModel *clf = make_model(kind, 1, T), *ex = NULL, *paper = NULL;
-    int32_t *ids_t = make_ids(4, T, lt), *ids_v = make_ids(3, T, lv);
+    int32_t *ids_t = refm_ids(4, T, lt, &rng), *ids_v = refm_ids(3, T, lv, &rng);
     ee_explainer_spec_default(&s);
     ee_explainer_spec_for_maps(&s, 1, 0); /* occlusion: 4 features */
     CHECK_OK(ee_explainer_new(clf, &s, 3, &ex));
@@ -694,20 +640,16 @@ static void check_determinism(EeKind kind)
 {
     const int N = 5, T = 16, lens[5] = {14, 3, 9, 1, 12};
     EeModel *m = make_model(kind, 1, T);
-    int32_t *ids = make_ids(N, T, lens);
+    int32_t *ids = refm_ids(N, T, lens, &rng);
     EeInput in = {.n = N, .ids = ids};
     float ref_sv[5 * 16], ref_ig[5 * 16], A[5 * 16];
     int threads[2] = {1, 2}, batches[3] = {1, 7, 64};
     for (int full = 0; full <= 1; full++) /* incremental paths vs full passes */
         for (int ti = 0; ti < 2; ti++)
             for (int bi = 0; bi < 3; bi++) {
-#ifdef _OPENMP
-                omp_set_num_threads(threads[ti]);
-#endif
+                gc_set_threads(threads[ti]);
                 EeAttrOptions o;
-                ee_attr_options_defaults(&o);
-                o.verbose = 0;
-                o.device = EE_DEVICE_CPU;
+                gc_cpu_options(&o);
                 o.seed = 42;
                 o.batch = batches[bi];
                 o.full_passes = full;
@@ -724,14 +666,10 @@ static void check_determinism(EeKind kind)
                 CHECK_CMP(ig, 1e-5 * ig.scale, "%s IG, %d threads, batch %d%s: differs by %.3g", ee_kind_name(kind),
                           threads[ti], batches[bi], full ? ", full passes" : "", ig.err);
             }
-#ifdef _OPENMP
-    omp_set_num_threads(2);
-#endif
+    gc_set_threads(2);
     /* a different seed gives different numbers */
     EeAttrOptions o;
-    ee_attr_options_defaults(&o);
-    o.verbose = 0;
-    o.device = EE_DEVICE_CPU;
+    gc_cpu_options(&o);
     o.seed = 43;
     CHECK_OK(ee_sv_attribute(m, &in, &o, A, NULL));
     CheckCmp seeds = CMP_INIT;

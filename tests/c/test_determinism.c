@@ -15,6 +15,7 @@
  * Every comparison is memcmp: one differing bit fails. EE_TEST_QUICK
  * (the valgrind run) takes fewer sizes and epochs. */
 #include "check.h"
+#include "gradcheck.h"
 #include "ee.h"
 #include "backend/backend.h"
 
@@ -27,15 +28,6 @@
 
 static EeRng rng;
 static int quick; /* EE_TEST_QUICK (valgrind): smaller problems, fewer runs */
-
-static void set_threads(int n)
-{
-#ifdef _OPENMP
-    omp_set_num_threads(n);
-#else
-    (void)n;
-#endif
-}
 
 static float *rand_floats(size_t n)
 {
@@ -56,7 +48,7 @@ static void gemm_rows(int tb, int K, int N)
         be->gemm(0, tb, 1, N, K, 1.0f, A + (size_t)i * K, K, B, ldb, 0.0f, one + (size_t)i * N, N);
     int bad = 0, calls = 0;
     for (int th = 1; th <= (quick ? 2 : 3); th++) {
-        set_threads(th);
+        gc_set_threads(th);
         for (int M = 2; M <= R; M += M < 20 ? 1 + quick * 4 : 37)
             for (int o = 0; o + M <= R; o += 1 + M / 3) {
                 be->gemm(0, tb, M, N, K, 1.0f, A + (size_t)o * K, K, B, ldb, 0.0f, C, N);
@@ -66,7 +58,7 @@ static void gemm_rows(int tb, int K, int N)
     }
     CHECK(bad == 0, "gemm 0%d K=%d N=%d: %d of %d calls gave a row other bits than the row alone", tb, K, N,
           bad, calls);
-    set_threads(2);
+    gc_set_threads(2);
     free(A); free(B); free(one); free(C);
 }
 
@@ -75,16 +67,16 @@ static void gemm_tn_threads(int M, int N, int K)
     const EeBackend *be = ee_backend_cpu();
     float *A = rand_floats((size_t)K * M), *B = rand_floats((size_t)K * N);
     float *C1 = calloc((size_t)M * N, sizeof(float)), *C = malloc(sizeof(float) * (size_t)M * N);
-    set_threads(1);
+    gc_set_threads(1);
     be->gemm(1, 0, M, N, K, 1.0f, A, M, B, N, 0.0f, C1, N);
     int same = 1;
     for (int th = 2; th <= 3; th++) {
-        set_threads(th);
+        gc_set_threads(th);
         be->gemm(1, 0, M, N, K, 1.0f, A, M, B, N, 0.0f, C, N);
         same &= !memcmp(C, C1, sizeof(float) * (size_t)M * N);
     }
     CHECK(same, "gemm 10 %dx%dx%d differs between thread counts", M, N, K);
-    set_threads(2);
+    gc_set_threads(2);
     free(A); free(B); free(C1); free(C);
 }
 
@@ -145,11 +137,11 @@ static void predict_case(EeKind kind, EeHead head)
     float *x = kind == EE_KIND_MLP ? rand_floats((size_t)N * W) : NULL;
     EeInput in = {.n = N, .ids = ids, .x = x};
     float *ref = malloc(sizeof(float) * N * outs), *out = malloc(sizeof(float) * N * outs);
-    set_threads(1);
+    gc_set_threads(1);
     CHECK_OK(ee_model_predict(m, &in, ref, N, EE_DEVICE_CPU));
     int batches[4] = {1, 3, 7, 0}, bad = 0;
     for (int th = 1; th <= (quick ? 2 : 3); th++) {
-        set_threads(th);
+        gc_set_threads(th);
         for (int b = 0; b < 4; b++) {
             CHECK_OK(ee_model_predict(m, &in, out, batches[b], EE_DEVICE_CPU));
             bad += memcmp(out, ref, sizeof(float) * N * outs) != 0;
@@ -161,7 +153,7 @@ static void predict_case(EeKind kind, EeHead head)
     }
     CHECK(bad == 0, "predict %s/%s: %d runs differ from batch %d on 1 thread", ee_kind_name(kind),
           ee_head_name(head), bad, N);
-    set_threads(2);
+    gc_set_threads(2);
     free(ids); free(x); free(ref); free(out);
     ee_model_free(m);
 }
@@ -174,18 +166,16 @@ static void attr_case(EeKind kind, int sv, int full)
     EeInput in = {.n = N, .ids = ids};
     float *ref = malloc(sizeof(float) * N * T), *A = malloc(sizeof(float) * N * T);
     EeAttrOptions o;
-    ee_attr_options_defaults(&o);
-    o.verbose = 0;
-    o.device = EE_DEVICE_CPU;
+    gc_cpu_options(&o);
     o.steps = sv ? 3 : 4;
     o.full_passes = full;
-    set_threads(1);
+    gc_set_threads(1);
     EeStatus (*fn)(EeModel *, const EeInput *, const EeAttrOptions *, float *, EeAttrInfo *) =
         sv ? ee_sv_attribute : ee_ig_attribute;
     CHECK_OK(fn(m, &in, &o, ref, NULL));
     int batches[3] = {1, 5, 0}, bad = 0;
     for (int th = 1; th <= (quick ? 2 : 3); th++) {
-        set_threads(th);
+        gc_set_threads(th);
         for (int b = 0; b < 3; b++) {
             o.batch = batches[b];
             CHECK_OK(fn(m, &in, &o, A, NULL));
@@ -200,7 +190,7 @@ static void attr_case(EeKind kind, int sv, int full)
     }
     CHECK(bad == 0, "%s %s%s: %d runs differ from the reference run", sv ? "SV" : "IG", ee_kind_name(kind),
           full ? " (full passes)" : "", bad);
-    set_threads(2);
+    gc_set_threads(2);
     free(ids); free(ref); free(A);
     ee_model_free(m);
 }
@@ -233,7 +223,7 @@ static void train_case(EeKind kind, EeHead head, int batch)
     float *w[3] = {NULL, NULL, NULL};
     int same = 1;
     for (int th = 1; th <= (quick ? 2 : 3); th++) {
-        set_threads(th);
+        gc_set_threads(th);
         EeModel *m;
         CHECK_OK(ee_model_new(c, &m));
         for (int i = 0; i < ee_model_nparams(base); i++) { /* copy the start point */
@@ -260,7 +250,7 @@ static void train_case(EeKind kind, EeHead head, int batch)
     }
     CHECK(same, "training %s/%s batch %d: weights differ between 1, 2 and 3 threads", ee_kind_name(kind),
           ee_head_name(head), batch);
-    set_threads(2);
+    gc_set_threads(2);
     for (int i = 0; i < 3; i++) free(w[i]);
     free(ids); free(x); free(maps);
     ee_model_free(base);

@@ -24,36 +24,8 @@ static EeRng rng;
 static EeModel *make_model(EeKind kind, int T)
 {
     EeConfig c;
-    ee_config_defaults(&c, kind);
-    c.classes = 3;
-    if (kind == EE_KIND_TRANSFORMER) { c.vocab = 30; c.T = T; c.d = 8; c.heads = 2; c.layers = 2; c.ffn = 16; }
-    if (kind == EE_KIND_CNN) { c.vocab = 30; c.T = T; c.d = 6; c.filters = 5; c.nwidths = 2; c.widths[0] = 2; c.widths[1] = 3; }
-    if (kind == EE_KIND_MLP) { c.D = 11; c.nhidden = 2; c.hidden[0] = 8; c.hidden[1] = 6; }
-    EeModel *m;
-    if (ee_model_new(&c, &m)) return NULL;
-    ee_model_init(m, 7);
-    for (int i = 0; i < ee_model_nparams(m); i++) {
-        EeParamInfo pi;
-        ee_model_param_info(m, i, &pi);
-        float *buf = malloc(sizeof(float) * pi.count);
-        for (size_t k = 0; k < pi.count; k++) buf[k] = (float)(0.6 * ee_rng_normal(&rng));
-        if (!strcmp(pi.field, "E_tok"))
-            for (int c2 = 0; c2 < pi.dims[1]; c2++) buf[(size_t)c2 * pi.dims[0]] = 0;
-        if (strstr(pi.field, "_g"))
-            for (size_t k = 0; k < pi.count; k++) buf[k] = 1.0f + 0.2f * buf[k];
-        ee_param_set(m, i, buf, pi.count);
-        free(buf);
-    }
-    return m;
-}
-
-static int32_t *make_ids(int N, int T, const int *lens)
-{
-    int32_t *ids = malloc(sizeof(int32_t) * N * T);
-    for (int i = 0; i < N; i++)
-        for (int t = 0; t < T; t++)
-            ids[i * T + t] = t == 0 ? EE_CLS : t == lens[i] + 1 ? EE_SEP : t <= lens[i] ? 4 + (int)ee_rng_below(&rng, 26) : EE_PAD;
-    return ids;
+    refm_config(&c, kind, T, 11, 8, 6);
+    return refm_model(&c, 7, 0.6, &rng);
 }
 
 /* ---- the reference, from the definition ------------------------------------------- */
@@ -260,7 +232,7 @@ static void check_reference(EeKind kind)
     Ref ref;
     ref_load(&ref, m);
     int token = kind != EE_KIND_MLP, W = token ? T : c->D;
-    int32_t *ids = token ? make_ids(N, T, lens) : NULL, *bids = malloc(sizeof(int32_t) * N * T);
+    int32_t *ids = token ? refm_ids(N, T, lens, &rng) : NULL, *bids = malloc(sizeof(int32_t) * N * T);
     float *x = NULL, *A = malloc(sizeof(float) * N * W);
     if (!token) {
         x = malloc(sizeof(float) * N * W);
@@ -272,9 +244,7 @@ static void check_reference(EeKind kind)
     const char *kn = ee_kind_name(kind);
     for (int variant = 0; variant < 4; variant++) {
         EeAttrOptions o;
-        ee_attr_options_defaults(&o);
-        o.verbose = 0;
-        o.device = EE_DEVICE_CPU;
+        gc_cpu_options(&o);
         o.batch = 3; /* copies of several rows share a pass */
         o.baseline = token ? EE_BASELINE_PAD : EE_BASELINE_ZERO;
         EeFaithOptions f;
@@ -324,9 +294,7 @@ static void check_reference(EeKind kind)
     }
     /* the same bits for any batch size */
     EeAttrOptions o;
-    ee_attr_options_defaults(&o);
-    o.verbose = 0;
-    o.device = EE_DEVICE_CPU;
+    gc_cpu_options(&o);
     o.baseline = token ? EE_BASELINE_PAD : EE_BASELINE_ZERO;
     EeFaithOptions f;
     ee_faith_options_defaults(&f);
@@ -403,9 +371,7 @@ static void check_known_ranking(void)
         }
     }
     EeAttrOptions o;
-    ee_attr_options_defaults(&o);
-    o.verbose = 0;
-    o.device = EE_DEVICE_CPU;
+    gc_cpu_options(&o);
     o.baseline = EE_BASELINE_ZERO;
     EeFaithOptions f;
     ee_faith_options_defaults(&f);

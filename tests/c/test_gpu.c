@@ -531,6 +531,41 @@ static void make_mask(uint8_t *mk, int T, int pattern)
     }
 }
 
+/* One attention op, forward and backward, CPU against GPU on the same
+ * masks and inputs: cls, the [CLS]-query variant (q, ctx, dq: [B][d];
+ * P: [B][H][T]), else the full one (q, ctx, dq: [B*T][d]; P: [B][H][T][T]). */
+static void check_attention(int cls, int B, int T, int d, int H, int maskseed)
+{
+    const char *op = cls ? "attention_cls" : "attention";
+    size_t Qd = (size_t)B * (cls ? 1 : T) * d, Rd = (size_t)B * T * d, PT = (size_t)B * H * T * (cls ? 1 : T);
+    char name[128];
+    uint8_t *mk = xmalloc((size_t)B * T);
+    for (int b = 0; b < B; b++) make_mask(mk + (size_t)b * T, T, b + maskseed);
+    uint8_t *mkd = dev_copy(mk, (size_t)B * T);
+    Buf q = buf_rand(Qd, -2, 2), k = buf_rand(Rd, -2, 2), v = buf_rand(Rd, -1, 1);
+    Buf P = buf_const(PT, GARBAGE), ctx = buf_const(Qd, GARBAGE);
+    (cls ? CPU->attention_cls_fwd : CPU->attention_fwd)(q.h, k.h, v.h, mk, P.h, ctx.h, B, T, d, H);
+    (cls ? GPU->attention_cls_fwd : GPU->attention_fwd)(q.d, k.d, v.d, mkd, P.d, ctx.d, B, T, d, H);
+    snprintf(name, sizeof name, "%s_fwd B=%d T=%d d=%d H=%d P", op, B, T, d, H);
+    cmp_buf(name, &P, TOL_OP);
+    snprintf(name, sizeof name, "%s_fwd B=%d T=%d d=%d H=%d ctx", op, B, T, d, H);
+    cmp_buf(name, &ctx, TOL_OP);
+    Buf dctx = buf_rand(Qd, -1, 1);
+    Buf dq = buf_const(Qd, GARBAGE), dk = buf_const(Rd, GARBAGE), dv = buf_const(Rd, GARBAGE);
+    (cls ? CPU->attention_cls_bwd : CPU->attention_bwd)(q.h, k.h, v.h, mk, P.h, dctx.h, dq.h, dk.h, dv.h, B, T, d, H);
+    (cls ? GPU->attention_cls_bwd : GPU->attention_bwd)(q.d, k.d, v.d, mkd, P.d, dctx.d, dq.d, dk.d, dv.d, B, T, d, H);
+    Buf *grads[] = {&dq, &dk, &dv};
+    static const char *gname[] = {"dq", "dk", "dv"};
+    for (int g = 0; g < 3; g++) {
+        snprintf(name, sizeof name, "%s_bwd B=%d T=%d d=%d H=%d %s", op, B, T, d, H, gname[g]);
+        cmp_buf(name, grads[g], TOL_OP);
+    }
+    free(mk);
+    GPU->release(mkd);
+    Buf *all[] = {&q, &k, &v, &P, &ctx, &dctx, &dq, &dk, &dv};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) buf_free(all[i]);
+}
+
 static void test_attention(void)
 {
     printf("attention (masks with holes, padded tails, empty spans)\n");
@@ -538,72 +573,14 @@ static void test_attention(void)
      * of 65: the GEMM path */
     static const int cs[][4] = {{6, 37, 24, 3}, {3, 128, 64, 4}, {2, 8, 8, 8}, {7, 33, 16, 1},
                                 {3, 128, 128, 2}, {2, 160, 32, 2}, {2, 20, 130, 2}};
-    char name[128];
-    for (size_t c = 0; c < sizeof cs / sizeof *cs; c++) {
-        int B = cs[c][0], T = cs[c][1], d = cs[c][2], H = cs[c][3];
-        size_t Rd = (size_t)B * T * d, PT = (size_t)B * H * T * T;
-        uint8_t *mk = xmalloc((size_t)B * T);
-        for (int b = 0; b < B; b++) make_mask(mk + (size_t)b * T, T, b + (int)c);
-        uint8_t *mkd = dev_copy(mk, (size_t)B * T);
-        Buf q = buf_rand(Rd, -2, 2), k = buf_rand(Rd, -2, 2), v = buf_rand(Rd, -1, 1);
-        Buf P = buf_const(PT, GARBAGE), ctx = buf_const(Rd, GARBAGE);
-        CPU->attention_fwd(q.h, k.h, v.h, mk, P.h, ctx.h, B, T, d, H);
-        GPU->attention_fwd(q.d, k.d, v.d, mkd, P.d, ctx.d, B, T, d, H);
-        snprintf(name, sizeof name, "attention_fwd B=%d T=%d d=%d H=%d P", B, T, d, H);
-        cmp_buf(name, &P, TOL_OP);
-        snprintf(name, sizeof name, "attention_fwd B=%d T=%d d=%d H=%d ctx", B, T, d, H);
-        cmp_buf(name, &ctx, TOL_OP);
-        Buf dctx = buf_rand(Rd, -1, 1);
-        Buf dq = buf_const(Rd, GARBAGE), dk = buf_const(Rd, GARBAGE), dv = buf_const(Rd, GARBAGE);
-        CPU->attention_bwd(q.h, k.h, v.h, mk, P.h, dctx.h, dq.h, dk.h, dv.h, B, T, d, H);
-        GPU->attention_bwd(q.d, k.d, v.d, mkd, P.d, dctx.d, dq.d, dk.d, dv.d, B, T, d, H);
-        snprintf(name, sizeof name, "attention_bwd B=%d T=%d d=%d H=%d dq", B, T, d, H);
-        cmp_buf(name, &dq, TOL_OP);
-        snprintf(name, sizeof name, "attention_bwd B=%d T=%d d=%d H=%d dk", B, T, d, H);
-        cmp_buf(name, &dk, TOL_OP);
-        snprintf(name, sizeof name, "attention_bwd B=%d T=%d d=%d H=%d dv", B, T, d, H);
-        cmp_buf(name, &dv, TOL_OP);
-        free(mk);
-        GPU->release(mkd);
-        Buf *all[] = {&q, &k, &v, &P, &ctx, &dctx, &dq, &dk, &dv};
-        for (size_t i = 0; i < sizeof all / sizeof *all; i++) buf_free(all[i]);
-    }
+    for (size_t c = 0; c < sizeof cs / sizeof *cs; c++) check_attention(0, cs[c][0], cs[c][1], cs[c][2], cs[c][3], (int)c);
 }
 
 static void test_attention_cls(void)
 {
     printf("attention_cls (one [CLS] query per sequence)\n");
     static const int cs[][4] = {{6, 37, 24, 3}, {3, 128, 64, 4}, {2, 8, 8, 8}, {7, 33, 96, 2}};
-    char name[128];
-    for (size_t c = 0; c < sizeof cs / sizeof *cs; c++) {
-        int B = cs[c][0], T = cs[c][1], d = cs[c][2], H = cs[c][3];
-        size_t Bd = (size_t)B * d, Rd = (size_t)B * T * d, PT = (size_t)B * H * T;
-        uint8_t *mk = xmalloc((size_t)B * T);
-        for (int b = 0; b < B; b++) make_mask(mk + (size_t)b * T, T, b + (int)c);
-        uint8_t *mkd = dev_copy(mk, (size_t)B * T);
-        Buf q = buf_rand(Bd, -2, 2), k = buf_rand(Rd, -2, 2), v = buf_rand(Rd, -1, 1);
-        Buf P = buf_const(PT, GARBAGE), ctx = buf_const(Bd, GARBAGE);
-        CPU->attention_cls_fwd(q.h, k.h, v.h, mk, P.h, ctx.h, B, T, d, H);
-        GPU->attention_cls_fwd(q.d, k.d, v.d, mkd, P.d, ctx.d, B, T, d, H);
-        snprintf(name, sizeof name, "attention_cls_fwd B=%d T=%d d=%d H=%d P", B, T, d, H);
-        cmp_buf(name, &P, TOL_OP);
-        snprintf(name, sizeof name, "attention_cls_fwd B=%d T=%d d=%d H=%d ctx", B, T, d, H);
-        cmp_buf(name, &ctx, TOL_OP);
-        Buf dctx = buf_rand(Bd, -1, 1);
-        Buf dq = buf_const(Bd, GARBAGE), dk = buf_const(Rd, GARBAGE), dv = buf_const(Rd, GARBAGE);
-        CPU->attention_cls_bwd(q.h, k.h, v.h, mk, P.h, dctx.h, dq.h, dk.h, dv.h, B, T, d, H);
-        GPU->attention_cls_bwd(q.d, k.d, v.d, mkd, P.d, dctx.d, dq.d, dk.d, dv.d, B, T, d, H);
-        snprintf(name, sizeof name, "attention_cls_bwd B=%d T=%d d=%d H=%d dq", B, T, d, H);
-        cmp_buf(name, &dq, TOL_OP);
-        snprintf(name, sizeof name, "attention_cls_bwd B=%d T=%d d=%d H=%d dk", B, T, d, H);
-        cmp_buf(name, &dk, TOL_OP);
-        snprintf(name, sizeof name, "attention_cls_bwd B=%d T=%d d=%d H=%d dv", B, T, d, H);
-        cmp_buf(name, &dv, TOL_OP);
-        free(mk);
-        GPU->release(mkd);
-        Buf *all[] = {&q, &k, &v, &P, &ctx, &dctx, &dq, &dk, &dv};
-        for (size_t i = 0; i < sizeof all / sizeof *all; i++) buf_free(all[i]);
-    }
+    for (size_t c = 0; c < sizeof cs / sizeof *cs; c++) check_attention(1, cs[c][0], cs[c][1], cs[c][2], cs[c][3], (int)c);
 }
 
 static void test_embed(void)

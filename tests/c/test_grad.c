@@ -25,51 +25,8 @@ static EeRng rng;
 static EeModel *make_model(EeKind kind, int T)
 {
     EeConfig c;
-    ee_config_defaults(&c, kind);
-    c.classes = 3;
-    if (kind == EE_KIND_TRANSFORMER) { c.vocab = 30; c.T = T; c.d = 8; c.heads = 2; c.layers = 2; c.ffn = 16; }
-    if (kind == EE_KIND_CNN) { c.vocab = 30; c.T = T; c.d = 6; c.filters = 5; c.nwidths = 2; c.widths[0] = 2; c.widths[1] = 3; }
-    if (kind == EE_KIND_MLP) { c.D = 9; c.nhidden = 2; c.hidden[0] = 8; c.hidden[1] = 6; }
-    EeModel *m;
-    if (ee_model_new(&c, &m)) return NULL;
-    ee_model_init(m, 5);
-    for (int i = 0; i < ee_model_nparams(m); i++) {
-        EeParamInfo pi;
-        ee_model_param_info(m, i, &pi);
-        float *buf = malloc(sizeof(float) * pi.count);
-        for (size_t k = 0; k < pi.count; k++) buf[k] = (float)(0.5 * ee_rng_normal(&rng));
-        if (!strcmp(pi.field, "E_tok"))
-            for (int c2 = 0; c2 < pi.dims[1]; c2++) buf[(size_t)c2 * pi.dims[0]] = 0;
-        if (strstr(pi.field, "_g"))
-            for (size_t k = 0; k < pi.count; k++) buf[k] = 1.0f + 0.2f * buf[k];
-        ee_param_set(m, i, buf, pi.count);
-        free(buf);
-    }
-    return m;
-}
-
-static int32_t *make_ids(int N, int T, const int *lens)
-{
-    int32_t *ids = malloc(sizeof(int32_t) * N * T);
-    for (int i = 0; i < N; i++)
-        for (int t = 0; t < T; t++)
-            ids[i * T + t] = t == 0 ? EE_CLS : t == lens[i] + 1 ? EE_SEP : t <= lens[i] ? 4 + (int)ee_rng_below(&rng, 26) : EE_PAD;
-    return ids;
-}
-
-typedef struct {
-    Ref *r;
-    const uint8_t *mask;
-    double *e;
-    int target;
-} Point;
-
-static double ref_target(void *p)
-{
-    Point *q = p;
-    double out[8];
-    ref_net(q->r, q->e, q->mask, out);
-    return out[q->target];
+    refm_config(&c, kind, T, 9, 8, 6);
+    return refm_model(&c, 5, 0.5, &rng);
 }
 
 /* grad of the target logit at e (n values), central differences */
@@ -77,8 +34,8 @@ static void ref_grad(Ref *r, const uint8_t *mask, int target, const double *e, i
 {
     double *x = malloc(sizeof(double) * n);
     memcpy(x, e, sizeof(double) * n);
-    Point pt = {r, mask, x, target};
-    for (int j = 0; j < n; j++) g[j] = gc_fd1(ref_target, &pt, &x[j], 1e-6);
+    RefPoint pt = {r, mask, x, target};
+    for (int j = 0; j < n; j++) g[j] = gc_fd1(ref_point_target, &pt, &x[j], 1e-6);
     free(x);
 }
 
@@ -159,7 +116,7 @@ static void check_kind(EeKind kind)
     Ref ref;
     ref_load(&ref, m);
     int token = kind != EE_KIND_MLP, cols = token ? T : c->D, W = token ? T * c->d : c->D;
-    int32_t *ids = token ? make_ids(N, T, lens) : NULL;
+    int32_t *ids = token ? refm_ids(N, T, lens, &rng) : NULL;
     float *x = NULL;
     if (!token) {
         x = malloc(sizeof(float) * N * W);
@@ -170,9 +127,7 @@ static void check_kind(EeKind kind)
     float *zero = calloc((size_t)N * W, sizeof(float));
     float *A = malloc(sizeof(float) * N * cols), *B = malloc(sizeof(float) * N * cols);
     EeAttrOptions o;
-    ee_attr_options_defaults(&o);
-    o.verbose = 0;
-    o.device = EE_DEVICE_CPU;
+    gc_cpu_options(&o);
     o.batch = 4; /* units of several rows share a pass; IG's 3 nodes: one unit per pass */
     o.steps = 3;
     o.seed = 9;
@@ -313,7 +268,7 @@ static void check_gradientshap(EeKind kind)
     Ref ref;
     ref_load(&ref, m);
     int token = kind != EE_KIND_MLP, cols = token ? T : c->D, per = token ? c->d : 1, W = cols * per;
-    int32_t *ids = token ? make_ids(N, T, lens) : NULL, *bg = token ? make_ids(K, T, blens) : NULL;
+    int32_t *ids = token ? refm_ids(N, T, lens, &rng) : NULL, *bg = token ? refm_ids(K, T, blens, &rng) : NULL;
     float *x = NULL, *bx = NULL;
     if (!token) {
         x = malloc(sizeof(float) * N * W);
@@ -326,9 +281,7 @@ static void check_gradientshap(EeKind kind)
     float *A = malloc(sizeof(float) * N * cols);
     int32_t *base = malloc(sizeof(int32_t) * N * n);
     EeAttrOptions o;
-    ee_attr_options_defaults(&o);
-    o.verbose = 0;
-    o.device = EE_DEVICE_CPU;
+    gc_cpu_options(&o);
     o.batch = 4;
     o.seed = 21;
     EeGradOptions g;

@@ -54,15 +54,6 @@ static const EeBackend *be;
 static EeRng rng;
 static int quick;
 
-static void set_threads(int n)
-{
-#ifdef _OPENMP
-    omp_set_num_threads(n);
-#else
-    (void)n;
-#endif
-}
-
 static int max_threads(void)
 {
 #ifdef _OPENMP
@@ -167,12 +158,12 @@ static void test_gemm(void)
             int saved = max_threads();
             int team[2] = {2, 3};
             for (int q = 0; q < 2; q++) {
-                set_threads(team[q]);
+                gc_set_threads(team[q]);
                 gemm_case(ta, tb, big_m, big_m, big_k, 1.0f, 0.0f, 0);
                 gemm_case(ta, tb, big_m + 1, 41, big_k, 0.5f, 2.0f, 5);
                 gemm_case(ta, tb, 40, big_m + 1, big_k, -1.0f, 1.0f, 2);
             }
-            set_threads(saved);
+            gc_set_threads(saved);
         }
     /* M or N = 0: nothing happens */
     float C[4] = {1, 2, 3, 4}, A[4] = {0}, B[4] = {0};

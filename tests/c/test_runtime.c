@@ -12,6 +12,7 @@
  *   leaked on the way out); the hook is asked again only after 20 ms;
  *   without the hook the same calls succeed. */
 #include "check.h"
+#include "gradcheck.h"
 #include "ee.h"
 #include "models/run_size.h"
 
@@ -101,9 +102,7 @@ static void test_interrupts(void)
     EeInput in = {.n = N, .ids = ids};
     float *out = malloc(sizeof(float) * N * T);
     EeAttrOptions ao;
-    ee_attr_options_defaults(&ao);
-    ao.verbose = 0;
-    ao.device = EE_DEVICE_CPU;
+    gc_cpu_options(&ao);
     ao.batch = 3;
     ao.steps = 3;
     EeTrainOptions to;
