@@ -11,16 +11,6 @@ enum { O_STEPS, O_LOGODDS, O_SCORE, O_INFIDELITY, O_SEED, O_BASELINE, O_TARGET, 
 static const char *const opt_names[NOPT] = {"steps", "logodds", "score", "infidelity", "seed", "baseline", "target",
                                             "batch", "device", "precision", "verbose", "rows"};
 
-/* rows x cols double, row-major -> a new Octave matrix */
-static mxArray *double_matrix(const double *v, int rows, int cols)
-{
-    mxArray *a = mxCreateDoubleMatrix((size_t)rows, (size_t)cols, mxREAL);
-    double *d = mxGetPr(a);
-    for (int i = 0; i < rows; i++)
-        for (int c = 0; c < cols; c++) d[i + (size_t)rows * c] = v[(size_t)i * cols + c];
-    return a;
-}
-
 static double *col(int n, const char *what) { return ee_mx_malloc(sizeof(double) * ((size_t)n + 1), what); }
 
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
@@ -125,14 +115,14 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         ee_mx_set(s, "infidelity", ee_mx_double_vector(r.infidelity, nrows));
         ee_mx_set(s, "infidelity_normalized", ee_mx_double_vector(r.infidelity_normalized, nrows));
     }
-    ee_mx_set(s, "comprehensiveness_bins", double_matrix(r.comp_bins, nrows, NB));
-    ee_mx_set(s, "sufficiency_bins", double_matrix(r.suff_bins, nrows, NB));
+    ee_mx_set(s, "comprehensiveness_bins", ee_mx_double_matrix(r.comp_bins, nrows, NB));
+    ee_mx_set(s, "sufficiency_bins", ee_mx_double_matrix(r.suff_bins, nrows, NB));
     double bins[EE_FAITH_BINS];
     for (int k = 0; k < NB; k++) bins[k] = ee_faith_bins[k];
     ee_mx_set(s, "bins", ee_mx_row(bins, NB));
     if (K) {
-        ee_mx_set(s, "deletion_curve", double_matrix(r.deletion_curve, nrows, K + 1));
-        ee_mx_set(s, "insertion_curve", double_matrix(r.insertion_curve, nrows, K + 1));
+        ee_mx_set(s, "deletion_curve", ee_mx_double_matrix(r.deletion_curve, nrows, K + 1));
+        ee_mx_set(s, "insertion_curve", ee_mx_double_matrix(r.insertion_curve, nrows, K + 1));
     }
     double *t = col(nrows, "F"), *p = col(nrows, "F");
     for (int i = 0; i < nrows; i++) {

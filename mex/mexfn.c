@@ -63,23 +63,6 @@ static const int32_t *read_target(const mxArray *v, int N)
     return ee_mx_labels(v, "'target'", N, 0, NULL);
 }
 
-static mxArray *column(const double *v, int n)
-{
-    mxArray *a = mxCreateDoubleMatrix((size_t)n, 1, mxREAL);
-    if (n) memcpy(mxGetPr(a), v, sizeof(double) * n);
-    return a;
-}
-
-/* Row-major rows x cols doubles -> an Octave matrix. */
-static mxArray *matrix(const double *src, int rows, int cols)
-{
-    mxArray *a = mxCreateDoubleMatrix((size_t)rows, (size_t)cols, mxREAL);
-    double *d = mxGetPr(a);
-    for (int i = 0; i < rows; i++)
-        for (int c = 0; c < cols; c++) d[i + (size_t)rows * c] = src[(size_t)i * cols + c];
-    return a;
-}
-
 /* set while libcore runs f: a gateway called from inside f must not run */
 static int running_f;
 
@@ -148,10 +131,10 @@ static mxArray *info_rows(const int32_t *target, const double *fx, const double 
     mxArray *s = mxCreateStructMatrix(1, 1, 0, NULL);
     double *t = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
     for (int i = 0; i < nrows; i++) t[i] = target[i] + 1;
-    ee_mx_set(s, "target", column(t, nrows));
-    ee_mx_set(s, "fx", column(fx, nrows));
-    ee_mx_set(s, "fbaseline", column(fbase, nrows));
-    ee_mx_set(s, "delta", column(delta, nrows));
+    ee_mx_set(s, "target", ee_mx_double_vector(t, nrows));
+    ee_mx_set(s, "fx", ee_mx_double_vector(fx, nrows));
+    ee_mx_set(s, "fbaseline", ee_mx_double_vector(fbase, nrows));
+    ee_mx_set(s, "delta", ee_mx_double_vector(delta, nrows));
     return s;
 }
 
@@ -343,11 +326,11 @@ static void fn_attribute(const char *gateway, int method, int nlhs, mxArray *plh
     }
     fn_end(&fn, st);
 
-    plhs[0] = matrix(A, nrows, F);
+    plhs[0] = ee_mx_double_matrix(A, nrows, F);
     if (nlhs > 1) {
         mxArray *s = info_rows(target, fx, fe, delta, nrows);
-        ee_mx_set(s, "players", matrix(players, nrows, P));
-        if (var) ee_mx_set(s, "variance", matrix(var, nrows, P));
+        ee_mx_set(s, "players", ee_mx_double_matrix(players, nrows, P));
+        if (var) ee_mx_set(s, "variance", ee_mx_double_matrix(var, nrows, P));
         ee_mx_set(s, "passes", mxCreateDoubleScalar((double)rows_eval));
         ee_mx_set(s, "calls", mxCreateDoubleScalar((double)calls));
         ee_mx_set(s, "seconds", mxCreateDoubleScalar(secs));
@@ -470,7 +453,7 @@ void ee_mx_ig_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     }
     fn_end(&fn, st);
 
-    plhs[0] = matrix(A, nrows, F);
+    plhs[0] = ee_mx_double_matrix(A, nrows, F);
     if (nlhs > 1) {
         mxArray *s = info_rows(target, fx, fb, delta, nrows);
         ee_mx_set(s, "passes", mxCreateDoubleScalar((double)info.rows));

@@ -374,6 +374,15 @@ mxArray *ee_mx_single_matrix(const float *src, int rows, int cols)
     return a;
 }
 
+mxArray *ee_mx_double_matrix(const double *src, int rows, int cols)
+{
+    mxArray *a = mxCreateDoubleMatrix((size_t)rows, (size_t)cols, mxREAL);
+    double *d = mxGetPr(a);
+    for (int i = 0; i < rows; i++)
+        for (int c = 0; c < cols; c++) d[i + (size_t)rows * c] = src[(size_t)i * cols + c];
+    return a;
+}
+
 mxArray *ee_mx_double_vector(const double *v, int n)
 {
     mxArray *a = mxCreateDoubleMatrix((size_t)n, 1, mxREAL);

@@ -87,6 +87,8 @@ double *ee_mx_dense_rows(const mxArray *a, const char *what, size_t *rows, size_
 /* ---- outputs ------------------------------------------------------------------ */
 /* Row-major float rows x cols -> new single Octave matrix (column-major). */
 mxArray *ee_mx_single_matrix(const float *rowmajor, int rows, int cols);
+/* Row-major double rows x cols -> new double Octave matrix (column-major). */
+mxArray *ee_mx_double_matrix(const double *rowmajor, int rows, int cols);
 mxArray *ee_mx_double_vector(const double *v, int n);  /* n x 1 */
 mxArray *ee_mx_row(const double *v, int n);            /* 1 x n */
 
