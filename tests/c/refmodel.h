@@ -13,7 +13,6 @@
 #include "check.h"
 #include "gradcheck.h"
 #include "ee.h"
-#include "models/model_impl.h" /* EE_MAX_PARAMS */
 
 #include <math.h>
 #include <stdint.h>
@@ -22,10 +21,12 @@
 typedef struct {
     EeConfig c;
     int np;
-    double *p[EE_MAX_PARAMS];   /* exchange order (column-major) */
-    size_t count[EE_MAX_PARAMS];
-    char name[EE_MAX_PARAMS][48];
-    int pad_row[EE_MAX_PARAMS];
+    /* per tensor, np of each (sized from ee_model_nparams: the public API
+     * has no maximum to size them by) */
+    double **p;                 /* exchange order (column-major) */
+    size_t *count;
+    char (*name)[48];
+    int *pad_row;
     /* parameter indices */
     int etok, epos, lng, lnb, enc[64][16], wp, bp, wc, bc, hw, hb;
     int cw[EE_MAX_WIDTHS], cb[EE_MAX_WIDTHS];
@@ -72,6 +73,11 @@ static void ref_load(Ref *r, const EeModel *m)
     r->c = *ee_model_config(m);
     const EeConfig *c = &r->c;
     r->np = ee_model_nparams(m);
+    size_t np1 = (size_t)r->np + 1;   /* + 1: never a zero-byte request */
+    r->p = gc_alloc(sizeof *r->p * np1);
+    r->count = gc_alloc(sizeof *r->count * np1);
+    r->name = gc_alloc(sizeof *r->name * np1);
+    r->pad_row = gc_alloc(sizeof *r->pad_row * np1);
     for (int i = 0; i < r->np; i++) {
         EeParamInfo info;
         ee_model_param_info(m, i, &info);
@@ -166,6 +172,7 @@ static void ref_load(Ref *r, const EeModel *m)
 static void ref_free(Ref *r)
 {
     for (int i = 0; i < r->np; i++) free(r->p[i]);
+    free(r->p); free(r->count); free(r->name); free(r->pad_row);
     free(r->s_x); free(r->s_q); free(r->s_k); free(r->s_v); free(r->s_ctx); free(r->s_tmp);
     free(r->s_z); free(r->s_e);
 }

@@ -16,7 +16,6 @@
  *   size (SV and IG), and the incremental paths (SV on both kinds, IG on the
  *   cnn) equal full passes. */
 #include "refmodel.h"
-#include "models/model_impl.h"
 
 #ifdef _OPENMP
 #include <omp.h>

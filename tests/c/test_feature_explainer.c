@@ -9,7 +9,6 @@
 #include "gradcheck.h"
 #include "ee.h"
 #include "models/model_impl.h"
-#include "backend/backend.h"
 
 #include <math.h>
 #include <string.h>

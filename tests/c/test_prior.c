@@ -20,7 +20,6 @@
 #include "check.h"
 #include "gradcheck.h"
 #include "ee.h"
-#include "models/model_impl.h"
 #include "train/prior.h"
 
 #include <string.h>
