@@ -6,4 +6,4 @@ cd "$(dirname "$0")"
 tools/install_deps.sh
 tools/build.sh
 datasets/build.sh
-octave-cli --no-gui --no-history -q --eval "addpath('mex', 'scripts'); main_job()"
+octave-cli --no-gui --no-history -q --eval "addpath('mex','scripts','scripts/paper'); main_job()"

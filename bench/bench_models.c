@@ -306,7 +306,7 @@ static void bench_passes(const char *label, const EeConfig *cfg, int N)
 }
 
 /* The mlp rows: the shape of issue 2 (D = 1024, hidden [256 256], 2
- * classes, batch 64) and the Fashion-MNIST classifier of scripts/xdnn_figures.m
+ * classes, batch 64) and the Fashion-MNIST classifier of scripts/paper/xdnn_figures.m
  * (784-512-256-10, its training batch of 128). */
 static void bench_mlp(double gemm)
 {

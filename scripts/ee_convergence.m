@@ -85,7 +85,7 @@ function C = ee_convergence (model, X, method, S, varargin)
   o = struct ('method', 'gausslegendre', 'seed', 1, 'explainer', [], 'target', [], ...
               'target_info', [], 'batch', [], 'device', [], 'checkpoint', '', 'verbose', true, ...
               'options', {{}});
-  o = name_value (o, varargin, who);
+  o = ee_options (o, varargin, who);
   if (! ((isnumeric (X) || islogical (X)) && isreal (X) && ismatrix (X) && ! isempty (X)))
     error ('ee:badInput', 'ee_convergence: X must be a non-empty N x T matrix of token ids (or N x D inputs)');
   end
@@ -180,7 +180,7 @@ function C = ee_convergence (model, X, method, S, varargin)
     if (handle)
       mkey = {func2str(model), o.options, o.explainer};
     end
-    ckey = cache_key ({'ee_convergence v3', method, o.method, S, o.seed, N, T, X, mkey});
+    ckey = ee_cache_key ({'ee_convergence v3', method, o.method, S, o.seed, N, T, X, mkey});
     if (exist (o.checkpoint, 'file'))
       try
         P = load (o.checkpoint);
@@ -251,11 +251,11 @@ function C = ee_convergence (model, X, method, S, varargin)
       P = struct ('ckey', ckey, 'mse', C.mse, 'spearman', C.spearman, 'top5', C.top5, ...
                   'passes', C.passes, 'seconds', C.seconds, ...
                   'done', done, 'target', o.target, 'target_info', o.target_info);
-      atomic_save (o.checkpoint, P);
+      ee_atomic_save (o.checkpoint, P);
     end
   end
   C.curve = mean (C.mse, 1);
-  C.quartiles = quartiles (C.mse);
+  C.quartiles = ee_quartiles (C.mse);
   if (any (C.mse(:, S) != 0))
     warning ('ee:convergence', ['ee_convergence: the run at s = S differs from the target ' ...
              '(max MSE %g): was the target computed with other options?'], max (C.mse(:, S)));
@@ -278,7 +278,7 @@ function C = ee_convergence (model, X, method, S, varargin)
     C.explainer_mse = mean ((double (E) - target) .^ 2, 2);
     [C.explainer_spearman, C.explainer_top5] = ee_agreement (Xa, E, target);
     C.explainer_curve = mean (C.explainer_mse);
-    C.explainer_quartiles = quartiles (C.explainer_mse);
+    C.explainer_quartiles = ee_quartiles (C.explainer_mse);
     C.explainer_passes = info.passes / N;
     C.crossing = find (C.curve <= C.explainer_curve, 1);   # at or below: as accurate
     if (isempty (C.crossing))

@@ -67,7 +67,7 @@ function shown = ee_heatmap (file, x, vocab, top, bottom, varargin)
   o = struct ('title', '', 'class', '', 'labels', {{'', ''}}, 'width', 100, ...
               'font', 'DejaVu Sans Mono', 'scale', 'each', 'colorbar', true, 'text', [], ...
               'info', [], 'specials', true);
-  o = name_value (o, varargin, who);
+  o = ee_options (o, varargin, who);
   file = ee_check (who, 'FILE', file, 'files', {'.png', '.pdf', '.svg'});
   o.title = ee_check (who, '''title''', o.title, 'text');
   if (iscell (o.class))

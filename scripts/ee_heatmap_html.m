@@ -21,7 +21,7 @@ function ee_heatmap_html (file, X, vocab, A, B, varargin)
   who = 'ee_heatmap_html';
   o = struct ('title', 'Attribution maps', 'names', {{'target', 'empirical'}}, 'classes', {{}}, ...
               'target', [], 'labels', [], 'mse', []);
-  o = name_value (o, varargin, who);
+  o = ee_options (o, varargin, who);
   file = ee_check (who, 'FILE', file, 'file', {});
   vocab = ee_vocab_of (vocab, who);
   X = ee_check (who, 'X', X, 'ids', numel (vocab));
@@ -96,7 +96,7 @@ function ee_heatmap_html (file, X, vocab, A, B, varargin)
     parts{i + 1} = [rowtxt{:}];
   end
   parts{N + 2} = sprintf ('</body></html>\n');
-  atomic_text (file, [parts{:}], 'ee_heatmap_html');
+  ee_atomic_text (file, [parts{:}], 'ee_heatmap_html');
 end
 
 function t = esc (t)

@@ -50,7 +50,7 @@ function r = ee_plot_text (model, text, varargin)
               'target', [], 'file', '', 'title', '', 'width', 80, 'scale', 'shared', ...
               'specials', false, 'vocab', []);
   who = 'ee_plot_text';
-  o = name_value (o, varargin, who);
+  o = ee_options (o, varargin, who);
   if (! (isstruct (model) && isscalar (model) && isfield (model, 'kind')) || isfield (model, 'head'))
     error ('ee:badModel', 'ee_plot_text: MODEL must be a trained classifier (from ee_train)');
   end

@@ -41,7 +41,7 @@ function ee_save_figure (fig, files, varargin)
     error ('ee:badInput', 'ee_save_figure: FIG must be a figure handle');
   end
   who = 'ee_save_figure';
-  o = name_value (struct ('dpi', 300), varargin, who);
+  o = ee_options (struct ('dpi', 300), varargin, who);
   dpi = ee_check (who, '''dpi''', o.dpi, 'number', 10, 2400);
   files = ee_check (who, 'FILE', files, 'files', {'.pdf', '.svg', '.png'});
   ext = cellfun (@(f) lower (f(find (f == '.', 1, 'last'):end)), files, 'uniformoutput', false);

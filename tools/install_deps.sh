@@ -15,7 +15,7 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 # figures' fonts (DejaVu Sans, DejaVu Sans Mono); ghostscript and the other
 # fonts: what Octave's own print devices (-dpng, -dpdf through EPS) need.
 # wordnet-base: the glosses of datasets/wordnet.mat; dataset-fashion-mnist:
-# the images of datasets/fashion.mat (the X-DNN figures, scripts/xdnn_figures.m).
+# the images of datasets/fashion.mat (the X-DNN figures, scripts/paper/xdnn_figures.m).
 # clang, libclang-rt-dev (its sanitizer and libFuzzer runtimes), libomp-dev
 # (OpenMP for clang): the sanitizer build of the C tests and the fuzz run
 # of tests/run_all.sh. zlib1g-dev: the MAT 5 check inflates -v7 variables.

@@ -21,8 +21,8 @@
 ## @seealso{figure5}
 ## @end deftypefn
 function T = explainer_study (varargin)
-  root = fileparts (fileparts (mfilename ('fullpath')));
-  addpath (fullfile (root, 'mex'));
+  root = fileparts (fileparts (fileparts (mfilename ('fullpath'))));   # the checkout: scripts/paper/ is two below it
+  addpath (fullfile (root, 'mex'), fullfile (root, 'scripts'));   # the gateways and the toolbox
   preset = 'default';
   args = varargin;
   if (mod (numel (args), 2) == 1)
@@ -135,7 +135,7 @@ function write_csv (file, T)
     txt = [txt strjoin(c, ',') "\n"];
   end
   ensure_dir (fileparts (file));
-  atomic_text (file, txt);
+  ee_atomic_text (file, txt);
 end
 
 function s = val (v)

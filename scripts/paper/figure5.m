@@ -91,8 +91,8 @@
 
 function R = figure5 (varargin)
   t_start = tic ();
-  root = fileparts (fileparts (mfilename ('fullpath')));
-  addpath (fullfile (root, 'mex'));
+  root = fileparts (fileparts (fileparts (mfilename ('fullpath'))));   # the checkout: scripts/paper/ is two below it
+  addpath (fullfile (root, 'mex'), fullfile (root, 'scripts'));   # the gateways and the toolbox
   P = settings_from_args (root, varargin);
   say (P, '== figure5: preset ''%s'', panels %s, results in %s, figures in %s\n', P.preset, ...
           strjoin ({P.panels.name}, ', '), P.results, P.figures);
@@ -126,7 +126,7 @@ function R = figure5 (varargin)
   end
   R.files = files;
   R.seconds = toc (t_start);
-  atomic_save (fullfile (P.results, 'figure5.mat'), struct ('R', R));
+  ee_atomic_save (fullfile (P.results, 'figure5.mat'), struct ('R', R));
   say (P, '\nruntime report: %s\n', f);
   for k = 1:numel (R.panels)
     p = R.panels(k); C = p.curve;

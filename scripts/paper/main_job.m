@@ -1,6 +1,6 @@
 ## main_job: the job that the README's first command runs on the embedded
 ## data: reproduces Figure 5 of the paper with the 'default' preset
-## (scripts/figure5.m: classifiers, expensive target maps, Empirical
+## (scripts/paper/figure5.m: classifiers, expensive target maps, Empirical
 ## Explainers and convergence curves for IG on spam and wordnet, SV on
 ## fortunes and wordnet),
 ## then prints the figure's path, the crossing points and the runtime
@@ -16,9 +16,8 @@ function varargout = main_job (varargin)
   if (isempty (getenv ('OMP_WAIT_POLICY')))
     setenv ('OMP_WAIT_POLICY', 'passive');
   end
-  root = fileparts (fileparts (mfilename ('fullpath')));
-  addpath (fullfile (root, 'mex'));
-  addpath (fullfile (root, 'scripts'));
+  root = fileparts (fileparts (fileparts (mfilename ('fullpath'))));   # the checkout: scripts/paper/ is two below it
+  addpath (fullfile (root, 'mex'), fullfile (root, 'scripts'));   # the gateways and the toolbox
   ## Before half an hour of computing: can this machine write the figure?
   ## (an ee:noGraphics error names the missing Debian package)
   ee_check_graphics ();

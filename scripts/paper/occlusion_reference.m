@@ -18,8 +18,8 @@
 ## @seealso{figure5, explainer_study}
 ## @end deftypefn
 function T = occlusion_reference (results)
-  root = fileparts (fileparts (mfilename ('fullpath')));
-  addpath (fullfile (root, 'mex'));
+  root = fileparts (fileparts (fileparts (mfilename ('fullpath'))));   # the checkout: scripts/paper/ is two below it
+  addpath (fullfile (root, 'mex'), fullfile (root, 'scripts'));   # the gateways and the toolbox
   if (nargin < 1) results = fullfile (root, 'results', 'default'); end
   f = fullfile (results, 'figure5.mat');
   if (! exist (f, 'file'))

@@ -18,7 +18,7 @@
 ## test images with IG and the one-gradient attribution of both nets, at
 ## contrast 1 and 0.3, each map divided by its largest magnitude.
 ## @item figures/xdnn_prior.csv, xdnn_prior.png, .pdf
-## the attribution prior on a decoy task (scripts/xdnn_prior.m, with the
+## the attribution prior on a decoy task (scripts/paper/xdnn_prior.m, with the
 ## same @qcode{'hidden'}, @qcode{'batch'}, @qcode{'seed'}, folders);
 ## @qcode{'prior'}, false skips it.
 ## @end table
@@ -37,12 +37,13 @@
 ## @qcode{'verbose'} (true).
 ## @end deftypefn
 function R = xdnn_figures (varargin)
-  root = fileparts (fileparts (mfilename ('fullpath')));
+  root = fileparts (fileparts (fileparts (mfilename ('fullpath'))));   # the checkout: scripts/paper/ is two below it
+  addpath (fullfile (root, 'mex'), fullfile (root, 'scripts'));   # the gateways and the toolbox
   P = struct ('epochs', 10, 'hidden', [512 256], 'batch', 128, 'seed', 1, 'steps', 128, ...
               'n_ig', Inf, 'data', fullfile (root, 'datasets', 'fashion.mat'), ...
               'results', fullfile (root, 'results', 'xdnn'), ...
               'figures', fullfile (root, 'figures'), 'prior', true, 'prior_epochs', 5, 'n_train', Inf, 'verbose', true);
-  P = name_value (P, varargin, 'xdnn_figures');
+  P = ee_options (P, varargin, 'xdnn_figures');
   if (! exist (P.data, 'file'))
     error ('ee:badInput', 'xdnn_figures: %s not found: run datasets/build.sh --only fashion', P.data);
   end
@@ -72,7 +73,7 @@ function R = xdnn_figures (varargin)
       m = ee_train (struct ('kind', 'mlp', 'hidden', P.hidden, 'bias', bias), d.x(tr, :), d.labels(tr), ...
                     'epochs', P.epochs, 'batch', P.batch, 'seed', P.seed, 'classes', d.classes, ...
                     'validation', {d.x(va, :), d.labels(va)}, 'verbose', P.verbose);
-      atomic_save (mfile, struct ('model', m));
+      ee_atomic_save (mfile, struct ('model', m));
     end
     R.models{k} = m;
     R.train_seconds(k) = m.history.seconds;
@@ -89,7 +90,7 @@ function R = xdnn_figures (varargin)
       t0 = tic ();
       c.ig = ee_ig (m, d.x(te_ig, :), 'baseline', 'zero', 'steps', P.steps, 'verbose', P.verbose);
       c.ig_seconds = toc (t0);
-      atomic_save (igfile, c);
+      ee_atomic_save (igfile, c);
     end
     method = {'gradxinput', 'xgrad'}{k};
     t0 = tic ();
@@ -108,7 +109,7 @@ function R = xdnn_figures (varargin)
                        R.ig_seconds(k), R.xgrad_seconds(k))];
   end
   R.files = {fullfile(P.figures, 'xdnn_table.csv')};
-  atomic_text (R.files{1}, csv);
+  ee_atomic_text (R.files{1}, csv);
 
   ## contrast: accuracy of both nets on the test images scaled by alpha
   R.alpha = [1 0.9 0.8 0.7 0.6 0.5 0.4 0.3 0.2 0.1 0.05];
@@ -234,7 +235,7 @@ end
 %! ## the end-to-end run needs the dataset (datasets/build.sh makes it in the
 %! ## tree; an Octave package has none): a testif block on this flag, counted
 %! ## as skipped, not passed, where it is missing
-%! fashion = fullfile (fileparts (which ('xdnn_figures')), '..', 'datasets', 'fashion.mat');
+%! fashion = fullfile (fileparts (which ('xdnn_figures')), '..', '..', 'datasets', 'fashion.mat');
 %! setenv ('EE_TEST_FASHION', sprintf ('%d', exist (fashion, 'file') == 2));
 %! if (exist (fashion, 'file') != 2)
 %!   printf ('SKIP xdnn_figures: the end-to-end run: no %s (datasets/build.sh)\n', fashion);

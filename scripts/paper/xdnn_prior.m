@@ -22,12 +22,13 @@
 ## @qcode{'results'}, @qcode{'figures'}, @qcode{'verbose'} (true).
 ## @end deftypefn
 function R = xdnn_prior (varargin)
-  root = fileparts (fileparts (mfilename ('fullpath')));
+  root = fileparts (fileparts (fileparts (mfilename ('fullpath'))));   # the checkout: scripts/paper/ is two below it
+  addpath (fullfile (root, 'mex'), fullfile (root, 'scripts'));   # the gateways and the toolbox
   P = struct ('weights', [0 1 10 100], 'epochs', 5, 'hidden', [512 256], 'batch', 128, 'seed', 1, ...
               'n_train', Inf, 'data', fullfile (root, 'datasets', 'fashion.mat'), ...
               'results', fullfile (root, 'results', 'xdnn'), ...
               'figures', fullfile (root, 'figures'), 'verbose', true);
-  P = name_value (P, varargin, 'xdnn_prior');
+  P = ee_options (P, varargin, 'xdnn_prior');
   if (! isnumeric (P.weights) || isempty (P.weights) || any (! isfinite (P.weights) | P.weights < 0))
     error ('ee:badInput', 'xdnn_prior: ''weights'' must be finite values >= 0');
   end
@@ -62,7 +63,7 @@ function R = xdnn_prior (varargin)
         opts = [opts, {'prior', struct('mask', M, 'weight', lambda)}];
       end
       m = ee_train (spec, Xtr, d.labels(tr), opts{:});
-      atomic_save (mfile, struct ('model', m));
+      ee_atomic_save (mfile, struct ('model', m));
     end
     R.models{k} = m;
     R.seconds_per_epoch(k) = m.history.seconds / m.history.epochs_run;
@@ -79,7 +80,7 @@ function R = xdnn_prior (varargin)
                        R.decoy_share(k), R.seconds_per_epoch(k))];
   end
   R.files = {fullfile(P.figures, 'xdnn_prior.csv')};
-  atomic_text (R.files{1}, csv);
+  ee_atomic_text (R.files{1}, csv);
   R.files = [R.files, draw_prior(P, R, d, Xte, te)];
 end
 

@@ -1,5 +1,7 @@
 ## run_octave_tests: runs the %!test/%!error blocks of every gateway help
-## stub and of every tests/octave/test_*.m file, plus the dataset checks.
+## stub, of every toolbox function (scripts/) and of the paper's
+## reproduction (scripts/paper/), and of every tests/octave/test_*.m file,
+## plus the dataset checks.
 ## Prints one line per file and a closing "N passed, N failed, N skipped"
 ## line; exits non-zero on any failure (when run non-interactively). A
 ## skipped block is a testif block whose condition does not hold here (the
@@ -9,14 +11,16 @@ function run_octave_tests (varargin)
   here = fileparts (mfilename ('fullpath'));
   root = fileparts (fileparts (here));
   addpath (fullfile (root, 'mex'));
-  addpath (fullfile (root, 'scripts'));
+  addpath (fullfile (root, 'scripts'), fullfile (root, 'scripts', 'paper'));
   addpath (here);
   files = {};
   for f = dir (fullfile (root, 'mex', 'ee_*.m'))'
     files{end+1} = fullfile (root, 'mex', f.name);
   end
-  for f = dir (fullfile (root, 'scripts', '*.m'))'
-    files{end+1} = fullfile (root, 'scripts', f.name);
+  for sub = {'scripts', fullfile('scripts', 'paper')}
+    for f = dir (fullfile (root, sub{1}, '*.m'))'
+      files{end+1} = fullfile (root, sub{1}, f.name);
+    end
   end
   for f = dir (fullfile (here, 'test_*.m'))'
     if (! strcmp (f.name, 'test_datasets.m'))

@@ -1,4 +1,4 @@
-## test_figure5: a smoke run of the Figure 5 pipeline (scripts/figure5.m)
+## test_figure5: a smoke run of the Figure 5 pipeline (scripts/paper/figure5.m)
 ## with the 'tiny' preset into temporary results/figures folders, then a
 ## second run that must come entirely from the cache with the same numbers,
 ## runs that recompute only what a changed setting touches, and a run on
@@ -170,7 +170,7 @@
 %!test
 %! ## the user's own data: only the panel asked for, folders named after the
 %! ## data, the project's figures and results untouched
-%! root = fileparts (fileparts (which ('figure5')));   # mfilename is empty in a test block
+%! root = fileparts (fileparts (fileparts (which ('figure5'))));   # scripts/paper/figure5.m; mfilename is empty in a test block
 %! tag = sprintf ('myfortunes%d', getpid ());
 %! src = fullfile (root, 'datasets', 'fortunes.mat');
 %! tmp = tempname (); mkdir (tmp);

@@ -14,6 +14,6 @@ function [v, hit] = f5_cached (P, file, what, fn)
   say (P, '%s: computing ...\n', what);
   t0 = tic ();
   v = fn ();
-  atomic_save (file, struct ('v', v));
+  ee_atomic_save (file, struct ('v', v));
   say (P, '%s: done in %.1f s -> %s\n', what, toc (t0), file);
 end

@@ -36,7 +36,7 @@ function S = f5_panel (P, q)
 
   ## 1. the classifier (and a transformer backbone when it is a cnn)
   spec = q.models.(q.kind);
-  ck = cache_key ({'classifier', data_md5, spec, q.clf, vocab, numel(d.classes)});
+  ck = ee_cache_key ({'classifier', data_md5, spec, q.clf, vocab, numel(d.classes)});
   hits = struct ();
   [clf, hits.classifier] = f5_cached (P, fullfile (cdir, ['classifier_' ck '.mat']), 'classifier', ...
                 @() train_classifier (P, spec, q.clf, d, tr, va, vocab));
@@ -47,7 +47,7 @@ function S = f5_panel (P, q)
     bb = clf; bk = ck;
   else
     bspec = q.models.transformer;
-    bk = cache_key ({'classifier', data_md5, bspec, q.clf, vocab, numel(d.classes)});
+    bk = ee_cache_key ({'classifier', data_md5, bspec, q.clf, vocab, numel(d.classes)});
     bb = f5_cached (P, fullfile (cdir, ['classifier_' bk '.mat']), 'backbone transformer', ...
                     @() train_classifier (P, bspec, q.clf, d, tr, va, vocab));
     bb.model = with_words (bb.model, d);
@@ -64,7 +64,7 @@ function S = f5_panel (P, q)
     ts.(p) = q.S;
     if (any (strcmp (p, {'train', 'unlabelled'}))) ts.(p) = q.S_train; end
     desc = struct ('method', q.method, 'S', ts.(p), 'ig_method', q.ig_method, 'seed', q.seed);
-    tk.(p) = cache_key ({'targets', ck, desc, p, X.(p)});
+    tk.(p) = ee_cache_key ({'targets', ck, desc, p, X.(p)});
     tfile.(p) = fullfile (dir, ['targets_' p '_' tk.(p) '.mat']);
   end
   ## expl.loss 'shapley_kernel': the explainer's training rows need no
@@ -108,7 +108,7 @@ function S = f5_panel (P, q)
     ej = e;
     ej.seed = e.seed + j - 1;
     ej = rmfield (ej, 'ensemble');
-    ek{j} = cache_key ({'explainer', bk, tk.train, tk.unlabelled, tk.valid, ej});
+    ek{j} = ee_cache_key ({'explainer', bk, tk.train, tk.unlabelled, tk.valid, ej});
     [ex, hit] = f5_cached (P, fullfile (dir, ['explainer_' ek{j} '.mat']), ...
                            sprintf ('Empirical Explainer%s', member_text (j, e.ensemble)), ...
                            @() train_explainer (P, bb.model, X, tg, q, ej, dsname));
@@ -132,7 +132,7 @@ function S = f5_panel (P, q)
 
   ## 4. the convergence curve of the expensive explainer on the test subset
   ## (it depends on the classifier and the test targets only)
-  vk = cache_key ({'curve', tk.test});
+  vk = ee_cache_key ({'curve', tk.test});
   cfile = fullfile (dir, ['curve_' vk '.mat']);
   [cv, hits.curve] = f5_cached (P, cfile, sprintf ('%s convergence curve (%d test rows, s = 1..%d)', ...
                                                    nm, rows (X.test), q.S), ...
@@ -153,7 +153,7 @@ function S = f5_panel (P, q)
     C.floor_mse = mean (double (tg.test.info.variance), 2) / q.S;
     C.floor_method = sprintf ('mean per-permutation variance / %d', q.S);
   else
-    fk = cache_key ({'ig_fine', tk.test, 2 * q.S});
+    fk = ee_cache_key ({'ig_fine', tk.test, 2 * q.S});
     fine = f5_cached (P, fullfile (dir, ['ig_fine_' fk '.mat']), sprintf ('IG at s = %d (floor)', 2 * q.S), ...
                       @() struct ('A', ee_ig (clf.model, X.test, 'steps', 2 * q.S, 'method', q.ig_method, ...
                                                'verbose', false)));
@@ -169,7 +169,7 @@ function S = f5_panel (P, q)
   C.explainer_mse = mean ((double (E) - target) .^ 2, 2);
   [C.explainer_spearman, C.explainer_top5] = ee_agreement (X.test, E, target);
   C.explainer_curve = mean (C.explainer_mse);
-  C.explainer_quartiles = quartiles (C.explainer_mse);
+  C.explainer_quartiles = ee_quartiles (C.explainer_mse);
   C.explainer_passes = einfo.passes / rows (X.test);
   C.crossing = find (C.curve <= C.explainer_curve, 1);   # at or below: as accurate
   if (isempty (C.crossing))
@@ -339,11 +339,11 @@ function [members, n_fit, cost, hit] = distill_student (P, q, e, o, teacher, bac
     Xpool = [Xpool; d.unlabelled(rows (U) + 1:end, :)];
   end
   Xd = Xpool(pick ((1:rows (Xpool))', D.rows), :);
-  dk = cache_key ({'distill maps', ek, Xd});
+  dk = ee_cache_key ({'distill maps', ek, Xd});
   [dm, hit1] = f5_cached (P, fullfile (dir, ['distill_maps_' dk '.mat']), ...
                           sprintf ('the teacher''s maps of %d further rows', rows (Xd)), ...
                           @() teacher_maps (teacher, Xd));
-  sk = cache_key ({'student', dk, D, tg.train.info.passes, rmfield(e, 'seed')});
+  sk = ee_cache_key ({'student', dk, D, tg.train.info.passes, rmfield(e, 'seed')});
   desc = struct ('method', q.method, 'steps', q.S, 'dataset', dsname, 'classifier_kind', q.kind, ...
                  'ig_method', q.ig_method, 'seed', q.seed, 'distilled_rows', rows (Xd));
   [st, hit2] = f5_cached (P, fullfile (dir, ['student_' sk '.mat']), ...
@@ -500,7 +500,7 @@ function r = make_targets (P, model, X, q, S, file, chunked)
     target(rws) = info.target;
     passes += info.passes;
     done(rws) = true;
-    atomic_save (partial, struct ('A', A, 'done', done, 'target', target, 'passes', passes, 'secs', secs));
+    ee_atomic_save (partial, struct ('A', A, 'done', done, 'target', target, 'passes', passes, 'secs', secs));
     say (P, '  %s targets: %d/%d rows, %.1f s, %.1f rows/s (ETA %.0f s)\n', upper (q.method), sum (done), N, ...
             secs, sum (done) / secs, secs / sum (done) * (N - sum (done)));
   end

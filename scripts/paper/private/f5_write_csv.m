@@ -24,5 +24,5 @@ function file = f5_write_csv (P, panels)
                          C.explainer_curve / C.floor, C.seconds(s), C.crossing)];
     end
   end
-  atomic_text (file, txt);
+  ee_atomic_text (file, txt);
 end

@@ -69,7 +69,7 @@ function [txt, file] = f5_write_runtime (P, panels)
   end
   txt = sprintf ('%s\n', L{:});
   file = fullfile (P.figures, sprintf ('runtime_%s.txt', P.preset));
-  atomic_text (file, txt);
+  ee_atomic_text (file, txt);
 end
 
 function t = training_text (p)

@@ -20,5 +20,5 @@ function file = f5_write_summary (P, panels)
                        R.speedup_passes, R.break_even_time, R.break_even_passes, C.explainer_curve, C.floor, ...
                        m (C.explainer_spearman), m (C.explainer_top5), R.bound)];
   end
-  atomic_text (file, txt);
+  ee_atomic_text (file, txt);
 end
