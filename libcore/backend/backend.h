@@ -152,13 +152,17 @@ struct EeBackend {
      * m = (relu(zx) - relu(zr)) / (zx - zr), or relu'(zx) where
      * |zx - zr| < eps; in place allowed (dX == dY). */
     void (*relu_rescale_bwd)(const float *Zx, const float *Zr, const float *dY, float *dX, size_t n);
-    /* The text CNN's ReLU then max over the valid positions, [B][T][F]
-     * each: dZ (overwritten) = the multipliers of Zx from those of the
-     * pooled outputs, dPooled [B][ld] at column off: Captum's max-pooling
-     * rule (the pooled difference to the position of the larger max,
-     * divided by that position's difference) followed by the ReLU's. */
+    /* The text CNN's ReLU then max over the valid positions, Zx and Zr
+     * [B][T][F]: the multipliers of Zx from those of the pooled outputs,
+     * dPooled [B][ld] at column off, by Captum's max-pooling rule (the
+     * pooled difference to the position of the larger max, divided by
+     * that position's difference) followed by the ReLU's. They are 0 but
+     * at two positions per (sequence, filter), the maxima of the input
+     * and of the reference: k = 0, 1 gives at[k][B][F] (-1: none) and
+     * mult[k][B][ld] at column off (overwritten), the argmax and dPooled
+     * of conv_pool_bwd, which passes them on to e. */
     void (*pool_rescale_bwd)(const float *Zx, const float *Zr, const uint8_t *mask, const float *dPooled,
-                             float *dZ, int B, int T, int F, int ld, int off);
+                             int32_t *at, float *mult, int B, int T, int F, int ld, int off);
 
     /* Rows gather/scatter with strides (e.g. [CLS] rows): dst[i][:] = src[i*stride][:] */
     void (*gather_rows)(const float *src, int stride, float *dst, int n, int cols);
