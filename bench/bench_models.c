@@ -227,6 +227,18 @@ static void bench_faith_grad(const char *label, const EeConfig *cfg, int N, doub
     fl = f * (info.forward + 2.0 * info.backward);
     printf("%-12s %-12s %10.2f %9.1f %8.1f%%   %.1f passes/seq\n", label, "SmoothGr n10", N / sec, fl / sec * 1e-9,
            100 * fl / sec * 1e-9 / gemm_rate, (double)(info.forward + info.backward) / N);
+    /* DeepLIFT (the cnn and the mlp) beside gradient x input, its one-gradient kin:
+     * a pass of the row and its reference against one of the row */
+    for (int k = 0; k < 2 && cfg->kind != EE_KIND_TRANSFORMER; k++) {
+        ee_grad_options_defaults(&g);
+        g.method = k ? EE_GRAD_DEEPLIFT : EE_GRAD_GRADXINPUT;
+        t0 = ee_now();
+        if (ee_gradient_attribute(m, &in, &g, &o, A, &info)) { fprintf(stderr, "%s\n", ee_last_error()); exit(1); }
+        sec = ee_now() - t0;
+        fl = f * (info.forward + 2.0 * info.backward);
+        printf("%-12s %-12s %10.2f %9.1f %8.1f%%   %.1f passes/seq\n", label, k ? "DeepLIFT" : "grad x input", N / sec,
+               fl / sec * 1e-9, 100 * fl / sec * 1e-9 / gemm_rate, (double)(info.forward + info.backward) / N);
+    }
     free(A);
     free(ids);
     ee_model_free(m);

@@ -93,8 +93,8 @@ static const EeOptSpec faith_opts[] = {
 
 static const EeOptSpec grad_opts[] = {
     COMMON_OPTS(EE_OPT_VALUE, "the classifier: a .mat file with one model struct"),
-    {"method", EE_OPT_VALUE, "NAME", "saliency (default), saliency_abs, saliency_l2, gradxinput, ig or "
-                                     "gradientshap"},
+    {"method", EE_OPT_VALUE, "NAME", "saliency (default), saliency_abs, saliency_l2, gradxinput, ig, "
+                                     "gradientshap or deeplift (mlp and cnn, CPU)"},
     {"noise", EE_OPT_VALUE, "NAME", "none (default), smoothgrad, smoothgrad_sq or vargrad"},
     {"samples", EE_OPT_VALUE, "N", "noise samples, or gradientshap's samples (default 10)"},
     {"stdev", EE_OPT_VALUE, "S", "the noise's standard deviation (default 0.15; gradientshap 0)"},
@@ -102,7 +102,7 @@ static const EeOptSpec grad_opts[] = {
     {"steps", EE_OPT_VALUE, "S", "ig: interpolation nodes (default 20)"},
     {"rule", EE_OPT_VALUE, "NAME", "ig: gausslegendre (default), riemann_right, riemann_left, riemann_middle, "
                                    "riemann_trapezoid"},
-    {"baseline", EE_OPT_VALUE, "pad|zero|NAME", "ig: pad (default), zero, or an N x T id variable of --data"},
+    {"baseline", EE_OPT_VALUE, "pad|zero|NAME", "ig and deeplift: pad (default), zero, or an N x T id variable of --data"},
     {"background", EE_OPT_VALUE, "NAME", "gradientshap: a K x T id (K x D) variable of --data to draw "
                                          "baselines from"},
     {"target", EE_OPT_VALUE, "argmax|K|NAME", "argmax (default), one class for every row, or a variable of "
@@ -182,7 +182,8 @@ static double row_cost(const Job *j, long i)
     }
     case CMD_IG: return 2.0 * j->a.steps * L;
     case CMD_FAITH: return (2.0 * (j->token ? ee_count_real(j->ids + (size_t)i * j->T, j->T) : j->W) + j->f.infidelity_samples) * L;
-    case CMD_GRAD: return 2.0 * j->g.samples * (j->g.method == EE_GRAD_IG ? j->a.steps : 1) * L;
+    case CMD_GRAD: /* passes per sample: ig 2 s, deeplift 3 (the row and its reference forward, 1 backward) */
+        return j->g.samples * (j->g.method == EE_GRAD_IG ? 2.0 * j->a.steps : j->g.method == EE_GRAD_DEEPLIFT ? 3.0 : 2.0) * L;
     default: return L;
     }
 }
@@ -406,7 +407,7 @@ static EeStatus setup_grad(Job *j)
     v = 0;
     if ((st = ee_opt_choice(&j->o, "noise", ee_noise_names, EE_NOISE_COUNT, &v))) return st;
     j->g.noise = (EeNoiseKind)v;
-    int shap = j->g.method == EE_GRAD_GRADIENTSHAP, ig = j->g.method == EE_GRAD_IG;
+    int shap = j->g.method == EE_GRAD_GRADIENTSHAP, ig = j->g.method == EE_GRAD_IG, dl = j->g.method == EE_GRAD_DEEPLIFT;
     int tunnel = j->g.noise != EE_NOISE_NONE || shap;
     /* the gateway's rules (mex/ee_gradient.c) */
     if (shap && j->g.noise != EE_NOISE_NONE)
@@ -416,8 +417,8 @@ static EeStatus setup_grad(Job *j)
         if (!tunnel && ee_opt_given(&j->o, tunnel_opts[k]))
             return ee_fail(EE_ERR_INPUT, "--%s applies to a noise tunnel (--noise smoothgrad, smoothgrad_sq or vargrad) "
                            "or gradientshap", tunnel_opts[k]);
-        if (!ig && ee_opt_given(&j->o, ig_opts_[k]))
-            return ee_fail(EE_ERR_INPUT, "--%s applies to --method ig only", ig_opts_[k]);
+        if (!ig && !(dl && k == 2) && ee_opt_given(&j->o, ig_opts_[k]))
+            return ee_fail(EE_ERR_INPUT, "--%s applies to --method ig%s only", ig_opts_[k], k == 2 ? " and deeplift" : "");
     }
     if (shap != (ee_opt(&j->o, "background") != NULL))
         return ee_fail(EE_ERR_INPUT, shap ? "gradientshap needs --background" : "--background applies to --method gradientshap only");
@@ -608,7 +609,9 @@ static EeStatus run_chunk(Job *j, const EeChunk *k, void **out, long *fwd, long 
                 gs.drawn_baseline = (int32_t *)out[3] + (size_t)i0 * ns;
                 gs.drawn_alpha = (float *)out[4] + (size_t)i0 * ns;
             }
-            EeAttrInfo part = {(int32_t *)out[1] + i0, (float *)out[2] + i0, NULL, NULL, 0, 0, 0, NULL};
+            int dl = j->g.method == EE_GRAD_DEEPLIFT;
+            EeAttrInfo part = {(int32_t *)out[1] + i0, (float *)out[2] + i0, dl ? (float *)out[3] + i0 : NULL,
+                               dl ? (float *)out[4] + i0 : NULL, 0, 0, 0, NULL};
             st = ee_gradient_attribute(model0(j), &r, &gs, &s, (float *)out[0] + (size_t)i0 * j->W, &part);
             *fwd += part.forward;
             *bwd += part.backward;
@@ -713,6 +716,10 @@ static EeStatus write_result(Job *j, const char *out)
             int ig = j->g.method == EE_GRAD_IG, ns = j->g.samples;
             ee_mv_set(info, "target", 0, double_col_of(s->data[1], 1, n, 1));
             ee_mv_set(info, "fx", 0, double_col_of(s->data[2], 0, n, 0));
+            if (j->g.method == EE_GRAD_DEEPLIFT) {
+                ee_mv_set(info, "fbaseline", 0, double_col_of(s->data[3], 0, n, 0));
+                ee_mv_set(info, "delta", 0, double_col_of(s->data[4], 0, n, 0));
+            }
             ee_mv_set(info, "passes", 0, ee_mv_scalar((double)(s->forward + s->backward)));
             ee_mv_set(info, "forward_passes", 0, ee_mv_scalar((double)s->forward));
             ee_mv_set(info, "backward_passes", 0, ee_mv_scalar((double)s->backward));
@@ -828,6 +835,8 @@ static EeStatus setup(Job *j, int argc, char **argv, const EeOptSpec *spec, int 
     if ((st = ee_opt_int(&j->o, "batch", 1, 1 << 20, &j->batch))) return st;
     EeDevice want;
     if ((st = ee_cli_device(&j->o, j->par, &want, &j->dev, &j->prec))) return st;
+    /* DeepLIFT's rescale ops are the CPU's: auto means the CPU for it (the gateway's rule) */
+    if (j->cmd == CMD_GRAD && j->g.method == EE_GRAD_DEEPLIFT && want == EE_DEVICE_AUTO) j->dev = EE_DEVICE_CPU;
     int chunk = j->cmd == CMD_SV ? 16 : j->cmd == CMD_IG || j->cmd == CMD_FAITH || j->cmd == CMD_GRAD ? 64 : 1024;
     if ((st = ee_opt_int(&j->o, "chunk", 1, 1 << 24, &chunk))) return st;
     double *cost = ee_xmalloc(sizeof(double) * (size_t)(j->n ? j->n : 1));
@@ -848,6 +857,10 @@ static EeStatus setup(Job *j, int argc, char **argv, const EeOptSpec *spec, int 
         if (j->g.method == EE_GRAD_GRADIENTSHAP) {
             ee_shards_column(s, "background_row", 1, j->g.samples);
             ee_shards_column(s, "alpha", 0, j->g.samples);
+        }
+        if (j->g.method == EE_GRAD_DEEPLIFT) {
+            ee_shards_column(s, "fbaseline", 0, 1);
+            ee_shards_column(s, "delta", 0, 1);
         }
         break;
     case CMD_FAITH: /* doubles as pairs of 4-byte values (see run_chunk) */

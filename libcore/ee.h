@@ -534,17 +534,25 @@ double ee_faithfulness_bytes(const EeModel *m, const EeInput *in, const EeAttrOp
  *                 background row b drawn uniformly (an mlp: the row),
  *                 a ~ U[0, 1), the mean over the n samples (noise
  *                 optional: stdev >= 0)
+ *   deeplift      sum_d (e~ - e_b) m, m the multipliers of DeepLIFT's
+ *                 rescale rule from the reference e_b (o's baseline, as
+ *                 ig's); mlp and cnn, CPU only (EE_ERR_UNSUPPORTED on a
+ *                 transformer or a GPU; the device AUTO is the CPU); a
+ *                 pass of the row and its reference (2 forward, 1 backward)
  * with e~ = e, or, in a noise tunnel, e + z_k for samples k = 1..n, z_k
  * Gaussian of std stdev on every attended position (every feature of an
  * mlp), drawn from the stream (o->seed, o->row_offset + i, 2^32 + k) (then,
  * for gradientshap, b = below(K) and a = uniform from the same stream); the
  * map is the mean of the n maps a_k (smoothgrad), the mean of a_k^2
- * (smoothgrad_sq) or their population variance (vargrad). */
+ * (smoothgrad_sq) or their population variance (vargrad). deeplift sets
+ * info->fbaseline (f(e_b)) and info->delta (the sum of the map less
+ * f(e~) - f(e_b), the mean f(e~_k) in a smoothgrad tunnel; NaN under
+ * smoothgrad_sq and vargrad), where given. */
 typedef enum {
     EE_GRAD_SALIENCY = 0, EE_GRAD_SALIENCY_ABS, EE_GRAD_SALIENCY_L2, EE_GRAD_GRADXINPUT, EE_GRAD_IG,
-    EE_GRAD_GRADIENTSHAP
+    EE_GRAD_GRADIENTSHAP, EE_GRAD_DEEPLIFT
 } EeGradMethod;
-#define EE_GRAD_METHOD_COUNT 6
+#define EE_GRAD_METHOD_COUNT 7
 extern const char *const ee_grad_method_names[EE_GRAD_METHOD_COUNT];
 typedef enum { EE_NOISE_NONE = 0, EE_NOISE_SMOOTHGRAD, EE_NOISE_SMOOTHGRAD_SQ, EE_NOISE_VARGRAD } EeNoiseKind;
 #define EE_NOISE_COUNT 4

@@ -1,5 +1,5 @@
 /* ee_gradient.c: MEX gateway. Gradient maps of a classifier (saliency,
- * gradient x input, IG, GradientSHAP) and the noise tunnel over them (SmoothGrad,
+ * gradient x input, IG, GradientSHAP, DeepLIFT) and the noise tunnel over them (SmoothGrad,
  * SmoothGrad-squared, VarGrad); see ee_gradient.m. libcore's
  * ee_gradient_attribute computes them. */
 #include "mexattr.h"
@@ -54,10 +54,12 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     ee_attr_options_defaults(&a);
     a.print = ee_mx_print;
     if (o[O_SEED].value) a.seed = (uint64_t)ee_mx_int(o[O_SEED].value, "'seed'", 0, 0x7fffffff);
-    int ig = g.method == EE_GRAD_IG;
+    int ig = g.method == EE_GRAD_IG, dl = g.method == EE_GRAD_DEEPLIFT;
     if (!ig)
         for (int k = O_STEPS; k <= O_BASELINE; k++)
-            if (o[k].value) ee_mx_error("ee:badInput", "'%s' applies to the method 'ig' only", opt_names[k]);
+            if (o[k].value && !(dl && k == O_BASELINE))
+                ee_mx_error("ee:badInput", "'%s' applies to the method%s only", opt_names[k],
+                            k == O_BASELINE ? "s 'ig' and 'deeplift'" : " 'ig'");
     if (o[O_STEPS].value) a.steps = ee_mx_int(o[O_STEPS].value, "'steps'", 1, 1 << 20);
     if (o[O_RULE].value) {
         /* IG's quadrature rules: ee_ig's methods before xgrad */
@@ -105,6 +107,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     EeAttrInfo info = {0};
     info.target = ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "info");
     info.fx = ee_mx_malloc(sizeof(float) * (nrows + 1), "info");
+    if (dl) { /* completeness: f(reference) and the sum's gap */
+        info.fbaseline = ee_mx_malloc(sizeof(float) * (nrows + 1), "info");
+        info.delta = ee_mx_malloc(sizeof(float) * (nrows + 1), "info");
+    }
     long fwd = 0, bwd = 0;
     double secs = 0;
     /* one call per maximal run of consecutive rows, keyed by its offset in
@@ -125,7 +131,8 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
             gs.drawn_baseline = bdrawn + (size_t)i0 * g.samples;
             gs.drawn_alpha = adrawn + (size_t)i0 * g.samples;
         }
-        EeAttrInfo part = {info.target + i0, info.fx + i0, NULL, NULL, 0, 0, 0, NULL};
+        EeAttrInfo part = {info.target + i0, info.fx + i0, dl ? info.fbaseline + i0 : NULL, dl ? info.delta + i0 : NULL,
+                           0, 0, 0, NULL};
         EeStatus st = ee_gradient_attribute(m, &in, &gs, &s, A + (size_t)i0 * cols, &part);
         if (st) ee_mx_fail(st);
         fwd += part.forward;
@@ -135,7 +142,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     }
     plhs[0] = ee_mx_single_matrix(A, nrows, cols);
     if (nlhs > 1) {
-        /* ee_ig's info without fbaseline and delta (no baseline but for ig) */
+        /* ee_ig's info; fbaseline and delta for deeplift (completeness) */
         mxArray *s = mxCreateStructMatrix(1, 1, 0, NULL);
         double *tv = ee_mx_malloc(sizeof(double) * (nrows + 1), "info"), *fv = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
         for (int i = 0; i < nrows; i++) {
@@ -144,6 +151,15 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         }
         ee_mx_set(s, "target", ee_mx_double_vector(tv, nrows));
         ee_mx_set(s, "fx", ee_mx_double_vector(fv, nrows));
+        if (dl) {
+            double *bv = ee_mx_malloc(sizeof(double) * (nrows + 1), "info"), *dv = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
+            for (int i = 0; i < nrows; i++) {
+                bv[i] = info.fbaseline[i];
+                dv[i] = info.delta[i];
+            }
+            ee_mx_set(s, "fbaseline", ee_mx_double_vector(bv, nrows));
+            ee_mx_set(s, "delta", ee_mx_double_vector(dv, nrows));
+        }
         ee_mx_set(s, "passes", mxCreateDoubleScalar((double)(fwd + bwd)));
         ee_mx_set(s, "forward_passes", mxCreateDoubleScalar((double)fwd));
         ee_mx_set(s, "backward_passes", mxCreateDoubleScalar((double)bwd));

@@ -2,9 +2,10 @@
 ## @deftypefn  {} {@var{A} =} ee_gradient (@var{model}, @var{X}, @dots{})
 ## @deftypefnx {} {[@var{A}, @var{info}] =} ee_gradient (@var{model}, @var{X}, @dots{})
 ## Gradient maps of a classifier's target logit (saliency, gradient x
-## input, Integrated Gradients, GradientSHAP) and the noise tunnel over them
-## (SmoothGrad, SmoothGrad-squared, VarGrad), for the transformer, the cnn
-## and the mlp.  doc/MODELS.md ("Gradient maps and the noise tunnel")
+## input, Integrated Gradients, GradientSHAP, DeepLIFT) and the noise
+## tunnel over them (SmoothGrad, SmoothGrad-squared, VarGrad), for the
+## transformer, the cnn and the mlp (DeepLIFT: the cnn and the mlp).
+## doc/MODELS.md ("Gradient maps and the noise tunnel", "DeepLIFT")
 ## defines them.
 ##
 ## g is the gradient of the target logit with respect to the
@@ -30,6 +31,18 @@
 ## estimate of the mean of IG over the background's baselines (the
 ## expected gradients of SHAP's GradientExplainer and Captum's
 ## GradientShap).  Its noise (@code{'stdev'}) is optional, default 0.
+## @item 'deeplift'
+## DeepLIFT with the rescale rule, as Captum's DeepLift: sum over d of
+## (e~ - e_b) .* m, m the multipliers of the backward pass in which each
+## ReLU's derivative is replaced by (relu(z) - relu(z_b)) / (z - z_b)
+## (the gradient where z = z_b) and the cnn's max over time by Captum's
+## max-pooling rule; e_b the reference, @code{'baseline'} as for 'ig'.
+## Complete: each row's map sums to f(e~) - f(e_b), which
+## @code{info.fbaseline} and @code{info.delta} (the gap, float
+## rounding) report.  The cnn and the mlp, on the CPU ('device' 'auto'
+## is the CPU for it): a transformer or 'device' 'gpu' is
+## @code{ee:notSupported} (doc/MODELS.md says why).  A pass of the row
+## and its reference forward, the row's backward.
 ## @end table
 ## Without noise e~ = e.  A noise tunnel (@code{'noise'}) takes n samples
 ## e~_k = e + z_k, z_k Gaussian with standard deviation @code{'stdev'} on
@@ -68,18 +81,19 @@
 ## the method 'ig' only: nodes (default 20), the quadrature rule
 ## ('gausslegendre' (default), 'riemann_right', 'riemann_left',
 ## 'riemann_middle', 'riemann_trapezoid') and the baseline ('pad', 'zero'
-## or ids) as for @code{ee_ig}.
+## or ids) as for @code{ee_ig}; 'baseline' also for 'deeplift'.
 ## @item 'target', 'rows', 'batch', 'device', 'precision', 'verbose'
 ## as for @code{ee_ig}.
 ## @end table
 ##
 ## Cost: N forward passes for the targets, then N n s forward and
 ## backward passes (s = 1 but for 'ig'; n = 1 without noise and
-## gradientshap), batched
+## gradientshap; 'deeplift': 2 N n forward and N n backward), batched
 ## across rows.  @var{info}: @code{target}, @code{fx}, @code{passes},
 ## @code{forward_passes}, @code{backward_passes}, @code{seconds},
 ## @code{method}, @code{steps}, @code{noise}, @code{samples},
-## @code{stdev}, @code{seed} (and @code{rule} for 'ig').
+## @code{stdev}, @code{seed} (and @code{rule} for 'ig'; @code{fbaseline}
+## and @code{delta} for 'deeplift').
 ##
 ## A gateway of its own rather than methods of @code{ee_ig}: the noise
 ## tunnel wraps every gradient method (IG among them) with options that
@@ -179,10 +193,54 @@
 %! J = ee_ig (mlp.model, mlp.X, 'steps', 40, 'baseline', 'zero', 'verbose', false);
 %! assert (M, J, 0.05 * max (abs (J(:))));
 
+%!test
+%! ## DeepLIFT: complete (the map sums to f(x) - f(reference), info.delta
+%! ## the gap), ee_ig's reference, its passes
+%! for w = {c, mlp}
+%!   w = w{1};
+%!   [A, info] = ee_gradient (w.model, w.X, 'method', 'deeplift', 'verbose', false);
+%!   [~, iinfo] = ee_ig (w.model, w.X, 'steps', 2, 'verbose', false);
+%!   assert (info.fbaseline, iinfo.fbaseline, 1e-5 * max (abs (iinfo.fbaseline)));
+%!   gap = info.fx - info.fbaseline;
+%!   assert (sum (A, 2), gap, 1e-4 * max (abs (gap)));
+%!   assert (all (abs (info.delta) <= 1e-4 * max (abs (gap))));
+%!   assert (info.passes, 4 * rows (w.X));
+%!   assert (any (abs (A(:)) > 1e-3));
+%! end
+%! ## a reference equal to the row: the map is 0; the zero reference is
+%! ## complete too
+%! A = ee_gradient (c.model, c.X, 'method', 'deeplift', 'baseline', c.X, 'verbose', false);
+%! assert (all (A(:) == 0));
+%! [Z, zi] = ee_gradient (c.model, c.X, 'method', 'deeplift', 'baseline', 'zero', 'verbose', false);
+%! assert (sum (Z, 2), zi.fx - zi.fbaseline, 1e-4 * max (abs (zi.fx - zi.fbaseline)));
+
+%!test
+%! ## DeepLIFT differs from gradient x (x - reference) where ReLUs switch,
+%! ## and is its own SmoothGrad at zero noise
+%! D = ee_gradient (mlp.model, mlp.X, 'method', 'deeplift', 'verbose', false);
+%! G = ee_gradient (mlp.model, mlp.X, 'method', 'gradxinput', 'verbose', false);
+%! assert (max (abs (D(:) - G(:))) > 1e-3 * max (abs (D(:))));
+%! S = ee_gradient (mlp.model, mlp.X, 'method', 'deeplift', 'noise', 'smoothgrad', 'samples', 2, 'stdev', 0, ...
+%!                  'verbose', false);
+%! assert (S, D, 1e-6 * max (abs (D(:))));
+
+%!test
+%! ## where DeepLIFT is not defined: ee:notSupported (a GPU asked for on
+%! ## a machine without one: ee:noDevice)
+%! for call = {{v.model, v.X, 'method', 'deeplift'}, {c.model, c.X, 'method', 'deeplift', 'device', 'gpu'}}
+%!   try
+%!     ee_gradient (call{1}{:}, 'verbose', false);
+%!     error ('no error');
+%!   catch err
+%!     assert (any (strcmp (err.identifier, {'ee:notSupported', 'ee:noDevice'})), err.message);
+%!   end
+%! end
+
 %!error <needs 'background'> ee_gradient (v.model, v.X, 'method', 'gradientshap')
 %!error <'background' applies> ee_gradient (v.model, v.X, 'background', ones (1, 12, 'int32'))
 %!error <'noise' must be none> ee_gradient (v.model, v.X, 'method', 'gradientshap', 'noise', 'vargrad', 'background', ones (1, 12, 'int32'))
-%!error <'method'> ee_gradient (v.model, v.X, 'method', 'deeplift')
+%!error <'method'> ee_gradient (v.model, v.X, 'method', 'lrp')
+%!error <'steps' applies to the method 'ig'> ee_gradient (c.model, c.X, 'method', 'deeplift', 'steps', 4)
 %!error <'noise'> ee_gradient (v.model, v.X, 'noise', 'gaussian')
 %!error <'stdev'> ee_gradient (v.model, v.X, 'noise', 'smoothgrad', 'stdev', -1)
 %!error <'samples' applies to a noise tunnel> ee_gradient (v.model, v.X, 'samples', 4)

@@ -140,7 +140,27 @@ static void read_design(const EeMxOpt *o, EeExplainerSpec *s)
 /* Attribution maps of X for an explainer: given (N x T), or computed here
  * with the classifier when A names the expensive explainer ('ig': Gauss-
  * Legendre IG with the pad baseline; 'sv': Shapley Value Sampling, seed 1),
- * with 'steps' samples (default 20). *method gets 0 (given), 1 (ig), 2 (sv). */
+ * with 'steps' samples (default 20), or a method of ee_gradient with its
+ * defaults (map_names: its methods but ig and gradientshap, which needs a
+ * background; the noise tunnels over the saliency). *method gets 0
+ * (given), 1 (ig), 2 (sv), or 3 + its index in map_names. */
+static const char *const map_names[] = {"ig", "sv", "saliency", "saliency_abs", "saliency_l2", "gradxinput",
+                                        "deeplift", "smoothgrad", "smoothgrad_sq", "vargrad"};
+enum { MAP_NAMES = sizeof map_names / sizeof *map_names, MAP_TUNNEL0 = 7 };
+
+/* The ee_gradient options of map method k (>= 2, index in map_names) */
+static void gradient_method(int k, EeGradOptions *g)
+{
+    ee_grad_options_defaults(g);
+    if (k >= MAP_TUNNEL0) { /* ee_gradient's defaults for a tunnel */
+        g->noise = (EeNoiseKind)(EE_NOISE_SMOOTHGRAD + (k - MAP_TUNNEL0));
+        g->samples = 10;
+        g->stdev = 0.15;
+        return;
+    }
+    for (int m = 0; m < EE_GRAD_METHOD_COUNT; m++)
+        if (!strcmp(ee_grad_method_names[m], map_names[k])) g->method = (EeGradMethod)m;
+}
 static float *explainer_maps(EeModel *clf, const mxArray *A, const EeInput *in, const char *what,
                              const EeMxOpt *o, int verbose, int *method)
 {
@@ -150,8 +170,9 @@ static float *explainer_maps(EeModel *clf, const mxArray *A, const EeInput *in, 
         *method = 0;
         return ee_mx_maps(A, what, in->n, c->T);
     }
-    static const char *const methods[] = {"ig", "sv"};
-    *method = 1 + ee_mx_choice(A, what, methods, 2);
+    *method = 1 + ee_mx_choice(A, what, map_names, MAP_NAMES);
+    if (*method > 2 && o[O_STEPS].value)
+        ee_mx_error("ee:badInput", "'steps' applies when ee_train computes IG or SV maps, not %s", map_names[*method - 1]);
     EeAttrOptions a;
     ee_attr_options_defaults(&a);
     a.verbose = verbose;
@@ -160,7 +181,13 @@ static float *explainer_maps(EeModel *clf, const mxArray *A, const EeInput *in, 
     a.device = ee_mx_device(o[O_DEVICE].value);
     a.precision = ee_mx_precision(o[O_PRECISION].value);
     float *maps = ee_mx_malloc(sizeof(float) * ((size_t)in->n * c->T + 1), "the maps");
-    EeStatus st = *method == 1 ? ee_ig_attribute(clf, in, &a, maps, NULL) : ee_sv_attribute(clf, in, &a, maps, NULL);
+    EeStatus st;
+    if (*method > 2) {
+        EeGradOptions g;
+        gradient_method(*method - 1, &g);
+        st = ee_gradient_attribute(clf, in, &g, &a, maps, NULL);
+    } else
+        st = *method == 1 ? ee_ig_attribute(clf, in, &a, maps, NULL) : ee_sv_attribute(clf, in, &a, maps, NULL);
     if (st) ee_mx_fail(st);
     return maps;
 }
@@ -324,7 +351,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     EeStatus st;
     EeModel *clf = NULL;
     EeExplainerSpec spec;
-    int maps_method = 0; /* explainers: 0 maps given, 1/2 computed here (ig/sv) */
+    int maps_method = 0; /* explainers: 0 maps given, 1/2 computed here (ig/sv), 3.. ee_gradient's (map_names) */
     if (explainer) {
         /* expl = ee_train(classifier, X, A, ...) */
         clf = ee_mx_model(prhs[0], "classifier");
@@ -359,9 +386,12 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
             else valid.maps = explainer_maps(clf, prhs[2], &valid.in, "A", o, verbose, &maps_method);
         }
         spec.zero_special = read_zero_special(o[O_OUTPUTS].value, spec.zero_special, &train, cfg.T);
-        /* efficiency: by default where it applies (features, pad-baseline maps) */
+        /* efficiency: by default where it applies (features, pad-baseline
+         * maps of a method whose maps sum to f(x) - f(baseline): not the
+         * saliency maps and gradient x input of ee_gradient) */
+        int complete = maps_method <= 2 || !strcmp(map_names[maps_method - 1], "deeplift");
         spec.efficiency = o[O_EFFICIENCY].value ? ee_mx_bool(o[O_EFFICIENCY].value, "'efficiency'")
-                                                : spec.efficiency && spec.inputs && spec.zero_special;
+                                                : spec.efficiency && spec.inputs && spec.zero_special && complete;
         EeConfig ecfg = cfg;
         ecfg.head = spec.head;
         ecfg.inputs = spec.inputs;
@@ -475,8 +505,13 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
             ee_mx_error("ee:badInput", "'explains' must be a scalar struct (method, steps, ...)");
         mxArray *e = d ? mxDuplicateArray(d) : mxCreateStructMatrix(1, 1, 0, NULL);
         if (maps_method && !d) { /* the maps were computed here: say how */
-            ee_mx_set(e, "method", mxCreateString(maps_method == 1 ? "ig" : "sv"));
-            ee_mx_set(e, "steps", mxCreateDoubleScalar(o[O_STEPS].value ? mxGetScalar(o[O_STEPS].value) : 20));
+            ee_mx_set(e, "method", mxCreateString(map_names[maps_method - 1]));
+            if (maps_method <= 2)
+                ee_mx_set(e, "steps", mxCreateDoubleScalar(o[O_STEPS].value ? mxGetScalar(o[O_STEPS].value) : 20));
+            else if (maps_method - 1 >= MAP_TUNNEL0) { /* the saliency in the tunnel, ee_gradient's defaults */
+                ee_mx_set(e, "samples", mxCreateDoubleScalar(10));
+                ee_mx_set(e, "stdev", mxCreateDoubleScalar(0.15));
+            }
         }
         ee_mx_set(e, "classifier", mxCreateString(fingerprint));
         ee_mx_set(out, "explains", e);

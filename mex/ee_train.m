@@ -30,7 +30,14 @@
 ## @qcode{'ig'} or @qcode{'sv'}: the maps are then computed here (IG with
 ## the pad baseline and Gauss-Legendre nodes, or Shapley Value Sampling
 ## with seed 1; option @qcode{'steps'}, default 20), for @var{X} and for the
-## validation rows (@qcode{'validation'}, @{Xv@}).  Its design
+## validation rows (@qcode{'validation'}, @{Xv@}), or the name of a method
+## of @code{ee_gradient} (@qcode{'saliency'}, @qcode{'saliency_abs'},
+## @qcode{'saliency_l2'}, @qcode{'gradxinput'}, @qcode{'deeplift'}; or
+## @qcode{'smoothgrad'}, @qcode{'smoothgrad_sq'}, @qcode{'vargrad'}: the
+## saliency in that noise tunnel), its maps computed with
+## @code{ee_gradient}'s defaults (@code{explains.method} names it); the
+## efficiency projection is then off by default but for
+## @qcode{'deeplift'}, the one whose maps sum to f(x) - f(baseline).  Its design
 ## (doc/FIGURE5.md has the measurements behind the defaults):
 ## @table @asis
 ## @item 'head'
@@ -412,6 +419,35 @@
 %! assert (mse (ee_explain (e, Xt)) < 0.1 * mean (Av(:) .^ 2));
 %! assert (mse (ee_explain (e, Xt)) < 3 * mse (ee_explain (m, Xt)));
 
+%!test
+%! ## an explainer of any gradient method learns that method's maps
+%! ## (ee_gradient's); efficiency off for a map that is not complete
+%! clf = ee_train (struct ('kind', 'transformer', 'd', 8, 'heads', 2, 'layers', 1, 'ffn', 16), X, y, 'epochs', 3, ...
+%!                 'seed', 2, 'verbose', false);
+%! for m = {'saliency', 'gradxinput', 'smoothgrad'}
+%!   e = ee_train (clf, X, m{1}, 'inputs', 'tokens', 'epochs', 200, 'batch', 4, 'verbose', false);
+%!   assert (e.explains.method, m{1});
+%!   assert (e.efficiency, false);
+%!   if (strcmp (m{1}, 'smoothgrad'))
+%!     A = ee_gradient (clf, X, 'noise', 'smoothgrad', 'verbose', false);
+%!     assert ([e.explains.samples, e.explains.stdev], [10 0.15]);
+%!   else
+%!     A = ee_gradient (clf, X, 'method', m{1}, 'verbose', false);
+%!   end
+%!   E = ee_explain (e, X);
+%!   real = X > 4;
+%!   assert (mean ((E(real) - A(real)) .^ 2) < 0.05 * mean (A(real) .^ 2));
+%! end
+%! ## DeepLIFT is not defined on the transformer (explainers are built
+%! ## from transformers)
+%! try
+%!   ee_train (clf, X, 'deeplift', 'epochs', 1, 'verbose', false);
+%!   error ('no error');
+%! catch err
+%!   assert (err.identifier, 'ee:notSupported');
+%! end
+%!error <'steps' applies when ee_train computes IG or SV maps> ee_train (ee_train ('cnn', X, y, 'epochs', 1, 'verbose', false), X, 'saliency', 'steps', 3)
+%!error <A must be one of> ee_train (ee_train ('cnn', X, y, 'epochs', 1, 'verbose', false), X, 'gradientshap')
 %!error id=ee:badInput ee_train (ee_train ('cnn', X, y, 'epochs', 1, 'verbose', false), X, 'ig', 'loss', 'shapley_kernel')
 %!error id=ee:badInput ee_train (ee_train ('cnn', X, y, 'epochs', 1, 'verbose', false), X, 'sv', 'coalitions', 8)
 %!error id=ee:badInput ee_train (ee_train ('cnn', X, y, 'epochs', 1, 'verbose', false), X, 'sv', 'loss', 'hinge')

@@ -12,7 +12,10 @@
  * drawn from its own stream (doc/RANDOM.md): any batch, row split or
  * thread count gives the same noise, and the caller may ask for it (or
  * give its own) to check the map from outside. Composed of the model's
- * own passes (embed, forward, backward), so every backend computes it. */
+ * own passes (embed, forward, backward), so every backend computes it;
+ * DeepLIFT's unit is its point and its reference side by side in one
+ * pass, and its backward pass the model's rescale rule
+ * (ee_run_deeplift_backward: the mlp and the cnn on the CPU). */
 #include "attr_common.h"
 #include "../models/run_size.h"
 
@@ -21,7 +24,7 @@
 #include <string.h>
 
 const char *const ee_grad_method_names[EE_GRAD_METHOD_COUNT] = {"saliency", "saliency_abs", "saliency_l2",
-                                                                "gradxinput", "ig", "gradientshap"};
+                                                                "gradxinput", "ig", "gradientshap", "deeplift"};
 const char *const ee_noise_names[EE_NOISE_COUNT] = {"none", "smoothgrad", "smoothgrad_sq", "vargrad"};
 
 void ee_grad_options_defaults(EeGradOptions *g)
@@ -73,7 +76,11 @@ static EeStatus check(const Job *J)
     const EeGradOptions *g = J->g;
     const EeConfig *c = &J->m->cfg;
     EeAttrOptions o = *J->o;
-    if (g->method != EE_GRAD_IG) {
+    if (g->method == EE_GRAD_DEEPLIFT && c->kind == EE_KIND_TRANSFORMER)
+        return ee_fail(EE_ERR_UNSUPPORTED, "deeplift is defined on the mlp and the cnn, not on the transformer "
+                                           "(doc/MODELS.md, \"DeepLIFT\")");
+    if (g->method == EE_GRAD_DEEPLIFT) o.steps = 1; /* ig's baseline, one node */
+    else if (g->method != EE_GRAD_IG) {
         o.steps = 1;
         o.baseline = ee_is_token_model(c) ? EE_BASELINE_PAD : EE_BASELINE_ZERO;
         o.baseline_ids = NULL;
@@ -128,6 +135,7 @@ static void unit_scores(EeGradMethod method, const double *acc, const float *et,
             case EE_GRAD_SALIENCY_L2: s += g[q] * g[q]; break;
             case EE_GRAD_GRADXINPUT: s += (double)x[q] * g[q]; break;
             case EE_GRAD_IG:
+            case EE_GRAD_DEEPLIFT:
             case EE_GRAD_GRADIENTSHAP: s += ((double)x[q] - (b ? b[q] : 0)) * g[q]; break;
             }
         a[t] = method == EE_GRAD_SALIENCY_L2 ? sqrt(s) : s;
@@ -143,6 +151,7 @@ static EeStatus run(void *ctx, int Bwant)
     const EeConfig *c = &m->cfg;
     EeAttrOptions o = *J->o;
     int ig = g->method == EE_GRAD_IG, shap = g->method == EE_GRAD_GRADIENTSHAP, K = shap ? g->K : 0;
+    int dl = g->method == EE_GRAD_DEEPLIFT; /* a unit: its point and its reference, rows u and nu + u of a pass */
     int tunnel = g->noise != EE_NOISE_NONE || shap; /* noise is drawn (shap: stdev may be 0) */
     if (!ig) {
         o.steps = 1;
@@ -150,7 +159,7 @@ static EeStatus run(void *ctx, int Bwant)
     }
     int token = ee_is_token_model(c), T = token ? c->T : 1, d = token ? c->d : 1, C = c->classes, N = in->n;
     int per = token ? d : 1, cols = token ? T : c->D, Wfull = token ? T * d : c->D;
-    int s = o.steps, n = g->samples;
+    int s = o.steps, n = g->samples, rows_per_unit = dl ? 2 : s;
     int zero_base = !shap && (!token || o.baseline == EE_BASELINE_ZERO);
     double *alpha = malloc(sizeof(double) * s), *wts = malloc(sizeof(double) * s);
     EeStatus st = EE_OK;
@@ -159,11 +168,17 @@ static EeStatus run(void *ctx, int Bwant)
     EeDevice dev;
     const EeBackend *be;
     if ((st = ee_backend_resolve(o.device, o.precision, &dev, &be))) { free(alpha); free(wts); return st; }
-    /* units per pass: whole units of s rows */
-    int U = Bwant / s > 0 ? Bwant / s : 1;
+    if (dl && (!be->relu_rescale_bwd || !be->pool_rescale_bwd)) {
+        free(alpha); free(wts);
+        return ee_fail(EE_ERR_UNSUPPORTED, "deeplift runs on the CPU only: the %s backend has no rescale rule", be->name);
+    }
+    /* units per pass: whole units of s rows (deeplift: 2) */
+    int U = Bwant / rows_per_unit > 0 ? Bwant / rows_per_unit : 1;
     long units = (long)N * n;
     if (U > units) U = (int)(units > 0 ? units : 1);
-    int B = U * s > N ? U * s : N < Bwant ? N : Bwant;
+    /* whole units fit even when one is larger than the batch asked for */
+    int B = N < Bwant ? N : Bwant;
+    if (B < U * rows_per_unit) B = U * rows_per_unit;
     if (B < 1) B = 1;
     EeRun *r = NULL;
     if ((st = ee_run_new(m, be, B, 1, 0, &r))) { free(alpha); free(wts); return st; }
@@ -188,8 +203,10 @@ static EeStatus run(void *ctx, int Bwant)
     int var = g->noise == EE_NOISE_VARGRAD;
     double *Wm = var ? calloc((size_t)N * cols + 1, sizeof(double)) : NULL;
     double *Wv = var ? calloc((size_t)N * cols + 1, sizeof(double)) : NULL;
+    /* deeplift: each row's mean f(e~_k) and f(e_b), for completeness */
+    double *Fx = dl ? calloc((size_t)N + 1, sizeof(double)) : NULL, *Fb = dl ? calloc((size_t)N + 1, sizeof(double)) : NULL;
     if (fail || !order || !tgt || !fx || (token && (!h_ids || !h_mask)) || !h_e || !h_de || !h_out || !h_dout || !ux ||
-        !ub || !uz || !ue || !acc || !a || !S1 || !S2 || !ubase || !ualpha || (var && (!Wm || !Wv))) {
+        !ub || !uz || !ue || !acc || !a || !S1 || !S2 || !ubase || !ualpha || (var && (!Wm || !Wv)) || (dl && (!Fx || !Fb))) {
         st = ee_fail(EE_ERR_NOMEM, "out of memory for gradient maps (batch %d)", B);
         goto done;
     }
@@ -289,10 +306,15 @@ static EeStatus run(void *ctx, int Bwant)
         /* each unit's point e~ = e_x + z */
         for (int u = 0; u < nu; u++)
             for (int q = 0; q < Wl; q++) ue[(size_t)u * Wl + q] = ux[(size_t)u * Wl + q] + uz[(size_t)u * Wfull + q];
-        /* the pass: unit u's node p is row u s + p, at e_b + a_p (e~ - e_b) */
-        int nb = nu * s;
+        /* the pass: unit u's node p is row u s + p, at e_b + a_p (e~ - e_b);
+         * deeplift's point e~ is row u, its reference e_b row nu + u */
+        int nb = dl ? 2 * nu : nu * s;
         for (int j = 0; j < nb; j++) {
-            int u = j / s, p = j % s;
+            int u = dl ? j % nu : j / s, p = dl ? 0 : j % s;
+            if (dl) {
+                memcpy(h_e + (size_t)j * Wl, (j < nu ? ue : ub) + (size_t)u * Wl, sizeof(float) * Wl);
+                continue;
+            }
             const float *et = ue + (size_t)u * Wl, *eb = ub + (size_t)u * Wl;
             float *dst = h_e + (size_t)j * Wl;
             double at = shap ? ualpha[u] : alpha[p];
@@ -301,7 +323,7 @@ static EeStatus run(void *ctx, int Bwant)
         if (token) {
             /* every row of the pass under its unit's ids and mask */
             for (int j = 0; j < nb; j++) {
-                int u = j / s, i = order[(u0 + u) / n];
+                int u = dl ? j % nu : j / s, i = order[(u0 + u) / n];
                 memcpy(h_ids + (size_t)j * T, in->ids + (size_t)i * T, sizeof(int32_t) * T);
                 ee_attr_row_mask(m, in, i, h_mask + (size_t)j * T);
             }
@@ -310,13 +332,25 @@ static EeStatus run(void *ctx, int Bwant)
         } else if ((st = ee_run_set_input_len(r, NULL, NULL, h_e, nb, 1)))
             break;
         ee_run_forward(r, nb, 0);
-        memset(h_dout, 0, sizeof(float) * (size_t)nb * C);
-        for (int j = 0; j < nb; j++) h_dout[(size_t)j * C + tgt[order[(u0 + j / s) / n]]] = 1.0f;
-        be->upload(d_dout, h_dout, sizeof(float) * (size_t)nb * C);
-        ee_run_backward(r, nb, d_dout, 1, 0);
-        be->download(h_de, r->de, sizeof(float) * (size_t)nb * Wl);
+        int nbw = dl ? nu : nb; /* rows whose gradient (multipliers) is taken */
+        if (dl) { /* the target's f at each point and reference */
+            be->download(h_out, r->out, sizeof(float) * (size_t)nb * C);
+            for (int u = 0; u < nu; u++) {
+                int i = order[(u0 + u) / n];
+                Fx[i] += h_out[(size_t)u * C + tgt[i]] / (double)n;
+                Fb[i] = h_out[(size_t)(nu + u) * C + tgt[i]];
+            }
+        }
+        memset(h_dout, 0, sizeof(float) * (size_t)nbw * C);
+        for (int j = 0; j < nbw; j++) h_dout[(size_t)j * C + tgt[order[(u0 + j / s) / n]]] = 1.0f;
+        be->upload(d_dout, h_dout, sizeof(float) * (size_t)nbw * C);
+        if (dl) {
+            if ((st = ee_run_deeplift_backward(r, nu, d_dout))) break;
+        } else
+            ee_run_backward(r, nb, d_dout, 1, 0);
+        be->download(h_de, r->de, sizeof(float) * (size_t)nbw * Wl);
         fwd += nb;
-        bwd += nb;
+        bwd += nbw;
         for (int u = 0; u < nu; u++) {
             int i = order[(u0 + u) / n];
             for (int q = 0; q < Wl; q++) acc[q] = 0;
@@ -325,7 +359,7 @@ static EeStatus run(void *ctx, int Bwant)
                 for (int q = 0; q < Wl; q++) acc[q] += wts[p] * de[q];
             }
             int active = token ? L : cols;
-            unit_scores(g->method, acc, ue + (size_t)u * Wl, ig || shap ? ub + (size_t)u * Wl : NULL, active, per, a);
+            unit_scores(g->method, acc, ue + (size_t)u * Wl, ig || shap || dl ? ub + (size_t)u * Wl : NULL, active, per, a);
             for (int t = 0; t < active; t++) {
                 S1[(size_t)i * cols + t] += a[t];
                 S2[(size_t)i * cols + t] += a[t] * a[t];
@@ -354,6 +388,15 @@ static EeStatus run(void *ctx, int Bwant)
         if (info) {
             if (info->target) memcpy(info->target, tgt, sizeof(int32_t) * N);
             if (info->fx) memcpy(info->fx, fx, sizeof(float) * N);
+            if (dl)
+                for (int i = 0; i < N; i++) {
+                    double sum = 0;
+                    for (int t = 0; t < cols; t++) sum += J->A[(size_t)i * cols + t];
+                    if (info->fbaseline) info->fbaseline[i] = (float)Fb[i];
+                    if (info->delta)
+                        info->delta[i] = g->noise == EE_NOISE_NONE || g->noise == EE_NOISE_SMOOTHGRAD
+                                             ? (float)(sum - (Fx[i] - Fb[i])) : NAN;
+                }
             info->forward = fwd;
             info->backward = bwd;
             info->seconds = ee_now() - t0;
@@ -364,14 +407,18 @@ done:
     ee_run_free(r);
     free(alpha); free(wts); free(order); free(tgt); free(fx); free(h_ids); free(h_mask); free(h_e); free(h_de);
     free(h_out); free(h_dout); free(ux); free(ub); free(uz); free(ue); free(acc); free(a); free(S1); free(S2);
-    free(ubase); free(ualpha); free(Wm); free(Wv);
+    free(ubase); free(ualpha); free(Wm); free(Wv); free(Fx); free(Fb);
     return st;
 }
 
 EeStatus ee_gradient_attribute(EeModel *m, const EeInput *in, const EeGradOptions *g, const EeAttrOptions *o,
                                float *A, EeAttrInfo *info)
 {
-    Job J = {m, in, g, o, A, info};
+    /* DeepLIFT's rescale ops are the CPU's: AUTO means the CPU for it */
+    EeAttrOptions oc = *o;
+    if (g->method == EE_GRAD_DEEPLIFT && oc.device == EE_DEVICE_AUTO) oc.device = EE_DEVICE_CPU;
+    Job J = {m, in, g, &oc, A, info};
+    o = &oc;
     EeStatus st = check(&J);
     if (st) return st;
     if (in->n == 0) return EE_OK;
@@ -384,12 +431,14 @@ double ee_gradient_bytes(const EeModel *m, int n, const EeGradOptions *g, const 
 {
     const EeConfig *c = &m->cfg;
     if (n < 1) return 0;
-    EeDevice dev = o->device != EE_DEVICE_AUTO ? o->device : ee_gpu_available() ? EE_DEVICE_GPU : EE_DEVICE_CPU;
+    EeDevice dev = o->device != EE_DEVICE_AUTO ? o->device
+                   : ee_gpu_available() && g->method != EE_GRAD_DEEPLIFT ? EE_DEVICE_GPU : EE_DEVICE_CPU;
     int token = ee_is_token_model(c), T = token ? c->T : 1, W = token ? c->T * c->d : c->D, C = c->classes;
-    int s = g->method == EE_GRAD_IG ? o->steps : 1;
+    int s = g->method == EE_GRAD_IG ? o->steps : g->method == EE_GRAD_DEEPLIFT ? 2 : 1;
     int Bw = o->batch > 0 ? o->batch : ee_default_batch(c, dev);
     int U = Bw / s > 0 ? Bw / s : 1;
-    int B = U * s > n ? U * s : n < Bw ? n : Bw;
+    int B = n < Bw ? n : Bw;
+    if (B < U * s) B = U * s;
     double bytes = ee_run_bytes((EeModel *)m, dev, B, 1, 0);
     bytes += (double)n * (12 + 2.0 * 8 * (token ? T : W)) + (double)B * (2 * T * 5 + 2 * W * 4 + 2 * C * 4);
     bytes += 4.0 * U * W * 4 + W * 8.0 + T * 8.0;

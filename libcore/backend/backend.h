@@ -15,6 +15,9 @@
 
 typedef struct EeBackend EeBackend;
 
+/* Below it a difference of DeepLIFT's inputs counts as none (Captum's). */
+#define EE_DEEPLIFT_EPS 1e-10f
+
 struct EeBackend {
     const char *name;
     EeDevice device;
@@ -141,6 +144,25 @@ struct EeBackend {
     void (*conv_pool_bwd)(const float *E, const float *W, const float *dPooled,
                           const int32_t *argmax, float *dE, float *dW, float *db, int B, int T,
                           int d, int w, int F, int ld, int off);
+
+    /* DeepLIFT's rescale rule (doc/MODELS.md "DeepLIFT"), each on the
+     * pre-activations of the inputs Zx and of their references Zr (the
+     * same layout), eps = EE_DEEPLIFT_EPS. A backend without them (NULL)
+     * has no DeepLIFT. dX = dY m with the ReLU's multiplier
+     * m = (relu(zx) - relu(zr)) / (zx - zr), or relu'(zx) where
+     * |zx - zr| < eps; in place allowed (dX == dY). */
+    void (*relu_rescale_bwd)(const float *Zx, const float *Zr, const float *dY, float *dX, size_t n);
+    /* The text CNN's ReLU then max over the valid positions, Zx and Zr
+     * [B][T][F]: the multipliers of Zx from those of the pooled outputs,
+     * dPooled [B][ld] at column off, by Captum's max-pooling rule (the
+     * pooled difference to the position of the larger max, divided by
+     * that position's difference) followed by the ReLU's. They are 0 but
+     * at two positions per (sequence, filter), the maxima of the input
+     * and of the reference: k = 0, 1 gives at[k][B][F] (-1: none) and
+     * mult[k][B][ld] at column off (overwritten), the argmax and dPooled
+     * of conv_pool_bwd, which passes them on to e. */
+    void (*pool_rescale_bwd)(const float *Zx, const float *Zr, const uint8_t *mask, const float *dPooled,
+                             int32_t *at, float *mult, int B, int T, int F, int ld, int off);
 
     /* Rows gather/scatter with strides (e.g. [CLS] rows): dst[i][:] = src[i*stride][:] */
     void (*gather_rows)(const float *src, int stride, float *dst, int n, int cols);

@@ -125,6 +125,39 @@ static void cnn_embed_backward(EeRun *r, int B)
     r->be->embed_bwd(r->ids, r->de, ee_run_g(r, P_ETOK), NULL, B, r->T, c->d);
 }
 
+/* DeepLIFT's backward pass: the classifier passes the multipliers of the
+ * pooled features on; each width's ReLU and max over time rescale them
+ * (pool_rescale_bwd, from the pre-activations of the inputs, rows [0, B),
+ * and of their references, rows [B, 2B)) into multipliers of its
+ * convolution's outputs, nonzero at the two maxima of each filter; the
+ * convolution, linear, passes them on to e from those windows alone. */
+static EeStatus cnn_deeplift_backward(EeRun *r, int B, const float *dout)
+{
+    const EeConfig *c = &r->m->cfg;
+    const EeBackend *be = r->be;
+    CnnAct *a = r->kind;
+    int F = c->filters, KF = c->nwidths * F, T = r->T, d = c->d, h = head0(c);
+    if (!a->dpooled) return ee_fail(EE_ERR_INPUT, "DeepLIFT needs a run that keeps its activations");
+    int32_t *at = be->alloc(sizeof(int32_t) * 2 * (size_t)B * F);
+    float *mult = be->alloc(sizeof(float) * 2 * (size_t)B * KF);
+    if (!at || !mult) {
+        be->release(at);
+        be->release(mult);
+        return ee_fail(EE_ERR_NOMEM, "out of memory for DeepLIFT's multipliers (%d rows)", B);
+    }
+    ee_linear_bwd(be, NULL, ee_run_w(r, h), dout, a->dpooled, 0, NULL, NULL, B, KF, c->classes);
+    be->zero(r->de, sizeof(float) * (size_t)B * T * d);
+    for (int k = 0; k < c->nwidths; k++) {
+        be->pool_rescale_bwd(a->out[k], a->out[k] + (size_t)B * T * F, r->mask, a->dpooled, at, mult, B, T, F, KF, k * F);
+        for (int p = 0; p < 2; p++) /* the input's maxima, then the reference's */
+            be->conv_pool_bwd(r->e, ee_run_w(r, conv_w(c, k)), mult + (size_t)p * B * KF, at + (size_t)p * B * F, r->de,
+                              NULL, NULL, B, T, d, c->widths[k], F, KF, k * F);
+    }
+    be->release(at);
+    be->release(mult);
+    return EE_OK;
+}
+
 EeStatus ee_cnn_view(const EeModel *m, const float *w, EeCnnView *v)
 {
     const EeConfig *c = &m->cfg;
@@ -156,4 +189,5 @@ const EeKindOps ee_cnn_ops = {
     .forward = cnn_forward,
     .backward = cnn_backward,
     .embed_backward = cnn_embed_backward,
+    .deeplift_backward = cnn_deeplift_backward,
 };

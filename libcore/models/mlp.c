@@ -132,6 +132,28 @@ static void mlp_linearized_forward(EeRun *r, int B)
     }
 }
 
+/* DeepLIFT's backward pass: the linear layers pass the multipliers on as
+ * a gradient would; each ReLU scales them by its rescale multiplier from
+ * the pre-activations of the input (rows [0, B) of z) and of its
+ * reference (rows [B, 2B)). */
+static EeStatus mlp_deeplift_backward(EeRun *r, int B, const float *dout)
+{
+    const EeConfig *c = &r->m->cfg;
+    const EeBackend *be = r->be;
+    MlpAct *a = r->kind;
+    if (!a->g1 || !a->g2) return ee_fail(EE_ERR_INPUT, "DeepLIFT needs a run that keeps its activations");
+    const float *g = dout;
+    for (int i = c->nhidden; i >= 0; i--) {
+        int n0 = width(c, i), n1 = width(c, i + 1);
+        float *gx = i == 0 ? r->de : (g == a->g1 ? a->g2 : a->g1);
+        ee_linear_bwd(be, NULL, ee_run_w(r, fc_w(c, i)), g, gx, 0, NULL, NULL, B, n0, n1);
+        if (i == 0) break;
+        be->relu_rescale_bwd(a->z[i], a->z[i] + (size_t)B * n0, gx, gx, (size_t)B * n0);
+        g = gx;
+    }
+    return EE_OK;
+}
+
 const EeKindOps ee_mlp_ops = {
     .register_params = mlp_register,
     .alloc = mlp_alloc,
@@ -141,4 +163,5 @@ const EeKindOps ee_mlp_ops = {
     .backward = mlp_backward,
     .embed_backward = mlp_embed_backward,
     .linearized_forward = mlp_linearized_forward,
+    .deeplift_backward = mlp_deeplift_backward,
 };

@@ -74,6 +74,12 @@ typedef struct {
      * backward computes the parameter gradient of <r->e, grad_e out . dout>.
      * NULL where a kind has no prior (only the mlp has one). */
     void (*linearized_forward)(EeRun *r, int B);
+    /* DeepLIFT (doc/MODELS.md): after a forward pass of 2B rows, the
+     * inputs in rows [0, B) and their references in [B, 2B), r->de of
+     * rows [0, B) := the multipliers of the inputs' e from dout (B x
+     * outputs), the backward pass with each ReLU's (and the cnn's max
+     * pooling's) rescale rule. NULL where a kind has none (transformer). */
+    EeStatus (*deeplift_backward)(EeRun *r, int B, const float *dout);
 } EeKindOps;
 
 const EeKindOps *ee_kind_ops(EeKind k);
@@ -134,6 +140,10 @@ void ee_run_embed(EeRun *r, int B);
 void ee_run_forward(EeRun *r, int B, int train);
 void ee_run_backward(EeRun *r, int B, const float *dout, int need_de, int param_grads);
 void ee_run_embed_backward(EeRun *r, int B);
+/* The kind's deeplift_backward; EE_ERR_UNSUPPORTED where the kind or the
+ * run's backend has no DeepLIFT. */
+EeStatus ee_run_deeplift_backward(EeRun *r, int B, const float *dout);
+
 /* Weights: run -> host. */
 void ee_run_pull_weights(EeRun *r);
 /* Device pointer of parameter i's weights / gradients in the run. */

@@ -176,6 +176,19 @@ void ee_run_backward(EeRun *r, int B, const float *dout, int need_de, int param_
 
 void ee_run_embed_backward(EeRun *r, int B) { ee_kind_ops(r->m->cfg.kind)->embed_backward(r, B); }
 
+EeStatus ee_run_deeplift_backward(EeRun *r, int B, const float *dout)
+{
+    const EeKindOps *k = ee_kind_ops(r->m->cfg.kind);
+    if (!k->deeplift_backward)
+        return ee_fail(EE_ERR_UNSUPPORTED, "DeepLIFT is defined on the mlp and the cnn, not on a %s",
+                       ee_kind_name(r->m->cfg.kind));
+    if (!r->be->relu_rescale_bwd || !r->be->pool_rescale_bwd)
+        return ee_fail(EE_ERR_UNSUPPORTED, "DeepLIFT runs on the CPU only: the %s backend has no rescale rule",
+                       r->be->name);
+    if (2 * B > r->Bmax) return ee_fail(EE_ERR_INPUT, "DeepLIFT of %d rows needs a run of %d, this one has %d", B, 2 * B, r->Bmax);
+    return k->deeplift_backward(r, B, dout);
+}
+
 void ee_run_pull_weights(EeRun *r)
 {
     if (r->w != r->m->w) r->be->download(r->m->w, r->w, r->m->total * sizeof(float));

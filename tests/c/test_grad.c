@@ -126,6 +126,7 @@ static void check_kind(EeKind kind)
     float *noise = calloc((size_t)N * n * W, sizeof(float)), *noise2 = calloc((size_t)N * n * W, sizeof(float));
     float *zero = calloc((size_t)N * W, sizeof(float));
     float *A = malloc(sizeof(float) * N * cols), *B = malloc(sizeof(float) * N * cols);
+    EeStatus st0;
     EeAttrOptions o;
     gc_cpu_options(&o);
     o.batch = 4; /* units of several rows share a pass; IG's 3 nodes: one unit per pass */
@@ -231,6 +232,18 @@ static void check_kind(EeKind kind)
                   kn, off.err, cmp_bound(&cmp, 2e-4, 1e-2));
             ref.p[wi][at] = keep;
         }
+    /* a unit of more rows than the batch asked for (IG's 3 nodes at batch
+     * 2) still runs whole, with the bits of batch 4 (it was refused) */
+    g.method = EE_GRAD_IG;
+    g.noise = EE_NOISE_NONE;
+    g.samples = 1;
+    g.given = NULL;
+    CHECK_OK(ee_gradient_attribute(m, &in, &g, &o, A, NULL));
+    o1 = o;
+    o1.batch = 2;
+    st0 = ee_gradient_attribute(m, &in, &g, &o1, B, NULL);
+    CHECK(st0 == EE_OK && !memcmp(A, B, sizeof(float) * N * cols), "%s ig at batch 2 < 3 nodes: %s, the bits of batch 4",
+          kn, ee_status_id(st0));
     /* bad input */
     g.method = EE_GRAD_SALIENCY;
     g.noise = EE_NOISE_SMOOTHGRAD;

@@ -132,6 +132,8 @@ step "ee faithfulness of ee ig's maps (one row per selected row) and ee sv's (on
   --chunk 6 --quiet --out gshap.mat &&
 "$ee" gradient --model clf.mat --data data.mat --rows 1:20 --method saliency_l2 --noise vargrad --samples 2 --quiet --out vargrad.mat
 step "ee gradient: gradientshap with a background variable, VarGrad of the saliency norm" $?
+"$ee" gradient --model cnn.mat --data data.mat --rows 3:40 --method deeplift --chunk 7 --quiet --out deeplift.mat
+step "ee gradient --method deeplift on the cnn, in chunks" $?
 "$ee" gradient --help > ghelp.out 2>&1
 step "ee gradient --help lists every option of ee_gradient but the noise's values" $(for o in method noise samples stdev seed steps rule baseline background target batch device verbose rows; do grep -q -- "--$o " ghelp.out || exit 1; done; echo $?)
 "$ee" faithfulness --help > fhelp.out 2>&1
@@ -313,6 +315,11 @@ ok ('ee gradient --method gradientshap: ee_gradient bit for bit, with the rows a
 o = load ('vargrad.mat'); A = ee_gradient (clf, d.tokens, 'rows', 1:20, 'method', 'saliency_l2', 'noise', 'vargrad', 'samples', 2, ...
                                       'verbose', false);
 ok ('ee gradient --noise vargrad: ee_gradient bit for bit', same_bits (o.A, A) && all (o.A(:) >= 0));
+o = load ('deeplift.mat');
+[A, info] = ee_gradient (e.model, d.tokens, 'rows', 3:40, 'method', 'deeplift', 'verbose', false);
+o.info.seconds = 0; info.seconds = 0;
+ok ('ee gradient --method deeplift: ee_gradient bit for bit, fbaseline and delta with it', ...
+    same_bits (o.A, A) && isequal (o.info, info) && isfield (o.info, 'delta') && all (isfinite (o.info.delta)));
 o = load ('faith.mat'); ig = load ('one_ig.mat'); A = zeros (60, 12, 'single'); A(3:60,:) = ig.A;
 F = ee_faithfulness (clf, d.tokens, A, 'rows', 3:60, 'steps', 6, 'target', d.tg, 'infidelity', 4, 'seed', 2, 'verbose', false);
 o.F.seconds = 0; F.seconds = 0;

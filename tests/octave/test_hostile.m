@@ -369,6 +369,12 @@
 %! C(end+1, :) = {'refuse', 'samples without noise', @() ee_gradient(m, X, 'samples', 3)};
 %! C(end+1, :) = {'refuse', 'steps of saliency', @() ee_gradient(m, X, 'steps', 3)};
 %! C(end+1, :) = {'refuse', 'gradientshap in a tunnel', @() ee_gradient(m, X, 'method', 'gradientshap', 'noise', 'vargrad', 'background', X(1,:))};
+%! C(end+1, :) = {'refuse', 'deeplift on a transformer', @() ee_gradient(m, X, 'method', 'deeplift')};
+%! cn = load (fullfile (vdir, 'cnn_tiny.mat'));
+%! C(end+1, :) = {'refuse', 'deeplift steps', @() ee_gradient(cn.model, cn.X, 'method', 'deeplift', 'steps', 3)};
+%! C(end+1, :) = {'refuse', 'deeplift rule', @() ee_gradient(cn.model, cn.X, 'method', 'deeplift', 'rule', 'riemann_left')};
+%! C(end+1, :) = {'refuse', 'deeplift baseline of 2 rows', @() ee_gradient(cn.model, cn.X, 'method', 'deeplift', 'baseline', ones(2, 12))};
+%! C(end+1, :) = {'refuse', 'deeplift baseline name', @() ee_gradient(cn.model, cn.X, 'method', 'deeplift', 'baseline', 'mean')};
 %! C(end+1, :) = {'refuse', 'faithfulness zero baseline', @() ee_faithfulness(m, X, A, 'baseline', 'zero')};
 %! C(end+1, :) = {'refuse', 'faithfulness odd options', @() ee_faithfulness(m, X, A, 'steps')};
 %! C(end+1, :) = {'refuse', 'faithfulness rows out of range', @() ee_faithfulness(m, X, A, 'rows', 6)};

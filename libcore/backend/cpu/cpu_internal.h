@@ -43,6 +43,11 @@ int ee_cpu_use_avx512(void);
  * -inf and -1) */
 void ee_maxpool_scan_avx512(const float *a, const uint8_t *mk, int T, int F, float *best, int32_t *bi);
 
+/* DeepLIFT's ops of the table (cpu_deeplift.c; backend.h says what they do) */
+void ee_cpu_relu_rescale_bwd(const float *Zx, const float *Zr, const float *dY, float *dX, size_t n);
+void ee_cpu_pool_rescale_bwd(const float *Zx, const float *Zr, const uint8_t *mask, const float *dPooled, int32_t *at,
+                             float *mult, int B, int T, int F, int ld, int off);
+
 /* C = alpha op(A) op(B) + beta C, row-major. With op(A) = A every element
  * is one fixed chain over k (cpu_gemm.h): the result of a row of C depends
  * on that row of A and on op(B) alone, never on M, on the row's position,
