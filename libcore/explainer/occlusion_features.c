@@ -9,7 +9,7 @@
  * first-order terms and the interactions the explainer has to learn; they
  * cost 2 n + 2 forward passes for n real tokens, about as much as two SV
  * permutations. */
-#include "attr_common.h"
+#include "../attr/attr_common.h"
 
 #include <stdlib.h>
 #include <string.h>
