@@ -422,40 +422,27 @@ static EeStatus maps_computed(EeModel *clf, int method, int steps, EeDevice dev,
                        : ee_sv_attribute(clf, &p->set.in, &a, p->maps, NULL);
 }
 
-static EeStatus read_design(const EeOpts *o, EeExplainerSpec *s)
+/* What the caller named of the explainer's design (as the gateway's
+ * read_design); libcore decides the rest (ee_explainer_design). */
+static EeStatus read_design(const EeOpts *o, EeExplainerChoices *c)
 {
-    static const char *const designs[] = {"default", "paper"};
-    int k = 0;
-    EeStatus st = ee_opt_choice(o, "design", designs, 2, &k);
+    ee_explainer_choices_init(c);
+    int k = EE_DESIGN_DEFAULT;
+    EeStatus st = ee_opt_choice(o, "design", ee_design_names, EE_DESIGN_COUNT, &k);
     if (st) return st;
-    if (k == 1) ee_explainer_spec_paper(s);
-    else ee_explainer_spec_default(s);
+    c->design = (EeDesign)k;
+    /* the explainer heads: those after the classifier's */
     if (ee_opt_given(o, "head")) {
-        /* the explainer heads: those after the classifier's */
         if ((st = ee_opt_choice(o, "head", ee_head_names + EE_HEAD_FLAT, EE_HEAD_COUNT - EE_HEAD_FLAT, &k)))
             return st;
-        s->head = (EeHead)(EE_HEAD_FLAT + k);
+        c->head = EE_HEAD_FLAT + k;
     }
-    if (s->head == EE_HEAD_FLAT) s->attend_tokens = 0; /* it reads every position */
-    if (ee_opt_given(o, "inputs")) {
-        if ((st = ee_opt_choice(o, "inputs", ee_inputs_names, EE_INPUTS_COUNT, &k))) return st;
-        s->inputs = (EeInputs)k;
-    }
-    return ee_opt_choice(o, "attend", ee_attend_names, EE_ATTEND_COUNT, &s->attend_tokens);
-}
-
-/* 'outputs': as the gateway (read_zero_special in mex/ee_train.c). */
-static EeStatus read_zero_special(const EeOpts *o, int dflt, const Part *train, int T, int *out)
-{
-    static const char *const outputs[] = {"auto", "tokens", "all"};
-    int which = dflt ? 0 : 2;
-    EeStatus st = ee_opt_choice(o, "outputs", outputs, 3, &which);
-    if (st) return st;
-    if (which != 0) { *out = which == 1; return EE_OK; }
-    *out = 1;
-    for (size_t q = 0; q < (size_t)train->n * T; q++)
-        if (EE_IS_SPECIAL(train->ids[q]) && train->maps[q] != 0.0f) { *out = 0; break; }
-    return EE_OK;
+    /* the readers leave -1 (not given) as it is */
+    if ((st = ee_opt_choice(o, "inputs", ee_inputs_names, EE_INPUTS_COUNT, &c->inputs)) ||
+        (st = ee_opt_choice(o, "attend", ee_attend_names, EE_ATTEND_COUNT, &c->attend)) ||
+        (st = ee_opt_choice(o, "outputs", ee_outputs_names, EE_OUTPUTS_COUNT, &c->outputs)))
+        return st;
+    return ee_opt_bool(o, "efficiency", &c->efficiency);
 }
 
 /* --explains KEY=VALUE,...: numbers as double, the rest as char. */
@@ -508,8 +495,8 @@ EeStatus ee_cmd_train_explainer(int argc, char **argv, const EePar *par)
     matvar_t *explains = NULL;
     if ((st = ee_models_classifier(mpath, &ms))) goto done;
     EeModel *clf = ms.m[0];
-    EeExplainerSpec spec;
-    if ((st = read_design(&o, &spec))) goto done;
+    EeExplainerChoices choices;
+    if ((st = read_design(&o, &choices))) goto done;
     int seed = 1;
     if ((st = ee_opt_int(&o, "seed", 0, 0x7fffffff, &seed))) goto done;
     char fingerprint[32];
@@ -555,11 +542,10 @@ EeStatus ee_cmd_train_explainer(int argc, char **argv, const EePar *par)
         ee_data_close(&vd);
         if (st) goto done;
     }
-    if ((st = read_zero_special(&o, spec.zero_special, &train, cfg.T, &spec.zero_special))) goto done;
-    ee_explainer_spec_for_maps(&spec, method == 2, ee_opt_given(&o, "inputs"));
-    /* efficiency: by default where it applies (features, pad-baseline maps), as the gateway */
-    spec.efficiency = spec.efficiency && spec.inputs && spec.zero_special;
-    if ((st = ee_opt_bool(&o, "efficiency", &spec.efficiency))) goto done;
+    EeExplainerSpec spec;
+    if ((st = ee_explainer_design(&choices, method == 1 ? EE_MAPS_IG : method == 2 ? EE_MAPS_SV : EE_MAPS_GIVEN,
+                                  train.ids, train.maps, train.n, cfg.T, &spec)))
+        goto done;
     if ((st = ee_explainer_new(clf, &spec, (uint64_t)seed, &m))) goto done;
     cfg = *ee_model_config(m);
     EeTrainOptions topt;

@@ -203,6 +203,8 @@ EeStatus ee_param_get(const EeModel *m, int i, float *colmajor, size_t count);
 void ee_model_init(EeModel *m, uint64_t seed);
 /* Total number of trainable scalars. */
 size_t ee_model_size(const EeModel *m);
+/* ---- Empirical Explainers (libcore/explainer/: the design and its
+ * defaults, construction, features and ee_explain) ---- */
 /* An Empirical Explainer's design (see EeConfig). */
 typedef struct {
     EeHead head;
@@ -217,9 +219,42 @@ void ee_explainer_spec_default(EeExplainerSpec *s);
  * inputs (inputs_given 0) and the maps are Shapley values computed by the
  * front end (shapley 1), a design that reads the gradient at both ends
  * (EE_INPUTS_GRADIENT_ENDS, the default) reads the occlusion scores
- * instead (half the error on the SV panels, doc/FIGURE5.md). Both front
- * ends apply it (ee_train, ee train-explainer). */
+ * instead (half the error on the SV panels, doc/FIGURE5.md).
+ * ee_explainer_design applies it. */
 void ee_explainer_spec_for_maps(EeExplainerSpec *s, int shapley, int inputs_given);
+/* The designs ('design', ee_design_names) and the explainer's outputs
+ * ('outputs', ee_outputs_names: 'auto' decides from the training maps,
+ * 'tokens' is 0 at [CLS], [SEP] and PAD, 'all' predicts every position). */
+typedef enum { EE_DESIGN_DEFAULT = 0, EE_DESIGN_PAPER } EeDesign;
+#define EE_DESIGN_COUNT 2
+extern const char *const ee_design_names[EE_DESIGN_COUNT]; /* default paper */
+typedef enum { EE_OUTPUTS_AUTO = 0, EE_OUTPUTS_TOKENS, EE_OUTPUTS_ALL } EeOutputs;
+#define EE_OUTPUTS_COUNT 3
+extern const char *const ee_outputs_names[EE_OUTPUTS_COUNT]; /* auto tokens all */
+/* What the caller of a front end named of an explainer's design: the
+ * design, and each option it gave (-1: not given, the design decides):
+ * head (EE_HEAD_FLAT or EE_HEAD_TOKEN), inputs (EeInputs), attend (0 all,
+ * 1 tokens), outputs (EeOutputs), efficiency (0, 1). */
+typedef struct {
+    EeDesign design;
+    int head, inputs, attend, outputs, efficiency;
+} EeExplainerChoices;
+/* The default design, nothing named. */
+void ee_explainer_choices_init(EeExplainerChoices *c);
+/* Where the training maps come from: given by the caller, or computed by
+ * the front end with IG or Shapley Value Sampling (or Shapley coalition
+ * values, the kernel loss, where there are no maps). */
+typedef enum { EE_MAPS_GIVEN = 0, EE_MAPS_IG, EE_MAPS_SV } EeMapsSource;
+/* The explainer's spec from the caller's choices and its training maps
+ * (A: n x T row-major for the rows ids, or NULL: none): the design, then
+ * each named option (a flat head attends everywhere), the inputs for the
+ * maps (ee_explainer_spec_for_maps), the outputs ('auto': 'tokens' when
+ * the maps are 0 at every special token or there are none, else 'all'; a
+ * design without zeroed special tokens defaults to 'all'), efficiency
+ * (by default where it applies: features and zeroed special tokens). The
+ * one place the front ends' explainer defaults are decided. */
+EeStatus ee_explainer_design(const EeExplainerChoices *c, EeMapsSource maps, const int32_t *ids, const float *A,
+                             long n, int T, EeExplainerSpec *s);
 /* Explainer built from a classifier: copies the embedding module and the
  * encoder, adds a fresh head (and the feature weights, zero) initialised
  * from seed. */

@@ -120,21 +120,20 @@ static void read_train_options(const EeMxOpt *o, EeTrainOptions *t)
     t->print = ee_mx_print;
 }
 
-/* The explainer's design: the project's default, or the paper's with
- * 'design', 'paper'; then each of 'head', 'inputs', 'attend'. 'outputs'
- * ('auto' | 'tokens' | 'all') is decided from the training maps. */
-static void read_design(const EeMxOpt *o, EeExplainerSpec *s)
+/* What the caller named of the explainer's design ('design', 'head',
+ * 'inputs', 'attend', 'outputs', 'efficiency'); libcore decides the rest
+ * (ee_explainer_design) once the maps are known. */
+static void read_design(const EeMxOpt *o, EeExplainerChoices *c)
 {
-    static const char *const designs[] = {"default", "paper"};
     const mxArray *v;
-    if ((v = o[O_DESIGN].value) && ee_mx_choice(v, "'design'", designs, 2) == 1) ee_explainer_spec_paper(s);
-    else ee_explainer_spec_default(s);
+    ee_explainer_choices_init(c);
+    if ((v = o[O_DESIGN].value)) c->design = (EeDesign)ee_mx_choice(v, "'design'", ee_design_names, EE_DESIGN_COUNT);
     if ((v = o[O_HEAD].value)) /* the explainer heads: those after the classifier's */
-        s->head = (EeHead)(EE_HEAD_FLAT + ee_mx_choice(v, "'head'", ee_head_names + EE_HEAD_FLAT,
-                                                       EE_HEAD_COUNT - EE_HEAD_FLAT));
-    if (s->head == EE_HEAD_FLAT) s->attend_tokens = 0; /* it reads every position */
-    if ((v = o[O_INPUTS].value)) s->inputs = (EeInputs)ee_mx_choice(v, "'inputs'", ee_inputs_names, EE_INPUTS_COUNT);
-    if ((v = o[O_ATTEND].value)) s->attend_tokens = ee_mx_choice(v, "'attend'", ee_attend_names, EE_ATTEND_COUNT);
+        c->head = EE_HEAD_FLAT + ee_mx_choice(v, "'head'", ee_head_names + EE_HEAD_FLAT, EE_HEAD_COUNT - EE_HEAD_FLAT);
+    if ((v = o[O_INPUTS].value)) c->inputs = ee_mx_choice(v, "'inputs'", ee_inputs_names, EE_INPUTS_COUNT);
+    if ((v = o[O_ATTEND].value)) c->attend = ee_mx_choice(v, "'attend'", ee_attend_names, EE_ATTEND_COUNT);
+    if ((v = o[O_OUTPUTS].value)) c->outputs = ee_mx_choice(v, "'outputs'", ee_outputs_names, EE_OUTPUTS_COUNT);
+    if ((v = o[O_EFFICIENCY].value)) c->efficiency = ee_mx_bool(v, "'efficiency'");
 }
 
 /* Attribution maps of X for an explainer: given (N x T), or computed here
@@ -225,21 +224,6 @@ static int kernel_targets(EeModel *clf, const mxArray *A, const EeInput *in, con
     kt->total = ee_mx_malloc(sizeof(float) * ((size_t)in->n + 1), "the coalition values");
     EeStatus st = ee_kernel_values(clf, in, &a, kt, 1);
     if (st) ee_mx_fail(st);
-    return 1;
-}
-
-/* 'outputs': 'tokens' fixes the output at 0 on [CLS], [SEP] and PAD (the
- * pad baseline gives them 0); 'all' predicts every position; 'auto'
- * (default) picks 'tokens' when the training maps are 0 there, else 'all'
- * (e.g. IG with the zero baseline credits [CLS] and [SEP]). */
-static int read_zero_special(const mxArray *v, int dflt, const EeDataset *train, int T)
-{
-    static const char *const outputs[] = {"auto", "tokens", "all"};
-    int which = v ? ee_mx_choice(v, "'outputs'", outputs, 3) : dflt ? 0 : 2;
-    if (which != 0) return which == 1;
-    if (!train->maps) return 1; /* Shapley values with the pad baseline: 0 there */
-    for (size_t q = 0; q < (size_t)train->in.n * T; q++)
-        if (EE_IS_SPECIAL(train->in.ids[q]) && train->maps[q] != 0.0f) return 0;
     return 1;
 }
 
@@ -350,14 +334,14 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     EeKernelTargets kt = {0};
     EeStatus st;
     EeModel *clf = NULL;
-    EeExplainerSpec spec;
+    EeExplainerChoices choices;
     int maps_method = 0; /* explainers: 0 maps given, 1/2 computed here (ig/sv), 3.. ee_gradient's (map_names) */
     if (explainer) {
         /* expl = ee_train(classifier, X, A, ...) */
         clf = ee_mx_model(prhs[0], "classifier");
         if (ee_model_config(clf)->head != EE_HEAD_CLASSIFIER)
             ee_mx_error("ee:badModel", "the first argument is an explainer; pass the classifier it should explain");
-        read_design(o, &spec);
+        read_design(o, &choices);
         int seed = o[O_SEED].value ? ee_mx_int(o[O_SEED].value, "'seed'", 0, 0x7fffffff) : 1;
         for (int k = O_D; k <= O_KIND; k++)
             if (o[k].value)
@@ -375,7 +359,6 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         } else {
             train.maps = explainer_maps(clf, prhs[2], &train.in, "A", o, verbose, &maps_method);
         }
-        ee_explainer_spec_for_maps(&spec, maps_method == 2, o[O_INPUTS].value != NULL);
         if (o[O_VALIDATION].value) { /* {Xv, Av}, or {Xv} when the maps are computed here */
             const mxArray *v = o[O_VALIDATION].value;
             size_t nv = mxIsCell(v) ? mxGetNumberOfElements(v) : 0;
@@ -385,13 +368,14 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
             if (nv == 2) valid.maps = ee_mx_maps(mxGetCell(v, 1), "validation Av", valid.in.n, cfg.T);
             else valid.maps = explainer_maps(clf, prhs[2], &valid.in, "A", o, verbose, &maps_method);
         }
-        spec.zero_special = read_zero_special(o[O_OUTPUTS].value, spec.zero_special, &train, cfg.T);
-        /* efficiency: by default where it applies (features, pad-baseline
-         * maps of a method whose maps sum to f(x) - f(baseline): not the
-         * saliency maps and gradient x input of ee_gradient) */
+        /* efficiency by default only for maps that sum to f(x) - f(baseline):
+         * not the saliency maps and gradient x input of ee_gradient */
         int complete = maps_method <= 2 || !strcmp(map_names[maps_method - 1], "deeplift");
-        spec.efficiency = o[O_EFFICIENCY].value ? ee_mx_bool(o[O_EFFICIENCY].value, "'efficiency'")
-                                                : spec.efficiency && spec.inputs && spec.zero_special && complete;
+        if (!complete && choices.efficiency == -1) choices.efficiency = 0;
+        EeExplainerSpec spec;
+        EeMapsSource src = maps_method == 1 ? EE_MAPS_IG : maps_method == 2 ? EE_MAPS_SV : EE_MAPS_GIVEN;
+        if ((st = ee_explainer_design(&choices, src, train.in.ids, train.maps, train.in.n, cfg.T, &spec)))
+            ee_mx_fail(st);
         EeConfig ecfg = cfg;
         ecfg.head = spec.head;
         ecfg.inputs = spec.inputs;

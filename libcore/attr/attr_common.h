@@ -62,10 +62,4 @@ EeStatus ee_fn_check(long call, int M, int F, const double *y, const double *g, 
 void ee_fn_info_rows(EeFnInfo *info, int N, const int32_t *target, const double *fx);
 void ee_fn_info_totals(EeFnInfo *info, long rows, long calls, double seconds_eval, double t0);
 
-/* The occlusion features of EE_INPUTS_OCCLUSION (occlusion.c) into slots 2
- * and 3 of F (N x T x k), for the targets tgt, rows taken in `order`;
- * *fwd counts the passes (2 n + 2 per row of n real tokens). */
-EeStatus ee_occlusion_features(EeRun *r, const EeInput *in, const EeAttrOptions *o, const int *order,
-                               const int32_t *tgt, float *F, int k, long *fwd);
-
 #endif

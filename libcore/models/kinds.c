@@ -1,12 +1,12 @@
 /* kinds.c: the table of model kinds and what needs it to build a model:
- * ee_model_new (a kind registers its tensors) and the explainers built
- * from classifiers. Above model.c and the kinds (transformer.c, cnn.c,
- * mlp.c), which call nothing here: the kinds plug in through their
+ * ee_model_new (a kind registers its tensors) and the explainers of
+ * functions of feature vectors (a token model's explainer is built in
+ * libcore/explainer/spec.c). Above model.c and the kinds (transformer.c,
+ * cnn.c, mlp.c), which call nothing here: the kinds plug in through their
  * EeKindOps tables. */
 #include "model_impl.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 const EeKindOps *ee_kind_ops(EeKind k)
 {
@@ -37,70 +37,6 @@ EeStatus ee_model_new(const EeConfig *cfg, EeModel **out)
         size_t total = m->total;
         free(m);
         return ee_fail(EE_ERR_NOMEM, "out of memory allocating %zu weights", total);
-    }
-    *out = m;
-    return EE_OK;
-}
-
-/* ---- explainers ------------------------------------------------------------- */
-void ee_explainer_spec_paper(EeExplainerSpec *s)
-{
-    memset(s, 0, sizeof *s);
-    s->head = EE_HEAD_FLAT;
-    s->inputs = EE_INPUTS_TOKENS;
-}
-
-void ee_explainer_spec_default(EeExplainerSpec *s)
-{
-    memset(s, 0, sizeof *s);
-    s->head = EE_HEAD_TOKEN;
-    s->inputs = EE_INPUTS_GRADIENT_ENDS;
-    s->attend_tokens = 1;
-    s->zero_special = 1;
-    s->efficiency = 1;
-}
-
-void ee_explainer_spec_for_maps(EeExplainerSpec *s, int shapley, int inputs_given)
-{
-    if (shapley && !inputs_given && s->inputs == EE_INPUTS_GRADIENT_ENDS) s->inputs = EE_INPUTS_OCCLUSION;
-}
-
-EeStatus ee_model_make_explainer(const EeModel *clf, EeHead head, uint64_t seed, EeModel **out)
-{
-    EeExplainerSpec s;
-    ee_explainer_spec_paper(&s);
-    s.head = head;
-    return ee_explainer_new(clf, &s, seed, out);
-}
-
-EeStatus ee_explainer_new(const EeModel *clf, const EeExplainerSpec *spec, uint64_t seed,
-                          EeModel **out)
-{
-    *out = NULL;
-    if (clf->cfg.head != EE_HEAD_CLASSIFIER)
-        return ee_fail(EE_ERR_MODEL, "an explainer is built from a classifier, not from an explainer");
-    if (clf->cfg.kind == EE_KIND_MLP)
-        return ee_fail(EE_ERR_UNSUPPORTED, "explainers are defined for token models (transformer, cnn), not mlp");
-    if (spec->head != EE_HEAD_FLAT && spec->head != EE_HEAD_TOKEN)
-        return ee_fail(EE_ERR_INPUT, "explainer head must be 'flat' or 'token'");
-    EeConfig cfg = clf->cfg;
-    cfg.head = spec->head;
-    cfg.inputs = spec->inputs;
-    cfg.attend_tokens = spec->attend_tokens != 0;
-    cfg.zero_special = spec->zero_special != 0;
-    cfg.efficiency = spec->efficiency != 0;
-    EeModel *m;
-    EeStatus st = ee_model_new(&cfg, &m);
-    if (st) return st;
-    ee_model_init(m, seed);
-    /* Copy every tensor that the classifier has under the same name: the
-     * embedding module and the encoder. The head is new. */
-    for (int i = 0; i < m->np; i++) {
-        const EeParam *p = &m->p[i];
-        int j = ee_model_find_param(clf, p->group, p->index, p->field);
-        if (j >= 0 && clf->p[j].count == p->count && strncmp(p->field, "head_", 5) != 0 &&
-            strncmp(p->field, "feat_", 5) != 0)
-            memcpy(m->w + p->offset, clf->w + clf->p[j].offset, sizeof(float) * p->count);
     }
     *out = m;
     return EE_OK;

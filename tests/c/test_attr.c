@@ -550,6 +550,84 @@ static void check_explain(EeKind kind) /* explainer heads: the transformer only 
 }
 
 /* ---- the front ends' steps for training an explainer ---------------------------- */
+/* ee_explainer_design: the spec the gateway and cli/ee get from what the
+ * caller named and the training maps. Each option the caller names wins;
+ * the rest is the design's: the default design (token head, gradient at
+ * both ends, occlusion for Shapley maps, outputs and efficiency decided
+ * from the maps) and the paper's (flat head, tokens, every position). */
+static void check_design(void)
+{
+    const int T = 5, n = 2;
+    /* [CLS] a b [SEP] PAD, twice; maps 0 at the special tokens or not */
+    const int32_t ids[10] = {EE_CLS, 7, 8, EE_SEP, EE_PAD, EE_CLS, 9, EE_SEP, EE_PAD, EE_PAD};
+    const float zero[10] = {0, 0.5f, -1, 0, 0, 0, 2, 0, 0, 0}, cls[10] = {0.25f, 0.5f, -1, 0, 0, 0, 2, 0, 0, 0};
+    EeExplainerChoices c;
+    EeExplainerSpec s;
+    memset(&s, 0x55, sizeof s);
+    ee_explainer_choices_init(&c);
+    CHECK_OK(ee_explainer_design(&c, EE_MAPS_GIVEN, ids, zero, n, T, &s));
+    CHECK(s.head == EE_HEAD_TOKEN && s.inputs == EE_INPUTS_GRADIENT_ENDS && s.attend_tokens == 1 &&
+          s.zero_special == 1 && s.efficiency == 1, "default design, pad-baseline maps: head %d inputs %s attend %d "
+          "zero %d eff %d", s.head, ee_inputs_name(s.inputs), s.attend_tokens, s.zero_special, s.efficiency);
+    CHECK_OK(ee_explainer_design(&c, EE_MAPS_GIVEN, ids, cls, n, T, &s));
+    CHECK(s.zero_special == 0 && s.efficiency == 0, "maps that credit [CLS]: zero %d eff %d", s.zero_special,
+          s.efficiency);
+    CHECK_OK(ee_explainer_design(&c, EE_MAPS_SV, ids, zero, n, T, &s));
+    CHECK(s.inputs == EE_INPUTS_OCCLUSION && s.efficiency == 1, "Shapley maps: %s", ee_inputs_name(s.inputs));
+    CHECK_OK(ee_explainer_design(&c, EE_MAPS_SV, ids, NULL, n, T, &s));
+    CHECK(s.zero_special == 1 && s.inputs == EE_INPUTS_OCCLUSION, "no maps (kernel loss): zero %d", s.zero_special);
+    CHECK_OK(ee_explainer_design(&c, EE_MAPS_IG, ids, zero, n, T, &s));
+    CHECK(s.inputs == EE_INPUTS_GRADIENT_ENDS, "IG maps: %s", ee_inputs_name(s.inputs));
+    c.inputs = EE_INPUTS_GRADIENT;
+    CHECK_OK(ee_explainer_design(&c, EE_MAPS_SV, ids, zero, n, T, &s));
+    CHECK(s.inputs == EE_INPUTS_GRADIENT, "Shapley maps, inputs named: %s", ee_inputs_name(s.inputs));
+    c.inputs = EE_INPUTS_TOKENS;
+    CHECK_OK(ee_explainer_design(&c, EE_MAPS_GIVEN, ids, zero, n, T, &s));
+    CHECK(s.efficiency == 0 && s.zero_special == 1, "tokens only: no efficiency by default (%d)", s.efficiency);
+    c.efficiency = 0;
+    c.inputs = -1;
+    CHECK_OK(ee_explainer_design(&c, EE_MAPS_GIVEN, ids, zero, n, T, &s));
+    CHECK(s.efficiency == 0, "efficiency named false: %d", s.efficiency);
+    c.efficiency = -1;
+    c.outputs = EE_OUTPUTS_TOKENS;
+    CHECK_OK(ee_explainer_design(&c, EE_MAPS_GIVEN, ids, cls, n, T, &s));
+    CHECK(s.zero_special == 1 && s.efficiency == 1, "outputs tokens over maps that credit [CLS]: zero %d",
+          s.zero_special);
+    c.outputs = EE_OUTPUTS_ALL;
+    CHECK_OK(ee_explainer_design(&c, EE_MAPS_GIVEN, ids, zero, n, T, &s));
+    CHECK(s.zero_special == 0 && s.efficiency == 0, "outputs all: zero %d eff %d", s.zero_special, s.efficiency);
+    c.outputs = -1;
+    c.head = EE_HEAD_FLAT;
+    CHECK_OK(ee_explainer_design(&c, EE_MAPS_GIVEN, ids, zero, n, T, &s));
+    CHECK(s.head == EE_HEAD_FLAT && s.attend_tokens == 0, "flat head: attend %d", s.attend_tokens);
+    c.attend = 1;
+    CHECK_OK(ee_explainer_design(&c, EE_MAPS_GIVEN, ids, zero, n, T, &s));
+    CHECK(s.attend_tokens == 1, "flat head, attend tokens named: %d", s.attend_tokens);
+
+    ee_explainer_choices_init(&c);
+    c.design = EE_DESIGN_PAPER;
+    CHECK_OK(ee_explainer_design(&c, EE_MAPS_SV, ids, zero, n, T, &s));
+    CHECK(s.head == EE_HEAD_FLAT && s.inputs == EE_INPUTS_TOKENS && s.attend_tokens == 0 && s.zero_special == 0 &&
+          s.efficiency == 0, "the paper's design: head %d inputs %s attend %d zero %d eff %d", s.head,
+          ee_inputs_name(s.inputs), s.attend_tokens, s.zero_special, s.efficiency);
+    c.outputs = EE_OUTPUTS_AUTO;
+    c.head = EE_HEAD_TOKEN;
+    CHECK_OK(ee_explainer_design(&c, EE_MAPS_GIVEN, ids, zero, n, T, &s));
+    CHECK(s.head == EE_HEAD_TOKEN && s.zero_special == 1 && s.efficiency == 0 && s.attend_tokens == 0,
+          "the paper's design, token head, outputs auto: zero %d eff %d attend %d", s.zero_special, s.efficiency,
+          s.attend_tokens);
+
+    /* out of range: one error each, EE_ERR_INPUT */
+    const int bad[][6] = {{2, -1, -1, -1, -1, -1}, {0, EE_HEAD_CLASSIFIER, -1, -1, -1, -1},
+                          {0, -1, EE_INPUTS_COUNT, -1, -1, -1}, {0, -1, -1, 2, -1, -1},
+                          {0, -1, -1, -1, EE_OUTPUTS_COUNT, -1}, {0, -1, -1, -1, -1, 2}};
+    for (int q = 0; q < 6; q++) {
+        c = (EeExplainerChoices){(EeDesign)bad[q][0], bad[q][1], bad[q][2], bad[q][3], bad[q][4], bad[q][5]};
+        CHECK(ee_explainer_design(&c, EE_MAPS_GIVEN, ids, zero, n, T, &s) == EE_ERR_INPUT,
+              "out-of-range choice %d refused", q);
+    }
+}
+
 /* ee_explainer_spec_for_maps: Shapley maps move the default design to the
  * occlusion inputs, nothing else does. ee_explainer_train_features: the
  * features of both sets are those of ee_explainer_features row for row
@@ -706,6 +784,7 @@ int main(void)
     check_features(EE_KIND_TRANSFORMER);
     check_features(EE_KIND_CNN);
     check_explain(EE_KIND_TRANSFORMER);
+    check_design();
     check_train_features(EE_KIND_TRANSFORMER); /* explainer heads: the transformer only */
     ee_threads_leave();
     return check_finish("test_attr");

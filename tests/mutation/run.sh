@@ -90,7 +90,7 @@ libcore/models/run.c|            else hm[o] = mask ? mask[k] != 0 : ids[k] != EE
 EOF
     ;;
     efficiency) cat <<'EOF'
-libcore/attr/features.c|    if (eff)|    if (0 && eff)
+libcore/explainer/features.c|    if (eff)|    if (0 && eff)
 EOF
     ;;
     tokenizer) cat <<'EOF'
@@ -115,7 +115,7 @@ build() {
       > "$dir/edit.tmp" && mv "$dir/edit.tmp" "$dir/src/${f#libcore/}"
     case " ${files[*]-} " in *" $f "*) ;; *) files+=("$f") ;; esac
   done < <(edits_of "$name")
-  [ "$name" = control ] && files=(libcore/attr/ig.c libcore/attr/sv.c libcore/attr/features.c libcore/models/run.c libcore/text/tokenize.c)
+  [ "$name" = control ] && files=(libcore/attr/ig.c libcore/attr/sv.c libcore/explainer/features.c libcore/models/run.c libcore/text/tokenize.c)
   local objs=()
   for f in "${files[@]}"; do
     local o=$dir/$(basename "$f" .c).o

@@ -240,6 +240,7 @@ function S = f5_panel (P, q)
   S.explainer = rmfield (e, 'seed');
   S.explainer.distill = distill;
   S.explainer_inputs = members{1}.inputs;
+  S.explainer_head = members{1}.head;  # the design's, as the model says
   S.explainer_epochs = members{1}.history.epochs_run;
   S.explainer_best_epoch = members{1}.history.best_epoch;
 
@@ -378,13 +379,9 @@ end
 
 function r = train_student (P, backbone, X, tg, Xd, Ad, e, D, desc)
   t0 = tic ();
-  eff = {};
-  if (! strcmp (D.inputs, 'tokens'))
-    eff = {'efficiency', e.efficiency};
-  end
+  e.inputs = D.inputs;
   m = ee_train (backbone, [X.train; X.unlabelled; Xd], [tg.train.A; tg.unlabelled.A; Ad], ...
-                'validation', {X.valid, tg.valid.A}, eff{:}, 'explains', desc, 'head', e.head, ...
-                'inputs', D.inputs, 'attend', e.attend, 'outputs', e.outputs, 'freeze', D.freeze, ...
+                'validation', {X.valid, tg.valid.A}, design_options (e){:}, 'explains', desc, 'freeze', D.freeze, ...
                 'epochs', D.epochs, 'lr', D.lr, 'batch', e.batch, 'schedule', e.schedule, ...
                 'patience', e.patience, 'seed', e.seed, 'standardize', e.standardize, 'verbose', P.verbose);
   r.seconds = toc (t0);
@@ -522,18 +519,24 @@ function r = train_explainer (P, backbone, X, tg, q, e, dsname)
     loss = {'loss', 'shapley_kernel', 'coalitions', e.coalitions};
   end
   t0 = tic ();
-  ## efficiency needs gradient inputs (and pad-baseline maps): asked only then
-  eff = {};
-  if (! strcmp (e.inputs, 'tokens'))
-    eff = {'efficiency', e.efficiency};
-  end
-  m = ee_train (backbone, Xfit, Afit, 'validation', {X.valid, tg.valid.A}, eff{:}, loss{:}, ...
-                'explains', desc, 'head', e.head, 'inputs', e.inputs, 'attend', e.attend, ...
-                'outputs', e.outputs, 'freeze', e.freeze, 'epochs', e.epochs, 'lr', e.lr, 'batch', e.batch, ...
+  m = ee_train (backbone, Xfit, Afit, 'validation', {X.valid, tg.valid.A}, loss{:}, design_options (e){:}, ...
+                'explains', desc, 'freeze', e.freeze, 'epochs', e.epochs, 'lr', e.lr, 'batch', e.batch, ...
                 'schedule', e.schedule, 'patience', e.patience, 'seed', e.seed, 'standardize', e.standardize, ...
                 'verbose', P.verbose);
   r.seconds = toc (t0);
   r.model = m;
+end
+
+## The explainer's design as ee_train's options: the design the preset
+## names and those of its options the panel sets; libcore decides the rest
+## (ee_explainer_design), so no default is restated here.
+function c = design_options (e)
+  c = {};
+  for f = {'design', 'head', 'inputs', 'attend', 'outputs', 'efficiency'}
+    if (isfield (e, f{1}) && ! isempty (e.(f{1})))
+      c(end+1:end+2) = {f{1}, e.(f{1})};
+    end
+  end
 end
 
 ## Whether the panel's explainer trains with the target-free Shapley loss

@@ -1,4 +1,4 @@
-/* occlusion.c: the occlusion features of an explainer (EE_INPUTS_OCCLUSION):
+/* occlusion_features.c: the occlusion features of an explainer (EE_INPUTS_OCCLUSION):
  * for every real token t of a row, the two marginal contributions of t
  * that Shapley Value Sampling sees when t comes last and when it comes
  * first in a permutation,
@@ -9,7 +9,7 @@
  * first-order terms and the interactions the explainer has to learn; they
  * cost 2 n + 2 forward passes for n real tokens, about as much as two SV
  * permutations. */
-#include "attr_common.h"
+#include "explainer.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  * explainers (an ensemble's mean) and applies efficiency. Rows go through
  * in order of length, so that the rows sharing a pass have similar active
  * lengths; results return in the caller's order. */
-#include "attr_common.h"
+#include "explainer.h"
 
 #include <stdlib.h>
 #include <string.h>
