@@ -68,4 +68,26 @@ void ee_fn_info_totals(EeFnInfo *info, long rows, long calls, double seconds_eva
 EeStatus ee_occlusion_features(EeRun *r, const EeInput *in, const EeAttrOptions *o, const int *order,
                                const int32_t *tgt, float *F, int k, long *fwd);
 
+/* The values v(S) of coalitions of each row's players (kernel_values.c;
+ * the one masked evaluator of target-free training and the coalition
+ * methods): players are a token model's real tokens in position order
+ * (absent: the baseline id under the row's own mask, as ee_sv) or an
+ * mlp's D features (absent: 0); v(S) = the target's logit (o->target or
+ * the argmax at x). One pass for f(x), one for v(empty) and one per
+ * non-empty coalition, all rows' copies filling passes (o->batch) in
+ * length order. */
+typedef struct {
+    int words;              /* uint64 words per coalition */
+    const long *first;      /* N + 1: row i's coalitions are first[i] .. first[i + 1] - 1 */
+    const uint64_t *coal;   /* first[N] x words: bit j = the row's player j present */
+    float *value;           /* first[N]: v(S) (v(empty) for an empty S, f(x) for rows without players) */
+    float *vempty, *fx;     /* N: v(empty), v(all) = f(x) */
+    int32_t *target;        /* N */
+    long passes;            /* written */
+} EeMaskedValues;
+EeStatus ee_masked_values(EeModel *clf, const EeInput *in, const EeAttrOptions *o, const char *what,
+                          EeMaskedValues *mv);
+/* Players of row i as ee_masked_values counts them. */
+int ee_masked_players(const EeModel *m, const EeInput *in, int i);
+
 #endif
