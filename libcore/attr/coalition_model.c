@@ -7,9 +7,11 @@
  * with all rows' copies in length order; the values then go back to the
  * generic solve, row by row. */
 #include "attr_common.h"
+#include "cnn_incremental.h"
 #include "coalition.h"
 #include "../models/run_size.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +135,123 @@ static int max_players(const EeModel *m, const EeInput *in)
     return nmax;
 }
 
+/* Occlusion of a cnn on the CPU: each window's copy is the input with a few
+ * tokens replaced, so it starts from the input's pre-activations and
+ * maxima and recomputes only the convolution windows those tokens touch
+ * (cnn_incremental.c, as Shapley sampling adds tokens), the windows of a
+ * row in parallel. v(empty) is the baseline's full evaluation. The values
+ * are a full pass's up to float rounding; the passes are counted as the
+ * full passes they stand for. Writes value (first[N]) and vempty. */
+static EeStatus cnn_occlusion_values(EeModel *m, const EeBackend *be, const EeInput *in, const EeAttrOptions *o,
+                                     const long *first, const uint64_t *coal, int words, const int32_t *target,
+                                     float *value, float *vempty)
+{
+    const EeConfig *c = &m->cfg;
+    int T = c->T, d = c->d;
+    CnnView v = {.be = be};
+    EeStatus st = ee_cnn_view(m, m->w, &v.w);
+    if (st) return st;
+    int wmax = 1;
+    for (int k = 0; k < v.w.K; k++)
+        if (c->widths[k] > wmax) wmax = c->widths[k];
+    size_t KF = (size_t)v.w.K * v.w.F;
+    uint8_t *mask = malloc((size_t)T);
+    int32_t *base = malloc(sizeof(int32_t) * T);
+    int *pos = malloc(sizeof(int) * T);
+    float *ex = malloc(sizeof(float) * (size_t)T * d), *eb = malloc(sizeof(float) * (size_t)T * d);
+    float *outx = malloc(sizeof(float) * (size_t)T * KF), *scratch0 = malloc(sizeof(float) * (size_t)T * wmax * d);
+    float *bestx = malloc(sizeof(float) * KF);
+    int *argx = malloc(sizeof(int) * KF);
+    if (!mask || !base || !pos || !ex || !eb || !outx || !scratch0 || !bestx || !argx)
+        st = ee_fail(EE_ERR_NOMEM, "out of memory for the cnn's occlusion");
+    EeProgress prog;
+    ee_progress_start(&prog, o, "occlusion", in->n);
+    for (int i = 0; i < in->n && !st; i++) {
+        if (ee_interrupted()) { st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during occlusion"); break; }
+        ee_progress_tick(&prog, i);
+        const int32_t *ids = in->ids + (size_t)i * T;
+        ee_attr_row_mask(m, in, i, mask);
+        ee_attr_row_baseline(m, in, o, i, base);
+        int n = 0;
+        v.L = 1; /* windows past the last token or attended position see only zeros */
+        for (int t = 0; t < T; t++) {
+            if (mask[t] || ids[t] != EE_PAD || base[t] != EE_PAD) v.L = t + 1;
+            if (!EE_IS_SPECIAL(ids[t])) pos[n++] = t;
+        }
+        size_t LF = (size_t)v.L * v.w.F;
+        for (int t = 0; t < v.L; t++) {
+            memcpy(ex + (size_t)t * d, v.w.E + (size_t)ids[t] * d, sizeof(float) * d);
+            memcpy(eb + (size_t)t * d, v.w.E + (size_t)base[t] * d, sizeof(float) * d);
+        }
+        /* the baseline, then the input, in full */
+        for (int pass = 0; pass < 2; pass++) {
+            for (int k = 0; k < v.w.K; k++) {
+                ee_cnn_windows(&v, k, pass ? ex : eb, 0, v.L - 1, scratch0, outx + LF * k);
+                for (int f = 0; f < v.w.F; f++)
+                    ee_cnn_max_scan(&v, outx + LF * k, mask, f, bestx + (size_t)k * v.w.F + f,
+                                    argx + (size_t)k * v.w.F + f);
+            }
+            if (!pass) vempty[i] = ee_cnn_value(&v, bestx, target[i]);
+        }
+        long k0 = first[i], nk = first[i + 1] - first[i];
+        int fail = 0;
+        #pragma omp parallel reduction(|| : fail)
+        {
+            float *e = malloc(sizeof(float) * (size_t)v.L * d), *outb = malloc(sizeof(float) * LF * v.w.K);
+            float *scratch = malloc(sizeof(float) * (size_t)T * wmax * d), *best = malloc(sizeof(float) * KF);
+            int *arg = malloc(sizeof(int) * KF);
+            if (!e || !outb || !scratch || !best || !arg) fail = 1;
+            #pragma omp for schedule(dynamic, 1)
+            for (long k = 0; k < nk; k++) {
+                if (!e || !outb || !scratch || !best || !arg) continue;
+                const uint64_t *S = coal + (size_t)(k0 + k) * words;
+                int lo = -1, hi = -1, any = 0;
+                memcpy(e, ex, sizeof(float) * (size_t)v.L * d);
+                for (int j = 0; j < n; j++) {
+                    if (S[j / 64] >> (j % 64) & 1) { any = 1; continue; }
+                    memcpy(e + (size_t)pos[j] * d, eb + (size_t)pos[j] * d, sizeof(float) * d);
+                    if (lo < 0) lo = pos[j];
+                    hi = pos[j];
+                }
+                if (!any) { value[k0 + k] = vempty[i]; continue; } /* every token absent: v(empty) */
+                if (lo < 0) { value[k0 + k] = NAN; continue; }      /* nothing absent: not an occlusion window */
+                memcpy(outb, outx, sizeof(float) * LF * v.w.K);
+                memcpy(best, bestx, sizeof(float) * KF);
+                memcpy(arg, argx, sizeof(int) * KF);
+                for (int kk = 0; kk < v.w.K; kk++) {
+                    int t0 = lo - v.w.widths[kk] + 1 > 0 ? lo - v.w.widths[kk] + 1 : 0;
+                    ee_cnn_windows(&v, kk, e, t0, hi, scratch, outb + LF * kk);
+                    ee_cnn_max_update(&v, outb + LF * kk, mask, t0, hi, best + (size_t)kk * v.w.F,
+                                      arg + (size_t)kk * v.w.F);
+                }
+                value[k0 + k] = ee_cnn_value(&v, best, target[i]);
+            }
+            free(e); free(outb); free(scratch); free(best); free(arg);
+        }
+        if (fail) st = ee_fail(EE_ERR_NOMEM, "out of memory for the cnn's occlusion");
+    }
+    ee_progress_end(&prog, st ? 0 : in->n, 0);
+    free(mask); free(base); free(pos); free(ex); free(eb); free(outx); free(scratch0); free(bestx); free(argx);
+    return st;
+}
+
+/* The passes a full evaluation makes (f(x), v(empty), one per non-empty
+ * coalition): the count the incremental path reports. */
+static long full_passes_of(const EeModel *m, const EeInput *in, const long *first, const uint64_t *coal, int words)
+{
+    long p = in->n;
+    for (int i = 0; i < in->n; i++) {
+        if (!ee_masked_players(m, in, i)) continue;
+        p++;
+        for (long k = first[i]; k < first[i + 1]; k++) {
+            int any = 0;
+            for (int w = 0; w < words; w++) any |= coal[(size_t)k * words + w] != 0;
+            p += any;
+        }
+    }
+    return p;
+}
+
 EeStatus ee_coalition_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o,
                                 const EeCoalitionModelOptions *c, float *A, EeAttrInfo *info)
 {
@@ -179,8 +298,23 @@ EeStatus ee_coalition_attribute(EeModel *m, const EeInput *in, const EeAttrOptio
     }
     EeMaskedValues mv = {.words = words, .first = first, .coal = coal, .value = value, .vempty = vempty,
                          .fx = fx, .target = target};
-    if (!st) st = ee_masked_values(m, in, &opt, c->m.kind == EE_COAL_OCCLUSION ? "occlusion"
-                                               : c->m.kind == EE_COAL_LIME ? "LIME" : "KernelSHAP", &mv);
+    EeDevice dev;
+    const EeBackend *be = NULL;
+    if (!st) st = ee_backend_resolve(o->device, o->precision, &dev, &be);
+    if (!st && c->m.kind == EE_COAL_OCCLUSION && cfg->kind == EE_KIND_CNN && be->host_memory && !o->full_passes &&
+        o->precision == EE_PRECISION_FP32) {
+        /* the targets and f(x) from full passes, the windows incrementally */
+        EeRun *r = NULL;
+        int B = o->batch > 0 ? o->batch : ee_default_batch(cfg, dev);
+        if (B > N) B = N > 0 ? N : 1;
+        if (!(st = ee_run_new(m, be, B, 0, 0, &r))) st = ee_attr_targets(r, in, &opt, target, fx);
+        ee_run_free(r);
+        if (!st) st = cnn_occlusion_values(m, be, in, &opt, first, coal, words, target, value, vempty);
+        mv.passes = full_passes_of(m, in, first, coal, words);
+    } else if (!st) {
+        st = ee_masked_values(m, in, &opt, c->m.kind == EE_COAL_OCCLUSION ? "occlusion"
+                                           : c->m.kind == EE_COAL_LIME ? "LIME" : "KernelSHAP", &mv);
+    }
     for (int i = 0; i < N && !st; i++) {
         int n = 0;
         float *a = A + (size_t)i * W;

@@ -12,6 +12,7 @@
  * split across calls. */
 #include "attr_common.h"
 #include "../models/layers.h"
+#include "cnn_incremental.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -124,79 +125,9 @@ static EeStatus seq_finish(const SeqState *q, int s, int T, float *A, float *var
 /* ---- the cnn on the CPU: one token at a time ----------------------------------
  * Adding one token to a coalition changes only the convolution windows that
  * contain it (w per width). Each permutation keeps its pre-activations and
- * recomputes those windows (through the backend's product, the same chains
- * as the full pass's convolution), then the max over time and the target
- * logit (summed in double: the same number as a full pass up to float
- * rounding), at a fraction of the work. Permutations run in parallel. */
-typedef struct {
-    EeCnnView w;          /* the classifier's weights */
-    int L;                /* the sequence's active length */
-    const EeBackend *be;  /* the CPU backend: its products */
-} CnnView;
-
-/* out[t0..t1] of width k from embeddings e [L][d] (zero past L). */
-static void cnn_windows(const CnnView *v, int k, const float *e, int t0, int t1, float *scratch,
-                        float *out)
-{
-    int w = v->w.widths[k], d = v->w.d, F = v->w.F, n = t1 - t0 + 1;
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < w; j++) {
-            int t = t0 + i + j;
-            float *dst = scratch + (size_t)i * w * d + (size_t)j * d;
-            if (t < v->L) memcpy(dst, e + (size_t)t * d, sizeof(float) * d);
-            else memset(dst, 0, sizeof(float) * d);
-        }
-    float *o = out + (size_t)t0 * F;
-    for (int i = 0; i < n; i++) {
-        if (v->w.b[k]) memcpy(o + (size_t)i * F, v->w.b[k], sizeof(float) * F);
-        else memset(o + (size_t)i * F, 0, sizeof(float) * F);
-    }
-    v->be->gemm(0, 0, n, F, w * d, 1.0f, scratch, w * d, v->w.W[k], F, 1.0f, o, F);
-}
-
-/* The max over the valid positions of each filter's pre-activations and
- * where it is (-1: none above -inf), kept per permutation: a token
- * changes only the windows t0..t1, so a filter whose maximum lies outside
- * them compares those alone, and only one whose maximum moved scans again.
- * The max of a set is the same number in any order (the first of equal
- * values is kept, as a full scan in t order keeps it; NaN never wins). */
-static void cnn_max_scan(const CnnView *v, const float *out, const uint8_t *mask, int f, float *best, int *arg)
-{
-    int F = v->w.F;
-    float b = -INFINITY;
-    int a = -1;
-    for (int t = 0; t < v->L; t++)
-        if (mask[t] && out[(size_t)t * F + f] > b) { b = out[(size_t)t * F + f]; a = t; }
-    *best = b;
-    *arg = a;
-}
-
-static void cnn_max_update(const CnnView *v, const float *out, const uint8_t *mask, int t0, int t1, float *best,
-                           int *arg)
-{
-    int F = v->w.F;
-    for (int f = 0; f < F; f++) {
-        if (arg[f] >= t0 && arg[f] <= t1) { /* the maximum itself changed */
-            cnn_max_scan(v, out, mask, f, best + f, arg + f);
-            continue;
-        }
-        for (int t = t0; t <= t1; t++)
-            if (mask[t] && out[(size_t)t * F + f] > best[f]) { best[f] = out[(size_t)t * F + f]; arg[f] = t; }
-    }
-}
-
-/* Target logit from each width's maxima (summed in the order k, f). */
-static float cnn_value(const CnnView *v, const float *best, int tg)
-{
-    double z = v->w.bc ? v->w.bc[tg] : 0;
-    for (int k = 0; k < v->w.K; k++)
-        for (int f = 0; f < v->w.F; f++) {
-            float b = best[(size_t)k * v->w.F + f];
-            if (b > 0) z += (double)b * v->w.Wc[((size_t)k * v->w.F + f) * v->w.C + tg];
-        }
-    return (float)z;
-}
-
+ * recomputes those windows (cnn_incremental.c, shared with occlusion), then
+ * the max over time and the target logit, at a fraction of the work.
+ * Permutations run in parallel. */
 static EeStatus sv_cnn_incremental(EeModel *m, const EeBackend *be, const EeInput *in,
                                    const EeAttrOptions *o, const int32_t *target, SeqState *q, int i,
                                    float *A, float *var)
@@ -229,7 +160,7 @@ static EeStatus sv_cnn_incremental(EeModel *m, const EeBackend *be, const EeInpu
         float *o0[EE_MAX_WIDTHS];
         for (int k = 0; k < v.w.K; k++) {
             o0[k] = out0 + LF * k;
-            cnn_windows(&v, k, e0, 0, v.L - 1, scratch0, o0[k]);
+            ee_cnn_windows(&v, k, e0, 0, v.L - 1, scratch0, o0[k]);
         }
         size_t KF = (size_t)v.w.K * v.w.F;
         float *best0 = malloc(sizeof(float) * KF);
@@ -240,8 +171,8 @@ static EeStatus sv_cnn_incremental(EeModel *m, const EeBackend *be, const EeInpu
             return ee_fail(EE_ERR_NOMEM, "out of memory");
         }
         for (int k = 0; k < v.w.K; k++)
-            for (int f = 0; f < v.w.F; f++) cnn_max_scan(&v, o0[k], mask, f, best0 + k * v.w.F + f, arg0 + k * v.w.F + f);
-        q->fbase = cnn_value(&v, best0, target[i]);
+            for (int f = 0; f < v.w.F; f++) ee_cnn_max_scan(&v, o0[k], mask, f, best0 + k * v.w.F + f, arg0 + k * v.w.F + f);
+        q->fbase = ee_cnn_value(&v, best0, target[i]);
         int fail = 0;
         #pragma omp parallel reduction(|| : fail)
         {
@@ -264,10 +195,10 @@ static EeStatus sv_cnn_incremental(EeModel *m, const EeBackend *be, const EeInpu
                     memcpy(e + (size_t)p * d, v.w.E + (size_t)ids[p] * d, sizeof(float) * d);
                     for (int kk = 0; kk < v.w.K; kk++) {
                         int t0 = p - v.w.widths[kk] + 1 > 0 ? p - v.w.widths[kk] + 1 : 0;
-                        cnn_windows(&v, kk, e, t0, p, scratch, ok[kk]);
-                        cnn_max_update(&v, ok[kk], mask, t0, p, best + kk * v.w.F, arg + kk * v.w.F);
+                        ee_cnn_windows(&v, kk, e, t0, p, scratch, ok[kk]);
+                        ee_cnn_max_update(&v, ok[kk], mask, t0, p, best + kk * v.w.F, arg + kk * v.w.F);
                     }
-                    q->vals[(size_t)k * q->n + j] = cnn_value(&v, best, target[i]);
+                    q->vals[(size_t)k * q->n + j] = ee_cnn_value(&v, best, target[i]);
                 }
             }
             free(e);

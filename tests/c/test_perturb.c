@@ -15,6 +15,7 @@
  * - KernelSHAP with every coalition = ee_shapley_exact;
  * - the passes (f(x), v(empty), one per non-empty coalition), the same
  *   bits for any batch, a 1 % change of one reference weight is seen;
+ * - the cnn's incremental occlusion (CPU) = its full passes, to rounding;
  * - bad input: window and stride out of range, coalitions with
  *   occlusion, coalitions that do not determine the fit, unknown kind. */
 #include "refmodel.h"
@@ -396,6 +397,24 @@ static void check_given(EeKind kind)
         CHECK_CMP(cmp, cmp_bound(&cmp, 2e-5, 1e-1), "%s variant %zu (kind %d, window %d, stride %d) against the "
                   "double reference: max err %.3g (scale %.3g)", kn, vi, v[vi].k, v[vi].window, v[vi].stride, cmp.err,
                   cmp.scale);
+        if (kind == EE_KIND_CNN && v[vi].k == EE_COAL_OCCLUSION) {
+            /* the cnn's incremental windows (the default on the CPU) against
+             * full passes: the same values up to float rounding */
+            float *A1 = malloc(sizeof(float) * f.N * f.W);
+            memcpy(A1, g.A, sizeof(float) * f.N * f.W);
+            long fwd = g.info.forward;
+            o.full_passes = 1;
+            CHECK_OK(run(&f, &o, &c, &g));
+            o.full_passes = 0;
+            CheckCmp inc = CMP_INIT;
+            for (int k = 0; k < f.N * f.W; k++) cmp_add(&inc, A1[k], g.A[k]);
+            CHECK_CMP(inc, cmp_bound(&inc, 1e-5, 1e-1), "cnn occlusion variant %zu: incremental = full passes (err %.3g)",
+                      vi, inc.err);
+            CHECK(g.info.forward == fwd, "cnn occlusion variant %zu: the incremental path counts the passes it stands "
+                  "for (%ld, full %ld)", vi, fwd, g.info.forward);
+            memcpy(g.A, A1, sizeof(float) * f.N * f.W);
+            free(A1);
+        }
         long need = passes_needed(&f, &c, &gv);
         CHECK(g.info.forward == need, "%s variant %zu: %ld passes, the definition needs %ld", kn, vi, g.info.forward,
               need);
