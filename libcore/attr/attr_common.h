@@ -68,6 +68,20 @@ void ee_fn_info_totals(EeFnInfo *info, long rows, long calls, double seconds_eva
 EeStatus ee_occlusion_features(EeRun *r, const EeInput *in, const EeAttrOptions *o, const int *order,
                                const int32_t *tgt, float *F, int k, long *fwd);
 
+/* The transformer on the CPU with its layer-0 projections reused
+ * (tf_cache.c): ee_tf_cache_fill writes row i's cache (ee_tf_cache_floats
+ * floats: embedding outputs and layer-0 q, k, v of the input and of the
+ * baseline; r needs Bmax >= 2); ee_tf_cached_logits runs nb coalition rows
+ * (each position the input's or the baseline's token) of rows row_i[j]
+ * whose caches are cache[j], and writes their logits. Used where the
+ * backend has host memory, the model has more than one layer and
+ * o->full_passes is 0. */
+#define EE_TF_CACHE_BATCH_MAX 4096
+size_t ee_tf_cache_floats(const EeConfig *c);
+EeStatus ee_tf_cache_fill(EeRun *r, const EeInput *in, const EeAttrOptions *o, int i, float *cache);
+EeStatus ee_tf_cached_logits(EeRun *r, const EeInput *in, const float *const *cache, const int *row_i,
+                             const int32_t *ids, const uint8_t *mask, int nb, float *out);
+
 /* The values v(S) of coalitions of each row's players (kernel_values.c;
  * the one masked evaluator of target-free training and the coalition
  * methods): players are a token model's real tokens in position order

@@ -84,12 +84,26 @@ long ee_kernel_all(int n, int words, uint64_t *coal, float *weight)
 
 /* Runs the nb coalition rows of a batch: v(S) into mv->value, v(empty)
  * (k = -1) into mv->vempty. */
-static EeStatus flush(EeRun *r, int token, const int32_t *h_ids, const uint8_t *h_mask, const float *h_x, int nb,
-                      float *h_out, const int *row_i, const long *row_k, EeMaskedValues *mv)
+/* The transformer's layer-0 caches of the rows in flight (tf_cache.c):
+ * cache[i] while row i has copies not yet evaluated (left[i] of them). */
+typedef struct {
+    float **cache;
+    long *left;
+    const float **row_cache; /* per batch row */
+} TfCaches;
+
+static EeStatus flush(EeRun *r, int token, const EeInput *in, TfCaches *tc, const int32_t *h_ids,
+                      const uint8_t *h_mask, const float *h_x, int nb, float *h_out, const int *row_i,
+                      const long *row_k, EeMaskedValues *mv)
 {
     if (ee_interrupted()) return ee_fail(EE_ERR_INTERRUPTED, "interrupted during the coalition values");
     EeStatus st;
-    if (token) st = ee_attr_logits(r, h_ids, h_mask, nb, h_out);
+    if (tc) {
+        for (int j = 0; j < nb; j++) tc->row_cache[j] = tc->cache[row_i[j]];
+        st = ee_tf_cached_logits(r, in, tc->row_cache, row_i, h_ids, h_mask, nb, h_out);
+        for (int j = 0; j < nb && !st; j++)
+            if (--tc->left[row_i[j]] == 0) { free(tc->cache[row_i[j]]); tc->cache[row_i[j]] = NULL; }
+    } else if (token) st = ee_attr_logits(r, h_ids, h_mask, nb, h_out);
     else if (!(st = ee_run_set_input(r, NULL, NULL, h_x, nb))) {
         ee_run_embed(r, nb);
         ee_run_forward(r, nb, 0);
@@ -126,15 +140,25 @@ EeStatus ee_masked_values(EeModel *clf, const EeInput *in, const EeAttrOptions *
     if (rows_needed < 1) rows_needed = 1;
     if (B > rows_needed) B = (int)rows_needed;
     EeRun *r = NULL;
-    if ((st = ee_run_new(clf, be, B, 0, 0, &r))) return st;
+    /* the transformer's cache embeds two rows at once */
+    if ((st = ee_run_new(clf, be, B > 2 ? B : 2, 0, 0, &r))) return st;
     mv->passes = N;
+    int tf_fast = c->kind == EE_KIND_TRANSFORMER && be->host_memory && !o->full_passes && c->layers > 1;
+    TfCaches tcs = {0}, *tc = NULL;
+    if (tf_fast) {
+        tcs.cache = calloc((size_t)(N ? N : 1), sizeof(float *));
+        tcs.left = calloc((size_t)(N ? N : 1), sizeof(long));
+        tcs.row_cache = malloc(sizeof(float *) * B);
+        tc = &tcs;
+    }
     int32_t *h_ids = token ? malloc(sizeof(int32_t) * (size_t)B * W) : NULL, *base = malloc(sizeof(int32_t) * W);
     float *h_out = malloc(sizeof(float) * (size_t)B * C), *h_x = token ? NULL : malloc(sizeof(float) * (size_t)B * W);
     uint8_t *h_mask = token ? malloc((size_t)B * W) : NULL, *mask = malloc((size_t)W);
     int *order = malloc(sizeof(int) * (N ? N : 1)), *pos = malloc(sizeof(int) * (W + 1));
     int *row_i = malloc(sizeof(int) * B);
     long *row_k = malloc(sizeof(long) * B);
-    if ((token ? !h_ids || !h_mask : !h_x) || !base || !h_out || !mask || !order || !pos || !row_i || !row_k) {
+    if ((token ? !h_ids || !h_mask : !h_x) || !base || !h_out || !mask || !order || !pos || !row_i || !row_k ||
+        (tc && (!tcs.cache || !tcs.left || !tcs.row_cache))) {
         st = ee_fail(EE_ERR_NOMEM, "out of memory for the %s (batch %d)", what, B);
         goto done;
     }
@@ -165,6 +189,20 @@ EeStatus ee_masked_values(EeModel *clf, const EeInput *in, const EeAttrOptions *
             ee_attr_row_baseline(clf, in, o, i, base);
             ee_attr_row_mask(clf, in, i, mask);
         }
+        if (tc) { /* the row's cache, freed with its last copy's pass */
+            long copies = 1;
+            for (long k = mv->first[i]; k < mv->first[i + 1]; k++) {
+                int any = 0;
+                for (int w = 0; w < words; w++) any |= mv->coal[(size_t)k * words + w] != 0;
+                copies += any;
+            }
+            tcs.left[i] = copies;
+            if (!(tcs.cache[i] = malloc(sizeof(float) * ee_tf_cache_floats(c)))) {
+                st = ee_fail(EE_ERR_NOMEM, "out of memory for the coalition values");
+                break;
+            }
+            if ((st = ee_tf_cache_fill(r, in, o, i, tcs.cache[i]))) break;
+        }
         /* the row's passes: the empty coalition, then each non-empty one */
         for (long k = mv->first[i] - 1; k < mv->first[i + 1] && !st; k++) {
             int any = 0;
@@ -190,12 +228,12 @@ EeStatus ee_masked_values(EeModel *clf, const EeInput *in, const EeAttrOptions *
             row_i[nb] = i;
             row_k[nb] = k >= mv->first[i] ? k : -1;
             if (++nb == B) {
-                st = flush(r, token, h_ids, h_mask, h_x, nb, h_out, row_i, row_k, mv);
+                st = flush(r, token, in, tc, h_ids, h_mask, h_x, nb, h_out, row_i, row_k, mv);
                 nb = 0;
             }
         }
     }
-    if (!st && nb > 0) st = flush(r, token, h_ids, h_mask, h_x, nb, h_out, row_i, row_k, mv);
+    if (!st && nb > 0) st = flush(r, token, in, tc, h_ids, h_mask, h_x, nb, h_out, row_i, row_k, mv);
     ee_progress_end(&prog, st ? 0 : N, mv->passes);
     if (!st) st = ee_backend_check(r->be);
     if (!st) /* the empty coalitions take v(empty), which came with the row */
@@ -208,6 +246,9 @@ EeStatus ee_masked_values(EeModel *clf, const EeInput *in, const EeAttrOptions *
 done:
     free(h_ids); free(base); free(h_out); free(h_x); free(h_mask); free(mask);
     free(order); free(pos); free(row_i); free(row_k);
+    if (tc)
+        for (int i = 0; i < N; i++) free(tcs.cache[i]); /* rows left by an error */
+    free(tcs.cache); free(tcs.left); free(tcs.row_cache);
     ee_run_free(r);
     return st;
 }
@@ -216,6 +257,10 @@ EeStatus ee_kernel_values(EeModel *clf, const EeInput *in, const EeAttrOptions *
 {
     EeAttrOptions opt = *o;
     opt.steps = 1;
+    /* full passes: the training values keep the bits they had before this
+     * evaluator was shared (the transformer's layer-0 cache would change
+     * their last bits) */
+    opt.full_passes = 1;
     EeStatus st = ee_attr_check(clf, in, &opt, 1);
     if (st) return st;
     const EeConfig *c = &clf->cfg;

@@ -216,67 +216,26 @@ static EeStatus sv_cnn_incremental(EeModel *m, const EeBackend *be, const EeInpu
     return st;
 }
 
-/* ---- the transformer on the CPU: layer-0 projections reused ---------------------
- * A coalition takes each position's token from the input or the baseline,
- * so the embedding output and the first layer's q, k, v of every position
- * are one of two rows computed once per sequence; a pass copies them in and
- * starts at the first attention. */
-enum { C_EX, C_EB, C_QX, C_QB, C_KX, C_KB, C_VX, C_VB, C_N };
-
+/* ---- the transformer on the CPU: layer-0 projections reused (tf_cache.c) -------- */
 static EeStatus sv_tf_cache(EeRun *r, const EeInput *in, const EeAttrOptions *o, int i, SeqState *q)
 {
-    EeModel *m = r->m;
-    const EeConfig *c = &m->cfg;
-    int T = c->T, d = c->d;
-    size_t Td = (size_t)T * d;
-    q->cache = malloc(sizeof(float) * Td * C_N);
-    int32_t *ids = malloc(sizeof(int32_t) * 2 * T);
-    uint8_t *mask = malloc((size_t)2 * T);
-    if (!q->cache || !ids || !mask) { free(ids); free(mask); return ee_fail(EE_ERR_NOMEM, "out of memory"); }
-    memcpy(ids, in->ids + (size_t)i * T, sizeof(int32_t) * T);
-    ee_attr_row_baseline(m, in, o, i, ids + T);
-    memset(mask, 1, (size_t)2 * T); /* the embedding module ignores the mask */
-    EeStatus st = ee_run_set_input_len(r, ids, mask, NULL, 2, T);
-    free(ids);
-    free(mask);
-    if (st) return st;
-    ee_run_embed(r, 2);
-    memcpy(q->cache + C_EX * Td, r->e, sizeof(float) * 2 * Td); /* C_EX, C_EB */
-    EeTfQkvView qkv;
-    if ((st = ee_tf_qkv0_view(m, r->w, &qkv))) return st;
-    for (int k = 0; k < 3; k++)
-        ee_linear_fwd(r->be, r->e, qkv.W[k], qkv.b[k], q->cache + (C_QX + 2 * k) * Td, 2 * T, d, d);
-    return EE_OK;
+    q->cache = malloc(sizeof(float) * ee_tf_cache_floats(&r->m->cfg));
+    if (!q->cache) return ee_fail(EE_ERR_NOMEM, "out of memory");
+    return ee_tf_cache_fill(r, in, o, i, q->cache);
 }
 
 /* Target logits of nb coalition rows (rows of sequences seq[row_i[j]]). */
 static EeStatus sv_tf_logits(EeRun *r, const EeInput *in, SeqState **seq, const int *row_i,
                              const int32_t *ids, const uint8_t *mask, int nb, float *out)
 {
-    const EeConfig *c = &r->m->cfg;
-    int T = c->T, d = c->d;
-    size_t Td = (size_t)T * d;
-    int L = ee_run_needed_len(r, ids, mask, nb);
-    EeStatus st = ee_run_set_input_len(r, ids, mask, NULL, nb, L);
-    if (st) return st;
-    float *dq, *dk, *dv;
-    ee_tf_layer0_qkv(r, &dq, &dk, &dv);
-    float *dst[4] = {r->e, dq, dk, dv};
-    /* megabytes per pass: copied by the whole team (the ops after it are) */
-    #pragma omp parallel for schedule(static) if ((size_t)nb * L * d > 65536)
-    for (int j = 0; j < nb; j++) {
-        const SeqState *q = seq[row_i[j]];
-        const int32_t *x = in->ids + (size_t)row_i[j] * T, *row = ids + (size_t)j * T;
-        for (int t = 0; t < L; t++) {
-            int from_x = row[t] == x[t];
-            for (int k = 0; k < 4; k++)
-                memcpy(dst[k] + ((size_t)j * L + t) * d, q->cache + (2 * k + !from_x) * Td + (size_t)t * d,
-                       sizeof(float) * d);
-        }
+    const float *cache[EE_TF_CACHE_BATCH_MAX];
+    for (int j0 = 0; j0 < nb; j0 += EE_TF_CACHE_BATCH_MAX) { /* r's batch: nb <= Bmax, usually one round */
+        int n = nb - j0 < EE_TF_CACHE_BATCH_MAX ? nb - j0 : EE_TF_CACHE_BATCH_MAX;
+        for (int j = 0; j < n; j++) cache[j] = seq[row_i[j0 + j]]->cache;
+        EeStatus st = ee_tf_cached_logits(r, in, cache, row_i + j0, ids + (size_t)j0 * r->m->cfg.T,
+                                          mask + (size_t)j0 * r->m->cfg.T, n, out + (size_t)j0 * r->m->cfg.classes);
+        if (st) return st;
     }
-    r->qkv0_given = 1;
-    ee_run_forward(r, nb, 0);
-    r->be->download(out, r->out, sizeof(float) * (size_t)nb * c->classes);
     return EE_OK;
 }
 

@@ -15,7 +15,8 @@
  * - KernelSHAP with every coalition = ee_shapley_exact;
  * - the passes (f(x), v(empty), one per non-empty coalition), the same
  *   bits for any batch, a 1 % change of one reference weight is seen;
- * - the cnn's incremental occlusion (CPU) = its full passes, to rounding;
+ * - the CPU shortcuts = full passes, to rounding: the cnn's incremental
+ *   occlusion, the transformer's layer-0 cache;
  * - bad input: window and stride out of range, coalitions with
  *   occlusion, coalitions that do not determine the fit, unknown kind. */
 #include "refmodel.h"
@@ -397,9 +398,10 @@ static void check_given(EeKind kind)
         CHECK_CMP(cmp, cmp_bound(&cmp, 2e-5, 1e-1), "%s variant %zu (kind %d, window %d, stride %d) against the "
                   "double reference: max err %.3g (scale %.3g)", kn, vi, v[vi].k, v[vi].window, v[vi].stride, cmp.err,
                   cmp.scale);
-        if (kind == EE_KIND_CNN && v[vi].k == EE_COAL_OCCLUSION) {
-            /* the cnn's incremental windows (the default on the CPU) against
-             * full passes: the same values up to float rounding */
+        if ((kind == EE_KIND_CNN && v[vi].k == EE_COAL_OCCLUSION) || kind == EE_KIND_TRANSFORMER) {
+            /* the CPU shortcuts (the default) against full passes: the cnn's
+             * incremental occlusion windows, the transformer's layer-0
+             * cache: the same values up to float rounding */
             float *A1 = malloc(sizeof(float) * f.N * f.W);
             memcpy(A1, g.A, sizeof(float) * f.N * f.W);
             long fwd = g.info.forward;
@@ -408,10 +410,10 @@ static void check_given(EeKind kind)
             o.full_passes = 0;
             CheckCmp inc = CMP_INIT;
             for (int k = 0; k < f.N * f.W; k++) cmp_add(&inc, A1[k], g.A[k]);
-            CHECK_CMP(inc, cmp_bound(&inc, 1e-5, 1e-1), "cnn occlusion variant %zu: incremental = full passes (err %.3g)",
-                      vi, inc.err);
-            CHECK(g.info.forward == fwd, "cnn occlusion variant %zu: the incremental path counts the passes it stands "
-                  "for (%ld, full %ld)", vi, fwd, g.info.forward);
+            CHECK_CMP(inc, cmp_bound(&inc, 1e-5, 1e-1), "%s variant %zu: the CPU shortcut = full passes (err %.3g)",
+                      kn, vi, inc.err);
+            CHECK(g.info.forward == fwd, "%s variant %zu: the CPU shortcut counts the passes it stands for (%ld, full "
+                  "%ld)", kn, vi, fwd, g.info.forward);
             memcpy(g.A, A1, sizeof(float) * f.N * f.W);
             free(A1);
         }
