@@ -77,6 +77,7 @@ static const EeOptSpec occl_opts[] = {
     COMMON_OPTS(EE_OPT_VALUE, "the classifier: a .mat file with one model struct"),
     {"window", EE_OPT_VALUE, "W", "real tokens (features) per occluded window (default 1)"},
     {"stride", EE_OPT_VALUE, "S", "step between windows (default 1; --window 1 --stride 1: feature ablation)"},
+    {"incremental", EE_OPT_BOOL, "", "the CPU shortcuts (default true; see help ee_occlusion)"},
     {"baseline", EE_OPT_VALUE, "pad|NAME", "pad (default) or an N x T id variable of --data"},
     {"target", EE_OPT_VALUE, "argmax|K|NAME", "argmax (default), one class for every row, or a variable of "
                                               "--data with a class per row"},
@@ -87,6 +88,7 @@ static const EeOptSpec lime_opts[] = {
     {"seed", EE_OPT_VALUE, "K", "generator seed (default 1); row i draws from its own stream"},
     {"width", EE_OPT_VALUE, "X", "the kernel width (default 1)"},
     {"ridge", EE_OPT_VALUE, "X", "penalty on the coefficients (default 0)"},
+    {"incremental", EE_OPT_BOOL, "", "the CPU shortcuts (default true; see help ee_lime)"},
     {"baseline", EE_OPT_VALUE, "pad|NAME", "pad (default) or an N x T id variable of --data"},
     {"target", EE_OPT_VALUE, "argmax|K|NAME", "argmax (default), one class for every row, or a variable of "
                                               "--data with a class per row"},
@@ -309,9 +311,9 @@ static EeStatus setup_sv(Job *j)
     EeStatus st = ee_opt_choice(&j->o, "method", methods, 3, &method);
     if (st) return st;
     if (method == 2) {
-        if (ee_opt_given(&j->o, "exact") || ee_opt_given(&j->o, "permutations") || ee_opt_given(&j->o, "incremental"))
-            return ee_fail(EE_ERR_INPUT, "--exact, --permutations and --incremental are options of Shapley sampling, "
-                           "not of --method kernelshap");
+        if (ee_opt_given(&j->o, "exact") || ee_opt_given(&j->o, "permutations"))
+            return ee_fail(EE_ERR_INPUT, "--exact and --permutations are options of Shapley sampling, not of --method "
+                           "kernelshap");
         return setup_coal(j, EE_COAL_KERNELSHAP);
     }
     if (ee_opt_given(&j->o, "paired")) return ee_fail(EE_ERR_INPUT, "--paired applies to --method kernelshap");
@@ -372,6 +374,9 @@ static EeStatus setup_coal(Job *j, EeCoalitionKind kind)
         if (!(j->ck.m.ridge >= 0 && isfinite(j->ck.m.ridge)))
             return ee_fail(EE_ERR_INPUT, "--ridge must be >= 0, got %g", j->ck.m.ridge);
     }
+    int incremental = 1;
+    if ((st = ee_opt_bool(&j->o, "incremental", &incremental))) return st;
+    j->a.full_passes = !incremental;
     if ((st = read_baseline(j, 0))) return st;
     return read_target(j);
 }

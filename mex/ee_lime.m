@@ -80,7 +80,9 @@
 ## row, all rows' copies filling the passes ('batch') in length order.
 ## Options: 'samples', 'seed', 'width', 'ridge', 'coalitions', 'weights',
 ## 'baseline' ('pad' or N x T ids), 'target', 'rows', 'batch', 'device',
-## 'precision', 'verbose' (progress with rate and ETA).  @var{info}:
+## 'precision', 'verbose' (progress with rate and ETA), 'incremental'
+## (default true: the transformer's layer-0 cache on the CPU, as
+## @code{ee_sv}; false: full passes).  @var{info}:
 ## @code{target}, @code{fx}, @code{fbaseline}, @code{delta},
 ## @code{passes}, @code{forward_passes}, @code{seconds}, @code{method}
 ## ('lime'), @code{coalitions} (per row).  Coalition cells of the wrong

@@ -48,7 +48,12 @@
 ## all rows' copies filling the passes ('batch') in length order.
 ## Options: 'window', 'stride' (integers 1..T), 'baseline' ('pad' or
 ## N x T ids), 'target', 'rows', 'batch', 'device', 'precision',
-## 'verbose' (progress with rate and ETA); the handle form's 'groups' and
+## 'verbose' (progress with rate and ETA), 'incremental' (default true: on
+## the CPU the cnn recomputes only the convolution windows a window of
+## tokens touches, starting from the input's, and the transformer reuses
+## its layer-0 projections of the input and baseline, as @code{ee_sv}
+## does; the same values up to float rounding; false: full passes); the
+## handle form's 'groups' and
 ## 'background' do not apply.  @var{info}: @code{target}, @code{fx},
 ## @code{fbaseline}, @code{delta}, @code{passes}, @code{forward_passes},
 ## @code{seconds}, @code{method} ('occlusion'), @code{coalitions} (windows
@@ -167,6 +172,10 @@
 %!   ## the default is leave-one-out
 %!   assert (ee_occlusion (w.model, w.X, 'verbose', false), ...
 %!           ee_occlusion (w.model, w.X, 'window', 1, 'stride', 1, 'verbose', false));
+%!   ## the CPU shortcuts give the full passes' values up to rounding
+%!   A = ee_occlusion (w.model, w.X, 'window', 2, 'verbose', false);
+%!   F = ee_occlusion (w.model, w.X, 'window', 2, 'incremental', false, 'verbose', false);
+%!   assert (A, F, 1e-5 * max (1, max (abs (F(:)))));
 %! end
 
 %!function y = logits_of (m, z, mask)

@@ -47,7 +47,8 @@
 ## taken and the values are exact), 'seed', 'paired', 'coalitions' (a 1 x N
 ## cell, one K_i x n_i logical matrix per row of @var{X}) and 'weights' (a
 ## cell of K_i-vectors), and 'baseline', 'target', 'rows', 'batch',
-## 'device', 'precision', 'verbose'.  Row i's coalitions are the handle
+## 'device', 'precision', 'verbose', 'incremental' (the transformer's
+## layer-0 cache on the CPU; false: full passes).  Row i's coalitions are the handle
 ## form's with P = n_i from row i's stream, so a handle that wraps the model
 ## gives the same map.  Cost: 2 + (non-empty coalitions) passes per row,
 ## all rows' copies filling the passes in length order.  @var{info} adds
@@ -812,7 +813,7 @@
 %!test
 %! ## kernelshap's bad input: ee:badInput naming the option
 %! w = load (fullfile (vdir, 'cnn_tiny.mat'));
-%! bad = {{'coalitions', {true(2, 2)}}, {'width', 1}, {'window', 2}, {'incremental', false}, {'permutations', {}}};
+%! bad = {{'coalitions', {true(2, 2)}}, {'width', 1}, {'window', 2}, {'incremental', 2}, {'permutations', {}}};
 %! for k = 1:numel (bad)
 %!   try
 %!     ee_sv (w.model, w.X, 'method', 'kernelshap', bad{k}{:}, 'verbose', false);

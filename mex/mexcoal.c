@@ -11,10 +11,11 @@
 #include <strings.h>
 
 enum { C_SAMPLES, C_SEED, C_BASELINE, C_TARGET, C_BATCH, C_DEVICE, C_PRECISION, C_VERBOSE, C_ROWS, C_WINDOW,
-       C_STRIDE, C_COALITIONS, C_WEIGHTS, C_PAIRED, C_WIDTH, C_RIDGE, C_METHOD, NCOPT };
+       C_STRIDE, C_COALITIONS, C_WEIGHTS, C_PAIRED, C_WIDTH, C_RIDGE, C_METHOD, C_INCREMENTAL, NCOPT };
 static const char *const copt_names[NCOPT] = {"samples", "seed", "baseline", "target", "batch", "device",
                                               "precision", "verbose", "rows", "window", "stride", "coalitions",
-                                              "weights", "paired", "width", "ridge", "method"};
+                                              "weights", "paired", "width", "ridge", "method",
+                                              "incremental"};
 
 int ee_mx_option_is(int nrhs, const mxArray *prhs[], int first, const char *name, const char *value)
 {
@@ -135,6 +136,7 @@ void ee_mx_coalition_model(const char *gateway, EeCoalitionKind kind, int nlhs, 
     ee_mx_attr_baseline(o[C_BASELINE].value, m, all.n, 0, &a);
     ee_mx_attr_target(o[C_TARGET].value, m, all.n, &a);
     ee_mx_attr_exec(o[C_BATCH].value, o[C_DEVICE].value, o[C_PRECISION].value, o[C_VERBOSE].value, &a);
+    if (o[C_INCREMENTAL].value) a.full_passes = !ee_mx_bool(o[C_INCREMENTAL].value, "'incremental'");
     EeCoalitionModelOptions c = {.m = {.kind = kind}};
     if (o[C_SAMPLES].value) c.m.samples = ee_mx_int(o[C_SAMPLES].value, "'samples'", 1, 1 << 24);
     if (o[C_PAIRED].value) c.m.paired = ee_mx_bool(o[C_PAIRED].value, "'paired'");
