@@ -237,7 +237,8 @@ static void bench_faith_grad(const char *label, const EeConfig *cfg, int N, doub
  * against SV s = 20 on the same rows: sequences per second, model passes
  * per sequence and passes per second, and the ratio of the method's
  * passes per second to SV's (incremental CPU shortcuts on, the default,
- * and off). FLOPs: each row's passes at its own length. */
+ * and off). Each the best of 3 calls. FLOPs: each row's passes at its own
+ * length. */
 static void bench_coalitions(const char *label, const EeConfig *cfg, int N, double gemm_rate)
 {
     EeModel *m = new_model(cfg);
@@ -249,10 +250,13 @@ static void bench_coalitions(const char *label, const EeConfig *cfg, int N, doub
     for (int full = 0; full <= 1; full++) {
         EeAttrOptions o = cpu_options();
         o.full_passes = full;
-        EeAttrInfo info = {0};
-        double t0 = ee_now();
-        if (ee_sv_attribute(m, &in, &o, A, &info)) { fprintf(stderr, "%s\n", ee_last_error()); exit(1); }
-        sv_rate[full] = info.forward / (ee_now() - t0);
+        for (int rep = 0; rep < 3; rep++) { /* the best of 3: the machine may be shared */
+            EeAttrInfo info = {0};
+            double t0 = ee_now();
+            if (ee_sv_attribute(m, &in, &o, A, &info)) { fprintf(stderr, "%s\n", ee_last_error()); exit(1); }
+            double rate = info.forward / (ee_now() - t0);
+            if (rate > sv_rate[full]) sv_rate[full] = rate;
+        }
     }
     static const struct { const char *name; EeCoalitionKind k; int w, s, samples; } runs[] = {
         {"ablation", EE_COAL_OCCLUSION, 1, 1, 0}, {"occl w3 s1", EE_COAL_OCCLUSION, 3, 1, 0},
@@ -268,9 +272,13 @@ static void bench_coalitions(const char *label, const EeConfig *cfg, int N, doub
             flops += forward_flops_len(cfg, L) * (2.0 + (double)ee_coalition_model_count(&c, n));
         }
         EeAttrInfo info = {0};
-        double t0 = ee_now();
-        if (ee_coalition_attribute(m, &in, &o, &c, A, &info)) { fprintf(stderr, "%s\n", ee_last_error()); exit(1); }
-        double sec = ee_now() - t0, rate = info.forward / sec;
+        double sec = 1e300;
+        for (int rep = 0; rep < 3; rep++) { /* the best of 3, as for SV */
+            double t0 = ee_now();
+            if (ee_coalition_attribute(m, &in, &o, &c, A, &info)) { fprintf(stderr, "%s\n", ee_last_error()); exit(1); }
+            if (ee_now() - t0 < sec) sec = ee_now() - t0;
+        }
+        double rate = info.forward / sec;
         printf("%-12s %-13s%10.2f %9.1f %8.1f%%   %.0f passes/seq, %.0f passes/s = %.2fx SV's (%.2fx SV full)\n",
                label, runs[r].name, N / sec, flops / sec * 1e-9, 100 * flops / sec * 1e-9 / gemm_rate,
                (double)info.forward / N, rate, rate / sv_rate[0], rate / sv_rate[1]);
