@@ -259,3 +259,13 @@
 %! catch err
 %!   assert (err.identifier, 'ee:badInput'); assert (! isempty (strfind (err.message, 'LIME')), err.message);
 %! end
+
+%!test
+%! ## the memory budget: ee:outOfMemory before anything is computed, for each
+%! ## coalition method of a built-in model
+%! addpath (fullfile (fileparts (which ('ee_lime')), '..', 'tests', 'octave'));   # assert_budget_refusal
+%! w = load (fullfile (fileparts (which ('ee_lime')), '..', 'tests', 'vectors', 'transformer_tiny.mat'));
+%! X = repmat (w.X, 200, 1);
+%! assert_budget_refusal (@() ee_lime (w.model, X, 'samples', 5000, 'verbose', false));
+%! assert_budget_refusal (@() ee_sv (w.model, X, 'method', 'kernelshap', 'samples', 5000, 'verbose', false));
+%! assert_budget_refusal (@() ee_occlusion (w.model, repmat (X, 50, 1), 'verbose', false));
