@@ -244,6 +244,64 @@ static void bench_faith_grad(const char *label, const EeConfig *cfg, int N, doub
     ee_model_free(m);
 }
 
+/* The coalition methods on the built-in model (feature ablation,
+ * occlusion with 3-token windows, KernelSHAP and LIME with 256 coalitions)
+ * against SV s = 20 on the same rows: sequences per second, model passes
+ * per sequence and passes per second, and the ratio of the method's
+ * passes per second to SV's (incremental CPU shortcuts on, the default,
+ * and off). Each the best of 3 calls. FLOPs: each row's passes at its own
+ * length. */
+static void bench_coalitions(const char *label, const EeConfig *cfg, int N, double gemm_rate)
+{
+    EeModel *m = new_model(cfg);
+    double total_len;
+    int32_t *ids = random_sequences(cfg, N, 7, &total_len);
+    EeInput in = {.n = N, .ids = ids};
+    float *A = malloc(sizeof(float) * N * cfg->T);
+    double sv_rate[2] = {0, 0};
+    for (int full = 0; full <= 1; full++) {
+        EeAttrOptions o = cpu_options();
+        o.full_passes = full;
+        for (int rep = 0; rep < 3; rep++) { /* the best of 3: the machine may be shared */
+            EeAttrInfo info = {0};
+            double t0 = ee_now();
+            if (ee_sv_attribute(m, &in, &o, A, &info)) { fprintf(stderr, "%s\n", ee_last_error()); exit(1); }
+            double rate = info.forward / (ee_now() - t0);
+            if (rate > sv_rate[full]) sv_rate[full] = rate;
+        }
+    }
+    static const struct { const char *name; EeCoalitionKind k; int w, s, samples; } runs[] = {
+        {"ablation", EE_COAL_OCCLUSION, 1, 1, 0}, {"occl w3 s1", EE_COAL_OCCLUSION, 3, 1, 0},
+        {"KernelSHAP256", EE_COAL_KERNELSHAP, 0, 0, 256}, {"LIME 256", EE_COAL_LIME, 0, 0, 256}};
+    for (size_t r = 0; r < sizeof runs / sizeof *runs; r++) {
+        EeAttrOptions o = cpu_options();
+        EeCoalitionModelOptions c = {.m = {.kind = runs[r].k, .samples = runs[r].samples}, .window = runs[r].w,
+                                     .stride = runs[r].s};
+        double flops = 0;
+        for (int i = 0; i < N; i++) {
+            int L = 0, n = ee_count_real(ids + (size_t)i * cfg->T, cfg->T);
+            for (int t = 0; t < cfg->T; t++) L += ids[(size_t)i * cfg->T + t] != EE_PAD;
+            flops += forward_flops_len(cfg, L) * (2.0 + (double)ee_coalition_model_count(&c, n));
+        }
+        EeAttrInfo info = {0};
+        double sec = 1e300;
+        for (int rep = 0; rep < 3; rep++) { /* the best of 3, as for SV */
+            double t0 = ee_now();
+            if (ee_coalition_attribute(m, &in, &o, &c, A, &info)) { fprintf(stderr, "%s\n", ee_last_error()); exit(1); }
+            if (ee_now() - t0 < sec) sec = ee_now() - t0;
+        }
+        double rate = info.forward / sec;
+        printf("%-12s %-13s%10.2f %9.1f %8.1f%%   %.0f passes/seq, %.0f passes/s = %.2fx SV's (%.2fx SV full)\n",
+               label, runs[r].name, N / sec, flops / sec * 1e-9, 100 * flops / sec * 1e-9 / gemm_rate,
+               (double)info.forward / N, rate, rate / sv_rate[0], rate / sv_rate[1]);
+    }
+    printf("%-12s %-13s%10s %9s %9s   SV s=20: %.0f passes/s, %.0f with full passes\n", label, "(SV ref.)", "", "",
+           "", sv_rate[0], sv_rate[1]);
+    free(A);
+    free(ids);
+    ee_model_free(m);
+}
+
 /* Seconds of one call (the median of 3 after a warm-up). */
 typedef struct { int what; EeModel *m, *expl; EeInput *in; EeAttrOptions *o; float *out; EeAttrInfo *info; } CallCtx;
 static void run_call(void *p)
@@ -335,6 +393,7 @@ int main(int argc, char **argv)
     int only_attr = argc > 1 && !strcmp(argv[1], "attr");
     int only_mlp = argc > 1 && !strcmp(argv[1], "mlp");
     int only_passes = argc > 1 && !strcmp(argv[1], "passes");
+    int only_coal = argc > 1 && !strcmp(argv[1], "coalitions"); /* the coalition rows of attr alone */
     int threads = ee_threads_count();
     /* GEMM reference: OpenBLAS with its own threads, as users would call it */
     GemmCtx g = {1536, NULL, NULL, NULL};
@@ -359,11 +418,19 @@ int main(int argc, char **argv)
     EeConfig cc;
     ee_config_defaults(&cc, EE_KIND_CNN);
     cc.vocab = 20000; cc.T = 128; cc.classes = 2;
+    if (only_coal) {
+        bench_coalitions("transformer", &c, 4, gemm);
+        bench_coalitions("cnn", &cc, 16, gemm);
+        ee_threads_leave();
+        return 0;
+    }
     if (only_attr) {
         bench_attr("transformer", &c, 64, 4, gemm);
         bench_attr("cnn", &cc, 256, 16, gemm);
         bench_faith_grad("transformer", &c, 64, gemm);
         bench_faith_grad("cnn", &cc, 256, gemm);
+        bench_coalitions("transformer", &c, 4, gemm);
+        bench_coalitions("cnn", &cc, 16, gemm);
         ee_threads_leave();
         return 0;
     }
@@ -392,6 +459,8 @@ int main(int argc, char **argv)
     bench_attr("cnn", &cc, 256, 16, gemm);
     bench_faith_grad("transformer", &ct, 64, gemm);
     bench_faith_grad("cnn", &cc, 256, gemm);
+    bench_coalitions("transformer", &ct, 4, gemm);
+    bench_coalitions("cnn", &cc, 16, gemm);
     ee_threads_leave();
     return 0;
 }

@@ -1,5 +1,5 @@
 /* cmd_rows.c: the row-parallel commands: ee predict, ig, sv, explain,
- * gradient and faithfulness.
+ * gradient, faithfulness, occlusion and lime.
  * Each reads its models and rows as the gateways do (mex/ee_predict.c,
  * ee_ig.c, ee_sv.c, ee_explain.c), cuts the rows into chunks (shards.h),
  * computes its share of the chunks with one libcore call per chunk (SV:
@@ -21,7 +21,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-typedef enum { CMD_PREDICT, CMD_IG, CMD_SV, CMD_EXPLAIN, CMD_FAITH, CMD_GRAD } RowCmd;
+typedef enum { CMD_PREDICT, CMD_IG, CMD_SV, CMD_EXPLAIN, CMD_FAITH, CMD_GRAD, CMD_OCCL, CMD_LIME } RowCmd;
 
 /* ---- options ---------------------------------------------------------------- */
 #define COMMON_OPTS(MODEL_KIND, MODEL_HELP)                                                                    \
@@ -69,6 +69,29 @@ static const EeOptSpec sv_opts[] = {
                                               "--data with a class per row"},
     {"exact", EE_OPT_BOOL, "", "exact Shapley values from all 2^n coalitions (n <= 12)"},
     {"incremental", EE_OPT_BOOL, "", "the CPU shortcuts of the samplers (default true; see help ee_sv)"},
+    {"method", EE_OPT_VALUE, "NAME", "sampling (default), exact, or kernelshap (--samples coalitions per row, "
+                                     "default 2 n + 2048; any model kind)"},
+    {"paired", EE_OPT_BOOL, "", "kernelshap: each drawn coalition followed by its complement"},
+};
+static const EeOptSpec occl_opts[] = {
+    COMMON_OPTS(EE_OPT_VALUE, "the classifier: a .mat file with one model struct"),
+    {"window", EE_OPT_VALUE, "W", "real tokens (features) per occluded window (default 1)"},
+    {"stride", EE_OPT_VALUE, "S", "step between windows (default 1; --window 1 --stride 1: feature ablation)"},
+    {"incremental", EE_OPT_BOOL, "", "the CPU shortcuts (default true; see help ee_occlusion)"},
+    {"baseline", EE_OPT_VALUE, "pad|NAME", "pad (default) or an N x T id variable of --data"},
+    {"target", EE_OPT_VALUE, "argmax|K|NAME", "argmax (default), one class for every row, or a variable of "
+                                              "--data with a class per row"},
+};
+static const EeOptSpec lime_opts[] = {
+    COMMON_OPTS(EE_OPT_VALUE, "the classifier: a .mat file with one model struct"),
+    {"samples", EE_OPT_VALUE, "S", "coalitions per row (default 2 n + 2048)"},
+    {"seed", EE_OPT_VALUE, "K", "generator seed (default 1); row i draws from its own stream"},
+    {"width", EE_OPT_VALUE, "X", "the kernel width (default 1)"},
+    {"ridge", EE_OPT_VALUE, "X", "penalty on the coefficients (default 0)"},
+    {"incremental", EE_OPT_BOOL, "", "the CPU shortcuts (default true; see help ee_lime)"},
+    {"baseline", EE_OPT_VALUE, "pad|NAME", "pad (default) or an N x T id variable of --data"},
+    {"target", EE_OPT_VALUE, "argmax|K|NAME", "argmax (default), one class for every row, or a variable of "
+                                              "--data with a class per row"},
 };
 static const EeOptSpec explain_opts[] = {
     COMMON_OPTS(EE_OPT_MULTI, "an explainer (.mat with one struct, or a struct array / cell of them); "
@@ -132,6 +155,8 @@ typedef struct {
     EeFaithOptions f;
     EeGradOptions g;        /* gradient (its background owned here) */
     int exact;
+    int coal;                   /* occlusion, lime, sv --method kernelshap */
+    EeCoalitionModelOptions ck;
     int batch;
     EeDevice dev;
     EePrecision prec;
@@ -175,6 +200,11 @@ static int active_length(const Job *j, long i)
 static double row_cost(const Job *j, long i)
 {
     double L = active_length(j, i);
+    if (j->coal) {
+        int n = j->token ? ee_count_real(j->ids + (size_t)i * j->T, j->T) : j->W;
+        long k = ee_coalition_model_count(&j->ck, n);
+        return (2.0 + (k > 0 ? k : 0)) * L;
+    }
     switch (j->cmd) {
     case CMD_SV: {
         int n = ee_count_real(j->ids + (size_t)i * j->T, j->T);
@@ -273,14 +303,33 @@ static EeStatus setup_ig(Job *j)
     return read_target(j);
 }
 
+static EeStatus setup_coal(Job *j, EeCoalitionKind kind);
+
 static EeStatus setup_sv(Job *j)
 {
-    EeStatus st = ee_models_classifier(ee_opt(&j->o, "model"), &j->models);
+    static const char *const methods[] = {"sampling", "exact", "kernelshap"};
+    int method = 0;
+    EeStatus st = ee_opt_choice(&j->o, "method", methods, 3, &method);
     if (st) return st;
+    if (method == 2) {
+        if (ee_opt_given(&j->o, "exact") || ee_opt_given(&j->o, "permutations"))
+            return ee_fail(EE_ERR_INPUT, "--exact and --permutations are options of Shapley sampling, not of --method "
+                           "kernelshap");
+        return setup_coal(j, EE_COAL_KERNELSHAP);
+    }
+    if (ee_opt_given(&j->o, "paired")) return ee_fail(EE_ERR_INPUT, "--paired applies to --method kernelshap");
+    if ((st = ee_models_classifier(ee_opt(&j->o, "model"), &j->models))) return st;
     if (ee_model_config(model0(j))->kind == EE_KIND_MLP)
         return ee_fail(EE_ERR_UNSUPPORTED, "Shapley sampling is defined for token models (transformer, cnn), not mlp");
     if ((st = read_rows_and_inputs(j))) return st;
     if ((st = ee_opt_bool(&j->o, "exact", &j->exact))) return st;
+    if (method == 1) {
+        if (ee_opt_given(&j->o, "exact") && !j->exact)
+            return ee_fail(EE_ERR_INPUT, "--method exact and --exact false exclude each other");
+        j->exact = 1;
+    }
+    if (method == 0 && j->exact && ee_opt_given(&j->o, "method"))
+        return ee_fail(EE_ERR_INPUT, "--method sampling and --exact exclude each other");
     if ((st = ee_opt_int(&j->o, "samples", 1, 1 << 20, &j->a.steps))) return st;
     int seed = (int)j->a.seed;
     if ((st = ee_opt_int(&j->o, "seed", 0, 0x7fffffff, &seed))) return st;
@@ -296,6 +345,41 @@ static EeStatus setup_sv(Job *j)
         if ((st = ee_data_permutations(&j->data, p, j->rows, j->n, j->ids, j->T, &j->perms, &j->a.steps))) return st;
     }
     return EE_OK;
+}
+
+/* occlusion, lime and sv --method kernelshap (any model kind): the
+ * gateway's options (mex/mexcoal.c); the coalitions are drawn, not given */
+static EeStatus setup_coal(Job *j, EeCoalitionKind kind)
+{
+    EeStatus st = ee_models_classifier(ee_opt(&j->o, "model"), &j->models);
+    if (st) return st;
+    if ((st = read_rows_and_inputs(j))) return st;
+    j->coal = 1;
+    memset(&j->ck, 0, sizeof j->ck);
+    j->ck.m.kind = kind;
+    if (kind == EE_COAL_OCCLUSION) {
+        if ((st = ee_opt_int(&j->o, "window", 1, j->W, &j->ck.window))) return st;
+        if ((st = ee_opt_int(&j->o, "stride", 1, j->W, &j->ck.stride))) return st;
+    } else {
+        if ((st = ee_opt_int(&j->o, "samples", 1, 1 << 24, &j->ck.m.samples))) return st;
+        int seed = (int)j->a.seed;
+        if ((st = ee_opt_int(&j->o, "seed", 0, 0x7fffffff, &seed))) return st;
+        j->a.seed = (uint64_t)seed;
+    }
+    if (kind == EE_COAL_KERNELSHAP && (st = ee_opt_bool(&j->o, "paired", &j->ck.m.paired))) return st;
+    if (kind == EE_COAL_LIME) {
+        if ((st = ee_opt_double(&j->o, "width", -1e308, 1e308, &j->ck.m.width))) return st;
+        if (ee_opt_given(&j->o, "width") && !(j->ck.m.width > 0 && isfinite(j->ck.m.width)))
+            return ee_fail(EE_ERR_INPUT, "--width must be > 0, got %g", j->ck.m.width);
+        if ((st = ee_opt_double(&j->o, "ridge", -1e308, 1e308, &j->ck.m.ridge))) return st;
+        if (!(j->ck.m.ridge >= 0 && isfinite(j->ck.m.ridge)))
+            return ee_fail(EE_ERR_INPUT, "--ridge must be >= 0, got %g", j->ck.m.ridge);
+    }
+    int incremental = 1;
+    if ((st = ee_opt_bool(&j->o, "incremental", &incremental))) return st;
+    j->a.full_passes = !incremental;
+    if ((st = read_baseline(j, 0))) return st;
+    return read_target(j);
 }
 
 static EeStatus setup_explain(Job *j)
@@ -479,6 +563,12 @@ static EeStatus job_key(Job *j)
     for (long i = 0; j->perms && i < j->n; i++)
         if (j->perms[i])
             ee_key_add(&h, j->perms[i], sizeof(int32_t) * (size_t)j->a.steps * ee_count_real(j->ids + (size_t)i * j->T, j->T));
+    if (j->coal) {
+        long co[] = {j->ck.m.kind, j->ck.m.samples, j->ck.m.paired, j->ck.window, j->ck.stride};
+        ee_key_add(&h, co, sizeof co);
+        ee_key_add(&h, &j->ck.m.width, sizeof j->ck.m.width);
+        ee_key_add(&h, &j->ck.m.ridge, sizeof j->ck.m.ridge);
+    }
     long opts[] = {j->a.steps, j->a.method, j->a.baseline, (long)j->a.seed, j->a.full_passes, j->exact, j->batch,
                    j->dev, j->perms != NULL, j->prec};
     ee_key_add(&h, opts, sizeof opts);
@@ -521,6 +611,25 @@ static EeStatus run_chunk(Job *j, const EeChunk *k, void **out, long *fwd, long 
     if (j->target) a.target = j->target + f;
     double t0 = ee_now();
     EeStatus st = EE_OK;
+    if (j->coal) {
+        /* one call per run of consecutive data rows, keyed by its first, as for sv */
+        for (long i0 = 0; i0 < n && !st;) {
+            EeInput r;
+            EeAttrOptions s;
+            long i1 = row_run(j, f, n, i0, &a, &r, &s);
+            EeAttrInfo part = {(int32_t *)out[1] + i0, (float *)out[2] + i0, (float *)out[3] + i0,
+                               (float *)out[4] + i0, 0, 0, 0, NULL};
+            st = ee_coalition_attribute(model0(j), &r, &s, &j->ck, (float *)out[0] + (size_t)i0 * j->W, &part);
+            for (long i = i0; i < i1 && !st; i++) {
+                int np = ee_coalition_players(model0(j), &r, (int)(i - i0));
+                ((int32_t *)out[5])[i] = np ? (int32_t)ee_coalition_model_count(&j->ck, np) : 0;
+            }
+            *fwd += part.forward;
+            i0 = i1;
+        }
+        *secs = ee_now() - t0;
+        return st;
+    }
     switch (j->cmd) {
     case CMD_PREDICT:
         if (j->mask) in.mask = j->mask + (size_t)f * j->T;
@@ -626,6 +735,7 @@ static EeStatus run_chunk(Job *j, const EeChunk *k, void **out, long *fwd, long 
         *bwd = info.backward;
         break;
     }
+    default: break; /* occlusion, lime: above */
     }
     *secs = ee_now() - t0;
     return st;
@@ -761,12 +871,23 @@ static EeStatus write_result(Job *j, const char *out)
             ee_mv_set(info, "backward_passes", 0, ee_mv_scalar((double)s->backward));
             ee_mv_set(info, "seconds", 0, ee_mv_scalar(s->seconds));
             const char *method = j->cmd == CMD_IG ? ee_ig_method_names[j->a.method]
+                                 : j->coal        ? (j->ck.m.kind == EE_COAL_OCCLUSION ? "occlusion"
+                                                     : j->ck.m.kind == EE_COAL_LIME    ? "lime"
+                                                                                       : "kernelshap")
                                  : j->exact       ? "exact"
                                  : j->perms       ? "permutations"
                                                   : "sampling";
             ee_mv_set(info, "method", 0, ee_mv_char(method));
-            ee_mv_set(info, "steps", 0, ee_mv_scalar(j->a.steps));
-            if (j->cmd == CMD_SV && !j->exact) ee_mv_set(info, "variance", 0, ee_mv_single_rows(s->data[5], n, j->T));
+            ee_mv_set(info, "steps", 0, ee_mv_scalar(j->coal ? 1 : j->a.steps));
+            if (j->cmd == CMD_SV && !j->exact && !j->coal)
+                ee_mv_set(info, "variance", 0, ee_mv_single_rows(s->data[5], n, j->T));
+            if (j->coal) { /* the fields ee_occlusion, ee_lime and ee_sv's kernelshap add */
+                ee_mv_set(info, "coalitions", 0, double_col_of(s->data[5], 1, n, 0));
+                if (j->ck.m.kind == EE_COAL_OCCLUSION) {
+                    ee_mv_set(info, "window", 0, ee_mv_scalar(j->ck.window ? j->ck.window : 1));
+                    ee_mv_set(info, "stride", 0, ee_mv_scalar(j->ck.stride ? j->ck.stride : 1));
+                }
+            }
         }
         names[nv] = "info", vars[nv++] = info;
     }
@@ -830,6 +951,8 @@ static EeStatus setup(Job *j, int argc, char **argv, const EeOptSpec *spec, int 
     case CMD_EXPLAIN: st = setup_explain(j); break;
     case CMD_FAITH: st = setup_faith(j); break;
     case CMD_GRAD: st = setup_grad(j); break;
+    case CMD_OCCL: st = setup_coal(j, EE_COAL_OCCLUSION); break;
+    case CMD_LIME: st = setup_coal(j, EE_COAL_LIME); break;
     }
     if (st) return st;
     if ((st = ee_opt_int(&j->o, "batch", 1, 1 << 20, &j->batch))) return st;
@@ -837,7 +960,7 @@ static EeStatus setup(Job *j, int argc, char **argv, const EeOptSpec *spec, int 
     if ((st = ee_cli_device(&j->o, j->par, &want, &j->dev, &j->prec))) return st;
     /* DeepLIFT's rescale ops are the CPU's: auto means the CPU for it (the gateway's rule) */
     if (j->cmd == CMD_GRAD && j->g.method == EE_GRAD_DEEPLIFT && want == EE_DEVICE_AUTO) j->dev = EE_DEVICE_CPU;
-    int chunk = j->cmd == CMD_SV ? 16 : j->cmd == CMD_IG || j->cmd == CMD_FAITH || j->cmd == CMD_GRAD ? 64 : 1024;
+    int chunk = j->cmd == CMD_SV || j->coal ? 16 : j->cmd == CMD_IG || j->cmd == CMD_FAITH || j->cmd == CMD_GRAD ? 64 : 1024;
     if ((st = ee_opt_int(&j->o, "chunk", 1, 1 << 24, &chunk))) return st;
     double *cost = ee_xmalloc(sizeof(double) * (size_t)(j->n ? j->n : 1));
     for (long i = 0; i < j->n; i++) cost[i] = row_cost(j, i);
@@ -876,7 +999,8 @@ static EeStatus setup(Job *j, int argc, char **argv, const EeOptSpec *spec, int 
         ee_shards_column(s, "fx", 0, 1);
         ee_shards_column(s, "fbaseline", 0, 1);
         ee_shards_column(s, "delta", 0, 1);
-        if (j->cmd == CMD_SV && !j->exact) ee_shards_column(s, "variance", 0, j->T);
+        if (j->cmd == CMD_SV && !j->exact && !j->coal) ee_shards_column(s, "variance", 0, j->T);
+        if (j->coal) ee_shards_column(s, "coalitions", 1, 1);
     }
     return job_key(j);
 }
@@ -933,7 +1057,9 @@ static const char *const usage[] = {
     "usage: ee sv --model M.mat --data D.mat [--rows A:B] [--samples S] [--seed K] [options] --out A.mat",
     "usage: ee explain --model E.mat [--model E2.mat ...] --data D.mat [--rows A:B] [options] --out A.mat",
     "usage: ee faithfulness --model M.mat --data D.mat --maps A.mat [--rows A:B] [--steps K] [options] --out F.mat",
-    "usage: ee gradient --model M.mat --data D.mat [--rows A:B] [--method M] [--noise N --samples S --stdev X] [options] --out A.mat"};
+    "usage: ee gradient --model M.mat --data D.mat [--rows A:B] [--method M] [--noise N --samples S --stdev X] [options] --out A.mat",
+    "usage: ee occlusion --model M.mat --data D.mat [--rows A:B] [--window W] [--stride S] [options] --out A.mat",
+    "usage: ee lime --model M.mat --data D.mat [--rows A:B] [--samples S] [--seed K] [--width X] [--ridge X] [options] --out A.mat"};
 static const char *const about[] = {
     "Class labels and logits of a classifier (ee_predict). Writes labels (N x 1 int32), logits (N x C single)\n"
     "and rows (the 1-based rows of --var).",
@@ -948,7 +1074,12 @@ static const char *const about[] = {
     "struct ee_faithfulness returns, the same bits) and rows.",
     "Gradient maps (saliency, gradient x input, IG, GradientSHAP) and the noise tunnel over them (ee_gradient).\n"
     "Row i of --var draws its noise from its own streams, so any split of the rows gives the numbers of one run.\n"
-    "Writes A, info (as ee_gradient returns it, without noise_values) and rows."};
+    "Writes A, info (as ee_gradient returns it, without noise_values) and rows.",
+    "Occlusion of windows of --window real tokens (features) every --stride (ee_occlusion): a token's score is\n"
+    "the mean over the windows that cover it of f(x) - f(x with the window replaced by the baseline);\n"
+    "--window 1 --stride 1 is feature ablation (leave-one-out). Writes A, info and rows.",
+    "LIME of a classifier (ee_lime): per row a weighted linear fit to the target logit on --samples coalitions\n"
+    "of its real tokens (features), drawn from the row's own stream. Writes A, info and rows."};
 static const char *const parallel =
     "\n\nUnder mpirun or srun the rows are cut into chunks, spread over the ranks by cost, and each rank\n"
     "appends its finished chunks to a shard in --shards; rank 0 writes --out when all are done. The same\n"
@@ -1045,6 +1176,14 @@ EeStatus ee_cmd_explain(int argc, char **argv, const EePar *par)
 EeStatus ee_cmd_gradient(int argc, char **argv, const EePar *par)
 {
     return run(CMD_GRAD, "gradient", grad_opts, NOPTS(grad_opts), argc, argv, par);
+}
+EeStatus ee_cmd_occlusion(int argc, char **argv, const EePar *par)
+{
+    return run(CMD_OCCL, "occlusion", occl_opts, NOPTS(occl_opts), argc, argv, par);
+}
+EeStatus ee_cmd_lime(int argc, char **argv, const EePar *par)
+{
+    return run(CMD_LIME, "lime", lime_opts, NOPTS(lime_opts), argc, argv, par);
 }
 EeStatus ee_cmd_faithfulness(int argc, char **argv, const EePar *par)
 {

@@ -17,6 +17,8 @@ EeStatus ee_cmd_ig(int argc, char **argv, const EePar *par);
 EeStatus ee_cmd_sv(int argc, char **argv, const EePar *par);
 EeStatus ee_cmd_explain(int argc, char **argv, const EePar *par);
 EeStatus ee_cmd_faithfulness(int argc, char **argv, const EePar *par);
+EeStatus ee_cmd_occlusion(int argc, char **argv, const EePar *par);
+EeStatus ee_cmd_lime(int argc, char **argv, const EePar *par);
 EeStatus ee_cmd_gradient(int argc, char **argv, const EePar *par);
 
 /* Help of a command: usage lines, a paragraph and the option table. */

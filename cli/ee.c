@@ -20,6 +20,8 @@ static const struct {
     {"explain", ee_cmd_explain, "maps of an Empirical Explainer or an ensemble (ee_explain)"},
     {"gradient", ee_cmd_gradient, "saliency, gradient x input, IG, GradientSHAP, noise tunnel maps (ee_gradient)"},
     {"faithfulness", ee_cmd_faithfulness, "comprehensiveness, sufficiency, deletion / insertion AUC of maps (ee_faithfulness)"},
+    {"occlusion", ee_cmd_occlusion, "occlusion with windows and strides, feature ablation maps (ee_occlusion)"},
+    {"lime", ee_cmd_lime, "LIME maps (ee_lime); KernelSHAP is ee sv --method kernelshap"},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof *commands))
 
@@ -65,7 +67,7 @@ static void help(FILE *f)
                "Every gateway option has the same name here (--steps 20 for 'steps', 20).\n\n"
                "Commands:\n");
     for (int i = 0; i < NCOMMANDS; i++) fprintf(f, "  %-16s %s\n", commands[i].name, commands[i].what);
-    fprintf(f, "\nUnder mpirun -np K (or srun) predict, ig, sv, explain, gradient and faithfulness split the rows across the\n"
+    fprintf(f, "\nUnder mpirun -np K (or srun) predict, ig, sv, explain, gradient, faithfulness, occlusion and lime split the rows across the\n"
                "ranks (one GPU per rank on multi-GPU nodes), checkpoint as they go and resume when\n"
                "restarted; the result is the one a single process writes.\n\n"
                "Progress goes to stderr (--quiet silences it); an error is one line on stderr.\n"
@@ -76,7 +78,7 @@ static void help(FILE *f)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        say_error("ee: ", "no command given (commands: train, train-explainer, predict, ig, sv, explain, gradient, faithfulness; see ee --help)");
+        say_error("ee: ", "no command given (commands: train, train-explainer, predict, ig, sv, explain, gradient, faithfulness, occlusion, lime; see ee --help)");
         return 2;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
@@ -94,7 +96,7 @@ int main(int argc, char **argv)
     if (c < 0) {
         char msg[1024];
         snprintf(msg, sizeof msg, "unknown command '%.200s' (commands: train, train-explainer, predict, ig, sv, "
-                 "explain, gradient, faithfulness; see ee --help)", argv[1]);
+                 "explain, gradient, faithfulness, occlusion, lime; see ee --help)", argv[1]);
         say_error("ee: ", msg);
         return 2;
     }

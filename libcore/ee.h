@@ -745,6 +745,42 @@ EeStatus ee_coalition_fn(const EeScoreFn *f, const double *X, int N, const EeFnP
 /* Host bytes ee_coalition_fn allocates. */
 double ee_coalition_fn_bytes(int N, int F, int P, int K, const EeAttrOptions *o, const EeCoalitionOptions *m);
 
+/* The coalition methods on a built-in classifier (attr/coalition_model.c,
+ * doc/MODELS.md "Coalition methods on the built-in models"): the players
+ * of row i are its n_i real tokens in position order (transformer, cnn)
+ * or the D features (mlp); a coalition's value is the target's logit with
+ * the players outside it absent exactly as ee_sv makes them absent (the
+ * baseline id under the row's own mask; an mlp's feature 0). kind
+ * EE_COAL_OCCLUSION: windows of `window` consecutive players every
+ * `stride` (Captum's Occlusion on the player sequence, the last window
+ * cut at the end; window = stride = 1: feature ablation, leave-one-out);
+ * a player's value is the mean over the windows that cover it of
+ * v(all) - v(all but the window). KERNELSHAP, LIME: as ee_coalition_rows
+ * with P = n_i (samples <= 0: 2 n_i + 2048 per row), or the caller's
+ * coalitions of each row. */
+typedef struct {
+    EeCoalitionOptions m;     /* kind, samples, paired, width, ridge (m.coalitions, m.weights unused) */
+    int window, stride;       /* occlusion (0: 1) */
+    /* explicit coalitions: row i's count[i] x n_i bytes (1 = present) and
+     * optional weights (NULL, or a row's NULL: the method's kernel) */
+    const uint8_t *const *coalitions;
+    const long *count;
+    const double *const *weights;
+} EeCoalitionModelOptions;
+/* A: N x T (N x D), 0 at special positions; info: target, fx, fbaseline
+ * (v of the empty coalition), delta (sum A - (fx - fbaseline)), forward
+ * passes (one per row for f(x), one for v(empty), one per non-empty
+ * coalition), seconds. */
+EeStatus ee_coalition_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o,
+                                const EeCoalitionModelOptions *c, float *A, EeAttrInfo *info);
+/* Players of row i of in: its real tokens, or an mlp's D features. */
+int ee_coalition_players(const EeModel *m, const EeInput *in, int i);
+/* Coalitions of a row with n players (-1: bad options). */
+long ee_coalition_model_count(const EeCoalitionModelOptions *c, int n);
+/* Host bytes ee_coalition_attribute allocates (for the memory budget). */
+double ee_coalition_attribute_bytes(const EeModel *m, const EeInput *in, const EeAttrOptions *o,
+                                    const EeCoalitionModelOptions *c);
+
 /* The model with its gradient: as EeScoreFn, and *grads set to the
  * M x F x C gradients of the scores, column-major (row j, column f,
  * score c at grads[j + f M + c M F]), owned by the callee like the

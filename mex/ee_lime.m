@@ -1,6 +1,7 @@
 ## -*- texinfo -*-
 ## @deftypefn  {} {@var{A} =} ee_lime (@var{f}, @var{X}, @dots{})
 ## @deftypefnx {} {[@var{A}, @var{info}] =} ee_lime (@var{f}, @var{X}, @dots{})
+## @deftypefnx {} {[@var{A}, @var{info}] =} ee_lime (@var{clf}, @var{X}, @dots{})
 ## LIME (local interpretable model-agnostic explanations) of a model given
 ## as a function handle @var{f}: for each row x of @var{X}, the
 ## coefficients of a weighted linear model, with intercept, fitted to f's
@@ -63,6 +64,32 @@
 ## @code{coalitions} (per row), @code{passes}, @code{calls},
 ## @code{seconds}, @code{seconds_callback}, @code{seconds_f}.  Errors as
 ## for @code{ee_sv}'s handle form.
+##
+## @strong{A built-in classifier} @var{clf} (transformer, cnn or mlp
+## struct; @var{X} its int32 token ids or dense rows): the players of row i
+## are its n_i real tokens in position order (an mlp's D features), a
+## coalition's value the target logit with the absent tokens replaced by
+## the baseline id (PAD or the 'baseline' ids) under the row's own mask,
+## exactly as @code{ee_sv} makes them absent (an mlp's features: 0).  The
+## coalitions of row i are the handle form's with P = n_i, from the
+## stream of row i ('samples' per row, default 2 n_i + 2048; 'seed'), so a
+## handle that wraps the model gives the same numbers; or 'coalitions', a
+## 1 x N cell with one K_i x n_i logical matrix per row of @var{X}, and
+## 'weights', a cell of K_i-vectors.  @var{A} is N x T (N x D) single, 0
+## at special tokens.  Cost: 2 + (non-empty coalitions) forward passes per
+## row, all rows' copies filling the passes ('batch') in length order.
+## Options: 'samples', 'seed', 'width', 'ridge', 'coalitions', 'weights',
+## 'baseline' ('pad' or N x T ids), 'target', 'rows', 'batch', 'device',
+## 'precision', 'verbose' (progress with rate and ETA), 'incremental'
+## (default true: the transformer's layer-0 cache on the CPU, as
+## @code{ee_sv}; false: full passes).  @var{info}:
+## @code{target}, @code{fx}, @code{fbaseline}, @code{delta},
+## @code{passes}, @code{forward_passes}, @code{seconds}, @code{method}
+## ('lime'), @code{coalitions} (per row).  Coalition cells of the wrong
+## shape, values other than 0/1, negative weights, or coalitions that do
+## not determine the fit are @code{ee:badInput}; past the memory budget
+## @code{ee:outOfMemory}; Ctrl-C @code{ee:interrupted}
+## (@code{doc/MODELS.md}, "Coalition methods on the built-in models").
 ##
 ## @example
 ## w = [2; -1; 0.5];
@@ -135,7 +162,7 @@
 %! end
 %! assert (sd(1) > 1e-4 && sd(2) < sd(1) && sd(3) < sd(2) && sd(3) < sd(1) / 2, sprintf ('%g ', sd));
 
-%!error id=ee:notSupported ee_lime (struct ('kind', 'mlp'), [1 2 3])
+%!error id=ee:badModel ee_lime (struct ('kind', 'mlp'), [1 2 3])
 %!error <do not determine> ee_lime (@(x) x(:,1), [1 2 3], 'coalitions', [1 0 0; 0 1 0])
 %!error <'paired' does not apply> ee_lime (@(x) x(:,1), [1 2 3], 'paired', true)
 %!error <'width' must be> ee_lime (@(x) x(:,1), [1 2 3], 'width', 0)
@@ -153,3 +180,92 @@
 %!   assert (! isempty (strfind (err.message, 'from inside the model function')), err.message);
 %! end
 %! assert (ee_lime (@(x) 2 * x(:,2), [1 2 3], 'samples', 20), [0 4 0], 1e-12);
+
+%!shared vdir
+%! vdir = fullfile (fileparts (which ('ee_lime')), '..', 'tests', 'vectors');
+
+%!function y = logits_of (m, z, mask)
+%!  ## a built-in token model as a function of real-valued rows of ids
+%!  [~, lg] = ee_predict (m, int32 (z), 'mask', repmat (mask, rows (z), 1));
+%!  y = double (lg);
+%!endfunction
+
+%!test
+%! ## the built-in transformer and cnn against a handle that wraps them (real
+%! ## tokens as players, PAD baseline, the row's mask): the same drawn
+%! ## coalitions (row i's stream) and the same given ones give the same map
+%! for name = {'transformer_tiny', 'cnn_tiny'}
+%!   w = load (fullfile (vdir, [name{1} '.mat']));
+%!   [B, ib] = ee_lime (w.model, w.X, 'samples', 60, 'seed', 4, 'verbose', false);
+%!   assert (class (B), 'single'); assert (ib.method, 'lime');
+%!   Zc = cell (1, rows (w.X));
+%!   for i = 1:rows (w.X)
+%!     x = double (w.X(i, :)); real = x ~= 1 & x ~= 3 & x ~= 4; n = sum (real);
+%!     g = zeros (size (x)); g(real) = 1:n;
+%!     b = x; b(real) = 1;
+%!     f = @(z) logits_of (w.model, z, x ~= 1);
+%!     [A, ia] = ee_lime (f, double (w.X), 'rows', i, 'groups', g, 'baseline', b, 'samples', 60, 'seed', 4, ...
+%!                        'verbose', false);
+%!     scale = max (abs (double (B(i, :)))) + 1e-6;
+%!     assert (A, double (B(i, :)), 2e-5 * scale);
+%!     assert (ia.target, ib.target(i));
+%!     assert (ib.coalitions(i), 60 * (n > 0));
+%!     Zc{i} = rand (3 * n + 4, n) > 0.5;
+%!     C = ee_lime (f, x, 'groups', g, 'baseline', b, 'coalitions', Zc{i}, 'ridge', 0.1, 'verbose', false);
+%!     Ci = ee_lime (w.model, w.X(i, :), 'coalitions', Zc(i), 'ridge', 0.1, 'verbose', false);
+%!     assert (C, double (Ci), 2e-5 * (max (abs (C)) + 1e-6));
+%!   end
+%!   ## all rows with their given coalitions at once: the same as one by one
+%!   D = ee_lime (w.model, w.X, 'coalitions', Zc, 'ridge', 0.1, 'verbose', false, 'batch', 3);
+%!   for i = 1:rows (w.X)
+%!     assert (D(i, :), ee_lime (w.model, w.X(i, :), 'coalitions', Zc(i), 'ridge', 0.1, 'verbose', false));
+%!   end
+%!   ## 'rows' keeps each row's stream
+%!   assert (ee_lime (w.model, w.X, 'rows', [3 1], 'samples', 60, 'seed', 4, 'verbose', false), B([3 1], :));
+%! end
+
+%!test
+%! ## an mlp: on a linear model (no hidden layers would be exact; here the
+%! ## fit is compared with the handle form on the same function)
+%! w = load (fullfile (vdir, 'mlp_tiny.mat'));
+%! X = w.X(1:3, :);
+%! [B, ib] = ee_lime (w.model, X, 'samples', 80, 'seed', 2, 'verbose', false);
+%! f = @(z) double (nthargout (2, @ee_predict, w.model, single (z)));
+%! for i = 1:3
+%!   A = ee_lime (f, double (X), 'rows', i, 'samples', 80, 'seed', 2, 'verbose', false);
+%!   assert (A, double (B(i, :)), 2e-5 * max (abs (A)));
+%! end
+
+%!test
+%! ## bad input: one-line ee:badInput errors naming the option
+%! w = load (fullfile (vdir, 'transformer_tiny.mat'));
+%! n1 = sum (w.X(1, :) ~= 1 & w.X(1, :) ~= 3 & w.X(1, :) ~= 4);
+%! Zbad = {true(2, n1 + 1)}; Zval = {2 * ones(4, n1)};
+%! bad = {{'coalitions', Zbad}, {'coalitions', Zval}, {'coalitions', true(3, n1)}, {'window', 2}, ...
+%!        {'paired', true}, {'width', -1}, {'ridge', -1}, {'weights', {ones(3, 1)}}, {'samples', 0}};
+%! for k = 1:numel (bad)
+%!   try
+%!     ee_lime (w.model, w.X(1, :), bad{k}{:}, 'verbose', false);
+%!     error ('no error for %s', bad{k}{1});
+%!   catch err
+%!     assert (err.identifier, 'ee:badInput');
+%!     assert (! isempty (strfind (err.message, bad{k}{1})), err.message);
+%!   end
+%! end
+%! ## one coalition cannot determine the fit
+%! try
+%!   ee_lime (w.model, w.X(1, :), 'coalitions', {true(1, n1)}, 'verbose', false);
+%!   error ('no error');
+%! catch err
+%!   assert (err.identifier, 'ee:badInput'); assert (! isempty (strfind (err.message, 'LIME')), err.message);
+%! end
+
+%!test
+%! ## the memory budget: ee:outOfMemory before anything is computed, for each
+%! ## coalition method of a built-in model
+%! addpath (fullfile (fileparts (which ('ee_lime')), '..', 'tests', 'octave'));   # assert_budget_refusal
+%! w = load (fullfile (fileparts (which ('ee_lime')), '..', 'tests', 'vectors', 'transformer_tiny.mat'));
+%! X = repmat (w.X, 200, 1);
+%! assert_budget_refusal (@() ee_lime (w.model, X, 'samples', 5000, 'verbose', false));
+%! assert_budget_refusal (@() ee_sv (w.model, X, 'method', 'kernelshap', 'samples', 5000, 'verbose', false));
+%! assert_budget_refusal (@() ee_occlusion (w.model, repmat (X, 50, 1), 'verbose', false));

@@ -2,15 +2,16 @@
  * of a token model (see ee_sv.m); a function handle as the model goes to
  * mexfn.c. */
 #include "mexattr.h"
+#include "mexcoal.h"
 #include "mexfn.h"
 
 #include <string.h>
 
 enum { O_SAMPLES, O_SEED, O_PERMS, O_BASELINE, O_TARGET, O_BATCH, O_DEVICE, O_PRECISION, O_VERBOSE, O_ROWS,
-       O_EXACT, O_INCREMENTAL, NOPT };
+       O_EXACT, O_INCREMENTAL, O_METHOD, NOPT };
 static const char *const opt_names[NOPT] = {"samples", "seed", "permutations", "baseline",
                                             "target", "batch", "device", "precision", "verbose", "rows", "exact",
-                                            "incremental"};
+                                            "incremental", "method"};
 
 /* 'permutations': 1 x N cell, cell i an s x n_i matrix of permutations of
  * 1..n_i. One buffer holds them all (a buffer per row would run into the
@@ -74,6 +75,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         ee_mx_sv_fn(nlhs, plhs, nrhs, prhs);
         return;
     }
+    if (ee_mx_option_is(nrhs, prhs, 2, "method", "kernelshap")) { /* KernelSHAP (mexcoal.c) */
+        ee_mx_coalition_model("ee_sv", EE_COAL_KERNELSHAP, nlhs, plhs, nrhs, prhs);
+        return;
+    }
     if (nlhs > 2) ee_mx_error("ee:badInput", "ee_sv returns at most two outputs");
     EeMxOpt o[NOPT];
     EeInput all;
@@ -82,6 +87,12 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     const EeConfig *c = ee_model_config(m);
     EeAttrOptions a;
     int exact = ee_mx_attr_sampling(o[O_EXACT].value, o[O_SAMPLES].value, o[O_SEED].value, &a);
+    if (o[O_METHOD].value) { /* 'kernelshap' went to mexcoal.c above */
+        static const char *const methods[] = {"sampling", "exact", "kernelshap"};
+        int k = ee_mx_choice(o[O_METHOD].value, "'method'", methods, 3);
+        if (k == 1) exact = 1;
+        if (k == 0 && exact) ee_mx_error("ee:badInput", "'method', 'sampling' and 'exact', true exclude each other");
+    }
     ee_mx_attr_baseline(o[O_BASELINE].value, m, all.n, 0, &a);
     ee_mx_attr_target(o[O_TARGET].value, m, all.n, &a);
     ee_mx_attr_exec(o[O_BATCH].value, o[O_DEVICE].value, o[O_PRECISION].value, o[O_VERBOSE].value, &a);

@@ -36,6 +36,23 @@
 ## float rounding); false evaluates every perturbed copy with a full pass.
 ## @item 'target', 'rows', 'batch', 'device', 'precision', 'verbose'
 ## as for @code{ee_ig}.
+## @item 'method'
+## @qcode{'sampling'} (default), @qcode{'exact'} (= 'exact', true) or
+## @qcode{'kernelshap'}: KernelSHAP over the real tokens as players (any
+## model kind, the mlp's features too), with the tokens absent exactly as
+## here: the Shapley-kernel weighted least-squares fit of the coalition
+## values under efficiency (@code{doc/MODELS.md}, "Coalition methods on the
+## built-in models").  Its options: 'samples' (coalitions per row, default
+## 2 n + 2048 for n real tokens; once it reaches 2^n - 2 every coalition is
+## taken and the values are exact), 'seed', 'paired', 'coalitions' (a 1 x N
+## cell, one K_i x n_i logical matrix per row of @var{X}) and 'weights' (a
+## cell of K_i-vectors), and 'baseline', 'target', 'rows', 'batch',
+## 'device', 'precision', 'verbose', 'incremental' (the transformer's
+## layer-0 cache on the CPU; false: full passes).  Row i's coalitions are the handle
+## form's with P = n_i from row i's stream, so a handle that wraps the model
+## gives the same map.  Cost: 2 + (non-empty coalitions) passes per row,
+## all rows' copies filling the passes in length order.  @var{info} adds
+## @code{method} ('kernelshap') and @code{coalitions} (per row).
 ## @end table
 ##
 ## @var{info}: @code{target}, @code{fx}, @code{fbaseline}, @code{delta}
@@ -743,3 +760,66 @@
 %!error <contradicts> ee_sv (@(x) x(:,1), [1 2 3], 'method', 'kernelshap', 'exact', true)
 %!error <'width' does not apply> ee_sv (@(x) x(:,1), [1 2 3], 'width', 1)
 %!error id=ee:badInput ee_sv (@(x) x(:,1), [1 2 3], 'method', 'lime')
+
+%!test
+%! ## 'method', 'kernelshap' on the built-in transformer and cnn: every
+%! ## coalition gives the exact values; drawn coalitions equal the handle
+%! ## form's on a handle that wraps the model; given ones too
+%! for name = {'transformer_tiny', 'cnn_tiny'}
+%!   w = load (fullfile (vdir, [name{1} '.mat']));
+%!   E = ee_sv (w.model, w.X, 'exact', true, 'verbose', false);
+%!   [K, info] = ee_sv (w.model, w.X, 'method', 'kernelshap', 'samples', 2 ^ 20, 'verbose', false);
+%!   assert (info.method, 'kernelshap');
+%!   assert (double (K), double (E), 1e-4 * max (abs (double (E(:)))));
+%!   assert (abs (info.delta) < 1e-4 * max (abs (info.fx)) + 1e-5);
+%!   [B, ib] = ee_sv (w.model, w.X, 'method', 'kernelshap', 'samples', 30, 'paired', true, 'seed', 5, ...
+%!                    'verbose', false);
+%!   nreal = sum (w.X ~= 1 & w.X ~= 3 & w.X ~= 4, 2);
+%!   ## one player: phi = f(x) - v(empty), no fit; 2^n - 2 <= 30: every coalition once
+%!   assert (ib.coalitions, min (30, 2 .^ nreal - 2) .* (nreal > 1));
+%!   for i = 1:rows (w.X)
+%!     x = double (w.X(i, :)); real = x ~= 1 & x ~= 3 & x ~= 4; n = sum (real);
+%!     g = zeros (size (x)); g(real) = 1:n;
+%!     b = x; b(real) = 1;
+%!     f = @(z) logits_of (w.model, z, x ~= 1);
+%!     A = ee_sv (f, double (w.X), 'rows', i, 'groups', g, 'baseline', b, 'method', 'kernelshap', ...
+%!                'samples', 30, 'paired', true, 'seed', 5, 'verbose', false);
+%!     assert (A, double (B(i, :)), 2e-5 * max (abs (A)) + 1e-6);
+%!     Z = rand (3 * n + 3, n) > 0.5; wt = rand (rows (Z), 1);
+%!     C = ee_sv (f, x, 'groups', g, 'baseline', b, 'method', 'kernelshap', 'coalitions', Z, 'weights', wt, ...
+%!                'verbose', false);
+%!     Ci = ee_sv (w.model, w.X(i, :), 'method', 'kernelshap', 'coalitions', {Z}, 'weights', {wt}, 'verbose', false);
+%!     assert (C, double (Ci), 2e-5 * max (abs (C)) + 1e-6);
+%!   end
+%! end
+
+%!test
+%! ## kernelshap on an mlp (Shapley sampling refuses it): every coalition
+%! ## gives the exact values, computed here from all 2^D coalitions
+%! w = load (fullfile (vdir, 'mlp_tiny.mat'));
+%! x = w.X(1, :); D = numel (x);
+%! [A, info] = ee_sv (w.model, x, 'method', 'kernelshap', 'samples', 2 ^ 20, 'verbose', false);
+%! S = dec2bin (0:2^D-1, D) == '1';
+%! [~, lg] = ee_predict (w.model, single (S .* x));
+%! v = double (lg(:, info.target));
+%! phi = zeros (1, D); k = sum (S, 2);
+%! for p = 1:D
+%!   without = find (! S(:, p)); with = without + 2^(D - p);
+%!   wts = factorial (k(without)) .* factorial (D - k(without) - 1) / factorial (D);
+%!   phi(p) = sum (wts .* (v(with) - v(without)));
+%! end
+%! assert (double (A), phi, 1e-4 * max (abs (phi)));
+
+%!test
+%! ## kernelshap's bad input: ee:badInput naming the option
+%! w = load (fullfile (vdir, 'cnn_tiny.mat'));
+%! bad = {{'coalitions', {true(2, 2)}}, {'width', 1}, {'window', 2}, {'incremental', 2}, {'permutations', {}}};
+%! for k = 1:numel (bad)
+%!   try
+%!     ee_sv (w.model, w.X, 'method', 'kernelshap', bad{k}{:}, 'verbose', false);
+%!     error ('no error for %s', bad{k}{1});
+%!   catch err
+%!     assert (err.identifier, 'ee:badInput');
+%!     assert (! isempty (strfind (err.message, bad{k}{1})), err.message);
+%!   end
+%! end

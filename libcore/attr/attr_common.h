@@ -62,4 +62,40 @@ EeStatus ee_fn_check(long call, int M, int F, const double *y, const double *g, 
 void ee_fn_info_rows(EeFnInfo *info, int N, const int32_t *target, const double *fx);
 void ee_fn_info_totals(EeFnInfo *info, long rows, long calls, double seconds_eval, double t0);
 
+/* The transformer on the CPU with its layer-0 projections reused
+ * (tf_cache.c): ee_tf_cache_fill writes row i's cache (ee_tf_cache_floats
+ * floats: embedding outputs and layer-0 q, k, v of the input and of the
+ * baseline; r needs Bmax >= 2); ee_tf_cached_logits runs nb coalition rows
+ * (each position the input's or the baseline's token) of rows row_i[j]
+ * whose caches are cache[j], and writes their logits. Used where the
+ * backend has host memory, the model has more than one layer and
+ * o->full_passes is 0. */
+#define EE_TF_CACHE_BATCH_MAX 4096
+size_t ee_tf_cache_floats(const EeConfig *c);
+EeStatus ee_tf_cache_fill(EeRun *r, const EeInput *in, const EeAttrOptions *o, int i, float *cache);
+EeStatus ee_tf_cached_logits(EeRun *r, const EeInput *in, const float *const *cache, const int *row_i,
+                             const int32_t *ids, const uint8_t *mask, int nb, float *out);
+
+/* The values v(S) of coalitions of each row's players (kernel_values.c;
+ * the one masked evaluator of target-free training and the coalition
+ * methods): players are a token model's real tokens in position order
+ * (absent: the baseline id under the row's own mask, as ee_sv) or an
+ * mlp's D features (absent: 0); v(S) = the target's logit (o->target or
+ * the argmax at x). One pass for f(x), one for v(empty) and one per
+ * non-empty coalition, all rows' copies filling passes (o->batch) in
+ * length order. */
+typedef struct {
+    int words;              /* uint64 words per coalition */
+    const long *first;      /* N + 1: row i's coalitions are first[i] .. first[i + 1] - 1 */
+    const uint64_t *coal;   /* first[N] x words: bit j = the row's player j present */
+    float *value;           /* first[N]: v(S) (v(empty) for an empty S, f(x) for rows without players) */
+    float *vempty, *fx;     /* N: v(empty), v(all) = f(x) */
+    int32_t *target;        /* N */
+    long passes;            /* written */
+} EeMaskedValues;
+EeStatus ee_masked_values(EeModel *clf, const EeInput *in, const EeAttrOptions *o, const char *what,
+                          EeMaskedValues *mv);
+/* Players of row i as ee_masked_values counts them. */
+int ee_masked_players(const EeModel *m, const EeInput *in, int i);
+
 #endif

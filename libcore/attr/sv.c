@@ -12,6 +12,7 @@
  * split across calls. */
 #include "attr_common.h"
 #include "../models/layers.h"
+#include "cnn_incremental.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -124,79 +125,9 @@ static EeStatus seq_finish(const SeqState *q, int s, int T, float *A, float *var
 /* ---- the cnn on the CPU: one token at a time ----------------------------------
  * Adding one token to a coalition changes only the convolution windows that
  * contain it (w per width). Each permutation keeps its pre-activations and
- * recomputes those windows (through the backend's product, the same chains
- * as the full pass's convolution), then the max over time and the target
- * logit (summed in double: the same number as a full pass up to float
- * rounding), at a fraction of the work. Permutations run in parallel. */
-typedef struct {
-    EeCnnView w;          /* the classifier's weights */
-    int L;                /* the sequence's active length */
-    const EeBackend *be;  /* the CPU backend: its products */
-} CnnView;
-
-/* out[t0..t1] of width k from embeddings e [L][d] (zero past L). */
-static void cnn_windows(const CnnView *v, int k, const float *e, int t0, int t1, float *scratch,
-                        float *out)
-{
-    int w = v->w.widths[k], d = v->w.d, F = v->w.F, n = t1 - t0 + 1;
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < w; j++) {
-            int t = t0 + i + j;
-            float *dst = scratch + (size_t)i * w * d + (size_t)j * d;
-            if (t < v->L) memcpy(dst, e + (size_t)t * d, sizeof(float) * d);
-            else memset(dst, 0, sizeof(float) * d);
-        }
-    float *o = out + (size_t)t0 * F;
-    for (int i = 0; i < n; i++) {
-        if (v->w.b[k]) memcpy(o + (size_t)i * F, v->w.b[k], sizeof(float) * F);
-        else memset(o + (size_t)i * F, 0, sizeof(float) * F);
-    }
-    v->be->gemm(0, 0, n, F, w * d, 1.0f, scratch, w * d, v->w.W[k], F, 1.0f, o, F);
-}
-
-/* The max over the valid positions of each filter's pre-activations and
- * where it is (-1: none above -inf), kept per permutation: a token
- * changes only the windows t0..t1, so a filter whose maximum lies outside
- * them compares those alone, and only one whose maximum moved scans again.
- * The max of a set is the same number in any order (the first of equal
- * values is kept, as a full scan in t order keeps it; NaN never wins). */
-static void cnn_max_scan(const CnnView *v, const float *out, const uint8_t *mask, int f, float *best, int *arg)
-{
-    int F = v->w.F;
-    float b = -INFINITY;
-    int a = -1;
-    for (int t = 0; t < v->L; t++)
-        if (mask[t] && out[(size_t)t * F + f] > b) { b = out[(size_t)t * F + f]; a = t; }
-    *best = b;
-    *arg = a;
-}
-
-static void cnn_max_update(const CnnView *v, const float *out, const uint8_t *mask, int t0, int t1, float *best,
-                           int *arg)
-{
-    int F = v->w.F;
-    for (int f = 0; f < F; f++) {
-        if (arg[f] >= t0 && arg[f] <= t1) { /* the maximum itself changed */
-            cnn_max_scan(v, out, mask, f, best + f, arg + f);
-            continue;
-        }
-        for (int t = t0; t <= t1; t++)
-            if (mask[t] && out[(size_t)t * F + f] > best[f]) { best[f] = out[(size_t)t * F + f]; arg[f] = t; }
-    }
-}
-
-/* Target logit from each width's maxima (summed in the order k, f). */
-static float cnn_value(const CnnView *v, const float *best, int tg)
-{
-    double z = v->w.bc ? v->w.bc[tg] : 0;
-    for (int k = 0; k < v->w.K; k++)
-        for (int f = 0; f < v->w.F; f++) {
-            float b = best[(size_t)k * v->w.F + f];
-            if (b > 0) z += (double)b * v->w.Wc[((size_t)k * v->w.F + f) * v->w.C + tg];
-        }
-    return (float)z;
-}
-
+ * recomputes those windows (cnn_incremental.c, shared with occlusion), then
+ * the max over time and the target logit, at a fraction of the work.
+ * Permutations run in parallel. */
 static EeStatus sv_cnn_incremental(EeModel *m, const EeBackend *be, const EeInput *in,
                                    const EeAttrOptions *o, const int32_t *target, SeqState *q, int i,
                                    float *A, float *var)
@@ -229,7 +160,7 @@ static EeStatus sv_cnn_incremental(EeModel *m, const EeBackend *be, const EeInpu
         float *o0[EE_MAX_WIDTHS];
         for (int k = 0; k < v.w.K; k++) {
             o0[k] = out0 + LF * k;
-            cnn_windows(&v, k, e0, 0, v.L - 1, scratch0, o0[k]);
+            ee_cnn_windows(&v, k, e0, 0, v.L - 1, scratch0, o0[k]);
         }
         size_t KF = (size_t)v.w.K * v.w.F;
         float *best0 = malloc(sizeof(float) * KF);
@@ -240,8 +171,8 @@ static EeStatus sv_cnn_incremental(EeModel *m, const EeBackend *be, const EeInpu
             return ee_fail(EE_ERR_NOMEM, "out of memory");
         }
         for (int k = 0; k < v.w.K; k++)
-            for (int f = 0; f < v.w.F; f++) cnn_max_scan(&v, o0[k], mask, f, best0 + k * v.w.F + f, arg0 + k * v.w.F + f);
-        q->fbase = cnn_value(&v, best0, target[i]);
+            for (int f = 0; f < v.w.F; f++) ee_cnn_max_scan(&v, o0[k], mask, f, best0 + k * v.w.F + f, arg0 + k * v.w.F + f);
+        q->fbase = ee_cnn_value(&v, best0, target[i]);
         int fail = 0;
         #pragma omp parallel reduction(|| : fail)
         {
@@ -264,10 +195,10 @@ static EeStatus sv_cnn_incremental(EeModel *m, const EeBackend *be, const EeInpu
                     memcpy(e + (size_t)p * d, v.w.E + (size_t)ids[p] * d, sizeof(float) * d);
                     for (int kk = 0; kk < v.w.K; kk++) {
                         int t0 = p - v.w.widths[kk] + 1 > 0 ? p - v.w.widths[kk] + 1 : 0;
-                        cnn_windows(&v, kk, e, t0, p, scratch, ok[kk]);
-                        cnn_max_update(&v, ok[kk], mask, t0, p, best + kk * v.w.F, arg + kk * v.w.F);
+                        ee_cnn_windows(&v, kk, e, t0, p, scratch, ok[kk]);
+                        ee_cnn_max_update(&v, ok[kk], mask, t0, p, best + kk * v.w.F, arg + kk * v.w.F);
                     }
-                    q->vals[(size_t)k * q->n + j] = cnn_value(&v, best, target[i]);
+                    q->vals[(size_t)k * q->n + j] = ee_cnn_value(&v, best, target[i]);
                 }
             }
             free(e);
@@ -285,67 +216,26 @@ static EeStatus sv_cnn_incremental(EeModel *m, const EeBackend *be, const EeInpu
     return st;
 }
 
-/* ---- the transformer on the CPU: layer-0 projections reused ---------------------
- * A coalition takes each position's token from the input or the baseline,
- * so the embedding output and the first layer's q, k, v of every position
- * are one of two rows computed once per sequence; a pass copies them in and
- * starts at the first attention. */
-enum { C_EX, C_EB, C_QX, C_QB, C_KX, C_KB, C_VX, C_VB, C_N };
-
+/* ---- the transformer on the CPU: layer-0 projections reused (tf_cache.c) -------- */
 static EeStatus sv_tf_cache(EeRun *r, const EeInput *in, const EeAttrOptions *o, int i, SeqState *q)
 {
-    EeModel *m = r->m;
-    const EeConfig *c = &m->cfg;
-    int T = c->T, d = c->d;
-    size_t Td = (size_t)T * d;
-    q->cache = malloc(sizeof(float) * Td * C_N);
-    int32_t *ids = malloc(sizeof(int32_t) * 2 * T);
-    uint8_t *mask = malloc((size_t)2 * T);
-    if (!q->cache || !ids || !mask) { free(ids); free(mask); return ee_fail(EE_ERR_NOMEM, "out of memory"); }
-    memcpy(ids, in->ids + (size_t)i * T, sizeof(int32_t) * T);
-    ee_attr_row_baseline(m, in, o, i, ids + T);
-    memset(mask, 1, (size_t)2 * T); /* the embedding module ignores the mask */
-    EeStatus st = ee_run_set_input_len(r, ids, mask, NULL, 2, T);
-    free(ids);
-    free(mask);
-    if (st) return st;
-    ee_run_embed(r, 2);
-    memcpy(q->cache + C_EX * Td, r->e, sizeof(float) * 2 * Td); /* C_EX, C_EB */
-    EeTfQkvView qkv;
-    if ((st = ee_tf_qkv0_view(m, r->w, &qkv))) return st;
-    for (int k = 0; k < 3; k++)
-        ee_linear_fwd(r->be, r->e, qkv.W[k], qkv.b[k], q->cache + (C_QX + 2 * k) * Td, 2 * T, d, d);
-    return EE_OK;
+    q->cache = malloc(sizeof(float) * ee_tf_cache_floats(&r->m->cfg));
+    if (!q->cache) return ee_fail(EE_ERR_NOMEM, "out of memory");
+    return ee_tf_cache_fill(r, in, o, i, q->cache);
 }
 
 /* Target logits of nb coalition rows (rows of sequences seq[row_i[j]]). */
 static EeStatus sv_tf_logits(EeRun *r, const EeInput *in, SeqState **seq, const int *row_i,
                              const int32_t *ids, const uint8_t *mask, int nb, float *out)
 {
-    const EeConfig *c = &r->m->cfg;
-    int T = c->T, d = c->d;
-    size_t Td = (size_t)T * d;
-    int L = ee_run_needed_len(r, ids, mask, nb);
-    EeStatus st = ee_run_set_input_len(r, ids, mask, NULL, nb, L);
-    if (st) return st;
-    float *dq, *dk, *dv;
-    ee_tf_layer0_qkv(r, &dq, &dk, &dv);
-    float *dst[4] = {r->e, dq, dk, dv};
-    /* megabytes per pass: copied by the whole team (the ops after it are) */
-    #pragma omp parallel for schedule(static) if ((size_t)nb * L * d > 65536)
-    for (int j = 0; j < nb; j++) {
-        const SeqState *q = seq[row_i[j]];
-        const int32_t *x = in->ids + (size_t)row_i[j] * T, *row = ids + (size_t)j * T;
-        for (int t = 0; t < L; t++) {
-            int from_x = row[t] == x[t];
-            for (int k = 0; k < 4; k++)
-                memcpy(dst[k] + ((size_t)j * L + t) * d, q->cache + (2 * k + !from_x) * Td + (size_t)t * d,
-                       sizeof(float) * d);
-        }
+    const float *cache[EE_TF_CACHE_BATCH_MAX];
+    for (int j0 = 0; j0 < nb; j0 += EE_TF_CACHE_BATCH_MAX) { /* r's batch: nb <= Bmax, usually one round */
+        int n = nb - j0 < EE_TF_CACHE_BATCH_MAX ? nb - j0 : EE_TF_CACHE_BATCH_MAX;
+        for (int j = 0; j < n; j++) cache[j] = seq[row_i[j0 + j]]->cache;
+        EeStatus st = ee_tf_cached_logits(r, in, cache, row_i + j0, ids + (size_t)j0 * r->m->cfg.T,
+                                          mask + (size_t)j0 * r->m->cfg.T, n, out + (size_t)j0 * r->m->cfg.classes);
+        if (st) return st;
     }
-    r->qkv0_given = 1;
-    ee_run_forward(r, nb, 0);
-    r->be->download(out, r->out, sizeof(float) * (size_t)nb * c->classes);
     return EE_OK;
 }
 

@@ -104,7 +104,7 @@ step "ee train-explainer from a targets file and from computed maps" $([ $rc1 -e
 step "ee train-explainer on Shapley maps computed here" $?
 
 # ---- the row commands, one process
-run_rows() { # PREFIX: writes PREFIX_{predict,ig,sv,svx,svp,explain,faith,grad}.mat with the launcher in L
+run_rows() { # PREFIX: writes PREFIX_{predict,ig,sv,svx,svp,explain,faith,grad,occl,lime,ksh}.mat with the launcher in L
   "${L[@]}" "$ee" predict --model clf.mat --data data.mat --mask mask --chunk 7 --quiet --out "$1_predict.mat" &&
   "${L[@]}" "$ee" ig --model clf.mat --data data.mat --rows 3:60 --steps 5 --target tg --chunk 9 --quiet --out "$1_ig.mat" &&
   "${L[@]}" "$ee" sv --model clf.mat --data data.mat --samples 4 --seed 7 --baseline base --chunk 4 --quiet --out "$1_sv.mat" &&
@@ -113,10 +113,16 @@ run_rows() { # PREFIX: writes PREFIX_{predict,ig,sv,svx,svp,explain,faith,grad}.
   "${L[@]}" "$ee" explain --model expl.mat --model expl2.mat --data data.mat --rows test --chunk 4 --quiet --out "$1_explain.mat" &&
   "${L[@]}" "$ee" faithfulness --model clf.mat --data data.mat --rows 3:60 --maps "$1_ig.mat" --steps 5 --chunk 7 --quiet --out "$1_faith.mat" &&
   "${L[@]}" "$ee" gradient --model clf.mat --data data.mat --rows 2:60 --method ig --steps 4 --noise smoothgrad --samples 3 \
-    --stdev 0.2 --seed 5 --chunk 8 --quiet --out "$1_grad.mat"
+    --stdev 0.2 --seed 5 --chunk 8 --quiet --out "$1_grad.mat" &&
+  "${L[@]}" "$ee" occlusion --model clf.mat --data data.mat --rows 2:40 --window 3 --stride 2 --chunk 6 --quiet \
+    --out "$1_occl.mat" &&
+  "${L[@]}" "$ee" lime --model clf.mat --data data.mat --rows 1:30 --samples 40 --seed 3 --ridge 0.1 --chunk 7 --quiet \
+    --out "$1_lime.mat" &&
+  "${L[@]}" "$ee" sv --model clf.mat --data data.mat --rows 5:35 --method kernelshap --samples 30 --paired \
+    --baseline base --chunk 8 --quiet --out "$1_ksh.mat"
 }
 L=(); run_rows one; rc=$?
-step "ee predict, ig, sv (sampling, exact, permutations), explain (an ensemble), faithfulness, gradient run" $rc
+step "ee predict, ig, sv (sampling, exact, permutations, kernelshap), explain (an ensemble), faithfulness, gradient, occlusion, lime run" $rc
 "$ee" sv --model clf.mat --data data.mat --rows 1:20 --samples 4 --seed 7 --chunk 5 --quiet --out rows_all.mat &&
 "$ee" sv --model clf.mat --data data.mat --rows 1:10 --samples 4 --seed 7 --chunk 5 --quiet --out rows_a.mat &&
 "$ee" sv --model clf.mat --data data.mat --rows 11:20 --samples 4 --seed 7 --chunk 5 --quiet --out rows_b.mat
@@ -236,6 +242,9 @@ bad "gradient: --samples without a noise tunnel" 2 "--samples applies to a noise
 bad "gradient: gradientshap without --background" 2 "gradientshap needs --background" gradient --model clf.mat --data data.mat --method gradientshap --out out.mat
 bad "gradient: a negative --stdev" 2 "--stdev must be >= 0" gradient --model clf.mat --data data.mat --noise smoothgrad --stdev -1 --out out.mat
 bad "faithfulness: maps of another size" 2 "one_ig.mat: A must be 10x12 \\(one row per selected row\\) or 60x12" faithfulness --model clf.mat --data data.mat --rows 1:10 --maps one_ig.mat --out out.mat
+bad "occlusion: a window out of range" 2 "--window" occlusion --model clf.mat --data data.mat --window 0 --out out.mat
+bad "lime: a negative ridge" 2 "--ridge" lime --model clf.mat --data data.mat --ridge -1 --out out.mat
+bad "sv --method kernelshap with --exact" 2 "--exact" sv --model clf.mat --data data.mat --method kernelshap --exact --out out.mat
 bad "faithfulness: an unknown score" 2 "--score" faithfulness --model clf.mat --data data.mat --maps one_sv.mat --score odds --out out.mat
 bad "a folder that cannot hold the result (checked before the work)" 4 "cannot write 'nodir/out.mat': its folder 'nodir': No such file" predict --model clf.mat --data data.mat --out nodir/out.mat
 
@@ -332,10 +341,23 @@ F = ee_faithfulness (clf, d.tokens, sv.A, 'rows', 5:20, 'steps', 0, 'logodds', 5
 o.F.seconds = 0; F.seconds = 0;
 ok ('ee faithfulness --steps 0 --score logit --baseline: ee_faithfulness bit for bit', isequal (o.F, F) ...
     && same_bits (o.F.insertion_auc, F.insertion_auc) && ! isfield (o.F, 'deletion_curve'));
+o = load ('one_occl.mat'); [A, info] = ee_occlusion (clf, d.tokens, 'rows', 2:40, 'window', 3, 'stride', 2, 'verbose', false);
+o.info.seconds = 0; info.seconds = 0;
+ok ('ee occlusion --window 3 --stride 2: ee_occlusion bit for bit, info field for field', same_bits (o.A, A) ...
+    && isequal (fieldnames (o.info), fieldnames (info)) && isequal (o.info, info));
+o = load ('one_lime.mat'); [A, info] = ee_lime (clf, d.tokens, 'rows', 1:30, 'samples', 40, 'seed', 3, 'ridge', 0.1, 'verbose', false);
+o.info.seconds = 0; info.seconds = 0;
+ok ('ee lime: ee_lime bit for bit', same_bits (o.A, A) && isequal (o.info, info) && strcmp (o.info.method, 'lime'));
+o = load ('one_ksh.mat');
+[A, info] = ee_sv (clf, d.tokens, 'rows', 5:35, 'method', 'kernelshap', 'samples', 30, 'paired', true, 'baseline', d.base, ...
+                   'verbose', false);
+o.info.seconds = 0; info.seconds = 0;
+ok ('ee sv --method kernelshap: ee_sv kernelshap bit for bit', same_bits (o.A, A) && isequal (o.info, info) ...
+    && strcmp (o.info.method, 'kernelshap'));
 a = load ('rows_all.mat'); b1 = load ('rows_a.mat'); b2 = load ('rows_b.mat');
 ok ('ee sv: rows 1:10 then 11:20 give the bits of rows 1:20 (streams keyed by row)', same_bits ([b1.A; b2.A], a.A));
 if ($mpi)
-  for f = {'predict', 'ig', 'sv', 'svx', 'svp', 'explain', 'faith', 'grad'}
+  for f = {'predict', 'ig', 'sv', 'svx', 'svp', 'explain', 'faith', 'grad', 'occl', 'lime', 'ksh'}
     p = load (['one_' f{1} '.mat']); q = load (['two_' f{1} '.mat']);
     if (isfield (p, 'info')) p.info.seconds = 0; q.info.seconds = 0; end
     if (isfield (p, 'F')) p.F.seconds = 0; q.F.seconds = 0; end

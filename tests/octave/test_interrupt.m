@@ -54,3 +54,10 @@
 %! check (interrupt_case ("ee_sv (@(x) x * ones (30, 1), randn (200, 30), 'method', 'kernelshap', 'samples', 1e5, 'batch', 256, 'verbose', false)"));
 %!test
 %! check (interrupt_case ("ee_lime (@(x) x(:,1) + 0 * numel (evalc ('pause (0.2)')), randn (3, 8), 'samples', 1e4, 'verbose', false)"));
+%!test
+%! ## the coalition methods of a built-in model: polled between their passes
+%! check (interrupt_case ("ee_sv (m, X, 'method', 'kernelshap', 'samples', 2000, 'verbose', true)"));
+%!test
+%! check (interrupt_case ("ee_lime (m, repmat (X, 4, 1), 'samples', 500, 'verbose', false)"));
+%!test
+%! check (interrupt_case ("ee_occlusion (m, repmat (X, 20, 1), 'window', 2, 'verbose', false)"));

@@ -1,0 +1,28 @@
+/* cnn_incremental.h: the cnn classifier evaluated one coalition change at
+ * a time on the CPU (cnn_incremental.c): Shapley sampling adds one token
+ * per step (sv.c), occlusion removes one window from the input
+ * (coalition_model.c); both recompute only the convolution windows a
+ * change touches. */
+#ifndef EE_CNN_INCREMENTAL_H
+#define EE_CNN_INCREMENTAL_H
+
+#include "attr_common.h"
+
+typedef struct {
+    EeCnnView w;          /* the classifier's weights */
+    int L;                /* the sequence's active length */
+    const EeBackend *be;  /* the CPU backend: its products */
+} CnnView;
+
+/* out[t0..t1] of width k from embeddings e [L][d] (zero past L). */
+void ee_cnn_windows(const CnnView *v, int k, const float *e, int t0, int t1, float *scratch, float *out);
+/* The max over the attended positions of filter f's pre-activations and
+ * where it is (-1: none above -inf). */
+void ee_cnn_max_scan(const CnnView *v, const float *out, const uint8_t *mask, int f, float *best, int *arg);
+/* The same after the windows t0..t1 changed. */
+void ee_cnn_max_update(const CnnView *v, const float *out, const uint8_t *mask, int t0, int t1, float *best,
+                       int *arg);
+/* Target logit from each width's maxima (summed in the order k, f). */
+float ee_cnn_value(const CnnView *v, const float *best, int tg);
+
+#endif

@@ -1,0 +1,395 @@
+/* coalition_model.c: the coalition methods (KernelSHAP, LIME, occlusion
+ * with windows and feature ablation) on a built-in classifier (ee.h,
+ * ee_coalition_attribute; doc/MODELS.md). Each row's coalitions come from
+ * the generic draw of attr/coalition.c (P = the row's players) or, for
+ * occlusion, from the windows below; their values from the one masked
+ * evaluator, ee_masked_values (kernel_values.c), which fills the passes
+ * with all rows' copies in length order; the values then go back to the
+ * generic solve, row by row. */
+#include "attr_common.h"
+#include "cnn_incremental.h"
+#include "coalition.h"
+#include "../models/run_size.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Windows of occlusion over n players: Captum's count of shifts,
+ * ceil((n - w) / s) + 1, the last window cut at the end; one window of
+ * all n players when n <= w. */
+static long windows(int n, int w, int s)
+{
+    if (n <= 0) return 0;
+    if (n <= w) return 1;
+    return (n - w + s - 1) / s + 1;
+}
+
+static int occl_window(const EeCoalitionModelOptions *c) { return c->window > 0 ? c->window : 1; }
+static int occl_stride(const EeCoalitionModelOptions *c) { return c->stride > 0 ? c->stride : 1; }
+
+/* The generic options of row i with n players (KernelSHAP, LIME). */
+static EeCoalitionOptions row_options(const EeCoalitionModelOptions *c, int i, int n)
+{
+    EeCoalitionOptions m = c->m;
+    m.coalitions = NULL;
+    m.weights = NULL;
+    m.n = 0;
+    if (c->coalitions) {
+        m.coalitions = c->coalitions[i];
+        m.n = c->count ? c->count[i] : 0;
+        m.weights = c->weights ? c->weights[i] : NULL;
+    } else if (m.samples <= 0) {
+        m.samples = 2 * n + 2048;
+    }
+    return m;
+}
+
+static long row_count(const EeCoalitionModelOptions *c, int i, int n)
+{
+    if (c->m.kind == EE_COAL_OCCLUSION) return windows(n, occl_window(c), occl_stride(c));
+    if (n == 0) return 0;
+    EeCoalitionOptions m = row_options(c, i, n);
+    return ee_coalition_count(&m, n);
+}
+
+int ee_coalition_players(const EeModel *m, const EeInput *in, int i)
+{
+    return ee_masked_players(m, in, i);
+}
+
+long ee_coalition_model_count(const EeCoalitionModelOptions *c, int n)
+{
+    if (!c || c->m.kind < 0 || c->m.kind >= EE_COAL_COUNT || c->coalitions) return -1;
+    return row_count(c, 0, n);
+}
+
+static EeStatus check(const EeModel *m, const EeInput *in, const EeCoalitionModelOptions *c)
+{
+    if (!c || c->m.kind < 0 || c->m.kind >= EE_COAL_COUNT)
+        return ee_fail(EE_ERR_INPUT, "unknown coalition method");
+    const EeConfig *cfg = &m->cfg;
+    int W = ee_is_token_model(cfg) ? cfg->T : cfg->D;
+    if (c->m.kind == EE_COAL_OCCLUSION) {
+        if (c->coalitions) return ee_fail(EE_ERR_INPUT, "occlusion takes its windows, not given coalitions");
+        if (c->window < 0 || c->window > W)
+            return ee_fail(EE_ERR_INPUT, "'window' must be in 1..%d (the players a row can have), got %d", W, c->window);
+        if (c->stride < 0 || c->stride > W)
+            return ee_fail(EE_ERR_INPUT, "'stride' must be in 1..%d, got %d", W, c->stride);
+        return EE_OK;
+    }
+    if (c->coalitions && !c->count) return ee_fail(EE_ERR_INPUT, "given coalitions need their counts");
+    for (int i = 0; i < in->n; i++) {
+        int n = ee_masked_players(m, in, i);
+        if (n == 0) continue;
+        if (c->coalitions && !c->coalitions[i])
+            return ee_fail(EE_ERR_INPUT, "row %d has %d players but no coalitions", i + 1, n);
+        if (row_count(c, i, n) < 0)
+            return ee_fail(EE_ERR_INPUT, "invalid options of %s for row %d (%d players)",
+                           c->m.kind == EE_COAL_LIME ? "LIME" : "KernelSHAP", i + 1, n);
+    }
+    return EE_OK;
+}
+
+/* Row i's coalitions as bytes (count x n) and their weights. */
+static EeStatus draw_row(const EeCoalitionModelOptions *c, const EeAttrOptions *o, int i, int n, long count,
+                         uint8_t *Z, double *w)
+{
+    if (c->m.kind != EE_COAL_OCCLUSION) {
+        EeCoalitionOptions m = row_options(c, i, n);
+        return ee_coalition_draw(&m, o->seed, o->row_offset + i, n, Z, w);
+    }
+    int ww = occl_window(c), s = occl_stride(c);
+    for (long k = 0; k < count; k++) {
+        uint8_t *z = Z + (size_t)k * n;
+        memset(z, 1, (size_t)n);
+        long a = k * s, b = a + ww < n ? a + ww : n;
+        if (n <= ww) a = 0, b = n;
+        memset(z + a, 0, (size_t)(b - a));
+        w[k] = 1;
+    }
+    return EE_OK;
+}
+
+/* Occlusion: player j's value, the mean of v(all) - v(all but window k)
+ * over the windows k that leave j out. */
+static void occlusion_solve(int n, long count, const uint8_t *Z, const double *v, double v1, double *phi)
+{
+    for (int j = 0; j < n; j++) {
+        double sum = 0;
+        int cover = 0;
+        for (long k = 0; k < count; k++)
+            if (!Z[(size_t)k * n + j]) { sum += v1 - v[k]; cover++; }
+        phi[j] = cover ? sum / cover : 0;
+    }
+}
+
+static int max_players(const EeModel *m, const EeInput *in)
+{
+    int nmax = 0;
+    for (int i = 0; i < in->n; i++) {
+        int n = ee_masked_players(m, in, i);
+        if (n > nmax) nmax = n;
+    }
+    return nmax;
+}
+
+/* Occlusion of a cnn on the CPU: each window's copy is the input with a few
+ * tokens replaced, so it starts from the input's pre-activations and
+ * maxima and recomputes only the convolution windows those tokens touch
+ * (cnn_incremental.c, as Shapley sampling adds tokens), the windows of a
+ * row in parallel. v(empty) is the baseline's full evaluation. The values
+ * are a full pass's up to float rounding; the passes are counted as the
+ * full passes they stand for. Writes value (first[N]) and vempty. */
+static EeStatus cnn_occlusion_values(EeModel *m, const EeBackend *be, const EeInput *in, const EeAttrOptions *o,
+                                     const long *first, const uint64_t *coal, int words, const int32_t *target,
+                                     float *value, float *vempty)
+{
+    const EeConfig *c = &m->cfg;
+    int T = c->T, d = c->d;
+    CnnView v = {.be = be};
+    EeStatus st = ee_cnn_view(m, m->w, &v.w);
+    if (st) return st;
+    int wmax = 1;
+    for (int k = 0; k < v.w.K; k++)
+        if (c->widths[k] > wmax) wmax = c->widths[k];
+    size_t KF = (size_t)v.w.K * v.w.F;
+    uint8_t *mask = malloc((size_t)T);
+    int32_t *base = malloc(sizeof(int32_t) * T);
+    int *pos = malloc(sizeof(int) * T);
+    float *ex = malloc(sizeof(float) * (size_t)T * d), *eb = malloc(sizeof(float) * (size_t)T * d);
+    float *outx = malloc(sizeof(float) * (size_t)T * KF), *scratch0 = malloc(sizeof(float) * (size_t)T * wmax * d);
+    float *bestx = malloc(sizeof(float) * KF);
+    int *argx = malloc(sizeof(int) * KF);
+    if (!mask || !base || !pos || !ex || !eb || !outx || !scratch0 || !bestx || !argx)
+        st = ee_fail(EE_ERR_NOMEM, "out of memory for the cnn's occlusion");
+    EeProgress prog;
+    ee_progress_start(&prog, o, "occlusion", in->n);
+    for (int i = 0; i < in->n && !st; i++) {
+        if (ee_interrupted()) { st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during occlusion"); break; }
+        ee_progress_tick(&prog, i);
+        const int32_t *ids = in->ids + (size_t)i * T;
+        ee_attr_row_mask(m, in, i, mask);
+        ee_attr_row_baseline(m, in, o, i, base);
+        int n = 0;
+        v.L = 1; /* windows past the last token or attended position see only zeros */
+        for (int t = 0; t < T; t++) {
+            if (mask[t] || ids[t] != EE_PAD || base[t] != EE_PAD) v.L = t + 1;
+            if (!EE_IS_SPECIAL(ids[t])) pos[n++] = t;
+        }
+        size_t LF = (size_t)v.L * v.w.F;
+        for (int t = 0; t < v.L; t++) {
+            memcpy(ex + (size_t)t * d, v.w.E + (size_t)ids[t] * d, sizeof(float) * d);
+            memcpy(eb + (size_t)t * d, v.w.E + (size_t)base[t] * d, sizeof(float) * d);
+        }
+        /* the baseline, then the input, in full */
+        for (int pass = 0; pass < 2; pass++) {
+            for (int k = 0; k < v.w.K; k++) {
+                ee_cnn_windows(&v, k, pass ? ex : eb, 0, v.L - 1, scratch0, outx + LF * k);
+                for (int f = 0; f < v.w.F; f++)
+                    ee_cnn_max_scan(&v, outx + LF * k, mask, f, bestx + (size_t)k * v.w.F + f,
+                                    argx + (size_t)k * v.w.F + f);
+            }
+            if (!pass) vempty[i] = ee_cnn_value(&v, bestx, target[i]);
+        }
+        long k0 = first[i], nk = first[i + 1] - first[i];
+        int fail = 0;
+        #pragma omp parallel reduction(|| : fail)
+        {
+            float *e = malloc(sizeof(float) * (size_t)v.L * d), *outb = malloc(sizeof(float) * LF * v.w.K);
+            float *scratch = malloc(sizeof(float) * (size_t)T * wmax * d), *best = malloc(sizeof(float) * KF);
+            int *arg = malloc(sizeof(int) * KF);
+            if (!e || !outb || !scratch || !best || !arg) fail = 1;
+            #pragma omp for schedule(dynamic, 1)
+            for (long k = 0; k < nk; k++) {
+                if (!e || !outb || !scratch || !best || !arg) continue;
+                const uint64_t *S = coal + (size_t)(k0 + k) * words;
+                int lo = -1, hi = -1, any = 0;
+                memcpy(e, ex, sizeof(float) * (size_t)v.L * d);
+                for (int j = 0; j < n; j++) {
+                    if (S[j / 64] >> (j % 64) & 1) { any = 1; continue; }
+                    memcpy(e + (size_t)pos[j] * d, eb + (size_t)pos[j] * d, sizeof(float) * d);
+                    if (lo < 0) lo = pos[j];
+                    hi = pos[j];
+                }
+                if (!any) { value[k0 + k] = vempty[i]; continue; } /* every token absent: v(empty) */
+                if (lo < 0) { value[k0 + k] = NAN; continue; }      /* nothing absent: not an occlusion window */
+                memcpy(outb, outx, sizeof(float) * LF * v.w.K);
+                memcpy(best, bestx, sizeof(float) * KF);
+                memcpy(arg, argx, sizeof(int) * KF);
+                for (int kk = 0; kk < v.w.K; kk++) {
+                    int t0 = lo - v.w.widths[kk] + 1 > 0 ? lo - v.w.widths[kk] + 1 : 0;
+                    ee_cnn_windows(&v, kk, e, t0, hi, scratch, outb + LF * kk);
+                    ee_cnn_max_update(&v, outb + LF * kk, mask, t0, hi, best + (size_t)kk * v.w.F,
+                                      arg + (size_t)kk * v.w.F);
+                }
+                value[k0 + k] = ee_cnn_value(&v, best, target[i]);
+            }
+            free(e); free(outb); free(scratch); free(best); free(arg);
+        }
+        if (fail) st = ee_fail(EE_ERR_NOMEM, "out of memory for the cnn's occlusion");
+    }
+    ee_progress_end(&prog, st ? 0 : in->n, 0);
+    free(mask); free(base); free(pos); free(ex); free(eb); free(outx); free(scratch0); free(bestx); free(argx);
+    return st;
+}
+
+/* The passes a full evaluation makes (f(x), v(empty), one per non-empty
+ * coalition): the count the incremental path reports. */
+static long full_passes_of(const EeModel *m, const EeInput *in, const long *first, const uint64_t *coal, int words)
+{
+    long p = in->n;
+    for (int i = 0; i < in->n; i++) {
+        if (!ee_masked_players(m, in, i)) continue;
+        p++;
+        for (long k = first[i]; k < first[i + 1]; k++) {
+            int any = 0;
+            for (int w = 0; w < words; w++) any |= coal[(size_t)k * words + w] != 0;
+            p += any;
+        }
+    }
+    return p;
+}
+
+EeStatus ee_coalition_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o,
+                                const EeCoalitionModelOptions *c, float *A, EeAttrInfo *info)
+{
+    double t0 = ee_now();
+    EeAttrOptions opt = *o;
+    opt.steps = 1;
+    int token = ee_is_token_model(&m->cfg);
+    EeStatus st = ee_attr_check(m, in, &opt, token);
+    if (st || (st = check(m, in, c))) return st;
+    const EeConfig *cfg = &m->cfg;
+    int N = in->n, W = token ? cfg->T : cfg->D, nmax = max_players(m, in), words = ee_kernel_words(nmax);
+    long cmax = 0, *first = malloc(sizeof(long) * ((size_t)N + 1));
+    if (!first) return ee_fail(EE_ERR_NOMEM, "out of memory for the coalitions");
+    first[0] = 0;
+    for (int i = 0; i < N; i++) {
+        long k = row_count(c, i, ee_masked_players(m, in, i));
+        first[i + 1] = first[i] + k;
+        if (k > cmax) cmax = k;
+    }
+    long total = first[N];
+    uint64_t *coal = calloc((size_t)total * words + 1, sizeof(uint64_t));
+    float *value = malloc(sizeof(float) * ((size_t)total + 1));
+    double *weight = malloc(sizeof(double) * ((size_t)total + 1)), *v = malloc(sizeof(double) * ((size_t)cmax + 1));
+    double *phi = malloc(sizeof(double) * ((size_t)nmax + 1));
+    uint8_t *Z = malloc((size_t)cmax * (nmax ? nmax : 1) + 1);
+    int32_t *target = malloc(sizeof(int32_t) * (N ? N : 1));
+    float *fx = malloc(sizeof(float) * (N ? N : 1)), *vempty = malloc(sizeof(float) * (N ? N : 1));
+    int *pos = malloc(sizeof(int) * ((size_t)W + 1));
+    if (!coal || !value || !weight || !v || !phi || !Z || !target || !fx || !vempty || !pos) {
+        st = ee_fail(EE_ERR_NOMEM, "out of memory for %ld coalitions", total);
+        goto done;
+    }
+    /* every row's coalitions first, as bits, so that the evaluator can
+     * fill its passes across rows */
+    for (int i = 0; i < N && !st; i++) {
+        int n = ee_masked_players(m, in, i);
+        long count = first[i + 1] - first[i];
+        if ((st = draw_row(c, &opt, i, n, count, Z, weight + first[i]))) break;
+        for (long k = 0; k < count; k++) {
+            uint64_t *S = coal + (size_t)(first[i] + k) * words;
+            for (int j = 0; j < n; j++)
+                if (Z[(size_t)k * n + j]) S[j / 64] |= 1ULL << (j % 64);
+        }
+    }
+    EeMaskedValues mv = {.words = words, .first = first, .coal = coal, .value = value, .vempty = vempty,
+                         .fx = fx, .target = target};
+    EeDevice dev;
+    const EeBackend *be = NULL;
+    if (!st) st = ee_backend_resolve(o->device, o->precision, &dev, &be);
+    if (!st && c->m.kind == EE_COAL_OCCLUSION && cfg->kind == EE_KIND_CNN && be->host_memory && !o->full_passes &&
+        o->precision == EE_PRECISION_FP32) {
+        /* the targets and f(x) from full passes, the windows incrementally */
+        EeRun *r = NULL;
+        int B = o->batch > 0 ? o->batch : ee_default_batch(cfg, dev);
+        if (B > N) B = N > 0 ? N : 1;
+        if (!(st = ee_run_new(m, be, B, 0, 0, &r))) st = ee_attr_targets(r, in, &opt, target, fx);
+        ee_run_free(r);
+        if (!st) st = cnn_occlusion_values(m, be, in, &opt, first, coal, words, target, value, vempty);
+        mv.passes = full_passes_of(m, in, first, coal, words);
+    } else if (!st) {
+        st = ee_masked_values(m, in, &opt, c->m.kind == EE_COAL_OCCLUSION ? "occlusion"
+                                           : c->m.kind == EE_COAL_LIME ? "LIME" : "KernelSHAP", &mv);
+    }
+    for (int i = 0; i < N && !st; i++) {
+        int n = 0;
+        float *a = A + (size_t)i * W;
+        memset(a, 0, sizeof(float) * W);
+        if (token) {
+            const int32_t *ids = in->ids + (size_t)i * W;
+            for (int t = 0; t < W; t++)
+                if (!EE_IS_SPECIAL(ids[t])) pos[n++] = t;
+        } else {
+            for (int t = 0; t < W; t++) pos[n++] = t;
+        }
+        long count = first[i + 1] - first[i];
+        if (n == 0) continue;
+        /* the coalitions back as bytes for the generic solve */
+        for (long k = 0; k < count; k++) {
+            const uint64_t *S = coal + (size_t)(first[i] + k) * words;
+            for (int j = 0; j < n; j++) Z[(size_t)k * n + j] = (uint8_t)(S[j / 64] >> (j % 64) & 1);
+            v[k] = value[first[i] + k];
+        }
+        if (c->m.kind == EE_COAL_OCCLUSION) {
+            occlusion_solve(n, count, Z, v, fx[i], phi);
+        } else {
+            EeCoalitionOptions mo = row_options(c, i, n);
+            if ((st = ee_coalition_solve(&mo, n, count, Z, weight + first[i], v, vempty[i], fx[i], phi))) {
+                char msg[256];
+                snprintf(msg, sizeof msg, "%s", ee_last_error());
+                st = ee_fail(st, "row %d: %s", i + 1, msg);
+                break;
+            }
+        }
+        for (int j = 0; j < n; j++) a[pos[j]] = (float)phi[j];
+    }
+    if (!st && info) {
+        if (info->target) memcpy(info->target, target, sizeof(int32_t) * N);
+        if (info->fx) memcpy(info->fx, fx, sizeof(float) * N);
+        if (info->fbaseline) memcpy(info->fbaseline, vempty, sizeof(float) * N);
+        if (info->delta)
+            for (int i = 0; i < N; i++) {
+                double sum = 0;
+                for (int t = 0; t < W; t++) sum += A[(size_t)i * W + t];
+                info->delta[i] = (float)(sum - ((double)fx[i] - vempty[i]));
+            }
+        info->forward = mv.passes;
+        info->backward = 0;
+        info->seconds = ee_now() - t0;
+    }
+done:
+    free(first); free(coal); free(value); free(weight); free(v); free(phi); free(Z);
+    free(target); free(fx); free(vempty); free(pos);
+    return st;
+}
+
+double ee_coalition_attribute_bytes(const EeModel *m, const EeInput *in, const EeAttrOptions *o,
+                                    const EeCoalitionModelOptions *c)
+{
+    const EeConfig *cfg = &m->cfg;
+    if (!c || in->n < 1) return 0;
+    int token = ee_is_token_model(cfg), W = token ? cfg->T : cfg->D, nmax = max_players(m, in);
+    double words = ee_kernel_words(nmax), total = 0, cmax = 0;
+    for (int i = 0; i < in->n; i++) {
+        int n = ee_masked_players(m, in, i);
+        long k = c->m.kind == EE_COAL_OCCLUSION || !c->coalitions ? row_count(c, i, n) : (c->count ? c->count[i] : 0);
+        if (k < 0) k = 0;
+        total += k;
+        if (k > cmax) cmax = k;
+    }
+    EeDevice dev;
+    if (ee_device_resolve(o->device, &dev)) dev = EE_DEVICE_CPU;
+    int B = o->batch > 0 ? o->batch : ee_default_batch(cfg, dev);
+    if (B > total + in->n) B = (int)(total + in->n);
+    if (B < 2) B = 2;
+    double bytes = ee_run_bytes((EeModel *)m, dev, B, 0, 0);
+    bytes += total * (words * 8 + 4 + 8) + cmax * (nmax + 8.0) + (double)in->n * 32 + W * 13.0;
+    bytes += (double)B * (W * (token ? 5.0 : 4.0) + cfg->classes * 4 + 12);
+    /* the solve's normal equations */
+    if (c->m.kind != EE_COAL_OCCLUSION) bytes += 8.0 * (nmax + 1) * (nmax + 2);
+    return bytes;
+}
