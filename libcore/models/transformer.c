@@ -5,6 +5,7 @@
 #include "layers.h"
 #include "model_impl.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -266,6 +267,43 @@ static void last_layer_cls_fwd(EeRun *r, TfLayer *L, int l, float *x, int B, flo
                  LP(l, L_LN2_G), LP(l, L_LN2_B), L->x2, L->mean2, L->rstd2, B, f, pdrop);
 }
 
+/* The features of EE_INPUTS_ATTENTION into r->value_path, right after the
+ * last layer's attention backward (a->gv is scratch that the layers below
+ * overwrite): the [CLS] query's attention P[h][t] and the value-path score
+ * v_t . dv_t over head h's slice, where dv_t = P[h][t] times the gradient
+ * at the head's output, so the score is the token's share of that output
+ * (P v_t) times its gradient: what the token adds through the head in the
+ * linearisation at x. Host side: B T d floats, once per row. */
+static void value_path_scores(EeRun *r, const TfLayer *L, int B)
+{
+    const EeConfig *c = &r->m->cfg;
+    const EeBackend *be = r->be;
+    TfAct *a = r->kind;
+    int T = r->T, d = c->d, H = c->heads, dh = d / H;
+    size_t Rd = (size_t)B * T * d;
+    float *v = malloc(sizeof(float) * Rd), *gv = malloc(sizeof(float) * Rd);
+    float *P = malloc(sizeof(float) * (size_t)B * H * T);
+    if (!v || !gv || !P) { /* features of 0 would pass silently: NaN fails the caller's check */
+        for (size_t q = 0; q < (size_t)B * T * 2 * H; q++) r->value_path[q] = NAN;
+    } else {
+        be->download(v, L->v, sizeof(float) * Rd);
+        be->download(gv, a->gv, sizeof(float) * Rd);
+        be->download(P, L->P, sizeof(float) * (size_t)B * H * T);
+        for (int b = 0; b < B; b++)
+            for (int t = 0; t < T; t++) {
+                float *out = r->value_path + ((size_t)b * T + t) * 2 * H;
+                const float *vt = v + ((size_t)b * T + t) * d, *gt = gv + ((size_t)b * T + t) * d;
+                for (int h = 0; h < H; h++) {
+                    double s = 0;
+                    for (int q = h * dh; q < (h + 1) * dh; q++) s += (double)vt[q] * gt[q];
+                    out[h] = P[((size_t)b * H + h) * T + t];
+                    out[H + h] = (float)s;
+                }
+            }
+    }
+    free(v); free(gv); free(P);
+}
+
 /* From g (gradient at the last layer's [CLS] output, B x d) to a->gx, the
  * gradient at the layer's input (all rows). */
 static void last_layer_cls_bwd(EeRun *r, TfLayer *L, int l, const float *g, int B, int pg)
@@ -399,6 +437,7 @@ static void tf_backward(EeRun *r, int B, const float *dout, int need_de, int par
         ee_linear_bwd(be, a->cls, ee_run_w(r, h0), a->gp, a->ppre, 0, G(h0), G(h0 + 1), B, d, d);
         if (c->layers > 0) { /* a->ppre: gradient at the last layer's [CLS] output */
             last_layer_cls_bwd(r, &a->L[c->layers - 1], c->layers - 1, a->ppre, B, pg);
+            if (r->value_path) value_path_scores(r, &a->L[c->layers - 1], B);
         } else {
             be->zero(a->gx, Rd * sizeof(float));
             be->scatter_rows(a->ppre, a->gx, T * d, B, d);
