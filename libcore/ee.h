@@ -115,7 +115,7 @@ extern const char *const ee_attend_names[EE_ATTEND_COUNT]; /* all tokens */
  * two ends). */
 typedef enum {
     EE_INPUTS_TOKENS = 0, EE_INPUTS_GRADIENT, EE_INPUTS_GRADIENT_VECTOR, EE_INPUTS_GRADIENT_ENDS,
-    EE_INPUTS_OCCLUSION, EE_INPUTS_PATH, EE_INPUTS_ATTENTION
+    EE_INPUTS_OCCLUSION, EE_INPUTS_PATH, EE_INPUTS_ATTENTION, EE_INPUTS_ATTENTION_LAYERS
 } EeInputs;
 
 /* Interior path nodes of EE_INPUTS_PATH (doc/FIGURE5.md: 1, 2, 3 and 4
@@ -168,7 +168,7 @@ int ee_config_homogeneous(const EeConfig *cfg);
 int ee_config_features(const EeConfig *cfg);
 /* The names of EeInputs in enum order, as the model struct and the front
  * ends' 'inputs' option spell them. */
-#define EE_INPUTS_COUNT 7
+#define EE_INPUTS_COUNT 8
 extern const char *const ee_inputs_names[EE_INPUTS_COUNT];
 /* The names of EeTrainOptions.freeze_embeddings 0, 1, 2 ('freeze'). */
 #define EE_FREEZE_COUNT 3

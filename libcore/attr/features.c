@@ -267,9 +267,9 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
     float *h_ex = malloc(sizeof(float) * B * W), *h_eb = malloc(sizeof(float) * B * W);
     float *h_g = malloc(sizeof(float) * B * W);
     int32_t *tgt = malloc(sizeof(int32_t) * (N ? N : 1));
-    int ends = inputs == EE_INPUTS_GRADIENT_ENDS || inputs == EE_INPUTS_OCCLUSION || inputs == EE_INPUTS_PATH ||
-               inputs == EE_INPUTS_ATTENTION;
-    int H2 = inputs == EE_INPUTS_ATTENTION ? 2 * c->heads : 0;
+    int att = inputs == EE_INPUTS_ATTENTION || inputs == EE_INPUTS_ATTENTION_LAYERS;
+    int ends = inputs == EE_INPUTS_GRADIENT_ENDS || inputs == EE_INPUTS_OCCLUSION || inputs == EE_INPUTS_PATH || att;
+    int H2 = att ? k - 2 : 0; /* the attention features after the two ends */
     float *h_vp = H2 ? malloc(sizeof(float) * (size_t)B * T * H2) : NULL;
     int *gidx = ends ? malloc(sizeof(int) * (N ? N : 1)) : NULL;
     float *G = NULL;
@@ -280,7 +280,7 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
     double path_alpha[EE_PATH_NODES], path_w[EE_PATH_NODES];
     if (inputs == EE_INPUTS_PATH && (st = ee_ig_nodes(EE_IG_GAUSSLEGENDRE, EE_PATH_NODES, path_alpha, path_w)))
         goto done;
-    if (inputs == EE_INPUTS_ATTENTION && (c->kind != EE_KIND_TRANSFORMER || c->layers < 1)) {
+    if (att && (c->kind != EE_KIND_TRANSFORMER || c->layers < 1)) {
         st = ee_fail(EE_ERR_UNSUPPORTED, "inputs 'attention' read a transformer classifier's last encoder layer");
         goto done;
     }
@@ -330,7 +330,8 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
             if (info && info->fx) info->fx[i] = z[t];
         }
         be->upload(d_dout, h_dout, sizeof(float) * nb * C);
-        r->value_path = h_vp; /* NULL but for EE_INPUTS_ATTENTION */
+        r->value_path = h_vp; /* NULL but for the attention inputs */
+        r->value_path_all = inputs == EE_INPUTS_ATTENTION_LAYERS;
         ee_run_backward(r, nb, d_dout, 1, 0);
         r->value_path = NULL;
         fwd += nb;

@@ -105,7 +105,9 @@ struct EeRun {
                             set, the next backward writes there, per row, position
                             (at the active length T) and head of the last layer,
                             the [CLS] attention P and the value-path score
-                            v . dv (EE_INPUTS_ATTENTION) */
+                            v . dv (EE_INPUTS_ATTENTION); with value_path_all,
+                            [B][T][H + L H]: those scores of every layer */
+    int value_path_all;
     int T;               /* active sequence length of the current input (<= cfg.T):
                             positions past it are never read by a classifier, so
                             the pass runs on [B][T] rows (set by ee_run_set_input) */

@@ -36,11 +36,12 @@ typedef struct {
     int nfeat, fsc, fwt, fv;
     const double *row_feats;
     const int32_t *row_ids;
-    /* transformer, last layer: the [CLS] query's attention (H x T, written by
-     * every forward) and a factor on the value of position vs_t in head vs_h
-     * (vs_t < 0: none), whose derivative is that value's path score */
+    /* transformer: the last layer's [CLS] query's attention (H x T, written
+     * by every forward) and a factor on the value of position vs_t in head
+     * vs_h at layer vs_l (vs_t < 0: none), whose derivative is that value's
+     * path score */
     double clsP[8 * 64];
-    int vs_t, vs_h;
+    int vs_t, vs_h, vs_l;
     double vs_scale;
     /* scratch */
     double *s_x, *s_q, *s_k, *s_v, *s_ctx, *s_tmp, *s_z, *s_e;
@@ -239,7 +240,7 @@ static void ref_transformer(Ref *r, const double *e, const uint8_t *mask, double
         lin(x, T, d, P[ix[2]], P[ix[3]], d, k);
         lin(x, T, d, P[ix[4]], P[ix[5]], d, v);
         int last = l == c->layers - 1;
-        if (last && r->vs_t >= 0)
+        if (l == r->vs_l && r->vs_t >= 0)
             for (int a = 0; a < dh; a++) v[r->vs_t * d + r->vs_h * dh + a] *= r->vs_scale;
         for (int h = 0; h < H; h++)
             for (int i = 0; i < T; i++) {
