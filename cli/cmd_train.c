@@ -65,7 +65,7 @@ static const EeOptSpec expl_opts[] = {
     {"steps", EE_OPT_VALUE, "S", "steps / samples of the maps computed with --targets ig|sv (default 20)"},
     {"head", EE_OPT_VALUE, "token|flat", "the explainer's head (default token)"},
     {"inputs", EE_OPT_VALUE, "NAME", "gradient_ends (default), occlusion (default with --targets sv), path, "
-                                     "gradient, gradient_vector or tokens"},
+                                     "attention, gradient, gradient_vector or tokens"},
     {"attend", EE_OPT_VALUE, "tokens|all", "keys attended (default tokens for the token head)"},
     {"outputs", EE_OPT_VALUE, "auto|tokens|all", "outputs fixed at 0 on [CLS], [SEP] and PAD (default auto)"},
     {"design", EE_OPT_VALUE, "default|paper", "paper: the paper's design (flat head, tokens, every position)"},

@@ -106,10 +106,16 @@ extern const char *const ee_attend_names[EE_ATTEND_COUNT]; /* all tokens */
  * tokens), or the two ends and the same score with the gradient at each of
  * the EE_PATH_NODES Gauss-Legendre nodes inside the path (2 + EE_PATH_NODES:
  * the integrand of IG sampled where its quadrature samples it; a forward
- * and a backward pass per node). */
+ * and a backward pass per node), or the two ends and, for each head of a
+ * transformer classifier's last layer, the [CLS] query's attention to the
+ * token and the token's value-path score (the target logit's gradient at
+ * the head's output times the token's share of it, P v: what the token
+ * adds through that head, linearised where the classifier is; 2 + 2 H,
+ * read from the pass that gives the gradient at x, so at the cost of the
+ * two ends). */
 typedef enum {
     EE_INPUTS_TOKENS = 0, EE_INPUTS_GRADIENT, EE_INPUTS_GRADIENT_VECTOR, EE_INPUTS_GRADIENT_ENDS,
-    EE_INPUTS_OCCLUSION, EE_INPUTS_PATH
+    EE_INPUTS_OCCLUSION, EE_INPUTS_PATH, EE_INPUTS_ATTENTION, EE_INPUTS_ATTENTION_LAYERS
 } EeInputs;
 
 /* Interior path nodes of EE_INPUTS_PATH (doc/FIGURE5.md: 1, 2, 3 and 4
@@ -162,7 +168,7 @@ int ee_config_homogeneous(const EeConfig *cfg);
 int ee_config_features(const EeConfig *cfg);
 /* The names of EeInputs in enum order, as the model struct and the front
  * ends' 'inputs' option spell them. */
-#define EE_INPUTS_COUNT 6
+#define EE_INPUTS_COUNT 8
 extern const char *const ee_inputs_names[EE_INPUTS_COUNT];
 /* The names of EeTrainOptions.freeze_embeddings 0, 1, 2 ('freeze'). */
 #define EE_FREEZE_COUNT 3

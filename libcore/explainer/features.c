@@ -8,6 +8,7 @@
  * lengths; results return in the caller's order. */
 #include "explainer.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -266,7 +267,10 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
     float *h_ex = malloc(sizeof(float) * B * W), *h_eb = malloc(sizeof(float) * B * W);
     float *h_g = malloc(sizeof(float) * B * W);
     int32_t *tgt = malloc(sizeof(int32_t) * (N ? N : 1));
-    int ends = inputs == EE_INPUTS_GRADIENT_ENDS || inputs == EE_INPUTS_OCCLUSION || inputs == EE_INPUTS_PATH;
+    int att = inputs == EE_INPUTS_ATTENTION || inputs == EE_INPUTS_ATTENTION_LAYERS;
+    int ends = inputs == EE_INPUTS_GRADIENT_ENDS || inputs == EE_INPUTS_OCCLUSION || inputs == EE_INPUTS_PATH || att;
+    int H2 = att ? k - 2 : 0; /* the attention features after the two ends */
+    float *h_vp = H2 ? malloc(sizeof(float) * (size_t)B * T * H2) : NULL;
     int *gidx = ends ? malloc(sizeof(int) * (N ? N : 1)) : NULL;
     float *G = NULL;
     if (ends && o->baseline == EE_BASELINE_ZERO) {
@@ -276,8 +280,12 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
     double path_alpha[EE_PATH_NODES], path_w[EE_PATH_NODES];
     if (inputs == EE_INPUTS_PATH && (st = ee_ig_nodes(EE_IG_GAUSSLEGENDRE, EE_PATH_NODES, path_alpha, path_w)))
         goto done;
+    if (att && (c->kind != EE_KIND_TRANSFORMER || c->layers < 1)) {
+        st = ee_fail(EE_ERR_UNSUPPORTED, "inputs 'attention' read a transformer classifier's last encoder layer");
+        goto done;
+    }
     if (fail || !order || !h_ids || !h_bids || !h_mask || !h_out || !h_dout || !h_ex || !h_eb || !h_g || !tgt ||
-        (ends && !gidx)) {
+        (ends && !gidx) || (H2 && !h_vp)) {
         st = ee_fail(EE_ERR_NOMEM, "out of memory for explainer features (batch %d)", B);
         goto done;
     }
@@ -322,7 +330,10 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
             if (info && info->fx) info->fx[i] = z[t];
         }
         be->upload(d_dout, h_dout, sizeof(float) * nb * C);
+        r->value_path = h_vp; /* NULL but for the attention inputs */
+        r->value_path_all = inputs == EE_INPUTS_ATTENTION_LAYERS;
         ee_run_backward(r, nb, d_dout, 1, 0);
+        r->value_path = NULL;
         fwd += nb;
         bwd += nb;
         be->download(h_ex, ex, sizeof(float) * nb * Wl);
@@ -343,8 +354,14 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
                     if (k == 1 + d && !ends) f[1 + q] = (float)term;
                 }
                 f[0] = (float)sum;
+                for (int q = 0; q < H2; q++) f[2 + q] = h_vp[((size_t)j * L + t) * H2 + q];
             }
         }
+        for (size_t q = 0; q < (size_t)nb * L * H2; q++)
+            if (!isfinite(h_vp[q])) { /* the only way there: value_path_scores' lack of memory */
+                st = ee_fail(EE_ERR_NOMEM, "out of memory for the attention features");
+                break;
+            }
         if (inputs == EE_INPUTS_PATH) {
             /* the gradient at the Gauss-Legendre nodes inside the path,
              * target (d_dout, as uploaded for x) and mask as at x; e_x is
@@ -388,7 +405,7 @@ done:
     be->release(d_dout);
     ee_run_free(r);
     free(order); free(len); free(h_ids); free(h_bids); free(h_mask); free(h_out); free(h_dout);
-    free(h_ex); free(h_eb); free(h_g); free(tgt); free(gidx); free(G);
+    free(h_ex); free(h_eb); free(h_g); free(tgt); free(gidx); free(G); free(h_vp);
     return st;
 }
 

@@ -5,6 +5,7 @@
 #include "layers.h"
 #include "model_impl.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -266,6 +267,49 @@ static void last_layer_cls_fwd(EeRun *r, TfLayer *L, int l, float *x, int B, flo
                  LP(l, L_LN2_G), LP(l, L_LN2_B), L->x2, L->mean2, L->rstd2, B, f, pdrop);
 }
 
+/* The features of EE_INPUTS_ATTENTION(_LAYERS) into r->value_path (host,
+ * per row and position at the active length: H [CLS] attentions of the
+ * last layer, then H value-path scores of the last layer, or of every
+ * layer l = 0 .. L-1 with r->value_path_all), right after a layer's
+ * attention backward (a->gv is scratch the layers below overwrite). The
+ * score of position t in head h is v_t . dv_t over the head's slice: the
+ * token's value times the target logit's gradient at it, i.e. what the
+ * position adds through that head, linearised at x (at the last layer dv_t
+ * = P[h][t] times the gradient at the head's [CLS] output). Host side, B T d
+ * floats per layer; on lack of memory the scores are NaN (the caller's
+ * finiteness check turns that into an error). */
+static void value_path_scores(EeRun *r, const TfLayer *L, int l, int B)
+{
+    const EeConfig *c = &r->m->cfg;
+    const EeBackend *be = r->be;
+    TfAct *a = r->kind;
+    int T = r->T, d = c->d, H = c->heads, dh = d / H, last = l == c->layers - 1;
+    int stride = r->value_path_all ? H + c->layers * H : 2 * H, col = H + (r->value_path_all ? l * H : 0);
+    size_t Rd = (size_t)B * T * d;
+    float *v = malloc(sizeof(float) * Rd), *gv = malloc(sizeof(float) * Rd);
+    float *P = last ? malloc(sizeof(float) * (size_t)B * H * T) : NULL;
+    if (!v || !gv || (last && !P)) {
+        for (size_t q = 0; q < (size_t)B * T; q++)
+            for (int h = 0; h < H; h++) r->value_path[q * stride + col + h] = NAN;
+    } else {
+        be->download(v, L->v, sizeof(float) * Rd);
+        be->download(gv, a->gv, sizeof(float) * Rd);
+        if (last) be->download(P, L->P, sizeof(float) * (size_t)B * H * T);
+        for (int b = 0; b < B; b++)
+            for (int t = 0; t < T; t++) {
+                float *out = r->value_path + ((size_t)b * T + t) * stride;
+                const float *vt = v + ((size_t)b * T + t) * d, *gt = gv + ((size_t)b * T + t) * d;
+                for (int h = 0; h < H; h++) {
+                    double s = 0;
+                    for (int q = h * dh; q < (h + 1) * dh; q++) s += (double)vt[q] * gt[q];
+                    if (last) out[h] = P[((size_t)b * H + h) * T + t];
+                    out[col + h] = (float)s;
+                }
+            }
+    }
+    free(v); free(gv); free(P);
+}
+
 /* From g (gradient at the last layer's [CLS] output, B x d) to a->gx, the
  * gradient at the layer's input (all rows). */
 static void last_layer_cls_bwd(EeRun *r, TfLayer *L, int l, const float *g, int B, int pg)
@@ -399,6 +443,7 @@ static void tf_backward(EeRun *r, int B, const float *dout, int need_de, int par
         ee_linear_bwd(be, a->cls, ee_run_w(r, h0), a->gp, a->ppre, 0, G(h0), G(h0 + 1), B, d, d);
         if (c->layers > 0) { /* a->ppre: gradient at the last layer's [CLS] output */
             last_layer_cls_bwd(r, &a->L[c->layers - 1], c->layers - 1, a->ppre, B, pg);
+            if (r->value_path) value_path_scores(r, &a->L[c->layers - 1], c->layers - 1, B);
         } else {
             be->zero(a->gx, Rd * sizeof(float));
             be->scatter_rows(a->ppre, a->gx, T * d, B, d);
@@ -443,6 +488,7 @@ static void tf_backward(EeRun *r, int B, const float *dout, int need_de, int par
                       G(LP(l, L_BO)), R, d, d);
         be->attention_bwd(L->q, L->k, L->v, r->mask, L->P, a->gctx, a->gq, a->gk, a->gv, B, T, d,
                           c->heads);
+        if (r->value_path && r->value_path_all && c->head == EE_HEAD_CLASSIFIER) value_path_scores(r, L, l, B);
         ee_linear_bwd(be, L->x_in, ee_run_w(r, LP(l, L_WQ)), a->gq, a->gx_in, 1, G(LP(l, L_WQ)),
                       G(LP(l, L_BQ)), R, d, d);
         ee_linear_bwd(be, L->x_in, ee_run_w(r, LP(l, L_WK)), a->gk, a->gx_in, 1, G(LP(l, L_WK)),

@@ -37,6 +37,13 @@ typedef struct {
     int nfeat, fsc, fwt, fv;
     const double *row_feats;
     const int32_t *row_ids;
+    /* transformer: the last layer's [CLS] query's attention (H x T, written
+     * by every forward) and a factor on the value of position vs_t in head
+     * vs_h at layer vs_l (vs_t < 0: none), whose derivative is that value's
+     * path score */
+    double clsP[8 * 64];
+    int vs_t, vs_h, vs_l;
+    double vs_scale;
     /* scratch */
     double *s_x, *s_q, *s_k, *s_v, *s_ctx, *s_tmp, *s_z, *s_e;
     /* smallest distance to a ReLU kink or a max tie in the forwards since
@@ -70,6 +77,8 @@ static int need_param(const EeModel *m, const char *group, int index, const char
 static void ref_load(Ref *r, const EeModel *m)
 {
     memset(r, 0, sizeof *r);
+    r->vs_t = -1; /* no factor on a value */
+    r->vs_scale = 1;
     r->c = *ee_model_config(m);
     const EeConfig *c = &r->c;
     r->np = ee_model_nparams(m);
@@ -237,6 +246,9 @@ static void ref_transformer(Ref *r, const double *e, const uint8_t *mask, double
         lin(x, T, d, P[ix[0]], P[ix[1]], d, q);
         lin(x, T, d, P[ix[2]], P[ix[3]], d, k);
         lin(x, T, d, P[ix[4]], P[ix[5]], d, v);
+        int last = l == c->layers - 1;
+        if (l == r->vs_l && r->vs_t >= 0)
+            for (int a = 0; a < dh; a++) v[r->vs_t * d + r->vs_h * dh + a] *= r->vs_scale;
         for (int h = 0; h < H; h++)
             for (int i = 0; i < T; i++) {
                 double s[256], mx = -INFINITY, sum = 0;
@@ -247,6 +259,8 @@ static void ref_transformer(Ref *r, const double *e, const uint8_t *mask, double
                     mx = fmax(mx, s[j]);
                 }
                 for (int j = 0; j < T; j++) { s[j] = exp(s[j] - mx); sum += s[j]; }
+                if (last && i == 0 && H * T <= 8 * 64)
+                    for (int j = 0; j < T; j++) r->clsP[h * T + j] = s[j] / sum;
                 for (int a = 0; a < dh; a++) {
                     double acc = 0;
                     for (int j = 0; j < T; j++) acc += s[j] / sum * v[j * d + h * dh + a];

@@ -767,6 +767,90 @@ static void check_determinism(EeKind kind)
     ee_model_free(m);
 }
 
+/* ---- the attention inputs against the double reference ---------------------------- */
+/* EE_INPUTS_ATTENTION and _LAYERS: columns 0 and 1 are gradient_ends' (bit
+ * for bit: the same passes); then the last layer's [CLS] attention to t in
+ * each head h (the reference's softmax); then the value-path scores (of the
+ * last layer, or of every layer), each the derivative of the target logit
+ * with respect to a factor on v(t) in head h at that layer (central
+ * differences in double): an independent route to v . dv. Rows in two
+ * passes (batch 3) of different lengths. */
+static void check_attention_features(EeInputs inputs)
+{
+    const int N = 4, T = 9, lens[4] = {7, 2, 5, 3};
+    EeModel *m = make_model(EE_KIND_TRANSFORMER, 1, T);
+    const EeConfig *c = ee_model_config(m);
+    const char *name = ee_inputs_name(inputs);
+    Ref ref;
+    ref_load(&ref, m);
+    int d = c->d, H = c->heads, all = inputs == EE_INPUTS_ATTENTION_LAYERS;
+    int nl = all ? c->layers : 1, k = 2 + H + nl * H;
+    EeConfig e = *c;
+    e.head = EE_HEAD_TOKEN;
+    e.inputs = inputs;
+    CHECK(ee_config_features(&e) == k, "%s inputs: %d features, expected %d", name, ee_config_features(&e), k);
+    int32_t *ids = refm_ids(N, T, lens, &rng), tg[4];
+    EeInput in = {.n = N, .ids = ids};
+    float *FA = malloc(sizeof(float) * N * T * k), *F2 = malloc(sizeof(float) * N * T * 2);
+    double *ex = malloc(sizeof(double) * T * d);
+    uint8_t mask[16];
+    EeAttrOptions o;
+    gc_cpu_options(&o);
+    o.batch = 3;
+    EeAttrInfo info = {.target = tg}, info2 = {0};
+    CHECK_OK(ee_explainer_features(m, inputs, &in, &o, FA, &info));
+    CHECK_OK(ee_explainer_features(m, EE_INPUTS_GRADIENT_ENDS, &in, &o, F2, &info2));
+    CHECK(info.forward == info2.forward && info.backward == info2.backward,
+          "%s inputs cost the passes of the two ends: %ld + %ld against %ld + %ld", name, info.forward,
+          info.backward, info2.forward, info2.backward);
+    int same = 1;
+    for (int i = 0; i < N * T; i++)
+        for (int j = 0; j < 2; j++) same &= FA[(size_t)i * k + j] == F2[(size_t)i * 2 + j];
+    CHECK(same, "%s inputs: the two ends are gradient_ends' bit for bit", name);
+    CheckCmp att = CMP_INIT, vp = CMP_INIT;
+    for (int i = 0; i < N; i++) {
+        for (int t = 0; t < T; t++) mask[t] = ids[i * T + t] != EE_PAD;
+        ref_embed(&ref, ids + i * T, ex);
+        double out[8];
+        ref_net(&ref, ex, mask, out);
+        int best = 0;
+        for (int q = 1; q < c->classes; q++) if (out[q] > out[best]) best = q;
+        double P[8 * 64];
+        memcpy(P, ref.clsP, sizeof(double) * H * T);
+        RefPoint pt = {&ref, mask, ex, best};
+        for (int t = 0; t < T; t++) {
+            const float *f = FA + ((size_t)i * T + t) * k;
+            for (int h = 0; h < H; h++) {
+                cmp_add(&att, f[2 + h], mask[t] ? P[h * T + t] : 0);
+                for (int j = 0; j < nl; j++) {
+                    ref.vs_t = t;
+                    ref.vs_h = h;
+                    ref.vs_l = all ? j : c->layers - 1;
+                    ref.vs_scale = 1;
+                    double s = gc_fd1(ref_point_target, &pt, &ref.vs_scale, 1e-6);
+                    ref.vs_t = -1;
+                    cmp_add(&vp, f[2 + H + j * H + h], mask[t] ? s : 0);
+                }
+            }
+        }
+    }
+    CHECK_CMP(att, cmp_bound(&att, 1e-6, 1e-5), "%s inputs: [CLS] attention, max err %.3g (scale %.3g)", name,
+              att.err, att.scale);
+    CHECK_CMP(vp, cmp_bound(&vp, 1e-5, 1e-3), "%s inputs: value-path scores, max err %.3g (scale %.3g)", name,
+              vp.err, vp.scale);
+    /* refused where there is no attention layer to read */
+    EeModel *cnn = make_model(EE_KIND_CNN, 1, T);
+    CHECK(ee_explainer_features(cnn, inputs, &in, &o, FA, NULL) == EE_ERR_UNSUPPORTED,
+          "%s inputs refused on a cnn classifier", name);
+    ee_model_free(cnn);
+    EeConfig z = e;
+    z.layers = 0;
+    CHECK(ee_config_check(&z) == EE_ERR_MODEL, "%s inputs refused on a transformer without layers", name);
+    free(FA); free(F2); free(ex); free(ids);
+    ref_free(&ref);
+    ee_model_free(m);
+}
+
 int main(void)
 {
     ee_threads_enter();
@@ -783,6 +867,8 @@ int main(void)
     check_determinism(EE_KIND_CNN);
     check_features(EE_KIND_TRANSFORMER);
     check_features(EE_KIND_CNN);
+    check_attention_features(EE_INPUTS_ATTENTION);
+    check_attention_features(EE_INPUTS_ATTENTION_LAYERS);
     check_explain(EE_KIND_TRANSFORMER);
     check_design();
     check_train_features(EE_KIND_TRANSFORMER); /* explainer heads: the transformer only */
