@@ -56,7 +56,7 @@ static void bench(int F, int groups_of, int K, int B, int N, int s)
     for (int mode = 0; mode < 2; mode++)
         for (int rep = 0; rep < 5; rep++) {
             Cb cb = {y, mode ? w : NULL, 0};
-            EeScoreFn fn = {eval, &cb};
+            EeScoreFn fn = {eval, &cb, NULL};
             EeFnInfo info = {0};
             if (ee_sv_fn(&fn, X, N, &pl, &o, 0, A, &info)) {
                 fprintf(stderr, "bench_sv_fn: %s\n", ee_last_error());

@@ -1,9 +1,11 @@
 ## sv_fn_overhead: the cost of ee_sv (@f, X, ...) around f, per call of f,
 ## for a trivial f (x * w) and batches of 256 to 4096 rows: the whole call,
-## the time inside the gateway's callback (copying the batch into an
-## Octave array, mexCallMATLAB, checking the scores), the time inside
-## mexCallMATLAB alone, and f called directly on a matrix of the same size
-## (what f itself costs). Not a test: numbers depend on the machine.
+## the time inside the gateway's callback (calling f through the
+## interpreter, checking the scores; the rows are generated straight into
+## f's argument), the time inside f's call alone, and f called directly
+## on a matrix of the same size (what f itself costs). Wall clock; on a
+## shared machine bench_callback.m (CPU time, per batch) is steadier.
+## Not a test: numbers depend on the machine.
 ##   octave-cli --eval "addpath (fullfile (pwd, 'mex')); run ('bench/sv_fn_overhead.m')"
 1;
 rand ('seed', 1); randn ('seed', 1);

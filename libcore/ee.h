@@ -636,6 +636,15 @@ double ee_gradient_bytes(const EeModel *m, int n, const EeGradOptions *g, const 
 typedef struct {
     EeStatus (*eval)(void *ctx, const double *rows, int M, int F, long call, const double **scores, int *C);
     void *ctx;
+    /* Optional (NULL: not offered). The front end's own M x F array for
+     * the next call, column-major (row j, column f at [j + f M]): the SV
+     * and coalition samplers then generate the rows straight into it and
+     * call eval with rows NULL and the same M and F, which spares the
+     * row-major buffer and the transposing copy (the callback overhead of
+     * issue 21). It ends the validity of the previous call's scores.
+     * NULL return: out of memory (the sampler fails with EE_ERR_NOMEM).
+     * The IG samplers do not use it. */
+    double *(*columns)(void *ctx, int M, int F);
 } EeScoreFn;
 
 /* Who the players are and what "absent" means. */

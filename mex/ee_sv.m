@@ -147,9 +147,10 @@
 ## @code{steps} (permutations) or @code{coalitions} (per row, kernelshap),
 ## @code{passes} (rows
 ## f evaluated), @code{calls} (calls of f), @code{seconds},
-## @code{seconds_callback} (inside the gateway's call of f: copying the
-## batch into an Octave array, calling f, checking its scores) and
-## @code{seconds_f} (inside f's call alone).
+## @code{seconds_callback} (inside the gateway's call of f: calling f,
+## checking its scores; the perturbed rows are generated straight into the
+## array f gets, one array kept from call to call) and @code{seconds_f}
+## (inside f's call alone).
 ##
 ## Errors: an error inside f is raised again as @code{ee:callbackError},
 ## whose message holds f's message and identifier and the call in which it

@@ -6,10 +6,12 @@
 // returns normally (it frees what it holds); the gateway then raises
 // ee:callbackError or ee:interrupted.
 //
-// mexCallMATLABWithTrap is not used: Octave 7's replaces f's message and
-// identifier by a generic "function call <feval> failed". With the trap
-// flag off mexCallMATLAB rethrows f's own exception, which carries both.
+// f runs through the interpreter's feval (mexfeval.cc), not
+// mexCallMATLAB, which copied the rows once more on every call; f's own
+// exception, with its message and identifier, reaches the catch blocks
+// here as it did through mexCallMATLAB with the trap flag off.
 #include "mexfn.h"
+#include "mexfeval.h"
 
 #include "quit.h"
 
@@ -52,58 +54,6 @@ static void transpose_into (double *dst, const double *rows, int M, int F)
       }
 }
 
-static void describe (const mxArray *a, char *buf, size_t n)
-{
-  if (! a)
-    {
-      std::snprintf (buf, n, "nothing");
-      return;
-    }
-  const mwSize *d = mxGetDimensions (a);
-  if (mxGetNumberOfDimensions (a) > 2)
-    std::snprintf (buf, n, "a %zux%zux%zu%s %s%s array", static_cast<size_t> (d[0]), static_cast<size_t> (d[1]),
-                   static_cast<size_t> (d[2]), mxGetNumberOfDimensions (a) > 3 ? "x..." : "",
-                   mxIsComplex (a) ? "complex " : mxIsSparse (a) ? "sparse " : "", mxGetClassName (a));
-  else
-    std::snprintf (buf, n, "a %zux%zu %s%s matrix", mxGetM (a), mxGetN (a),
-                   mxIsComplex (a) ? "complex " : mxIsSparse (a) ? "sparse " : "", mxGetClassName (a));
-}
-
-static bool real_full (const mxArray *a)
-{
-  return (mxIsDouble (a) || mxIsSingle (a)) && ! mxIsComplex (a) && ! mxIsSparse (a);
-}
-
-// The data of a real double/single array as doubles: its own data when
-// double (held in *keep until the next call), else converted into *buf.
-static EeStatus as_doubles (mxArray *a, mxArray **keep, double **buf, size_t *cap, const double **out, long call)
-{
-  if (mxIsDouble (a))
-    {
-      *keep = a;
-      *out = mxGetPr (a);
-      return EE_OK;
-    }
-  size_t n = mxGetNumberOfElements (a);
-  if (n > *cap)
-    {
-      double *p = static_cast<double *> (std::realloc (*buf, sizeof (double) * (n ? n : 1)));
-      if (! p)
-        {
-          mxDestroyArray (a);
-          return ee_fail (EE_ERR_NOMEM, "out of memory converting what call %ld of f returned", call);
-        }
-      *buf = p;
-      *cap = n;
-    }
-  const float *src = static_cast<const float *> (mxGetData (a));
-  for (size_t i = 0; i < n; i++)
-    (*buf)[i] = src[i];
-  mxDestroyArray (a);
-  *out = *buf;
-  return EE_OK;
-}
-
 // Calls f on the rows with nargout outputs (1: scores; 2: scores and
 // gradients) and checks them; no Octave exception leaves it.
 static EeStatus call_f (EeMxFn *fn, const double *rows, int M, int F, long call, int nargout,
@@ -115,69 +65,37 @@ static EeStatus call_f (EeMxFn *fn, const double *rows, int M, int F, long call,
   *C = 0;
   try
     {
-      for (mxArray **a : { &fn->last, &fn->last_grad })
-        if (*a)
-          {
-            mxDestroyArray (*a);
-            *a = nullptr;
-          }
-      // one array for the largest batch, its row count set per call
-      if (fn->arg && fn->arg_rows < M)
-        {
-          mxDestroyArray (fn->arg);
-          fn->arg = nullptr;
-        }
-      if (! fn->arg)
-        {
-          fn->arg = mxCreateDoubleMatrix (M, F, mxREAL);
-          fn->arg_rows = M;
-        }
-      mxSetM (fn->arg, M);
-      transpose_into (mxGetPr (fn->arg), rows, M, F);
-      mxArray *args[2] = { const_cast<mxArray *> (fn->fh), fn->arg };
-      mxArray *out[2] = { nullptr, nullptr };
-      mexSetTrapFlag (0);
+      if (! fn->ev)
+        fn->ev = ee_feval_new (fn->fh);
+      // rows NULL: libcore wrote them into that array (ee_mx_fn_columns);
+      // else they go into it here, transposed (column-major)
+      if (rows)
+        transpose_into (ee_feval_arg (fn->ev, M, F), rows, M, F);
       double t0 = ee_now ();
-      mexCallMATLAB (nargout, out, 2, args, "feval");
+      ee_feval_call (fn->ev, nargout);
       fn->seconds_f += ee_now () - t0;
-      char what[128];
-      mxArray *y = out[0], *g = nargout > 1 ? out[1] : nullptr;
-      describe (y, what, sizeof what);
-      if (! y || ! real_full (y) || mxGetNumberOfDimensions (y) != 2
-          || mxGetM (y) != static_cast<size_t> (M) || mxGetN (y) < 1)
-        {
-          if (y) mxDestroyArray (y);
-          if (g) mxDestroyArray (g);
-          return bad_result (call, M, what);
-        }
-      int nc = static_cast<int> (mxGetN (y));
+      EeFevalOut y, g;
+      ee_feval_out (fn->ev, 0, &y);
+      if (! y.real_full || y.ndims != 2 || y.dims[0] != static_cast<size_t> (M) || y.dims[1] < 1)
+        return bad_result (call, M, y.what);
+      int nc = static_cast<int> (y.dims[1]);
       if (nargout > 1)
         {
           // M x F for one score, M x F x C for C
-          const mwSize *d = g ? mxGetDimensions (g) : nullptr;
-          size_t nd = g ? mxGetNumberOfDimensions (g) : 0;
-          bool ok = g && real_full (g) && d[0] == static_cast<mwSize> (M) && d[1] == static_cast<mwSize> (F)
-                    && ((nd == 2 && nc == 1) || (nd == 3 && d[2] == static_cast<mwSize> (nc)));
+          ee_feval_out (fn->ev, 1, &g);
+          bool ok = g.real_full && g.dims[0] == static_cast<size_t> (M) && g.dims[1] == static_cast<size_t> (F)
+                    && ((g.ndims == 2 && nc == 1) || (g.ndims == 3 && g.dims[2] == static_cast<size_t> (nc)));
           if (! ok)
-            {
-              describe (g, what, sizeof what);
-              mxDestroyArray (y);
-              if (g) mxDestroyArray (g);
-              return ee_fail (EE_ERR_INPUT,
-                              "call %ld of f (%d rows): f's second output must be the gradient of its %d "
-                              "score%s, a real %d x %d%s double array (or ask for central differences: "
-                              "'gradient', 'fd'); it returned %s",
-                              call, M, nc, nc == 1 ? "" : "s", M, F, nc == 1 ? "" : " x C", what);
-            }
-          EeStatus st = as_doubles (g, &fn->last_grad, &fn->conv_grad, &fn->conv_grad_n, grads, call);
-          if (st)
-            {
-              mxDestroyArray (y);
-              return st;
-            }
+            return ee_fail (EE_ERR_INPUT,
+                            "call %ld of f (%d rows): f's second output must be the gradient of its %d "
+                            "score%s, a real %d x %d%s double array (or ask for central differences: "
+                            "'gradient', 'fd'); it returned %s",
+                            call, M, nc, nc == 1 ? "" : "s", M, F, nc == 1 ? "" : " x C", g.what);
+          *grads = g.data;
         }
       *C = nc;
-      return as_doubles (y, &fn->last, &fn->conv, &fn->conv_n, scores, call);
+      *scores = y.data;
+      return EE_OK;
     }
   catch (const octave::execution_exception& e)
     {
@@ -215,6 +133,22 @@ extern "C" EeStatus ee_mx_fn_eval (void *ctx, const double *rows, int M, int F, 
   return call_f (static_cast<EeMxFn *> (ctx), rows, M, F, call, 1, scores, nullptr, C);
 }
 
+extern "C" double *ee_mx_fn_columns (void *ctx, int M, int F)
+{
+  EeMxFn *fn = static_cast<EeMxFn *> (ctx);
+  try
+    {
+      if (! fn->ev)
+        fn->ev = ee_feval_new (fn->fh);
+      return ee_feval_arg (fn->ev, M, F);
+    }
+  catch (...)
+    {
+      // only allocation fails here; libcore reports it as out of memory
+      return nullptr;
+    }
+}
+
 extern "C" EeStatus ee_mx_fn_eval_grad (void *ctx, const double *rows, int M, int F, long call,
                                         const double **scores, const double **grads, int *C)
 {
@@ -223,14 +157,6 @@ extern "C" EeStatus ee_mx_fn_eval_grad (void *ctx, const double *rows, int M, in
 
 extern "C" void ee_mx_fn_release (EeMxFn *fn)
 {
-  for (mxArray **a : { &fn->last, &fn->last_grad, &fn->arg })
-    if (*a)
-      {
-        mxDestroyArray (*a);
-        *a = nullptr;
-      }
-  std::free (fn->conv);
-  std::free (fn->conv_grad);
-  fn->conv = fn->conv_grad = nullptr;
-  fn->conv_n = fn->conv_grad_n = 0;
+  ee_feval_free (fn->ev);
+  fn->ev = nullptr;
 }

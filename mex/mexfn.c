@@ -304,7 +304,8 @@ static void fn_attribute(const char *gateway, int method, int nlhs, mxArray *plh
     info_arrays(nrows, &target, &fx, &fe, &delta);
 
     EeMxFn fn = {.fh = prhs[0]};
-    EeScoreFn sf = {ee_mx_fn_eval, &fn};
+    /* the samplers write the perturbed rows straight into f's argument */
+    EeScoreFn sf = {ee_mx_fn_eval, &fn, ee_mx_fn_columns};
     long rows_eval = 0, calls = 0;
     double secs = 0, secs_cb = 0;
     EeStatus st = EE_OK;
@@ -432,7 +433,7 @@ void ee_mx_ig_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     info_arrays(nrows, &target, &fx, &fb, &delta);
 
     EeMxFn fn = {.fh = prhs[0]};
-    EeScoreFn sf = {ee_mx_fn_eval, &fn};
+    EeScoreFn sf = {ee_mx_fn_eval, &fn, NULL}; /* ee_ig_fn copies its rows: no columns hook */
     EeGradFn gf = {ee_mx_fn_eval_grad, &fn};
     EeFnInfo info = {0};
     running_f = 1;

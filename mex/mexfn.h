@@ -13,19 +13,15 @@ extern "C" {
 /* The context of EeScoreFn for an Octave function handle. */
 typedef struct {
     const mxArray *fh;   /* the handle (prhs[0]) */
-    mxArray *arg;        /* the rows handed to f, reused from call to call */
-    int arg_rows;        /* its capacity in rows */
-    mxArray *last;       /* f's last scores, held until the next call */
-    mxArray *last_grad;  /* and gradients */
-    double *conv;        /* single scores converted to double */
-    size_t conv_n;
-    double *conv_grad;   /* single gradients converted to double */
-    size_t conv_grad_n;
+    struct EeFeval *ev;  /* the argument array kept from call to call and
+                            f's last outputs (mexfeval.cc), made on the
+                            first call, freed by ee_mx_fn_release */
     int failed;          /* f itself raised an error (-> ee:callbackError) */
     double seconds_f;    /* wall time inside f */
 } EeMxFn;
 
-/* EeScoreFn's eval for ctx = EeMxFn: hands the rows to f, checks what f
+/* EeScoreFn's eval for ctx = EeMxFn: hands the rows to f (rows NULL: they
+ * are in the array ee_mx_fn_columns returned), checks what f
  * returns (a real M x C or M x 1 double or single matrix; ee:badInput
  * naming the call otherwise), and turns an error raised by f into a
  * status whose message carries f's message and identifier (fn->failed
@@ -33,6 +29,10 @@ typedef struct {
  * leaves it. */
 EeStatus ee_mx_fn_eval(void *ctx, const double *rows, int M, int F, long call, const double **scores,
                        int *C);
+/* EeScoreFn's columns for ctx = EeMxFn: the M x F array the next call
+ * hands to f, for libcore to fill column-major (no further copy); NULL
+ * when it cannot be allocated. */
+double *ee_mx_fn_columns(void *ctx, int M, int F);
 /* EeGradFn's eval for ctx = EeMxFn: [y, g] = f (rows), g the M x F
  * (one score) or M x F x C gradients; the same checks and errors. */
 EeStatus ee_mx_fn_eval_grad(void *ctx, const double *rows, int M, int F, long call, const double **scores,

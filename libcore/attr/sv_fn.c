@@ -123,7 +123,18 @@ typedef struct {
     const int *col_start, *cols; /* the columns of player p: cols[col_start[p] ..
                                     col_start[p+1]) */
     const double *bg;         /* K x F (zeros when pl has none) */
-    double *buf;              /* B x F, row-major */
+    double *buf;              /* B x F, row-major (no columns hook) */
+    /* the batch being filled: buf row-major (ld 0), or the front end's
+     * array from f->columns, column-major with leading dimension ld */
+    double *dst;
+    int ld;
+    /* column-major: the last rows generated, row-major (TILE x F), put
+     * into dst a tile at a time: written one row at a time, a row of a
+     * column-major array is F stores ld apart, and ld a power of two maps
+     * them all onto a few cache sets */
+    double *tile;
+    int tile_j0, tile_n;
+    long total;               /* rows of all batches after the first pass */
     long calls, rows;
     double t_eval;
 } Ctx;
@@ -134,11 +145,42 @@ static EeStatus call_f(Ctx *c, int M, const double **y)
     int C = 0;
     double t0 = ee_now();
     c->calls++;
-    EeStatus st = c->f->eval(c->f->ctx, c->buf, M, c->F, c->calls, y, &C);
+    EeStatus st = c->f->eval(c->f->ctx, c->ld ? NULL : c->buf, M, c->F, c->calls, y, &C);
     c->t_eval += ee_now() - t0;
     c->rows += M;
     if (st) return st;
     return ee_fn_check(c->calls, M, 0, *y, NULL, C, &c->C);
+}
+
+enum { TILE = 16 };
+
+/* n rows (row-major, F apart) into rows j0.. of the column-major batch:
+ * per column n consecutive values, whole cache lines. */
+static void put_rows(Ctx *c, const double *src, int j0, int n)
+{
+    for (int f = 0; f < c->F; f++) {
+        double *d = c->dst + (size_t)f * c->ld + j0;
+        for (int t = 0; t < n; t++) d[t] = src[(size_t)t * c->F + f];
+    }
+}
+
+static void tile_flush(Ctx *c)
+{
+    if (c->tile_n) put_rows(c, c->tile, c->tile_j0, c->tile_n);
+    c->tile_n = 0;
+}
+
+/* Where the next batch of M rows goes: the front end's column-major
+ * array when it offers one, else the row-major buffer. */
+static EeStatus batch_start(Ctx *c, int M)
+{
+    c->dst = c->buf;
+    c->ld = 0;
+    if (!c->f->columns) return EE_OK;
+    c->dst = c->f->columns(c->f->ctx, M, c->F);
+    c->ld = M;
+    c->tile_n = 0;
+    return c->dst ? EE_OK : ee_fail(EE_ERR_NOMEM, "out of memory for a batch of %d rows of f", M);
 }
 
 EeStatus ee_fn_check(long call, int M, int F, const double *y, const double *g, int C, int *C_known)
@@ -174,8 +216,13 @@ static void column_mask(const Ctx *c, const uint8_t *present, uint64_t *mask)
 static void emit_row(Ctx *c, const double *x, const uint64_t *mask, int k, int j)
 {
     const double *b = c->bg + (size_t)k * c->F;
-    double *dst = c->buf + (size_t)j * c->F;
     const uint64_t *m = mask;
+    double *dst = c->dst + (size_t)j * c->F;
+    if (c->ld) { /* column-major: into the tile, which goes out when full */
+        if (c->tile_n == TILE) tile_flush(c);
+        if (c->tile_n == 0) c->tile_j0 = j;
+        dst = c->tile + (size_t)c->tile_n++ * c->F;
+    }
     /* vectorised on request: GCC's -O2 leaves this loop scalar */
     #pragma omp simd
     for (int f = 0; f < c->F; f++) {
@@ -223,10 +270,15 @@ static EeStatus first_pass(Ctx *c, int N, int32_t *target, double *fx)
     for (int i0 = 0; i0 < N; i0 += c->B) {
         int M = N - i0 < c->B ? N - i0 : c->B;
         if (ee_interrupted()) return ee_fail(EE_ERR_INTERRUPTED, "interrupted during SV of f");
-        memcpy(c->buf, c->X + (size_t)i0 * c->F, sizeof(double) * (size_t)M * c->F);
-        const double *y;
-        EeStatus st = call_f(c, M, &y);
+        EeStatus st = batch_start(c, M);
         if (st) return st;
+        const double *xs = c->X + (size_t)i0 * c->F;
+        if (c->ld)
+            for (int j = 0; j < M; j += TILE) put_rows(c, xs + (size_t)j * c->F, j, M - j < TILE ? M - j : TILE);
+        else
+            memcpy(c->buf, xs, sizeof(double) * (size_t)M * c->F);
+        const double *y;
+        if ((st = call_f(c, M, &y))) return st;
         for (int j = 0; j < M; j++) {
             int i = i0 + j, t = 0;
             if (c->o->target) {
@@ -350,12 +402,16 @@ static EeStatus sv_fn_run(Ctx *c, int N, const int32_t *target, const double *fx
     /* generator: background row gk of coalition gc of row gi; sampling:
      * coalition gc >= 1 is step gj of permutation gp */
     int gi = 0, gk = 0, finished = 0;
-    long gc = 0, gp = -1, gj = 0;
+    long gc = 0, gp = -1, gj = 0, left = c->total;
     while (finished < N && !st) {
         if (ee_interrupted()) {
             st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during SV of f");
             break;
         }
+        /* the generator below fills min(B, rows left) rows: the batch's
+         * size is known before its first row */
+        int want = left < B ? (int)left : B;
+        if (want > 0 && (st = batch_start(c, want))) break;
         int nb = 0;
         while (nb < B && gi < N) {
             if (!rs[gi]) {
@@ -381,6 +437,12 @@ static EeStatus sv_fn_run(Ctx *c, int N, const int32_t *target, const double *fx
             }
         }
         if (st) break;
+        if (c->ld) tile_flush(c);
+        if (nb != want) {
+            st = ee_fail(EE_ERR_INPUT, "internal error: SV of f made a batch of %d rows where %d were due", nb, want);
+            break;
+        }
+        left -= nb;
         if (nb > 0) {
             const double *y;
             if ((st = call_f(c, nb, &y))) break;
@@ -484,11 +546,14 @@ static EeStatus fn_main(const EeScoreFn *f, const double *X, int N, const EeFnPl
     c.B = B > 0 ? (int)B : 1;
     zeros = pl->background ? NULL : calloc((size_t)F, sizeof(double));
     c.bg = pl->background ? pl->background : zeros;
-    c.buf = malloc(sizeof(double) * (size_t)c.B * F);
+    c.total = (long)N * per_row;
+    /* a front end that offers its own array gets the rows there */
+    c.buf = f->columns ? NULL : malloc(sizeof(double) * (size_t)c.B * F);
+    c.tile = f->columns ? malloc(sizeof(double) * TILE * (size_t)F) : NULL;
     target = malloc(sizeof(int32_t) * (N ? N : 1));
     fx = malloc(sizeof(double) * (N ? N : 1));
     phi = malloc(sizeof(double) * (P ? P : 1));
-    if (!c.bg || !c.buf || !target || !fx || !phi) {
+    if (!c.bg || (!c.buf && !c.tile) || !target || !fx || !phi) {
         st = ee_fail(EE_ERR_NOMEM, "out of memory for SV of f (batch %d)", c.B);
         goto done;
     }
@@ -498,7 +563,7 @@ static EeStatus fn_main(const EeScoreFn *f, const double *X, int N, const EeFnPl
 done:
     ee_fn_info_totals(info, c.rows, c.calls, c.t_eval, t0);
     free(player); free(size); free(slot); free(cols); free(col_start);
-    free(zeros); free(c.buf); free(target); free(fx); free(phi);
+    free(zeros); free(c.buf); free(c.tile); free(target); free(fx); free(phi);
     return st;
 }
 

@@ -71,6 +71,22 @@
 ## number of heatmap PNGs per panel (default 3).
 ## @item 'verbose'
 ## progress lines (default true).
+## @item 'model'
+## a panel on a model given as a function handle, in place of the preset's
+## panels: a struct with fields @code{f} (the handle, as for
+## @code{ee_sv (@@f, @dots{})}), @code{X} (the N x F rows to explain),
+## and optionally @code{explainer} (its Empirical Explainer, from
+## @code{ee_train (@@f, @dots{})}: its players and absent values are
+## used), @code{method} (@qcode{'sv'}, default, or @qcode{'ig'}), @code{S}
+## (default 20), @code{seed}, @code{options} (further options of
+## @code{ee_sv} / @code{ee_ig}), @code{name} (default @qcode{'model'}),
+## @code{title} and @code{notes} (a cell of lines under the panel).  It
+## draws the curve of the method against its samples, the explainer's
+## line and the floor, as the other panels, into @file{figure5.png},
+## @file{.pdf}, @file{.svg} of @qcode{'figures'} (default
+## @file{figures/<name>}); nothing is cached and no other file is written.
+## @var{R} then has @code{panels} (its curve in @code{panels.curve}) and
+## @code{files}.  @file{scripts/examples/fashion_patches.m} draws one.
 ## @end table
 ##
 ## Besides Figure 5 it writes the cost-accuracy figure
@@ -94,6 +110,14 @@ function R = figure5 (varargin)
   root = fileparts (fileparts (fileparts (mfilename ('fullpath'))));   # the checkout: scripts/paper/ is two below it
   addpath (fullfile (root, 'mex'), fullfile (root, 'scripts'));   # the gateways and the toolbox
   P = settings_from_args (root, varargin);
+  if (! isempty (P.model))
+    ## a panel on a function handle (private/f5_fn_panel.m), drawn alone
+    p = f5_fn_panel (P.model, P.verbose);
+    R = struct ('preset', 'model', 'settings', P, 'panels', p, 'files', {f5_figure(P, p)});
+    R.seconds = toc (t_start);
+    say (P, '== figure5 (%s) done in %.1f s; figure: %s\n', p.name, R.seconds, R.files{1});
+    return;
+  end
   say (P, '== figure5: preset ''%s'', panels %s, results in %s, figures in %s\n', P.preset, ...
           strjoin ({P.panels.name}, ', '), P.results, P.figures);
   ensure_dir (P.results);
@@ -172,6 +196,7 @@ function P = settings_from_args (root, args)
     error ('ee:badInput', 'figure5: the preset must be a name');
   end
   P = f5_presets (root, lower (preset));
+  P.model = [];
   names = {P.panels.name};
   given = struct ('results', false, 'figures', false);
   user = cell (0, 2);
@@ -210,6 +235,8 @@ function P = settings_from_args (root, args)
         P.heatmaps = v;
       case 'verbose'
         P.verbose = logical (v);
+      case 'model'
+        P.model = v;
       otherwise
         if (! (any (strcmpi (name, [names {'ig', 'sv'}])) && isstruct (v)))
           error ('ee:badInput', 'figure5: unknown option ''%s''', name);
@@ -235,6 +262,19 @@ function P = settings_from_args (root, args)
       if (strcmp (w, 'all') || strcmp (w, P.panels(i).method) || strcmp (w, P.panels(i).name))
         P.panels(i) = merge_struct (P.panels(i), overrides{k, 2});
       end
+    end
+  end
+  if (! isempty (P.model))
+    ## the handle's panel replaces the preset's: no data files, and its
+    ## figure goes to a folder of its own, never over the project's
+    if (! (isstruct (P.model) && isscalar (P.model)) || ! isempty (user) || ! isempty (select))
+      error ('ee:badInput', 'figure5: ''model'' is a struct and excludes ''data_ig'', ''data_sv'' and ''panels''');
+    end
+    P.panels = P.panels([]);
+    if (! given.figures)
+      nm = 'model';
+      if (isfield (P.model, 'name') && ischar (P.model.name) && ! isempty (P.model.name)) nm = P.model.name; end
+      P.figures = fullfile (root, 'figures', nm);
     end
   end
   if (! isempty (select))
@@ -291,3 +331,5 @@ end
 %!error <no data file> figure5 ('tiny', 'data_ig', '/nonexistent/file.mat')
 %!error <'panels' must name> figure5 ('tiny', 'panels', 'lime')
 %!error <unknown setting> figure5 ('tiny', 'ig', struct ('nosuch', 1))
+%!error <'model' is a struct> figure5 ('tiny', 'model', 3)
+%!error <'model'.f must be> figure5 ('tiny', 'model', struct ('X', 1), 'figures', tempname ())

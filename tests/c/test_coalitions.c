@@ -241,7 +241,7 @@ typedef struct {
 static EeStatus run(Model *m, int F, const int32_t *groups, const double *bg, int K, const EeCoalitionOptions *co,
                     uint64_t seed, int batch, Run *out)
 {
-    EeScoreFn fn = {eval, m};
+    EeScoreFn fn = {eval, m, NULL};
     EeFnPlayers pl = {.F = F, .groups = groups, .background = bg, .K = K};
     EeAttrOptions o;
     ee_attr_options_defaults(&o);

@@ -27,7 +27,27 @@ typedef struct {
     /* misbehaviour to test */
     long fail_at, nan_at, wrongc_at;
     int sleep_ms;        /* per call: makes every interrupt poll live (polled at most every 20 ms) */
+    /* the columns hook (EeScoreFn.columns): the array handed out, its size */
+    double *colbuf;
+    int col_m, col_f;
+    long col_calls, null_rows;
 } Model;
+
+/* EeScoreFn.columns, as a front end with column-major arrays offers it */
+static double *columns(void *ctx, int M, int F)
+{
+    Model *m = ctx;
+    free(m->colbuf);
+    m->colbuf = malloc(sizeof(double) * (size_t)M * F);
+    /* poison: a row the sampler forgot to write is NaN, not an old value */
+    for (size_t t = 0; m->colbuf && t < (size_t)M * F; t++) m->colbuf[t] = NAN;
+    m->col_m = M;
+    m->col_f = F;
+    m->col_calls++;
+    return m->colbuf;
+}
+/* set by main: the samplers get the columns hook (the gateways' path) */
+static int use_columns;
 
 static double nonlinear(const double *x, int F, int c)
 {
@@ -75,11 +95,14 @@ static EeStatus eval(void *ctx, const double *rows, int M, int F, long call, con
     if (call != m->calls) return ee_fail(EE_ERR_IO, "call numbered %ld, expected %ld", call, m->calls);
     if (m->sleep_ms) nanosleep(&(struct timespec){0, m->sleep_ms * 1000000L}, NULL);
     if (m->fail_at == call) return ee_fail(EE_ERR_IO, "the model failed on purpose");
+    if (!rows && !(m->colbuf && m->col_m == M && m->col_f == F))
+        return ee_fail(EE_ERR_IO, "call %ld: rows NULL without a %d x %d columns array", call, M, F);
+    m->null_rows += !rows;
     free(m->out);
     m->out = malloc(sizeof(double) * (size_t)M * m->C);
     double x[64];
     for (int j = 0; j < M; j++) {
-        for (int f = 0; f < F; f++) x[f] = rows[(size_t)j * F + f];
+        for (int f = 0; f < F; f++) x[f] = rows ? rows[(size_t)j * F + f] : m->colbuf[j + (size_t)f * M];
         for (int c = 0; c < m->C; c++) m->out[j + (size_t)c * M] = model_value(m, x, c);
     }
     if (m->nan_at == call) m->out[M - 1] = NAN;
@@ -212,7 +235,7 @@ static void make_data(void)
 static void check_against_reference(const int32_t *groups, int K, int exact, int s, int batch, const char *what)
 {
     Model m = {.F = F_COLS, .C = C_OUT};
-    EeScoreFn fn = {eval, &m};
+    EeScoreFn fn = {eval, &m, use_columns ? columns : NULL};
     EeFnPlayers pl = {.F = F_COLS, .groups = groups, .background = K ? BG : NULL, .K = K};
     static const double zero[F_COLS];
     int P = ee_fn_players(groups, F_COLS);
@@ -286,7 +309,12 @@ static void check_against_reference(const int32_t *groups, int K, int exact, int
     if (!exact)
         for (int i = 0; i < N_ROWS * P; i++)
             CHECK(var[i] >= 0 && isfinite(var[i]), "%s: variance %g", what, var[i]);
+    /* with the hook every batch went through it, none without */
+    CHECK(m.col_calls == (use_columns ? m.calls : 0) && m.null_rows == m.col_calls,
+          "%s: %ld columns arrays, %ld calls without rows, %ld calls (hook %s)", what, m.col_calls, m.null_rows,
+          m.calls, use_columns ? "on" : "off");
     free(m.out);
+    free(m.colbuf);
 }
 
 /* A linear model: phi of column f is w_f (x_f - mean_k b_kf), by sampling
@@ -299,7 +327,7 @@ static void check_linear(void)
     for (int variant = 0; variant < 4; variant++) {
         int exact = variant & 1, grouped = variant >> 1;
         Model m = {.F = F_COLS, .C = 2, .w = w, .bias = 0.75};
-        EeScoreFn fn = {eval, &m};
+        EeScoreFn fn = {eval, &m, NULL};
         EeFnPlayers pl = {.F = F_COLS, .groups = grouped ? groups : NULL, .background = BG, .K = 3};
         EeAttrOptions o;
         ee_attr_options_defaults(&o);
@@ -338,7 +366,7 @@ static void check_linear(void)
 static void check_batch_and_split(void)
 {
     Model m = {.F = F_COLS, .C = C_OUT};
-    EeScoreFn fn = {eval, &m};
+    EeScoreFn fn = {eval, &m, NULL};
     EeFnPlayers pl = {.F = F_COLS, .background = BG, .K = 2};
     EeAttrOptions o;
     ee_attr_options_defaults(&o);
@@ -374,7 +402,7 @@ static int stop_after(void *ctx) { return ++polls > *(int *)ctx; }
 static void check_errors(void)
 {
     Model m = {.F = F_COLS, .C = C_OUT};
-    EeScoreFn fn = {eval, &m};
+    EeScoreFn fn = {eval, &m, NULL};
     EeFnPlayers pl = {.F = F_COLS};
     EeAttrOptions o;
     ee_attr_options_defaults(&o);
@@ -439,7 +467,7 @@ static void check_errors(void)
 static void check_no_players(void)
 {
     Model m = {.F = F_COLS, .C = C_OUT};
-    EeScoreFn fn = {eval, &m};
+    EeScoreFn fn = {eval, &m, NULL};
     static const int32_t none[F_COLS] = {0};
     EeFnPlayers pl = {.F = F_COLS, .groups = none};
     EeAttrOptions o;
@@ -465,7 +493,7 @@ static void check_ig(void)
     CHECK_OK(ee_ig_nodes(EE_IG_GAUSSLEGENDRE, s, alpha, wq));
     for (int fd = 0; fd < 2; fd++) {
         Model m = {.F = F_COLS, .C = C_OUT};
-        EeScoreFn fn = {eval, &m};
+        EeScoreFn fn = {eval, &m, NULL};
         EeGradFn gfn = {eval_grad, &m};
         EeAttrOptions o;
         ee_attr_options_defaults(&o);
@@ -522,7 +550,7 @@ static void check_ig(void)
     for (int i = 0; i < F_COLS * 2; i++) w[i] = 0.3 * i - 1.1;
     for (int fd = 0; fd < 2; fd++) {
         Model m = {.F = F_COLS, .C = 2, .w = w, .bias = -0.25};
-        EeScoreFn fn = {eval, &m};
+        EeScoreFn fn = {eval, &m, NULL};
         EeGradFn gfn = {eval_grad, &m};
         EeAttrOptions o;
         ee_attr_options_defaults(&o);
@@ -548,7 +576,7 @@ static void check_ig(void)
     }
     /* errors */
     Model m = {.F = F_COLS, .C = C_OUT, .nan_at = -3};
-    EeScoreFn fn = {eval, &m};
+    EeScoreFn fn = {eval, &m, NULL};
     EeGradFn gfn = {eval_grad, &m};
     EeAttrOptions o;
     ee_attr_options_defaults(&o);
@@ -587,7 +615,7 @@ static void check_eg(void)
     CHECK_OK(ee_ig_nodes(EE_IG_GAUSSLEGENDRE, s, alpha, wq));
     for (int m_draw = 0; m_draw <= 5; m_draw += 5) {
         Model m = {.F = F_COLS, .C = C_OUT};
-        EeScoreFn fn = {eval, &m};
+        EeScoreFn fn = {eval, &m, NULL};
         EeGradFn gfn = {eval_grad, &m};
         EeAttrOptions o;
         ee_attr_options_defaults(&o);
@@ -643,7 +671,7 @@ static void check_eg(void)
     double w[F_COLS * 2];
     for (int i = 0; i < F_COLS * 2; i++) w[i] = 0.3 * i - 1.1;
     Model m = {.F = F_COLS, .C = 2, .w = w, .bias = -0.25};
-    EeScoreFn fn = {eval, &m};
+    EeScoreFn fn = {eval, &m, NULL};
     EeGradFn gfn = {eval_grad, &m};
     EeAttrOptions o;
     ee_attr_options_defaults(&o);
@@ -668,6 +696,43 @@ static void check_eg(void)
     grad_out = NULL;
 }
 
+/* The columns hook changes where the rows are written, not what f sees:
+ * the same bits with and without it, for sampling and for a coalition
+ * method (KernelSHAP), over batch sizes that leave partial batches. */
+static void check_columns_same_bits(void)
+{
+    static const int32_t groups[F_COLS] = {1, 2, 2, 3, 4, 4};
+    EeFnPlayers pl = {.F = F_COLS, .groups = groups, .background = BG, .K = 2};
+    for (int method = 0; method < 2; method++)
+        for (int batch = 1; batch <= 64; batch *= 4) {
+            double A[2][N_ROWS * F_COLS];
+            long calls[2];
+            for (int hook = 0; hook < 2; hook++) {
+                Model m = {.F = F_COLS, .C = C_OUT};
+                EeScoreFn fn = {eval, &m, hook ? columns : NULL};
+                EeAttrOptions o;
+                ee_attr_options_defaults(&o);
+                o.verbose = 0;
+                o.steps = 3;
+                o.seed = 11;
+                o.batch = batch;
+                EeCoalitionOptions co = {.kind = EE_COAL_KERNELSHAP, .samples = 20}; /* all 14 coalitions */
+                EeFnInfo info = {0};
+                CHECK_OK(method ? ee_coalition_fn(&fn, X, N_ROWS, &pl, &o, &co, A[hook], &info)
+                                : ee_sv_fn(&fn, X, N_ROWS, &pl, &o, 0, A[hook], &info));
+                calls[hook] = m.calls;
+                CHECK(m.col_calls == (hook ? m.calls : 0), "same bits: %ld columns arrays for %ld calls",
+                      m.col_calls, m.calls);
+                free(m.out);
+                free(m.colbuf);
+            }
+            CHECK(calls[0] == calls[1], "%s, batch %d: %ld calls without the hook, %ld with",
+                  method ? "kernelshap" : "sampling", batch, calls[0], calls[1]);
+            CHECK(memcmp(A[0], A[1], sizeof A[0]) == 0, "%s, batch %d: the hook changed the attributions",
+                  method ? "kernelshap" : "sampling", batch);
+        }
+}
+
 int main(void)
 {
     make_data();
@@ -678,6 +743,17 @@ int main(void)
     check_against_reference(NULL, 0, 0, 6, 0, "sampling, columns, zero baseline");
     check_against_reference(NULL, 1, 0, 3, 7, "sampling, columns, baseline row");
     check_against_reference(groups, 3, 0, 5, 13, "sampling, groups, background of 3");
+    /* the same through the columns hook: rows written column-major into
+     * the front end's array (partial last batches included) */
+    use_columns = 1;
+    check_against_reference(NULL, 0, 1, 0, 0, "exact, columns, zero baseline, hook");
+    check_against_reference(NULL, 3, 1, 0, 5, "exact, columns, background of 3, hook");
+    check_against_reference(groups, 3, 1, 0, 4, "exact, groups, background of 3, hook");
+    check_against_reference(NULL, 0, 0, 6, 0, "sampling, columns, zero baseline, hook");
+    check_against_reference(NULL, 1, 0, 3, 7, "sampling, columns, baseline row, hook");
+    check_against_reference(groups, 3, 0, 5, 13, "sampling, groups, background of 3, hook");
+    use_columns = 0;
+    check_columns_same_bits();
     check_linear();
     check_batch_and_split();
     check_errors();

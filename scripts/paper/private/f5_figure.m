@@ -108,7 +108,9 @@ function draw_panel (P, p, box)
     text (ax, 1, lg (-22), sprintf ('no crossing for s < %d', S), 'color', red, ...
           'fontsize', 11, 'fontweight', 'bold');
   end
-  if (strcmp (p.method, 'ig'))
+  if (isfield (p, 'title'))          # a panel on a function handle (f5_fn_panel)
+    ttl = p.title;
+  elseif (strcmp (p.method, 'ig'))
     ttl = sprintf ('Integrated Gradients (%s), %s', p.settings.ig_method, p.dataset);
   else
     ttl = sprintf ('Shapley Value Sampling, %s', p.dataset);
@@ -118,6 +120,18 @@ function draw_panel (P, p, box)
   ## notes under the panel
   na = axes ('units', 'pixels', 'position', [box(1) + 10, box(2) + 5, box(3) - 20, 68], 'visible', 'off', ...
              'xlim', [0 1], 'ylim', [0 4]);
+  if (isfield (p, 'notes'))
+    lines = p.notes;
+  else
+    lines = token_notes (P, p);
+  end
+  for j = 1:numel (lines)
+    text (na, 0, 4 - j + 0.5, lines{j}, 'fontsize', 8, 'interpreter', 'none');
+  end
+end
+
+## the notes under a panel of a token classifier (f5_panel)
+function lines = token_notes (P, p)
   x = p.explainer;
   lines = {sprintf('black: expensive %s, mean MSE over %d test sequences (grey: 25th-75th percentile)', ...
                    p.label, p.n.test), ...
@@ -128,9 +142,6 @@ function draw_panel (P, p, box)
                    model_text (p.spec), p.test_accuracy, p.T), ...
            sprintf('training rows %d + %d unlabelled (s = %d), valid %d, test %d; preset %s', ...
                    p.n.train, p.n.unlabelled, p.targets_s.train, p.n.valid, p.n.test, P.preset)};
-  for j = 1:numel (lines)
-    text (na, 0, 4 - j + 0.5, lines{j}, 'fontsize', 8, 'interpreter', 'none');
-  end
 end
 
 function t = times_text (r)
