@@ -121,6 +121,9 @@ function r = fashion_patches (outdir, varargin)
     ho = d.split.test(setdiff (1:numel (d.split.test), r.rows)(1:P.n_heldout));
     M = struct ('f', f, 'X', double (d.x(ho, :)), 'explainer', r.expl, 'S', 10, 'name', 'fashion_patches', ...
                 'title', 'SV sampling, Fashion-MNIST mlp, 4 x 4 patches');
+    ## figure5 belongs to the paper's reproduction (scripts/paper), beside
+    ## the toolbox this example otherwise uses
+    addpath (fullfile (fileparts (mfilename ('fullpath')), '..', 'paper'));
     F5 = figure5 ('model', M, 'figures', fullfile (outdir, 'fashion_figure5'), 'verbose', false);
     r.figure5 = F5.panels;
     r.figure5_files = F5.files;
