@@ -20,6 +20,7 @@
  *   both ee:notSupported. */
 #include "refmodel.h"
 #include "backend/backend.h"
+#include "models/model_impl.h"
 
 static EeRng rng;
 
