@@ -14,15 +14,15 @@
 ## few s (@code{ee_sv}), the gradient maps of @code{ee_gradient}
 ## (saliency, signed, absolute and L2, gradient x input, SmoothGrad of the
 ## saliency, GradientSHAP with the dataset's other test rows as its
-## background), the panel's Empirical Explainer(s) and a random map (the
-## dashed line: no cost).  The classifiers, the test rows and the
-## Empirical Explainers' maps and timings come from Figure 5's results
-## (@file{results/<preset>/figure5.mat}, the cache of
-## @code{figure5}/@code{main_job}; run first when missing): the
-## explainer's maps are those @code{ee_explain} gave in that run and its
-## seconds per explanation the median of that run's 3 timed calls on all
-## test rows.  Every other method is timed here, one call over the rows
-## after a warm-up pass.
+## background), the panel's Empirical Explainer(s) (@code{ee_explain})
+## and a random map (the dashed line: no cost).  The classifiers, the test
+## rows and the explainers come from Figure 5's results
+## (@file{results/<preset>/figure5.mat} and the cache beside it, of
+## @code{figure5}/@code{main_job}; run first when missing): a panel's
+## explainer is the cached model whose maps of the test rows are that
+## run's (a warning, and that run's maps and timing, when none is).  Every
+## method is timed here, one call over the rows after a warm-up pass, so
+## the seconds of one figure come from one machine and one load.
 ##
 ## Writes @file{faithfulness.png}, @file{.pdf}, @file{.svg} (through
 ## @code{ee_save_figure}) and @file{faithfulness.csv} (one row per
@@ -139,15 +139,53 @@ function T = dataset_rows (P, ps)
                q.name);
       continue;
     end
-    C = q.curve;
-    T = [T, measure(P, clf, X, q.empirical(1:n, :), ds, sprintf('Empirical Explainer (%s)', upper (q.method)), ...
-                    'explainer', 1, C.explainer_passes, C.explainer_seconds / rows (q.X))];
+    name = sprintf ('Empirical Explainer (%s)', upper (q.method));
+    ex = panel_explainer (P, q, X);
+    if (isempty (ex))                  # not found: figure5's maps and timing
+      warning ('ee:notSupported', ['faithfulness_figure: the %s panel''s explainer is not among its cached ' ...
+               'models; its maps and seconds are those of the figure5 run'], q.name);
+      C = q.curve;
+      T = [T, measure(P, clf, X, q.empirical(1:n, :), ds, name, 'explainer', 1, C.explainer_passes, ...
+                      C.explainer_seconds / rows (q.X))];
+      continue;
+    end
+    ee_explain (ex, X(1, :));           # warm-up, as for the others
+    t0 = tic ();
+    [A, info] = ee_explain (ex, X);
+    sec = toc (t0) / n;
+    T = [T, measure(P, clf, X, A, ds, name, 'explainer', 1, info.passes / n, sec)];
   end
   old = rand ('state');
   rand ('state', P.seed);
   A = rand (size (X));
   rand ('state', old);
   T = [T, measure(P, clf, X, A, ds, 'random map', 'random', 0, 0, 0)];
+end
+
+## The panel's Empirical Explainer: the model among the cached explainers
+## and students of its folder whose maps of the first rows are figure5's
+## (its maps of the test rows, q.empirical), so that it is timed here
+## like every other method; [] when none is.
+function ex = panel_explainer (P, q, X)
+  ex = [];
+  dir_ = fullfile (P.results, [q.dataset '_' q.method]);
+  m = min (2, rows (X));
+  want = double (q.empirical(1:m, :));
+  for f = [dir(fullfile (dir_, 'student_*.mat')); dir(fullfile (dir_, 'explainer_*.mat'))]'
+    z = load (fullfile (dir_, f.name));
+    if (! (isfield (z, 'v') && isfield (z.v, 'model')))
+      continue;
+    end
+    try
+      A = double (ee_explain (z.v.model, X(1:m, :)));
+    catch
+      continue;                        # a model these rows do not fit
+    end
+    if (isequal (size (A), size (want)) && max (abs (A(:) - want(:))) <= 1e-6 * max (1, max (abs (want(:)))))
+      ex = z.v.model;
+      return;
+    end
+  end
 end
 
 function r = measure (P, clf, X, A, ds, name, family, s, passes, sec)

@@ -8,8 +8,10 @@
 %!test
 %! res = tempname (); fig = tempname ();
 %! unwind_protect
+%!   lastwarn ('');
 %!   R = faithfulness_figure ('tiny', 'results', res, 'figures', fig, 'rows', 3, 'ig_steps', [2 5], ...
 %!                            'sv_samples', [1 2], 'noise_samples', 2, 'verbose', false);
+%!   assert (isempty (strfind (lastwarn (), 'explainer')));    # every panel's explainer found and timed here
 %!   ## the figure in three formats, not blank
 %!   img = imread (fullfile (fig, 'faithfulness.png'));
 %!   assert (ndims (img) == 3 && rows (img) > 600 && columns (img) > 600);
@@ -57,11 +59,12 @@
 %!   assert (c{8}(j), mean (F.comprehensiveness), -1e-5);
 %!   assert (c{9}(j), mean (F.sufficiency), -1e-5);
 %!   assert (c{10}(j), mean (F.deletion_auc), -1e-5);
-%!   ## the Empirical Explainer's row: its maps and timing of the figure5 run
+%!   ## the Empirical Explainer's row: the cached model found and timed
+%!   ## here gives the figure5 run's maps (and so its numbers)
 %!   j = find (strcmp (c{1}, 'spam') & strcmp (c{3}, 'explainer'));
 %!   E = ee_faithfulness (k.v.model, X, p(1).empirical(1:3, :), 'verbose', false);
 %!   assert (c{8}(j), mean (E.comprehensiveness), -1e-5);
-%!   assert (c{7}(j), p(1).curve.explainer_seconds / rows (p(1).X), -1e-5);
+%!   assert (c{10}(j), mean (E.deletion_auc), -1e-5);
 %!   assert (numel (R.rows), numel (c{1}));
 %! unwind_protect_cleanup
 %!   confirm_recursive_rmdir (false, 'local');
