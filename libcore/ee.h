@@ -620,6 +620,21 @@ void ee_grad_options_defaults(EeGradOptions *g);
 EeStatus ee_gradient_attribute(EeModel *m, const EeInput *in, const EeGradOptions *g, const EeAttrOptions *o,
                                float *A, EeAttrInfo *info);
 double ee_gradient_bytes(const EeModel *m, int n, const EeGradOptions *g, const EeAttrOptions *o);
+/* Captum's sensitivity-max of the gradient map g (attr/sensitivity.c;
+ * doc/MODELS.md, "Sensitivity-max"): per row, the largest over n
+ * perturbations z_k of ||A(e + z_k) - A(e)|| / ||A(e)|| (Frobenius norms
+ * of the N x T map rows; divided by 1 where A(e) = 0), A the map of
+ * g->method at the embedding-layer output e (x for an mlp), the target
+ * that of x for every perturbation, z_k uniform in [-radius, radius] on
+ * every attended element, drawn from the stream (o->seed, o->row_offset
+ * + i, 2^32 0x534D + k), one uniform per element in order whatever is
+ * used (given: N x n x W perturbations instead; drawn: receives them).
+ * g without noise, not gradientshap. info: target, fx and the passes of
+ * A(e) and of the N n perturbed maps. */
+EeStatus ee_sensitivity_max(EeModel *m, const EeInput *in, const EeGradOptions *g, const EeAttrOptions *o,
+                            int samples, double radius, const float *given, float *drawn, double *sens,
+                            EeAttrInfo *info);
+double ee_sensitivity_bytes(const EeModel *m, int n, const EeGradOptions *g, const EeAttrOptions *o, int samples);
 
 /* ---- any model, given as a function (attr/sv_fn.c) ------------------------ */
 /* The model as a callback: the scores of M rows of F values. rows holds
@@ -759,6 +774,22 @@ EeStatus ee_coalition_fn(const EeScoreFn *f, const double *X, int N, const EeFnP
                          const EeCoalitionOptions *m, double *A, EeFnInfo *info);
 /* Host bytes ee_coalition_fn allocates. */
 double ee_coalition_fn_bytes(int N, int F, int P, int K, const EeAttrOptions *o, const EeCoalitionOptions *m);
+/* The faithfulness of maps of f at the N rows of X (attr/faith_fn.c;
+ * doc/MODELS.md, "Faithfulness of a map"): ee_faithfulness's measures with
+ * the players of pl (columns or groups; ee_sv_fn's), an absent player
+ * taking the background's values (the mean of f over its K rows; one row:
+ * a baseline), and s the target's score as f returns it (no softmax:
+ * fo->score and fo->logodds_percent do not apply; log_odds_drop is NaN).
+ * A is N x Acols row-major, one score per column (a player's score is the
+ * sum over its columns) or per player (Acols = P). Targets, seeds (the
+ * infidelity's subsets: the stream of faithfulness.c, one uniform per
+ * player in order of player), batches as for ee_sv_fn; res->fbaseline =
+ * v(empty), nreal = P; res->forward the rows f evaluated; info (may be
+ * NULL) the calls and the time inside f. */
+EeStatus ee_faithfulness_fn(const EeScoreFn *f, const double *X, int N, const EeFnPlayers *pl, const double *A,
+                            int Acols, const EeAttrOptions *o, const EeFaithOptions *fo, EeFaithResult *res,
+                            EeFnInfo *info);
+double ee_faithfulness_fn_bytes(int N, int F, int P, int K, const EeAttrOptions *o, const EeFaithOptions *fo);
 
 /* The coalition methods on a built-in classifier (attr/coalition_model.c,
  * doc/MODELS.md "Coalition methods on the built-in models"): the players

@@ -3,20 +3,27 @@
  * insertion curves and areas, the log-odds drop (see ee_faithfulness.m;
  * the measures are computed by libcore's ee_faithfulness). */
 #include "mexattr.h"
+#include "mexfn.h"
 
 #include <string.h>
 
 enum { O_STEPS, O_LOGODDS, O_SCORE, O_INFIDELITY, O_SEED, O_BASELINE, O_TARGET, O_BATCH, O_DEVICE, O_PRECISION,
-       O_VERBOSE, O_ROWS, NOPT };
+       O_VERBOSE, O_ROWS, O_SENS, O_SENS_SAMPLES, O_RADIUS, O_SENS_STEPS, NOPT };
 static const char *const opt_names[NOPT] = {"steps", "logodds", "score", "infidelity", "seed", "baseline", "target",
-                                            "batch", "device", "precision", "verbose", "rows"};
+                                            "batch", "device", "precision", "verbose", "rows", "sensitivity",
+                                            "sensitivity_samples", "radius", "sensitivity_steps"};
 
 static double *col(int n, const char *what) { return ee_mx_malloc(sizeof(double) * ((size_t)n + 1), what); }
 
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
+    ee_mx_fn_reentry_check("ee_faithfulness");
     if (nrhs < 3) ee_mx_error("ee:badInput", "usage: F = ee_faithfulness(model, X, A, ...)");
     if (nlhs > 1) ee_mx_error("ee:badInput", "ee_faithfulness returns one output (a struct)");
+    if (mxIsClass(prhs[0], "function_handle")) { /* any model, as a function (mexfn.c) */
+        ee_mx_faithfulness_fn(nlhs, plhs, nrhs, prhs);
+        return;
+    }
     EeMxOpt o[NOPT];
     EeInput all;
     EeModel *m = ee_mx_attr_start(nrhs, prhs, 3, opt_names, o, NOPT, NULL, &all);
@@ -33,8 +40,32 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     if (o[O_SCORE].value)
         f.score = (EeFaithScore)ee_mx_choice(o[O_SCORE].value, "'score'", ee_faith_score_names, EE_FAITH_SCORE_COUNT);
     if (o[O_INFIDELITY].value) f.infidelity_samples = ee_mx_int(o[O_INFIDELITY].value, "'infidelity'", 0, 1 << 20);
+    /* sensitivity-max of a gradient method: its perturbations and, for ig, its quadrature */
+    EeGradOptions g;
+    ee_grad_options_defaults(&g);
+    int sens = o[O_SENS].value != NULL, sens_n = 10;
+    double radius = 0.02; /* Captum's defaults: 10 perturbations of radius 0.02 */
+    if (sens) {
+        /* the methods of ee_gradient that map x deterministically (not gradientshap) */
+        g.method = (EeGradMethod)ee_mx_choice(o[O_SENS].value, "'sensitivity'", ee_grad_method_names, EE_GRAD_GRADIENTSHAP);
+        if (o[O_SENS_SAMPLES].value) sens_n = ee_mx_int(o[O_SENS_SAMPLES].value, "'sensitivity_samples'", 1, 1 << 20);
+        if (o[O_RADIUS].value) {
+            radius = ee_mx_scalar(o[O_RADIUS].value, "'radius'");
+            if (!(radius >= 0) || !mxIsFinite(radius))
+                ee_mx_error("ee:badInput", "'radius' (of the perturbations) must be finite and >= 0, got %g", radius);
+        }
+    } else {
+        for (int k = O_SENS_SAMPLES; k <= O_SENS_STEPS; k++)
+            if (o[k].value) ee_mx_error("ee:badInput", "'%s' applies to 'sensitivity' (a gradient method)", opt_names[k]);
+    }
+    if (o[O_SENS_STEPS].value) {
+        if (g.method != EE_GRAD_IG) ee_mx_error("ee:badInput", "'sensitivity_steps' applies to 'sensitivity', 'ig'");
+        a.steps = ee_mx_int(o[O_SENS_STEPS].value, "'sensitivity_steps'", 1, 1 << 20);
+    }
     if (o[O_SEED].value) {
-        if (!f.infidelity_samples) ee_mx_error("ee:badInput", "'seed' applies to the infidelity's subsets ('infidelity' > 0)");
+        if (!f.infidelity_samples && !sens)
+            ee_mx_error("ee:badInput", "'seed' applies to the infidelity's subsets ('infidelity' > 0) and to the "
+                        "'sensitivity' perturbations");
         a.seed = (uint64_t)ee_mx_int(o[O_SEED].value, "'seed'", 0, 0x7fffffff);
     }
     ee_mx_attr_baseline(o[O_BASELINE].value, m, all.n, 0, &a);
@@ -48,7 +79,8 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
      * the results twice (ours and Octave's) */
     int K = f.steps, NB = EE_FAITH_BINS;
     double out_per_row = 8.0 * (5 + 2 * NB + 2 * (K ? K + 1 : 0) + 4) + 8;
-    ee_mx_budget(ee_faithfulness_bytes(m, &all, &a, &f) + (double)nrows * W * 4 * 3 + 2 * out_per_row * nrows,
+    double sbytes = sens ? ee_sensitivity_bytes(m, all.n, &g, &a, sens_n) : 0;
+    ee_mx_budget(ee_faithfulness_bytes(m, &all, &a, &f) + sbytes + (double)nrows * W * 4 * 3 + 2 * out_per_row * nrows,
                  "the call");
     int32_t *ids = token ? ee_mx_malloc(sizeof(int32_t) * ((size_t)nrows * W + 1), "the rows of X") : NULL;
     float *x = token ? NULL : ee_mx_malloc(sizeof(float) * ((size_t)nrows * W + 1), "the rows of X");
@@ -84,6 +116,9 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     r.fbaseline = col(nrows, "F");
     r.infidelity = col(nrows, "F");
     r.infidelity_normalized = col(nrows, "F");
+    double *smax = sens ? col(nrows, "F") : NULL;
+    long spasses = 0;
+    double ssec = 0;
     /* one call per maximal run of consecutive rows, keyed by its offset in
      * X (the infidelity's subsets are drawn from the rows' streams) */
     for (int i0 = 0; i0 < nrows;) {
@@ -102,6 +137,12 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         if (st) ee_mx_fail(st);
         r.forward += q.forward;
         r.seconds += q.seconds;
+        if (sens) {
+            EeAttrInfo si = {0};
+            if ((st = ee_sensitivity_max(m, &part, &g, &s, sens_n, radius, NULL, NULL, smax + i0, &si))) ee_mx_fail(st);
+            spasses += si.forward + si.backward;
+            ssec += si.seconds;
+        }
         i0 = i1;
     }
 
@@ -139,6 +180,16 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     if (f.infidelity_samples) {
         ee_mx_set(s, "infidelity_samples", mxCreateDoubleScalar(f.infidelity_samples));
         ee_mx_set(s, "seed", mxCreateDoubleScalar((double)a.seed));
+    }
+    if (sens) {
+        ee_mx_set(s, "sensitivity_max", ee_mx_double_vector(smax, nrows));
+        ee_mx_set(s, "sensitivity", mxCreateString(ee_grad_method_names[g.method]));
+        ee_mx_set(s, "sensitivity_samples", mxCreateDoubleScalar(sens_n));
+        ee_mx_set(s, "radius", mxCreateDoubleScalar(radius));
+        if (g.method == EE_GRAD_IG) ee_mx_set(s, "sensitivity_steps", mxCreateDoubleScalar(a.steps));
+        ee_mx_set(s, "sensitivity_passes", mxCreateDoubleScalar((double)spasses));
+        ee_mx_set(s, "sensitivity_seconds", mxCreateDoubleScalar(ssec));
+        if (!f.infidelity_samples) ee_mx_set(s, "seed", mxCreateDoubleScalar((double)a.seed));
     }
     ee_mx_set(s, "passes", mxCreateDoubleScalar((double)r.forward));
     ee_mx_set(s, "seconds", mxCreateDoubleScalar(r.seconds));

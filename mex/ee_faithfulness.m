@@ -1,5 +1,6 @@
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{F} =} ee_faithfulness (@var{model}, @var{X}, @var{A}, @dots{})
+## @deftypefnx {} {@var{F} =} ee_faithfulness (@@@var{f}, @var{X}, @var{A}, 'baseline', @var{b}, @dots{})
 ## How faithful attribution maps @var{A} are to the classifier @var{model}
 ## that they explain, measured by removing the players of each row of
 ## @var{X} in the order of its map: ERASER comprehensiveness and
@@ -46,7 +47,16 @@
 ## @item infidelity_normalized
 ## the same with the map scaled by the factor that fits the drops best
 ## (least squares; Captum's @code{normalize}): the same for any positive
-## rescaling of the map.
+## rescaling of the map;
+## @item sensitivity_max
+## (with @code{'sensitivity'} naming a gradient method of
+## @code{ee_gradient}) Captum's sensitivity-max of that method: the
+## largest over n perturbations x' of ||M(x') - M(x)|| / ||M(x)||
+## (Frobenius norms of the map rows; not divided where M(x) = 0), M the
+## method's map, x' the embedding-layer output (the features of an mlp)
+## plus uniform noise in [-r, r] on every attended element, drawn from
+## the row's own stream, the target that of x.  It does not read @var{A}:
+## it measures the method, not a given map (lower is more stable).
 ## @end table
 ##
 ## Each is an N x 1 column; rows without real tokens get NaN.  @var{F} also
@@ -84,15 +94,56 @@
 ## @item 'target'
 ## 'argmax' (default: the class of the largest logit at x), a class for
 ## every row, or one per row.
+## @item 'sensitivity'
+## the gradient method whose sensitivity-max to compute: 'saliency',
+## 'saliency_abs', 'saliency_l2', 'gradxinput' or 'ig' (IG from the
+## @code{'baseline'}, Gauss-Legendre).  Not given: not computed.
+## @item 'sensitivity_samples'
+## n, its perturbations per row (default 10, Captum's); each costs the
+## method's passes again (1 forward and backward, @code{'sensitivity_steps'}
+## for ig).
+## @item 'radius'
+## r, their half-width (default 0.02, Captum's), in the units of the
+## embedding output.
+## @item 'sensitivity_steps'
+## IG's quadrature nodes for @code{'sensitivity', 'ig'} (default 20).
 ## @item 'rows', 'batch', 'device', 'precision', 'verbose'
 ## as for @code{ee_ig}.
 ## @end table
+##
+## With 'sensitivity', @var{F} also holds @code{sensitivity}, its
+## @code{sensitivity_samples}, @code{radius}, @code{seed},
+## @code{sensitivity_passes} (forward and backward) and
+## @code{sensitivity_seconds}.
+##
+## @strong{A function handle as the model.}  @code{ee_faithfulness (@@f, X,
+## A, @dots{})} measures maps of any model: @var{f} takes an M x F double
+## matrix of rows and returns M x C scores (or M x 1), as for
+## @code{ee_sv (@@f, @dots{})}, which also defines the players (the
+## columns of @var{X}, or @code{'groups'}: a 1 x F vector of player ids,
+## 0 = no player) and what a removed player becomes (@code{'baseline'}:
+## a 1 x F row or a scalar, default 0; @code{'background'}: K rows, the
+## score then the mean of f over them).  @var{A} is N x F (a player's
+## score is the sum over its columns) or N x P (one per player).  s is
+## the target's score as f returns it (no softmax), so
+## @code{log_odds_drop}, @code{'score'} and @code{'logodds'} do not
+## apply; every other field is defined as above, with the players in
+## the place of the real tokens.  Options: @code{'steps'},
+## @code{'infidelity'}, @code{'seed'}, @code{'baseline'},
+## @code{'background'}, @code{'groups'}, @code{'target'}, @code{'rows'},
+## @code{'batch'} (rows per call of f, default 1024) and
+## @code{'verbose'}; @var{F} also has @code{calls} and @code{seconds_f}
+## (the time inside f).  f is called with batches of copies of many rows,
+## never once per row; its errors come back as ee:callbackError.
 ##
 ## @example
 ## A = ee_ig (clf, X);
 ## F = ee_faithfulness (clf, X, A);
 ## R = ee_faithfulness (clf, X, rand (size (A)));   # a random map
 ## [mean(F.comprehensiveness), mean(R.comprehensiveness)]
+## S = ee_faithfulness (clf, X, A, 'sensitivity', 'ig', 'radius', 0.05);
+## w = [2 -1 0.5]; x = [1 1 1; 2 0 1];
+## G = ee_faithfulness (@@(z) z * w', x, x .* w, 'baseline', 0);
 ## @end example
 ## @seealso{ee_ig, ee_sv, ee_explain, ee_predict}
 ## @end deftypefn
@@ -236,3 +287,69 @@
 %! catch err
 %!   assert (err.identifier, 'ee:badInput');
 %! end
+
+%!test
+%! ## sensitivity-max: >= 0, 0 at radius 0, growing with the radius, the
+%! ## same for a row alone ('rows'), with its own fields
+%! A = ee_ig (v.model, v.X, 'verbose', false);
+%! S0 = ee_faithfulness (v.model, v.X, A, 'sensitivity', 'saliency', 'radius', 0, 'verbose', false);
+%! assert (S0.sensitivity_max, zeros (rows (v.X), 1), 1e-6);
+%! S1 = ee_faithfulness (v.model, v.X, A, 'sensitivity', 'saliency', 'radius', 0.05, 'sensitivity_samples', 4, 'verbose', false);
+%! S2 = ee_faithfulness (v.model, v.X, A, 'sensitivity', 'saliency', 'radius', 0.5, 'sensitivity_samples', 4, 'verbose', false);
+%! assert (all (S1.sensitivity_max > 0) && all (isfinite (S1.sensitivity_max)));
+%! assert (mean (S2.sensitivity_max) > mean (S1.sensitivity_max));
+%! assert (S1.sensitivity, 'saliency'); assert (S1.sensitivity_samples, 4); assert (S1.radius, 0.05);
+%! R = ee_faithfulness (v.model, v.X, A, 'sensitivity', 'saliency', 'radius', 0.05, 'sensitivity_samples', 4, 'rows', 3, 'verbose', false);
+%! assert (R.sensitivity_max, S1.sensitivity_max(3));
+%! ## from outside: the max ratio can be no smaller than that of one noisy map
+%! ## of the same radius; IG with few nodes on the mlp
+%! M = ee_faithfulness (mlp.model, mlp.X, zeros (size (mlp.X)), 'sensitivity', 'ig', 'sensitivity_steps', 4, 'radius', 0.1, 'verbose', false);
+%! assert (all (M.sensitivity_max >= 0) && M.sensitivity_steps == 4 && M.sensitivity_passes > 0);
+
+%!error id=ee:badInput ee_faithfulness (v.model, v.X, zeros (size (v.X)), 'sensitivity', 'gradientshap')
+%!error id=ee:badInput ee_faithfulness (v.model, v.X, zeros (size (v.X)), 'sensitivity', 'saliency', 'radius', -1)
+%!error id=ee:badInput ee_faithfulness (v.model, v.X, zeros (size (v.X)), 'radius', 0.1)
+%!error id=ee:badInput ee_faithfulness (v.model, v.X, zeros (size (v.X)), 'sensitivity', 'saliency', 'sensitivity_steps', 3)
+
+%!test
+%! ## a function handle: a linear model from a zero baseline; the exact
+%! ## attribution w .* x ranks the players by their true effect, so its
+%! ## comprehensiveness is the largest of any map's in every row-bin, and
+%! ## its infidelity 0
+%! rand ('seed', 11); randn ('seed', 11);
+%! w = randn (1, 12); X = randn (30, 12); f = @(z) z * w';
+%! E = ee_faithfulness (f, X, X .* w, 'baseline', 0, 'infidelity', 8, 'verbose', false);
+%! for t = 1:20
+%!   R = ee_faithfulness (f, X, randn (size (X)), 'baseline', 0, 'verbose', false);
+%!   assert (all (E.comprehensiveness_bins(:) >= R.comprehensiveness_bins(:) - 1e-12));
+%! end
+%! assert (E.infidelity, zeros (30, 1), 1e-20);
+%! assert (E.fx, X * w', 1e-12);
+%! assert (E.fbaseline, zeros (30, 1));
+%! assert (E.players, repmat (12, 30, 1));
+%! ## a bin from outside: the top 20 % removed (m = ceil (0.2 * 12) = 3)
+%! [~, ord] = sort (-(X(1,:) .* w)); c = X(1,:) .* w;
+%! assert (E.comprehensiveness_bins(1, 4), sum (c(ord(1:3))), 1e-12);
+%! assert (isfield (E, 'log_odds_drop'), false);
+
+%!test
+%! ## groups and a background; the same map per player or per column;
+%! ## f called in batches, never per row
+%! X = [1 2 3 4; -1 0 2 1; 3 1 -2 0];
+%! f = @(z) [z(:,1) .* z(:,2) + z(:,3), -z(:,4)];
+%! g = [1 1 2 0];
+%! A = [5 5 1 0; 1 1 4 0; 0 0 1 9];
+%! P = [10 1; 2 4; 0 1];
+%! F1 = ee_faithfulness (f, X, A, 'groups', g, 'background', [0 0 0 0; 1 1 1 1], 'steps', 0, 'verbose', false);
+%! F2 = ee_faithfulness (f, X, P, 'groups', g, 'background', [0 0 0 0; 1 1 1 1], 'steps', 0, 'verbose', false);
+%! assert (F1.comprehensiveness, F2.comprehensiveness);
+%! assert (F1.players, [2; 2; 2]);
+%! assert (F1.calls <= 3);
+%! ## row 1 (target 1): the top player is group 1; removed: v = mean over
+%! ## the background of f with columns 1:2 from it
+%! v = mean ([0 * 0 + 3, 1 * 1 + 3]);
+%! assert (F1.comprehensiveness_bins(1, 1), (1 * 2 + 3) - v, 1e-12);
+
+%!error id=ee:badInput ee_faithfulness (@(z) z, ones (2, 3), ones (2, 2))
+%!error id=ee:badInput ee_faithfulness (@(z) z, ones (2, 3), ones (2, 3), 'score', 'logit')
+%!error id=ee:callbackError ee_faithfulness (@(z) error ('my:id', 'boom'), ones (2, 3), ones (2, 3))

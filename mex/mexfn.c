@@ -1,7 +1,8 @@
 /* mexfn.c: the handle forms: ee_sv (@f, X, ...) (Shapley value sampling,
- * exact, KernelSHAP), ee_lime, ee_occlusion and ee_ig (@f, X, ...) of a
- * model given as a function handle (see their .m files). Reads the
- * options, hands libcore's ee_sv_fn / ee_coalition_fn / ee_ig_fn a
+ * exact, KernelSHAP), ee_lime, ee_occlusion, ee_ig (@f, X, ...) and
+ * ee_faithfulness (@f, X, A, ...) of a model given as a function handle
+ * (see their .m files). Reads the options, hands libcore's ee_sv_fn /
+ * ee_coalition_fn / ee_ig_fn / ee_faithfulness_fn a
  * callback that calls f (mexcallback.cc), and maps what f did
  * wrong to ee:callbackError / ee:badInput / ee:interrupted after libcore
  * has freed its buffers. */
@@ -469,5 +470,140 @@ void ee_mx_ig_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         if (o[G_BACKGROUND].value) ee_mx_set(s, "baselines", mxCreateDoubleScalar(m ? m : K));
         plhs[1] = s;
     }
+    ee_mx_cleanup();
+}
+
+/* ee_faithfulness (@f, X, A, ...): the faithfulness of maps of a function
+ * (ee_faithfulness.m); players and absent values read as ee_sv's handle
+ * form reads them, then ee_faithfulness_fn over each run of consecutive
+ * rows. */
+enum { Q_STEPS, Q_INFIDELITY, Q_SEED, Q_BASELINE, Q_BACKGROUND, Q_GROUPS, Q_TARGET, Q_ROWS, Q_BATCH, Q_VERBOSE, NQOPT };
+static const char *const qopt_names[NQOPT] = {"steps", "infidelity", "seed", "baseline", "background", "groups",
+                                              "target", "rows", "batch", "verbose"};
+
+void ee_mx_faithfulness_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
+{
+    if (nlhs > 1) ee_mx_error("ee:badInput", "ee_faithfulness returns one output (a struct)");
+    ee_mx_begin();
+    ee_threads_leave(); /* as fn_begin: f runs with the caller's BLAS threads */
+    EeMxOpt o[NQOPT];
+    ee_mx_parse_options(qopt_names, nrhs, prhs, 3, o, NQOPT);
+    int N, F, NA, FA;
+    double *X = dense_rows(prhs[1], "X", &N, &F);
+    if (F < 1) ee_mx_error("ee:badInput", "X must have at least one column (one per feature)");
+    double *Aall = dense_rows(prhs[2], "A", &NA, &FA);
+    EeFaithOptions fo;
+    ee_faith_options_defaults(&fo);
+    if (o[Q_STEPS].value) fo.steps = ee_mx_int(o[Q_STEPS].value, "'steps'", 0, 1 << 20);
+    if (o[Q_INFIDELITY].value) fo.infidelity_samples = ee_mx_int(o[Q_INFIDELITY].value, "'infidelity'", 0, 1 << 20);
+    EeAttrOptions a;
+    ee_attr_options_defaults(&a);
+    a.print = ee_mx_print;
+    if (o[Q_SEED].value) {
+        if (!fo.infidelity_samples) ee_mx_error("ee:badInput", "'seed' applies to the infidelity's subsets ('infidelity' > 0)");
+        a.seed = (uint64_t)ee_mx_int(o[Q_SEED].value, "'seed'", 0, 0x7fffffff);
+    }
+    if (o[Q_BATCH].value) a.batch = ee_mx_int(o[Q_BATCH].value, "'batch'", 1, 1 << 20);
+    if (o[Q_VERBOSE].value) a.verbose = ee_mx_bool(o[Q_VERBOSE].value, "'verbose'");
+    const int32_t *tg_all = read_target(o[Q_TARGET].value, N);
+    EeFnPlayers pl = {.F = F, .K = 1};
+    if (o[Q_BASELINE].value && o[Q_BACKGROUND].value)
+        ee_mx_error("ee:badInput", "'baseline' and 'background' exclude each other (a baseline is a background of one row)");
+    if (o[Q_BASELINE].value) pl.background = baseline_row(o[Q_BASELINE].value, F);
+    if (o[Q_BACKGROUND].value) {
+        int r, cols;
+        pl.background = dense_rows(o[Q_BACKGROUND].value, "'background'", &r, &cols);
+        if (r < 1 || cols != F)
+            ee_mx_error("ee:badInput", "'background' must be K x %d (K >= 1 rows of the columns of X), got %dx%d", F, r, cols);
+        pl.K = r;
+    }
+    if (o[Q_GROUPS].value) pl.groups = read_groups(o[Q_GROUPS].value, F);
+    int P = ee_fn_players(pl.groups, F);
+    if (P < 0) ee_mx_error("ee:badInput", "'groups' must hold player ids >= 0");
+    if (NA != N || (FA != F && FA != P))
+        ee_mx_error("ee:badInput", "A must be %d x %d (one score per column of X)%s, got %dx%d", N, F,
+                    P != F ? " or N x P (one per player)" : "", NA, FA);
+    int nrows;
+    int *rows = ee_mx_attr_rows(o[Q_ROWS].value, N, &nrows);
+    int K = fo.steps, NB = EE_FAITH_BINS;
+    ee_mx_budget(ee_faithfulness_fn_bytes(N, F, P, pl.K, &a, &fo) + 8.0 * nrows * (F + FA) +
+                 2 * 8.0 * nrows * (12 + 2 * NB + 2 * (K ? K + 1 : 0)), "the call");
+    double *Xs = ee_mx_malloc(sizeof(double) * ((size_t)nrows * F + 1), "the rows of X");
+    double *As = ee_mx_malloc(sizeof(double) * ((size_t)nrows * FA + 1), "the rows of A");
+    int32_t *tg = tg_all ? ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "'target'") : NULL;
+    for (int i = 0; i < nrows; i++) {
+        memcpy(Xs + (size_t)i * F, X + (size_t)rows[i] * F, sizeof(double) * F);
+        memcpy(As + (size_t)i * FA, Aall + (size_t)rows[i] * FA, sizeof(double) * FA);
+        if (tg) tg[i] = tg_all[rows[i]];
+    }
+#define QCOL(n) ee_mx_malloc(sizeof(double) * ((size_t)(n) + 1), "F")
+    EeFaithResult r = {QCOL(nrows), QCOL(nrows), QCOL(nrows), QCOL(nrows), QCOL(nrows), QCOL(nrows * NB),
+                       QCOL(nrows * NB), K ? QCOL(nrows * (K + 1)) : NULL, K ? QCOL(nrows * (K + 1)) : NULL,
+                       ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "F"), ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "F"),
+                       QCOL(nrows), QCOL(nrows), QCOL(nrows), QCOL(nrows), 0, 0};
+#undef QCOL
+    EeMxFn fn = {.fh = prhs[0]};
+    EeScoreFn sf = {ee_mx_fn_eval, &fn};
+    EeFnInfo info = {0};
+    running_f = 1;
+    EeStatus st = EE_OK;
+    /* one call per maximal run of consecutive rows, keyed by its offset in X */
+    for (int i0 = 0; i0 < nrows && !st;) {
+        EeAttrOptions s;
+        int i1 = ee_mx_attr_run(rows, nrows, i0, &a, &s);
+        if (tg) s.target = tg + i0;
+        EeFaithResult q = {r.comprehensiveness + i0, r.sufficiency + i0, r.deletion_auc + i0, r.insertion_auc + i0,
+                           r.log_odds_drop + i0, r.comp_bins + (size_t)i0 * NB, r.suff_bins + (size_t)i0 * NB,
+                           K ? r.deletion_curve + (size_t)i0 * (K + 1) : NULL,
+                           K ? r.insertion_curve + (size_t)i0 * (K + 1) : NULL, r.target + i0, r.nreal + i0,
+                           r.fx + i0, r.fbaseline + i0, r.infidelity + i0, r.infidelity_normalized + i0, 0, 0};
+        EeFnInfo part = {0};
+        st = ee_faithfulness_fn(&sf, Xs + (size_t)i0 * F, i1 - i0, &pl, As + (size_t)i0 * FA, FA, &s, &fo, &q, &part);
+        info.rows += part.rows;
+        info.calls += part.calls;
+        info.seconds += part.seconds;
+        info.seconds_eval += part.seconds_eval;
+        i0 = i1;
+    }
+    fn_end(&fn, st);
+
+    mxArray *s = mxCreateStructMatrix(1, 1, 0, NULL);
+    ee_mx_set(s, "comprehensiveness", column(r.comprehensiveness, nrows));
+    ee_mx_set(s, "sufficiency", column(r.sufficiency, nrows));
+    ee_mx_set(s, "deletion_auc", column(r.deletion_auc, nrows));
+    ee_mx_set(s, "insertion_auc", column(r.insertion_auc, nrows));
+    if (fo.infidelity_samples) {
+        ee_mx_set(s, "infidelity", column(r.infidelity, nrows));
+        ee_mx_set(s, "infidelity_normalized", column(r.infidelity_normalized, nrows));
+    }
+    ee_mx_set(s, "comprehensiveness_bins", matrix(r.comp_bins, nrows, NB));
+    ee_mx_set(s, "sufficiency_bins", matrix(r.suff_bins, nrows, NB));
+    double bins[EE_FAITH_BINS];
+    for (int k = 0; k < NB; k++) bins[k] = ee_faith_bins[k];
+    ee_mx_set(s, "bins", matrix(bins, 1, NB));
+    if (K) {
+        ee_mx_set(s, "deletion_curve", matrix(r.deletion_curve, nrows, K + 1));
+        ee_mx_set(s, "insertion_curve", matrix(r.insertion_curve, nrows, K + 1));
+    }
+    double *t = ee_mx_malloc(sizeof(double) * (nrows + 1), "F"), *p = ee_mx_malloc(sizeof(double) * (nrows + 1), "F");
+    for (int i = 0; i < nrows; i++) {
+        t[i] = r.target[i] + 1;
+        p[i] = r.nreal[i];
+    }
+    ee_mx_set(s, "target", column(t, nrows));
+    ee_mx_set(s, "players", column(p, nrows));
+    ee_mx_set(s, "fx", column(r.fx, nrows));
+    ee_mx_set(s, "fbaseline", column(r.fbaseline, nrows));
+    ee_mx_set(s, "score", mxCreateString("f"));
+    ee_mx_set(s, "steps", mxCreateDoubleScalar(K));
+    if (fo.infidelity_samples) {
+        ee_mx_set(s, "infidelity_samples", mxCreateDoubleScalar(fo.infidelity_samples));
+        ee_mx_set(s, "seed", mxCreateDoubleScalar((double)a.seed));
+    }
+    ee_mx_set(s, "passes", mxCreateDoubleScalar((double)info.rows));
+    ee_mx_set(s, "calls", mxCreateDoubleScalar((double)info.calls));
+    ee_mx_set(s, "seconds", mxCreateDoubleScalar(info.seconds));
+    ee_mx_set(s, "seconds_f", mxCreateDoubleScalar(fn.seconds_f));
+    plhs[0] = s;
     ee_mx_cleanup();
 }

@@ -46,6 +46,8 @@ void ee_mx_ig_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]);
 /* ee_lime (@f, X, ...) and ee_occlusion (@f, X, ...) (mexfn.c). */
 void ee_mx_lime_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]);
 void ee_mx_occlusion_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]);
+/* ee_faithfulness (@f, X, A, ...) (mexfn.c). */
+void ee_mx_faithfulness_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]);
 /* Refuses (ee:notSupported, without touching the running call's state) a
  * call of this gateway made from inside the f of a running handle-form
  * call: the two would share the gateway's buffers and interrupt hook.

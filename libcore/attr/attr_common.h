@@ -98,4 +98,13 @@ EeStatus ee_masked_values(EeModel *clf, const EeInput *in, const EeAttrOptions *
 /* Players of row i as ee_masked_values counts them. */
 int ee_masked_players(const EeModel *m, const EeInput *in, int i);
 
+/* faithfulness.c's pieces that faith_fn.c shares: which counts j of a
+ * row of n players some measure reads (need[j] bit 1: the deletion copy,
+ * bit 2: the insertion copy; lo the log-odds count; returns the copies to
+ * evaluate), and row i's measures from D_j, I_j (j = 0..n) and the
+ * log-odds at x and at lo (n = 0: every measure NaN). */
+long ee_faith_mark_needed(char *need, int n, int K, int lo);
+void ee_faith_row_metrics(EeFaithResult *res, const EeFaithOptions *f, int i, int n, const double *D, const double *I,
+                          double lo_x, double lo_m);
+
 #endif

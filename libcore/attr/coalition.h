@@ -34,4 +34,27 @@ EeStatus ee_lime_draw(const EeCoalitionOptions *m, uint64_t seed, long row, int 
 EeStatus ee_lime_solve(const EeCoalitionOptions *m, int P, long n, const uint8_t *Z, const double *w,
                        const double *v, double *phi);
 
+/* The lister of a row's coalitions behind ee_coalition_fn, open to any
+ * method that explains or measures a row from coalition values (the
+ * faithfulness of a map, faith_fn.c): count (the coalitions per row for P
+ * players, -1: bad options), draw (row i's, i its index in the call, row
+ * its stream key, Z count x P bytes, 1 = present, and their weights) and
+ * solve (from their values v, v0 = v(empty), v1 = v(all) = f(x); phi P
+ * values). sv_fn.c evaluates the values for a function, batched across
+ * rows. */
+typedef struct {
+    long (*count)(void *ctx, int P);
+    EeStatus (*draw)(void *ctx, int i, uint64_t seed, long row, int P, uint8_t *Z, double *w);
+    EeStatus (*solve)(void *ctx, int i, int P, long n, const uint8_t *Z, const double *w, const double *v, double v0,
+                      double v1, double *phi);
+    void *ctx;
+} EeCoalitionList;
+/* ee_coalition_fn with any lister; A (N x F, a player's value spread over
+ * its columns) may be NULL. */
+EeStatus ee_coalition_list_fn(const EeScoreFn *f, const double *X, int N, const EeFnPlayers *pl,
+                              const EeAttrOptions *o, const EeCoalitionList *L, double *A, EeFnInfo *info);
+/* The player of each column (0..P-1, -1: none) of a grouping as in
+ * EeFnPlayers; returns P, -1 for a negative id, -2 out of memory. */
+int ee_fn_player_map(const int32_t *groups, int F, int *player);
+
 #endif

@@ -63,7 +63,7 @@ static double log_odds_of(const float *z, int C, int t)
  * points, the bins, the log-odds count lo; j = n is the baseline, which
  * insertion reads as I_0; insertion needs no copy at j = 0 or n). Returns
  * the copies to evaluate. */
-static long mark_needed(char *need, int n, int K, int lo)
+long ee_faith_mark_needed(char *need, int n, int K, int lo)
 {
     memset(need, 0, (size_t)n + 1);
     if (n == 0) return 0;
@@ -237,10 +237,9 @@ static int players_in_order(const Job *J, int i, int *order)
     return n;
 }
 
-static void row_metrics(const Job *J, int i, int n, const double *D, const double *I, double lo_x, double lo_m)
+void ee_faith_row_metrics(EeFaithResult *res, const EeFaithOptions *f, int i, int n, const double *D, const double *I,
+                          double lo_x, double lo_m)
 {
-    EeFaithResult *res = J->res;
-    const EeFaithOptions *f = J->f;
     int K = f->steps, P = curve_points(K, n), NB = EE_FAITH_BINS;
     if (res->nreal) res->nreal[i] = n;
     if (n == 0) { /* nothing to remove: every measure is undefined */
@@ -353,7 +352,7 @@ static EeStatus run(void *ctx, int Bwant)
         int n = token ? ee_count_real(in->ids + (size_t)i * W, W) : W;
         nreal[i] = n;
         lo_count[i] = bin_count(J->f->logodds_percent, n);
-        rows_needed += mark_needed(need, n, K, lo_count[i]) + (n > 0 ? J->f->infidelity_samples : 0);
+        rows_needed += ee_faith_mark_needed(need, n, K, lo_count[i]) + (n > 0 ? J->f->infidelity_samples : 0);
         dv[i] = malloc(sizeof(double) * (size_t)(n + 1));
         iv[i] = malloc(sizeof(double) * (size_t)(n + 1));
         if (!dv[i] || !iv[i]) {
@@ -415,7 +414,7 @@ static EeStatus run(void *ctx, int Bwant)
     for (int q = 0; q < N && !st; q++) {
         int i = order[q], n = players_in_order(J, i, players);
         if (token) ee_attr_row_baseline(m, in, o, i, base);
-        mark_needed(need, n, K, lo_count[i]);
+        ee_faith_mark_needed(need, n, K, lo_count[i]);
         for (int j = 1; j <= n && !st; j++) {
             if (need[j] & 1) st = push(&b, J, i, players, j, 1, base);
             if (!st && (need[j] & 2) && j < n) st = push(&b, J, i, players, j, 0, base);
@@ -435,7 +434,7 @@ static EeStatus run(void *ctx, int Bwant)
         if (res->target) res->target[i] = tgt[i];
         if (res->fx) res->fx[i] = dv[i][0];
         if (res->fbaseline) res->fbaseline[i] = n > 0 ? dv[i][n] : dv[i][0];
-        row_metrics(J, i, n, dv[i], iv[i], lox[i], n > 0 ? lo[i] : lox[i]);
+        ee_faith_row_metrics(res, J->f, i, n, dv[i], iv[i], lox[i], n > 0 ? lo[i] : lox[i]);
         int m = J->f->infidelity_samples;
         if (res->infidelity) res->infidelity[i] = n > 0 && m ? inf[i] : NAN;
         /* with the map scaled by the beta that fits the drops best (least

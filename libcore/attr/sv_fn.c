@@ -115,8 +115,8 @@ typedef struct {
     const EeFnPlayers *pl;
     const EeAttrOptions *o;
     int mode, exact, F, P, K, B, C;
-    const EeCoalitionOptions *m; /* list: the method */
-    long nlist;               /* list: its coalitions per row */
+    const EeCoalitionList *L; /* list: who lists a row's coalitions and solves */
+    long nlist;               /* list: its coalitions per row (L->n) */
     const int *player, *size;
     const int *slot;          /* player[f], or P for the columns of no player
                                  (present[P] is always 1) */
@@ -319,7 +319,7 @@ static EeStatus row_new(const Ctx *c, int i, RowState **out)
     if (c->mode == MODE_SAMPLING)
         for (int k = 0; k < s; k++) ee_sv_permutation(c->o->seed, c->o->row_offset + i, k, P, q->perm + (size_t)k * P);
     if (c->mode == MODE_LIST && P > 0) {
-        EeStatus st = ee_coalition_draw(c->m, c->o->seed, c->o->row_offset + i, P, q->Z, q->w);
+        EeStatus st = c->L->draw(c->L->ctx, i, c->o->seed, c->o->row_offset + i, P, q->Z, q->w);
         if (st) { row_free(q); return st; }
     }
     q->pending = q->ncoal * c->K;
@@ -328,7 +328,7 @@ static EeStatus row_new(const Ctx *c, int i, RowState **out)
 }
 
 /* The player values of a finished row from its coalition values. */
-static EeStatus row_finish(const Ctx *c, RowState *q, double fx, double *phi, double *var)
+static EeStatus row_finish(const Ctx *c, int i, RowState *q, double fx, double *phi, double *var)
 {
     int P = c->P, s = c->o->steps;
     double K = c->K, vempty = P ? q->vals[0] / K : fx;
@@ -336,7 +336,7 @@ static EeStatus row_finish(const Ctx *c, RowState *q, double fx, double *phi, do
     if (P == 0) return EE_OK;
     if (c->mode == MODE_LIST) {
         for (long t = 1; t < q->ncoal; t++) q->vals[t] /= K;
-        return ee_coalition_solve(c->m, P, c->nlist, q->Z, q->w, q->vals + 1, vempty, fx, phi);
+        return c->L->solve(c->L->ctx, i, P, c->nlist, q->Z, q->w, q->vals + 1, vempty, fx, phi);
     }
     if (c->mode == MODE_EXACT) {
         /* phi_p = sum over S without p of |S|! (P-|S|-1)! / P! (v(S+p) - v(S)),
@@ -455,15 +455,15 @@ static EeStatus sv_fn_run(Ctx *c, int N, const int32_t *target, const double *fx
         while (finished < N && rs[finished] && rs[finished]->pending == 0) {
             RowState *q = rs[finished];
             double *var = c->mode == MODE_SAMPLING && info && info->variance ? info->variance + (size_t)finished * P : NULL;
-            if ((st = row_finish(c, q, fx[finished], phi, var))) break;
+            if ((st = row_finish(c, finished, q, fx[finished], phi, var))) break;
             double sum = 0;
             for (int p = 0; p < P; p++) sum += phi[p];
             double fe = P ? q->vals[0] / K : fx[finished];
             if (info && info->players) memcpy(info->players + (size_t)finished * P, phi, sizeof(double) * P);
             if (info && info->fempty) info->fempty[finished] = fe;
             if (info && info->delta) info->delta[finished] = sum - (fx[finished] - fe);
-            double *a = A + (size_t)finished * F;
-            for (int f = 0; f < F; f++) a[f] = c->player[f] < 0 ? 0 : phi[c->player[f]] / c->size[c->player[f]];
+            double *a = A ? A + (size_t)finished * F : NULL;
+            for (int f = 0; a && f < F; f++) a[f] = c->player[f] < 0 ? 0 : phi[c->player[f]] / c->size[c->player[f]];
             row_free(q);
             rs[finished] = NULL;
             finished++;
@@ -478,12 +478,14 @@ done:
     return st;
 }
 
-/* ee_sv_fn and ee_coalition_fn: mode MODE_*, m the method of MODE_LIST. */
+/* ee_sv_fn and ee_coalition_list_fn: mode MODE_*, L the lister of
+ * MODE_LIST (A may then be NULL). */
 static EeStatus fn_main(const EeScoreFn *f, const double *X, int N, const EeFnPlayers *pl, const EeAttrOptions *o,
-                        int mode, const EeCoalitionOptions *m, double *A, EeFnInfo *info)
+                        int mode, const EeCoalitionList *L, double *A, EeFnInfo *info)
 {
     int exact = mode == MODE_EXACT;
-    if (!f || !f->eval || !pl || !o || (N > 0 && (!X || !A)) || (mode == MODE_LIST && !m))
+    if (!f || !f->eval || !pl || !o || (N > 0 && (!X || (!A && mode != MODE_LIST))) ||
+        (mode == MODE_LIST && (!L || !L->draw || !L->solve)))
         return ee_fail(EE_ERR_INPUT, "SV of f: missing argument");
     int F = pl->F, K = pl->background ? pl->K : 1;
     if (N < 0 || F < 1) return ee_fail(EE_ERR_INPUT, "SV of f: X must have at least one column (got %d)", F);
@@ -497,7 +499,7 @@ static EeStatus fn_main(const EeScoreFn *f, const double *X, int N, const EeFnPl
     for (size_t t = 0; t < (size_t)N * F; t++)
         if (!isfinite(X[t])) return ee_fail(EE_ERR_INPUT, "X(%zu,%zu) is NaN or Inf", t / F + 1, t % F + 1);
     double t0 = ee_now();
-    Ctx c = {.f = f, .X = X, .pl = pl, .o = o, .mode = mode, .exact = exact, .F = F, .K = K, .m = m};
+    Ctx c = {.f = f, .X = X, .pl = pl, .o = o, .mode = mode, .exact = exact, .F = F, .K = K, .L = L};
     EeStatus st = EE_OK;
     int *player = malloc(sizeof(int) * F), *size = malloc(sizeof(int) * F), *slot = malloc(sizeof(int) * F);
     int *cols = malloc(sizeof(int) * F), *col_start = NULL;
@@ -524,7 +526,7 @@ static EeStatus fn_main(const EeScoreFn *f, const double *X, int N, const EeFnPl
     }
     for (int p = 0; p < P; p++) size[p] = col_start[p + 1] - col_start[p]; /* counted down above */
     if (mode == MODE_LIST) {
-        c.nlist = P ? ee_coalition_count(m, P) : 0;
+        c.nlist = P ? L->count(L->ctx, P) : 0;
         if (c.nlist < 0) {
             st = ee_fail(EE_ERR_INPUT, "invalid options of the coalition method ('samples' >= 1, coalitions of "
                          "%d players, weights >= 0, ridge >= 0)", P);
@@ -573,10 +575,40 @@ EeStatus ee_sv_fn(const EeScoreFn *f, const double *X, int N, const EeFnPlayers 
     return fn_main(f, X, N, pl, o, exact ? MODE_EXACT : MODE_SAMPLING, NULL, A, info);
 }
 
+EeStatus ee_coalition_list_fn(const EeScoreFn *f, const double *X, int N, const EeFnPlayers *pl,
+                              const EeAttrOptions *o, const EeCoalitionList *L, double *A, EeFnInfo *info)
+{
+    return fn_main(f, X, N, pl, o, MODE_LIST, L, A, info);
+}
+
+/* A coalition method as a lister: its draw and solve, the same for every row. */
+static long method_count(void *ctx, int P) { return ee_coalition_count(ctx, P); }
+
+static EeStatus method_draw(void *ctx, int i, uint64_t seed, long row, int P, uint8_t *Z, double *w)
+{
+    (void)i;
+    return ee_coalition_draw(ctx, seed, row, P, Z, w);
+}
+
+static EeStatus method_solve(void *ctx, int i, int P, long n, const uint8_t *Z, const double *w, const double *v,
+                             double v0, double v1, double *phi)
+{
+    (void)i;
+    return ee_coalition_solve(ctx, P, n, Z, w, v, v0, v1, phi);
+}
+
 EeStatus ee_coalition_fn(const EeScoreFn *f, const double *X, int N, const EeFnPlayers *pl, const EeAttrOptions *o,
                          const EeCoalitionOptions *m, double *A, EeFnInfo *info)
 {
-    return fn_main(f, X, N, pl, o, MODE_LIST, m, A, info);
+    if (!m) return ee_fail(EE_ERR_INPUT, "coalition method of f: missing argument");
+    if (N > 0 && !A) return ee_fail(EE_ERR_INPUT, "SV of f: missing argument");
+    EeCoalitionList L = {method_count, method_draw, method_solve, (void *)m};
+    return ee_coalition_list_fn(f, X, N, pl, o, &L, A, info);
+}
+
+int ee_fn_player_map(const int32_t *groups, int F, int *player)
+{
+    return map_players(groups, F, player, NULL);
 }
 
 double ee_sv_fn_bytes(int N, int F, int P, int K, const EeAttrOptions *o, int exact)

@@ -733,6 +733,291 @@ static void check_columns_same_bits(void)
         }
 }
 
+/* ---- faithfulness of maps of f (ee_faithfulness_fn) ----------------------------- */
+typedef struct {
+    double comp, suff, dauc, iauc, cb[5], sb[5], dcurve[65], icurve[65], infd, infn, fx, fb;
+    int target;
+} FaithRef;
+
+/* Row x from the definition (doc/MODELS.md): players ranked by the map
+ * (a player's score = the sum over its columns; largest first, ties to
+ * the lower player, by selection), D_j = v(x without its top j), I_j =
+ * v(only its top j), every j = 0..P evaluated; `reverse` ranks ties to
+ * the higher player (the mutation). */
+static void ref_faith(const Ref *r, const double *x, const double *A, int Acols, int target, int steps, int ninf,
+                      uint64_t seed, long row, int reverse, FaithRef *o)
+{
+    int P = r->P, order[16];
+    double sc[16] = {0}, D[17], I[17];
+    for (int f = 0; f < r->F; f++)
+        if (Acols == r->F && r->player[f] >= 0) sc[r->player[f]] += A[f];
+    for (int p = 0; Acols != r->F && p < P; p++) sc[p] = A[p];
+    for (int p = 0; p < P; p++) order[p] = p;
+    for (int a = 0; a < P; a++) {
+        int best = a;
+        for (int b = a + 1; b < P; b++)
+            if (sc[order[b]] > sc[order[best]] ||
+                (sc[order[b]] == sc[order[best]] && (reverse ? order[b] > order[best] : order[b] < order[best])))
+                best = b;
+        int t = order[a]; order[a] = order[best]; order[best] = t;
+    }
+    for (int j = 0; j <= P; j++) {
+        int del[16], ins[16];
+        for (int p = 0; p < P; p++) { del[p] = 1; ins[p] = 0; }
+        for (int q = 0; q < j; q++) { del[order[q]] = 0; ins[order[q]] = 1; }
+        D[j] = ref_value(r, x, del, target);
+        I[j] = ref_value(r, x, ins, target);
+    }
+    o->target = target;
+    o->fx = D[0];
+    o->fb = D[P];
+    const int bins[5] = {1, 5, 10, 20, 50};
+    o->comp = o->suff = 0;
+    for (int k = 0; k < 5; k++) {
+        int m = (int)ceil(bins[k] * P / 100.0 - 1e-12);
+        o->cb[k] = D[0] - D[m];
+        o->sb[k] = D[0] - I[m];
+        o->comp += o->cb[k] / 5;
+        o->suff += o->sb[k] / 5;
+    }
+    int K = steps ? steps : P;
+    o->dauc = o->iauc = 0;
+    for (int q = 0; q <= K; q++) {
+        int j = steps ? (int)floor((double)q * P / K + 0.5) : q;
+        o->dcurve[q] = D[j];
+        o->icurve[q] = I[j];
+        if (q == K) break;
+        int j1 = steps ? (int)floor((double)(q + 1) * P / K + 0.5) : q + 1;
+        o->dauc += (j1 - j) / (double)P * (D[j] + D[j1]) / 2;
+        o->iauc += (j1 - j) / (double)P * (I[j] + I[j1]) / 2;
+    }
+    /* infidelity: each player in S with probability 1/2 (the documented stream) */
+    double sk[64], dk[64];
+    o->infd = 0;
+    for (int k = 0; k < ninf; k++) {
+        EeRng g;
+        ee_rng_stream(&g, seed, (uint64_t)row, (3ULL << 32) + (uint64_t)k);
+        int in[16];
+        double sa = 0;
+        for (int p = 0; p < P; p++) {
+            in[p] = !(ee_rng_uniform(&g) < 0.5);
+            if (!in[p]) sa += sc[p];
+        }
+        double dz = D[0] - ref_value(r, x, in, target);
+        o->infd += (sa - dz) * (sa - dz) / ninf;
+        sk[k] = sa;
+        dk[k] = dz;
+    }
+    double num = 0, den = 0;
+    for (int k = 0; k < ninf; k++) { num += sk[k] * dk[k]; den += sk[k] * sk[k]; }
+    double beta = den > 0 ? num / den : 0;
+    o->infn = 0;
+    for (int k = 0; k < ninf; k++) o->infn += (beta * sk[k] - dk[k]) * (beta * sk[k] - dk[k]) / ninf;
+}
+
+/* The counts 1..P-1 that the bins or the curve's points read (each a
+ * deletion and an insertion copy; P is the empty coalition). */
+static int faith_counts(int P, int steps)
+{
+    char used[64] = {0};
+    const int bins[5] = {1, 5, 10, 20, 50};
+    for (int k = 0; k < 5; k++) used[(int)ceil(bins[k] * P / 100.0 - 1e-12)] = 1;
+    int K = steps ? steps : P;
+    for (int q = 0; q <= K; q++) used[steps ? (int)floor((double)q * P / K + 0.5) : q] = 1;
+    int n = 0;
+    for (int j = 1; j < P; j++) n += used[j];
+    return n;
+}
+
+/* Every field of ee_faithfulness_fn against the reference: the nonlinear
+ * model, columns or groups, a baseline row or a background of 3, curves
+ * of K steps or every count, maps per column or per player, small
+ * batches; the rows f saw; a map with ties told from the mutated tie
+ * order, and the linear model with one weight 1 % off told apart. */
+static void check_faith_case(const int32_t *groups, int K, int steps, int per_player, int batch, const double *w,
+                             const char *what)
+{
+    Model m = {.F = F_COLS, .C = C_OUT, .w = w, .bias = 0.3};
+    EeScoreFn fn = {eval, &m};
+    EeFnPlayers pl = {.F = F_COLS, .groups = groups, .background = BG, .K = K};
+    int P = ee_fn_players(groups, F_COLS), player[F_COLS];
+    for (int f = 0; f < F_COLS; f++) { /* distinct positive ids ascending */
+        if (!groups) { player[f] = f; continue; }
+        player[f] = -1;
+        if (groups[f] <= 0) continue;
+        int rank = 0;
+        for (int v = 1; v < groups[f]; v++)
+            for (int g = 0; g < F_COLS; g++)
+                if (groups[g] == v) { rank++; break; }
+        player[f] = rank;
+    }
+    Ref r = {&m, F_COLS, P, K, player, BG};
+    /* maps: random, with ties between the first two players in every row */
+    int Acols = per_player ? P : F_COLS;
+    double A[N_ROWS * F_COLS];
+    EeRng g;
+    ee_rng_seed(&g, 77);
+    for (int q = 0; q < N_ROWS * Acols; q++) A[q] = ee_rng_uniform(&g) - 0.5;
+    for (int i = 0; i < N_ROWS; i++) A[i * Acols + 1] = A[i * Acols + (per_player || !groups ? 0 : 1)];
+    if (!per_player && groups) /* a tie of two players: their column sums */
+        for (int i = 0; i < N_ROWS; i++) {
+            double s0 = 0, s1 = 0;
+            for (int f = 0; f < F_COLS; f++) {
+                if (player[f] == 0) s0 += A[i * F_COLS + f];
+                if (player[f] == 1) s1 += A[i * F_COLS + f];
+            }
+            for (int f = 0; f < F_COLS; f++)
+                if (player[f] == 1) { A[i * F_COLS + f] += s0 - s1; break; }
+        }
+    EeAttrOptions o;
+    ee_attr_options_defaults(&o);
+    o.verbose = 0;
+    o.seed = 11;
+    o.batch = batch;
+    EeFaithOptions fo;
+    ee_faith_options_defaults(&fo);
+    fo.steps = steps;
+    fo.infidelity_samples = 6;
+    int KS = steps ? steps + 1 : 1;
+    double comp[N_ROWS], suff[N_ROWS], dauc[N_ROWS], iauc[N_ROWS], lod[N_ROWS], cb[N_ROWS * 5], sb[N_ROWS * 5];
+    double dc[N_ROWS * 65], ic[N_ROWS * 65], fx[N_ROWS], fb[N_ROWS], inf[N_ROWS], infn[N_ROWS];
+    int32_t tg[N_ROWS], nr[N_ROWS];
+    EeFaithResult res = {comp, suff, dauc, iauc, lod, cb, sb, steps ? dc : NULL, steps ? ic : NULL, tg, nr, fx, fb,
+                         inf, infn, 0, 0};
+    EeFnInfo info = {0};
+    CHECK_OK(ee_faithfulness_fn(&fn, X, N_ROWS, &pl, A, Acols, &o, &fo, &res, &info));
+    CheckCmp cmp = CMP_INIT, tie = CMP_INIT;
+    int tmis = 0, nmis = 0, lodnan = 0;
+    for (int mut = 0; mut <= 1; mut++)
+        for (int i = 0; i < N_ROWS; i++) {
+            const double *x = X + (size_t)i * F_COLS;
+            FaithRef R;
+            int t = argmax_row(&m, x);
+            ref_faith(&r, x, A + (size_t)i * Acols, Acols, t, steps, fo.infidelity_samples, 11, i, mut, &R);
+            CheckCmp *c = mut ? &tie : &cmp;
+            if (!mut) {
+                tmis += tg[i] != t;
+                nmis += nr[i] != P;
+                lodnan += !isnan(lod[i]);
+            }
+            cmp_add(c, comp[i], R.comp);
+            cmp_add(c, suff[i], R.suff);
+            cmp_add(c, dauc[i], R.dauc);
+            cmp_add(c, iauc[i], R.iauc);
+            cmp_add(c, fx[i], R.fx);
+            cmp_add(c, fb[i], R.fb);
+            cmp_add(c, inf[i], R.infd);
+            cmp_add(c, infn[i], R.infn);
+            for (int k = 0; k < 5; k++) {
+                cmp_add(c, cb[i * 5 + k], R.cb[k]);
+                cmp_add(c, sb[i * 5 + k], R.sb[k]);
+            }
+            for (int q = 0; steps && q < KS; q++) {
+                cmp_add(c, dc[i * KS + q], R.dcurve[q]);
+                cmp_add(c, ic[i * KS + q], R.icurve[q]);
+            }
+        }
+    double bound = cmp_bound(&cmp, 1e-12, 1);
+    CHECK_CMP(cmp, bound, "faithfulness of f (%s): every field against the double reference", what);
+    CHECK(tmis == 0 && nmis == 0 && lodnan == 0, "faithfulness of f (%s): %d targets, %d player counts wrong, %d "
+          "log-odds not NaN", what, tmis, nmis, lodnan);
+    CHECK(!cmp_ok(&tie, bound), "faithfulness of f (%s): ties to the higher player are told apart (err %.3g)", what,
+          tie.err);
+    /* the rows f saw: N first, then per row its distinct copies, K rows each */
+    long per_row = 1 + 2 * faith_counts(P, steps) + fo.infidelity_samples; /* the empty coalition, the copies */
+    long rows = N_ROWS + (long)N_ROWS * per_row * K;
+    CHECK(m.rows == rows && info.rows == rows && res.forward == rows,
+          "faithfulness of f (%s): f saw %ld rows (info %ld), expected %ld", what, m.rows, info.rows, rows);
+    CHECK(m.max_m <= (batch ? batch : 1024), "faithfulness of f (%s): a call of %ld rows", what, m.max_m);
+    if (w) { /* the linear model with one weight of the reference 1 % off */
+        double w2[F_COLS * C_OUT];
+        memcpy(w2, w, sizeof w2);
+        w2[F_COLS + 2] *= 1.01;
+        w2[2] *= 1.01;
+        Model m2 = m;
+        m2.w = w2;
+        Ref r2 = r;
+        r2.m = &m2;
+        CheckCmp off = CMP_INIT;
+        for (int i = 0; i < N_ROWS; i++) {
+            FaithRef R;
+            ref_faith(&r2, X + (size_t)i * F_COLS, A + (size_t)i * Acols, Acols, tg[i], steps, fo.infidelity_samples,
+                      11, i, 0, &R);
+            cmp_add(&off, comp[i], R.comp);
+            cmp_add(&off, dauc[i], R.dauc);
+            cmp_add(&off, inf[i], R.infd);
+        }
+        CHECK(!cmp_ok(&off, bound), "faithfulness of f (%s): one weight 1 %% off is seen (err %.3g)", what, off.err);
+    }
+    free(m.out);
+}
+
+static void check_faithfulness(void)
+{
+    static const int32_t groups[F_COLS] = {3, 3, 1, 0, 7, 1};
+    double w[F_COLS * C_OUT];
+    for (int i = 0; i < F_COLS * C_OUT; i++) w[i] = (i % 5) - 2.2 + 0.1 * i;
+    check_faith_case(NULL, 1, 0, 0, 0, NULL, "columns, baseline row, every count");
+    check_faith_case(NULL, 3, 4, 0, 7, NULL, "columns, background of 3, 4 steps, batch 7");
+    check_faith_case(groups, 3, 3, 0, 5, NULL, "groups, background of 3, A per column, batch 5");
+    check_faith_case(groups, 1, 0, 1, 0, NULL, "groups, A per player");
+    check_faith_case(NULL, 1, 5, 0, 3, w, "linear model, batch 3");
+    /* a linear model without interactions and a zero baseline: the exact
+     * attribution w .* x ranks the players by their true effect, so its
+     * comprehensiveness is the largest of any map's in every bin, and
+     * infidelity 0 */
+    Model m = {.F = F_COLS, .C = C_OUT, .w = w};
+    EeScoreFn fn = {eval, &m};
+    static const double zero[F_COLS];
+    EeFnPlayers pl = {.F = F_COLS, .background = zero, .K = 1};
+    EeAttrOptions o;
+    ee_attr_options_defaults(&o);
+    o.verbose = 0;
+    int32_t tgt[N_ROWS];
+    for (int i = 0; i < N_ROWS; i++) tgt[i] = 1;
+    o.target = tgt;
+    EeFaithOptions fo;
+    ee_faith_options_defaults(&fo);
+    fo.infidelity_samples = 8;
+    double Ae[N_ROWS * F_COLS], Ar[N_ROWS * F_COLS];
+    EeRng g;
+    ee_rng_seed(&g, 5);
+    for (int i = 0; i < N_ROWS; i++)
+        for (int f = 0; f < F_COLS; f++) Ae[i * F_COLS + f] = w[F_COLS + f] * X[i * F_COLS + f];
+    double cbe[N_ROWS * 5], cbr[N_ROWS * 5], infe[N_ROWS], infr[N_ROWS];
+    EeFaithResult re = {.comp_bins = cbe, .infidelity = infe}, rr = {.comp_bins = cbr, .infidelity = infr};
+    CHECK_OK(ee_faithfulness_fn(&fn, X, N_ROWS, &pl, Ae, F_COLS, &o, &fo, &re, NULL));
+    int worse = 0, strictly = 0, trials = 20;
+    double maxinf = 0;
+    for (int i = 0; i < N_ROWS; i++) if (!(fabs(infe[i]) <= maxinf)) maxinf = fabs(infe[i]);
+    for (int trial = 0; trial < trials; trial++) {
+        for (int q = 0; q < N_ROWS * F_COLS; q++) Ar[q] = ee_rng_uniform(&g) - 0.5;
+        m.calls = 0; /* eval checks the call numbers of one run */
+        CHECK_OK(ee_faithfulness_fn(&fn, X, N_ROWS, &pl, Ar, F_COLS, &o, &fo, &rr, NULL));
+        for (int q = 0; q < N_ROWS * 5; q++) {
+            worse += !(cbe[q] >= cbr[q] - 1e-12);
+            strictly += cbe[q] > cbr[q] + 1e-9;
+        }
+    }
+    CHECK(worse == 0 && strictly > 0, "linear model: the exact map's comprehensiveness is the maximum in every row-bin "
+          "(%d of %d below a random map's, %d strictly above)", worse, trials * N_ROWS * 5, strictly);
+    CHECK(maxinf <= 1e-24, "linear model: the exact map's infidelity is 0 (max %g)", maxinf);
+    /* bad input: maps of the wrong width, NaN in a map, steps < 0 */
+    EeFaithOptions bad = fo;
+    EeFaithResult rb = {0};
+    m.calls = 0;
+    EeStatus st = ee_faithfulness_fn(&fn, X, N_ROWS, &pl, Ae, F_COLS - 1, &o, &fo, &rb, NULL);
+    CHECK(st == EE_ERR_INPUT, "faithfulness of f: maps of F - 1 columns are %s (%s)", ee_status_id(st), ee_last_error());
+    Ae[3] = NAN;
+    st = ee_faithfulness_fn(&fn, X, N_ROWS, &pl, Ae, F_COLS, &o, &fo, &rb, NULL);
+    CHECK(st == EE_ERR_INPUT, "faithfulness of f: NaN in a map is %s (%s)", ee_status_id(st), ee_last_error());
+    Ae[3] = 0;
+    bad.steps = -1;
+    st = ee_faithfulness_fn(&fn, X, N_ROWS, &pl, Ae, F_COLS, &o, &bad, &rb, NULL);
+    CHECK(st == EE_ERR_INPUT, "faithfulness of f: steps -1 is %s (%s)", ee_status_id(st), ee_last_error());
+    free(m.out);
+}
+
 int main(void)
 {
     make_data();
@@ -760,5 +1045,6 @@ int main(void)
     check_no_players();
     check_ig();
     check_eg();
+    check_faithfulness();
     return check_finish("test_fn");
 }

@@ -17,7 +17,9 @@
  *   computed alone at its offset;
  * - the passes (N forward for the targets, N n s forward and backward);
  * - bad input: a negative standard deviation, samples without a noise
- *   tunnel, non-finite given noise. */
+ *   tunnel, non-finite given noise;
+ * - sensitivity-max of saliency, gradient x input and IG against the
+ *   reference given the perturbations libcore drew (check_sensitivity). */
 #include "refmodel.h"
 
 static EeRng rng;
@@ -375,6 +377,161 @@ static void check_gradientshap(EeKind kind)
     ee_model_free(m);
 }
 
+/* The reference sensitivity of row i for method mth: the largest over the
+ * S given perturbations of ||A(e + z_k) - A(e)|| / ||A(e)||, from the
+ * double reference maps; `mean` and `raw` are the mutations the test must
+ * tell apart (the mean over k instead of the max; no division). */
+static double ref_sensitivity(Ref *r, const int32_t *ids, const float *xf, const float *z, int S, int W, int cols,
+                              int mth, int mean, int raw)
+{
+    double (*M0)[EE_NOISE_COUNT][64] = malloc(sizeof(double) * EE_GRAD_METHOD_COUNT * EE_NOISE_COUNT * 64);
+    double (*Mk)[EE_NOISE_COUNT][64] = malloc(sizeof(double) * EE_GRAD_METHOD_COUNT * EE_NOISE_COUNT * 64);
+    float *zero = calloc((size_t)W, sizeof(float));
+    ref_maps(r, ids, xf, zero, 1, 0, M0);
+    double n0 = 0, best = 0, sum = 0;
+    for (int t = 0; t < cols; t++) n0 += M0[mth][EE_NOISE_NONE][t] * M0[mth][EE_NOISE_NONE][t];
+    n0 = sqrt(n0);
+    for (int k = 0; k < S; k++) {
+        ref_maps(r, ids, xf, z + (size_t)k * W, 1, 0, Mk);
+        double dn = 0;
+        for (int t = 0; t < cols; t++) {
+            double d = Mk[mth][EE_NOISE_SMOOTHGRAD][t] - M0[mth][EE_NOISE_NONE][t];
+            dn += d * d;
+        }
+        dn = sqrt(dn) / (raw || n0 == 0 ? 1 : n0);
+        sum += dn / S;
+        if (k == 0 || dn > best) best = dn;
+    }
+    free(M0); free(Mk); free(zero);
+    return mean ? sum : best;
+}
+
+/* Sensitivity-max (ee_sensitivity_max) of saliency, gradient x input and
+ * IG against the double reference given the perturbations libcore drew;
+ * the draws (uniform in [-r, r], 0 where not attended, the same for any
+ * batch and for a row alone at its offset); its passes; mutations of the
+ * definition (mean for max, no normalisation, a 1 % weight) that the
+ * comparison must see; bad input. */
+static void check_sensitivity(EeKind kind)
+{
+    const int N = 3, T = 9, lens[3] = {5, 2, 7}, S = 4;
+    const double radius = 0.4;
+    EeModel *m = make_model(kind, T);
+    const EeConfig *c = ee_model_config(m);
+    const char *kn = ee_kind_name(kind);
+    Ref ref;
+    ref_load(&ref, m);
+    int token = kind != EE_KIND_MLP, cols = token ? T : c->D, W = token ? T * c->d : c->D;
+    int32_t *ids = token ? refm_ids(N, T, lens, &rng) : NULL;
+    float *x = NULL;
+    if (!token) {
+        x = malloc(sizeof(float) * N * W);
+        for (int k = 0; k < N * W; k++) x[k] = (float)ee_rng_normal(&rng);
+    }
+    EeInput in = {.n = N, .ids = ids, .x = x};
+    float *z = calloc((size_t)N * S * W, sizeof(float)), *z2 = calloc((size_t)N * S * W, sizeof(float));
+    double sens[3], sens2[3];
+    EeAttrOptions o;
+    gc_cpu_options(&o);
+    o.batch = 4;
+    o.steps = 3;
+    o.seed = 5;
+    o.baseline = token ? EE_BASELINE_PAD : EE_BASELINE_ZERO;
+    EeGradOptions g;
+    ee_grad_options_defaults(&g);
+    const EeGradMethod methods[3] = {EE_GRAD_SALIENCY, EE_GRAD_GRADXINPUT, EE_GRAD_IG};
+    for (int q = 0; q < 3; q++) {
+        g.method = methods[q];
+        const char *mn = ee_grad_method_names[g.method];
+        int s = g.method == EE_GRAD_IG ? 3 : 1;
+        EeAttrInfo info = {0};
+        CHECK_OK(ee_sensitivity_max(m, &in, &g, &o, S, radius, NULL, z, sens, &info));
+        CHECK(info.forward == (long)N + N * s + N * S + (long)N * S * s && info.backward == (long)N * s + (long)N * S * s,
+              "%s sensitivity %s: %ld forward, %ld backward passes", kn, mn, info.forward, info.backward);
+        CheckCmp cmp = CMP_INIT, mean = CMP_INIT, raw = CMP_INIT;
+        for (int i = 0; i < N; i++) {
+            const int32_t *ri = token ? ids + i * T : NULL;
+            const float *xi = token ? NULL : x + i * W, *zi = z + (size_t)i * S * W;
+            cmp_add(&cmp, sens[i], ref_sensitivity(&ref, ri, xi, zi, S, W, cols, g.method, 0, 0));
+            cmp_add(&mean, sens[i], ref_sensitivity(&ref, ri, xi, zi, S, W, cols, g.method, 1, 0));
+            cmp_add(&raw, sens[i], ref_sensitivity(&ref, ri, xi, zi, S, W, cols, g.method, 0, 1));
+        }
+        /* the maps agree to ~1e-6 of their scale; a 1 % weight moves the ratio by ~1e-4 */
+        double bound = cmp_bound(&cmp, 2e-5, 1e-2);
+        CHECK_CMP(cmp, bound, "%s sensitivity %s against the double reference (scale %.3g)", kn, mn, cmp.scale);
+        CHECK(!cmp_ok(&mean, bound) && !cmp_ok(&raw, bound),
+              "%s sensitivity %s: the mean over k (err %.3g) and the unnormalised norm (err %.3g) are told apart", kn,
+              mn, mean.err, raw.err);
+        CHECK(sens[0] > 0 && sens[1] > 0 && sens[2] > 0, "%s sensitivity %s: > 0 at radius %g (%g %g %g)", kn, mn,
+              radius, sens[0], sens[1], sens[2]);
+        if (q == 0) {
+            /* the draws: within [-r, r], spread over it, 0 where not attended */
+            long off = 0, out = 0, cnt = 0;
+            double sum2 = 0;
+            for (int i = 0; i < N; i++)
+                for (int k = 0; k < S; k++)
+                    for (int e = 0; e < W; e++) {
+                        float v = z[((size_t)i * S + k) * W + e];
+                        int att = !token || ids[i * T + e / c->d] != EE_PAD;
+                        if (!att) off += v != 0;
+                        else { out += !(fabs(v) <= radius); sum2 += (double)v * v; cnt++; }
+                    }
+            double sd = sqrt(sum2 / cnt), want = radius / sqrt(3.0);
+            CHECK(off == 0 && out == 0 && fabs(sd - want) < 0.15 * want,
+                  "%s perturbations: %ld nonzero where not attended, %ld beyond r, sd %.4g (uniform: %.4g)", kn, off,
+                  out, sd, want);
+            /* the same draws and values with another batch, and for row 3 alone at its offset */
+            EeAttrOptions o1 = o;
+            o1.batch = 64;
+            CHECK_OK(ee_sensitivity_max(m, &in, &g, &o1, S, radius, NULL, z2, sens2, NULL));
+            CHECK(!memcmp(z, z2, sizeof(float) * N * S * W) && !memcmp(sens, sens2, sizeof sens),
+                  "%s sensitivity: the same draws and values for batch 4 and 64", kn);
+            EeInput last = {.n = 1, .ids = token ? ids + 2 * T : NULL, .x = token ? NULL : x + 2 * W};
+            o1.row_offset = 2;
+            CHECK_OK(ee_sensitivity_max(m, &last, &g, &o1, S, radius, NULL, z2, sens2, NULL));
+            CHECK(!memcmp(z + (size_t)2 * S * W, z2, sizeof(float) * S * W) && sens2[0] == sens[2],
+                  "%s sensitivity: row 3 alone at offset 2 draws what it draws among all rows", kn);
+            /* given = drawn: the same values */
+            CHECK_OK(ee_sensitivity_max(m, &in, &g, &o, S, radius, z, NULL, sens2, NULL));
+            CHECK(!memcmp(sens, sens2, sizeof sens), "%s sensitivity: the drawn perturbations given back", kn);
+            /* one weight of the reference 1 % off */
+            int wi = kind == EE_KIND_MLP ? ee_model_find_param(m, "fc", 0, "W")
+                     : kind == EE_KIND_CNN ? ee_model_find_param(m, "conv", 0, "W")
+                                           : ee_model_find_param(m, "encoder", 0, "Wv");
+            REQUIRE(wi >= 0, "a weight to change");
+            if (wi >= 0) {
+                size_t at = ref.count[wi] / 2;
+                double keep = ref.p[wi][at];
+                ref.p[wi][at] *= 1.01;
+                CheckCmp w1 = CMP_INIT;
+                for (int i = 0; i < N; i++)
+                    cmp_add(&w1, sens[i], ref_sensitivity(&ref, token ? ids + i * T : NULL, token ? NULL : x + i * W,
+                                                          z + (size_t)i * S * W, S, W, cols, g.method, 0, 0));
+                CHECK(!cmp_ok(&w1, bound), "%s sensitivity: a 1 %% change of one reference weight is seen (err %.3g, "
+                      "bound %.3g)", kn, w1.err, bound);
+                ref.p[wi][at] = keep;
+            }
+        }
+    }
+    /* bad input */
+    g.method = EE_GRAD_SALIENCY;
+    EeStatus st = ee_sensitivity_max(m, &in, &g, &o, S, -0.1, NULL, NULL, sens, NULL);
+    CHECK(st == EE_ERR_INPUT && strstr(ee_last_error(), "'radius'"), "%s: radius -0.1 is %s (%s)", kn,
+          ee_status_id(st), ee_last_error());
+    st = ee_sensitivity_max(m, &in, &g, &o, 0, radius, NULL, NULL, sens, NULL);
+    CHECK(st == EE_ERR_INPUT, "%s: 0 perturbations is %s (%s)", kn, ee_status_id(st), ee_last_error());
+    g.noise = EE_NOISE_SMOOTHGRAD;
+    st = ee_sensitivity_max(m, &in, &g, &o, S, radius, NULL, NULL, sens, NULL);
+    CHECK(st == EE_ERR_UNSUPPORTED, "%s: sensitivity of a noise tunnel is %s (%s)", kn, ee_status_id(st), ee_last_error());
+    g.noise = EE_NOISE_NONE;
+    z[7] = NAN;
+    st = ee_sensitivity_max(m, &in, &g, &o, S, radius, z, NULL, sens, NULL);
+    CHECK(st == EE_ERR_INPUT, "%s: NaN in the given perturbations is %s (%s)", kn, ee_status_id(st), ee_last_error());
+    free(z); free(z2); free(ids); free(x);
+    ref_free(&ref);
+    ee_model_free(m);
+}
+
 int main(void)
 {
     ee_threads_enter();
@@ -385,6 +542,9 @@ int main(void)
     check_gradientshap(EE_KIND_TRANSFORMER);
     check_gradientshap(EE_KIND_CNN);
     check_gradientshap(EE_KIND_MLP);
+    check_sensitivity(EE_KIND_TRANSFORMER);
+    check_sensitivity(EE_KIND_CNN);
+    check_sensitivity(EE_KIND_MLP);
     ee_threads_leave();
     return check_finish("test_grad");
 }
