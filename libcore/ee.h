@@ -106,16 +106,15 @@ extern const char *const ee_attend_names[EE_ATTEND_COUNT]; /* all tokens */
  * tokens), or the two ends and the same score with the gradient at each of
  * the EE_PATH_NODES Gauss-Legendre nodes inside the path (2 + EE_PATH_NODES:
  * the integrand of IG sampled where its quadrature samples it; a forward
- * and a backward pass per node), or the two ends and, for each head of a
- * transformer classifier's last layer, the [CLS] query's attention to the
- * token and the token's value-path score (the target logit's gradient at
- * the head's output times the token's share of it, P v: what the token
- * adds through that head, linearised where the classifier is; 2 + 2 H,
- * read from the pass that gives the gradient at x, so at the cost of the
- * two ends). */
+ * and a backward pass per node), or, for a transformer classifier, the two
+ * ends, the [CLS] query's attention to the token in each of the H heads of
+ * the last layer, and the token's value-path score in each head of each of
+ * the L layers (its value times the target logit's gradient at it: what the
+ * token adds through that head, linearised where the classifier is; 2 + H +
+ * L H, read from the passes of the two ends, so at their cost). */
 typedef enum {
     EE_INPUTS_TOKENS = 0, EE_INPUTS_GRADIENT, EE_INPUTS_GRADIENT_VECTOR, EE_INPUTS_GRADIENT_ENDS,
-    EE_INPUTS_OCCLUSION, EE_INPUTS_PATH, EE_INPUTS_ATTENTION, EE_INPUTS_ATTENTION_LAYERS
+    EE_INPUTS_OCCLUSION, EE_INPUTS_PATH, EE_INPUTS_ATTENTION
 } EeInputs;
 
 /* Interior path nodes of EE_INPUTS_PATH (doc/FIGURE5.md: 1, 2, 3 and 4
@@ -168,7 +167,7 @@ int ee_config_homogeneous(const EeConfig *cfg);
 int ee_config_features(const EeConfig *cfg);
 /* The names of EeInputs in enum order, as the model struct and the front
  * ends' 'inputs' option spell them. */
-#define EE_INPUTS_COUNT 8
+#define EE_INPUTS_COUNT 7
 extern const char *const ee_inputs_names[EE_INPUTS_COUNT];
 /* The names of EeTrainOptions.freeze_embeddings 0, 1, 2 ('freeze'). */
 #define EE_FREEZE_COUNT 3

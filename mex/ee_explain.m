@@ -141,6 +141,13 @@
 %! [E, info] = ee_explain (e5, X(251:end,:));
 %! assert (sum (double (E) .* real, 2), sv.fx - sv.fbaseline, 1e-4 * max (abs (sv.fx)) + 1e-5);
 %! assert ([info.forward_passes info.backward_passes], [100 + nD + 150, 50 + nD + 150]);
+%! ## the classifier's attention and value paths: the ends' passes only
+%! e6 = ee_train (clf, X(1:30,:), A(1:30,:), 'inputs', 'attention', 'epochs', 1, 'verbose', false);
+%! H = double (clf.heads); L = numel (clf.encoder);
+%! assert (e6.inputs, 'attention'); assert (size (e6.feat_W), [2 + H + L * H, 16]);
+%! [E, info] = ee_explain (e6, X(251:end,:));
+%! assert (sum (double (E) .* real, 2), sv.fx - sv.fbaseline, 1e-4 * max (abs (sv.fx)) + 1e-5);
+%! assert ([info.forward_passes info.backward_passes], [100 + nD, 50 + nD]);
 %! e = ex;
 %! assert (e.efficiency, false);                # the shared explainer: efficiency off
 %! E2 = ee_explain (e, X(251:end,:));

@@ -66,12 +66,13 @@
 ## error fell from 1.8e-2 to 2.7e-3, and to 1.5e-3 with twice the rows,
 ## below IG's at s = 6, 14 passes: use it for IG maps whose quadrature
 ## converges fast); @qcode{'attention'} (transformer classifiers): the
-## two ends and, for each head h of the classifier's last encoder layer,
-## the [CLS] query's attention to the token, P(h,t), and the token's
-## value-path score, the target logit's gradient at the head's output
-## times the token's share P(h,t) v(t) of it (what the token adds through
-## that head, linearised at the text), 2 + 2 H features read from the same
-## passes as the two ends (no pass more); @qcode{'gradient'}: the score at the text only;
+## two ends, the [CLS] query's attention to the token in each head of the
+## classifier's last encoder layer, and the token's value-path score in
+## each head of every layer (its value times the target logit's gradient
+## at it: what the token adds through that head, linearised at the text),
+## 2 + H + L H features read from the same passes as the two ends (no pass
+## more; on the SV fortunes panel of doc/FIGURE5.md the error fell from
+## 4.1 to 3.1 times the floor, on SV wordnet it stayed at 4.6); @qcode{'gradient'}: the score at the text only;
 ## @qcode{'gradient_vector'}: that score and its d terms;
 ## @qcode{'tokens'}: the token ids only (the paper's, one pass).
 ## @item 'attend'

@@ -267,7 +267,7 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
     float *h_ex = malloc(sizeof(float) * B * W), *h_eb = malloc(sizeof(float) * B * W);
     float *h_g = malloc(sizeof(float) * B * W);
     int32_t *tgt = malloc(sizeof(int32_t) * (N ? N : 1));
-    int att = inputs == EE_INPUTS_ATTENTION || inputs == EE_INPUTS_ATTENTION_LAYERS;
+    int att = inputs == EE_INPUTS_ATTENTION;
     int ends = inputs == EE_INPUTS_GRADIENT_ENDS || inputs == EE_INPUTS_OCCLUSION || inputs == EE_INPUTS_PATH || att;
     int H2 = att ? k - 2 : 0; /* the attention features after the two ends */
     float *h_vp = H2 ? malloc(sizeof(float) * (size_t)B * T * H2) : NULL;
@@ -331,7 +331,6 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
         }
         be->upload(d_dout, h_dout, sizeof(float) * nb * C);
         r->value_path = h_vp; /* NULL but for the attention inputs */
-        r->value_path_all = inputs == EE_INPUTS_ATTENTION_LAYERS;
         ee_run_backward(r, nb, d_dout, 1, 0);
         r->value_path = NULL;
         fwd += nb;

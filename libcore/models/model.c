@@ -36,7 +36,7 @@ int ee_kind_from_name(const char *name, EeKind *k)
 int ee_is_token_model(const EeConfig *cfg) { return cfg->kind != EE_KIND_MLP; }
 
 const char *const ee_inputs_names[EE_INPUTS_COUNT] = {"tokens", "gradient", "gradient_vector", "gradient_ends",
-                                                        "occlusion", "path", "attention", "attention_layers"};
+                                                        "occlusion", "path", "attention"};
 const char *const ee_freeze_names[EE_FREEZE_COUNT] = {"none", "embeddings", "encoder"};
 const char *ee_inputs_name(EeInputs i) { return (unsigned)i < EE_INPUTS_COUNT ? ee_inputs_names[i] : "?"; }
 int ee_inputs_from_name(const char *name, EeInputs *i)
@@ -55,8 +55,7 @@ int ee_config_features(const EeConfig *cfg)
     case EE_INPUTS_GRADIENT_ENDS: return 2;
     case EE_INPUTS_OCCLUSION: return 4;
     case EE_INPUTS_PATH: return 2 + EE_PATH_NODES;
-    case EE_INPUTS_ATTENTION: return 2 + 2 * cfg->heads;
-    case EE_INPUTS_ATTENTION_LAYERS: return 2 + cfg->heads + cfg->layers * cfg->heads;
+    case EE_INPUTS_ATTENTION: return 2 + cfg->heads + cfg->layers * cfg->heads;
     default: return 0;
     }
 }
@@ -175,7 +174,7 @@ EeStatus ee_config_check(const EeConfig *c)
         if (c->d % c->heads)
             return ee_fail(EE_ERR_MODEL, "d (%d) must be a multiple of heads (%d)", c->d, c->heads);
         CHECK_RANGE(c->layers, 0, 64, "layers");
-        if ((c->inputs == EE_INPUTS_ATTENTION || c->inputs == EE_INPUTS_ATTENTION_LAYERS) && c->layers < 1)
+        if (c->inputs == EE_INPUTS_ATTENTION && c->layers < 1)
             return ee_fail(EE_ERR_MODEL, "inputs 'attention' read the classifier's last encoder layer: it needs "
                            "at least one");
         CHECK_RANGE(c->ffn, 1, 1 << 16, "ffn");

@@ -107,13 +107,11 @@ struct EeRun {
     int in_width;        /* T*d or D: floats per row of e, at the full T */
     int qkv0_given;      /* transformer: the next forward finds layer 0's
                             q, k, v already in place (ee_tf_layer0_qkv) */
-    float *value_path;   /* transformer classifier, host [B][T][2 H] or NULL: when
-                            set, the next backward writes there, per row, position
-                            (at the active length T) and head of the last layer,
-                            the [CLS] attention P and the value-path score
-                            v . dv (EE_INPUTS_ATTENTION); with value_path_all,
-                            [B][T][H + L H]: those scores of every layer */
-    int value_path_all;
+    float *value_path;   /* transformer classifier, host [B][T][H + L H] or NULL:
+                            when set, the next backward writes there, per row and
+                            position (at the active length T), the last layer's
+                            [CLS] attention P per head and the value-path score
+                            v . dv of every layer and head (EE_INPUTS_ATTENTION) */
     int T;               /* active sequence length of the current input (<= cfg.T):
                             positions past it are never read by a classifier, so
                             the pass runs on [B][T] rows (set by ee_run_set_input) */

@@ -267,10 +267,9 @@ static void last_layer_cls_fwd(EeRun *r, TfLayer *L, int l, float *x, int B, flo
                  LP(l, L_LN2_G), LP(l, L_LN2_B), L->x2, L->mean2, L->rstd2, B, f, pdrop);
 }
 
-/* The features of EE_INPUTS_ATTENTION(_LAYERS) into r->value_path (host,
- * per row and position at the active length: H [CLS] attentions of the
- * last layer, then H value-path scores of the last layer, or of every
- * layer l = 0 .. L-1 with r->value_path_all), right after a layer's
+/* The features of EE_INPUTS_ATTENTION into r->value_path (host, per row
+ * and position at the active length: H [CLS] attentions of the last layer,
+ * then H value-path scores of each layer l = 0 .. L-1), right after a layer's
  * attention backward (a->gv is scratch the layers below overwrite). The
  * score of position t in head h is v_t . dv_t over the head's slice: the
  * token's value times the target logit's gradient at it, i.e. what the
@@ -284,7 +283,7 @@ static void value_path_scores(EeRun *r, const TfLayer *L, int l, int B)
     const EeBackend *be = r->be;
     TfAct *a = r->kind;
     int T = r->T, d = c->d, H = c->heads, dh = d / H, last = l == c->layers - 1;
-    int stride = r->value_path_all ? H + c->layers * H : 2 * H, col = H + (r->value_path_all ? l * H : 0);
+    int stride = H + c->layers * H, col = H + l * H;
     size_t Rd = (size_t)B * T * d;
     float *v = malloc(sizeof(float) * Rd), *gv = malloc(sizeof(float) * Rd);
     float *P = last ? malloc(sizeof(float) * (size_t)B * H * T) : NULL;
@@ -488,7 +487,7 @@ static void tf_backward(EeRun *r, int B, const float *dout, int need_de, int par
                       G(LP(l, L_BO)), R, d, d);
         be->attention_bwd(L->q, L->k, L->v, r->mask, L->P, a->gctx, a->gq, a->gk, a->gv, B, T, d,
                           c->heads);
-        if (r->value_path && r->value_path_all && c->head == EE_HEAD_CLASSIFIER) value_path_scores(r, L, l, B);
+        if (r->value_path && c->head == EE_HEAD_CLASSIFIER) value_path_scores(r, L, l, B);
         ee_linear_bwd(be, L->x_in, ee_run_w(r, LP(l, L_WQ)), a->gq, a->gx_in, 1, G(LP(l, L_WQ)),
                       G(LP(l, L_BQ)), R, d, d);
         ee_linear_bwd(be, L->x_in, ee_run_w(r, LP(l, L_WK)), a->gk, a->gx_in, 1, G(LP(l, L_WK)),

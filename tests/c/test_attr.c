@@ -768,23 +768,23 @@ static void check_determinism(EeKind kind)
 }
 
 /* ---- the attention inputs against the double reference ---------------------------- */
-/* EE_INPUTS_ATTENTION and _LAYERS: columns 0 and 1 are gradient_ends' (bit
- * for bit: the same passes); then the last layer's [CLS] attention to t in
- * each head h (the reference's softmax); then the value-path scores (of the
- * last layer, or of every layer), each the derivative of the target logit
+/* EE_INPUTS_ATTENTION: columns 0 and 1 are gradient_ends' (bit for bit:
+ * the same passes); then the last layer's [CLS] attention to t in each head
+ * h (the reference's softmax); then the value-path scores of every layer,
+ * each the derivative of the target logit
  * with respect to a factor on v(t) in head h at that layer (central
  * differences in double): an independent route to v . dv. Rows in two
  * passes (batch 3) of different lengths. */
-static void check_attention_features(EeInputs inputs)
+static void check_attention_features(void)
 {
     const int N = 4, T = 9, lens[4] = {7, 2, 5, 3};
     EeModel *m = make_model(EE_KIND_TRANSFORMER, 1, T);
     const EeConfig *c = ee_model_config(m);
+    EeInputs inputs = EE_INPUTS_ATTENTION;
     const char *name = ee_inputs_name(inputs);
     Ref ref;
     ref_load(&ref, m);
-    int d = c->d, H = c->heads, all = inputs == EE_INPUTS_ATTENTION_LAYERS;
-    int nl = all ? c->layers : 1, k = 2 + H + nl * H;
+    int d = c->d, H = c->heads, nl = c->layers, k = 2 + H + nl * H;
     EeConfig e = *c;
     e.head = EE_HEAD_TOKEN;
     e.inputs = inputs;
@@ -825,7 +825,7 @@ static void check_attention_features(EeInputs inputs)
                 for (int j = 0; j < nl; j++) {
                     ref.vs_t = t;
                     ref.vs_h = h;
-                    ref.vs_l = all ? j : c->layers - 1;
+                    ref.vs_l = j;
                     ref.vs_scale = 1;
                     double s = gc_fd1(ref_point_target, &pt, &ref.vs_scale, 1e-6);
                     ref.vs_t = -1;
@@ -867,8 +867,7 @@ int main(void)
     check_determinism(EE_KIND_CNN);
     check_features(EE_KIND_TRANSFORMER);
     check_features(EE_KIND_CNN);
-    check_attention_features(EE_INPUTS_ATTENTION);
-    check_attention_features(EE_INPUTS_ATTENTION_LAYERS);
+    check_attention_features();
     check_explain(EE_KIND_TRANSFORMER);
     check_design();
     check_train_features(EE_KIND_TRANSFORMER); /* explainer heads: the transformer only */
