@@ -838,7 +838,7 @@ static void check_faith_case(const int32_t *groups, int K, int steps, int per_pl
                              const char *what)
 {
     Model m = {.F = F_COLS, .C = C_OUT, .w = w, .bias = 0.3};
-    EeScoreFn fn = {eval, &m};
+    EeScoreFn fn = {eval, &m, NULL};
     EeFnPlayers pl = {.F = F_COLS, .groups = groups, .background = BG, .K = K};
     int P = ee_fn_players(groups, F_COLS), player[F_COLS];
     for (int f = 0; f < F_COLS; f++) { /* distinct positive ids ascending */
@@ -967,7 +967,7 @@ static void check_faithfulness(void)
      * comprehensiveness is the largest of any map's in every bin, and
      * infidelity 0 */
     Model m = {.F = F_COLS, .C = C_OUT, .w = w};
-    EeScoreFn fn = {eval, &m};
+    EeScoreFn fn = {eval, &m, NULL};
     static const double zero[F_COLS];
     EeFnPlayers pl = {.F = F_COLS, .background = zero, .K = 1};
     EeAttrOptions o;
