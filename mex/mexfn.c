@@ -567,33 +567,7 @@ void ee_mx_faithfulness_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *p
     }
     fn_end(&fn, st);
 
-    mxArray *s = mxCreateStructMatrix(1, 1, 0, NULL);
-    ee_mx_set(s, "comprehensiveness", ee_mx_double_vector(r.comprehensiveness, nrows));
-    ee_mx_set(s, "sufficiency", ee_mx_double_vector(r.sufficiency, nrows));
-    ee_mx_set(s, "deletion_auc", ee_mx_double_vector(r.deletion_auc, nrows));
-    ee_mx_set(s, "insertion_auc", ee_mx_double_vector(r.insertion_auc, nrows));
-    if (fo.infidelity_samples) {
-        ee_mx_set(s, "infidelity", ee_mx_double_vector(r.infidelity, nrows));
-        ee_mx_set(s, "infidelity_normalized", ee_mx_double_vector(r.infidelity_normalized, nrows));
-    }
-    ee_mx_set(s, "comprehensiveness_bins", ee_mx_double_matrix(r.comp_bins, nrows, NB));
-    ee_mx_set(s, "sufficiency_bins", ee_mx_double_matrix(r.suff_bins, nrows, NB));
-    double bins[EE_FAITH_BINS];
-    for (int k = 0; k < NB; k++) bins[k] = ee_faith_bins[k];
-    ee_mx_set(s, "bins", ee_mx_double_matrix(bins, 1, NB));
-    if (K) {
-        ee_mx_set(s, "deletion_curve", ee_mx_double_matrix(r.deletion_curve, nrows, K + 1));
-        ee_mx_set(s, "insertion_curve", ee_mx_double_matrix(r.insertion_curve, nrows, K + 1));
-    }
-    double *t = ee_mx_malloc(sizeof(double) * (nrows + 1), "F"), *p = ee_mx_malloc(sizeof(double) * (nrows + 1), "F");
-    for (int i = 0; i < nrows; i++) {
-        t[i] = r.target[i] + 1;
-        p[i] = r.nreal[i];
-    }
-    ee_mx_set(s, "target", ee_mx_double_vector(t, nrows));
-    ee_mx_set(s, "players", ee_mx_double_vector(p, nrows));
-    ee_mx_set(s, "fx", ee_mx_double_vector(r.fx, nrows));
-    ee_mx_set(s, "fbaseline", ee_mx_double_vector(r.fbaseline, nrows));
+    mxArray *s = ee_mx_faith_struct(&r, nrows, K, 0, fo.infidelity_samples != 0);
     ee_mx_set(s, "score", mxCreateString("f"));
     ee_mx_set(s, "steps", mxCreateDoubleScalar(K));
     if (fo.infidelity_samples) {

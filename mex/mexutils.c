@@ -559,3 +559,42 @@ double *ee_mx_dense_rows(const mxArray *a, const char *what, size_t *rows, size_
     *cols = m;
     return x;
 }
+
+/* The per-row measures of ee_faithfulness, in the order both of its forms
+ * (a model, a function handle) return them: the struct F with its first
+ * fields; each form adds its own after them. log_odds: the model form's
+ * log-odds drop; infidelity: the two infidelity columns; K: the curves'
+ * steps (0: no curves). */
+mxArray *ee_mx_faith_struct(const EeFaithResult *r, int nrows, int K, int log_odds, int infidelity)
+{
+    mxArray *s = mxCreateStructMatrix(1, 1, 0, NULL);
+    ee_mx_set(s, "comprehensiveness", ee_mx_double_vector(r->comprehensiveness, nrows));
+    ee_mx_set(s, "sufficiency", ee_mx_double_vector(r->sufficiency, nrows));
+    ee_mx_set(s, "deletion_auc", ee_mx_double_vector(r->deletion_auc, nrows));
+    ee_mx_set(s, "insertion_auc", ee_mx_double_vector(r->insertion_auc, nrows));
+    if (log_odds) ee_mx_set(s, "log_odds_drop", ee_mx_double_vector(r->log_odds_drop, nrows));
+    if (infidelity) {
+        ee_mx_set(s, "infidelity", ee_mx_double_vector(r->infidelity, nrows));
+        ee_mx_set(s, "infidelity_normalized", ee_mx_double_vector(r->infidelity_normalized, nrows));
+    }
+    ee_mx_set(s, "comprehensiveness_bins", ee_mx_double_matrix(r->comp_bins, nrows, EE_FAITH_BINS));
+    ee_mx_set(s, "sufficiency_bins", ee_mx_double_matrix(r->suff_bins, nrows, EE_FAITH_BINS));
+    double bins[EE_FAITH_BINS];
+    for (int k = 0; k < EE_FAITH_BINS; k++) bins[k] = ee_faith_bins[k];
+    ee_mx_set(s, "bins", ee_mx_row(bins, EE_FAITH_BINS));
+    if (K) {
+        ee_mx_set(s, "deletion_curve", ee_mx_double_matrix(r->deletion_curve, nrows, K + 1));
+        ee_mx_set(s, "insertion_curve", ee_mx_double_matrix(r->insertion_curve, nrows, K + 1));
+    }
+    double *t = ee_mx_malloc(sizeof(double) * ((size_t)nrows + 1), "F");
+    double *p = ee_mx_malloc(sizeof(double) * ((size_t)nrows + 1), "F");
+    for (int i = 0; i < nrows; i++) {
+        t[i] = r->target[i] + 1;
+        p[i] = r->nreal[i];
+    }
+    ee_mx_set(s, "target", ee_mx_double_vector(t, nrows));
+    ee_mx_set(s, "players", ee_mx_double_vector(p, nrows));
+    ee_mx_set(s, "fx", ee_mx_double_vector(r->fx, nrows));
+    ee_mx_set(s, "fbaseline", ee_mx_double_vector(r->fbaseline, nrows));
+    return s;
+}

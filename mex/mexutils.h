@@ -91,6 +91,8 @@ mxArray *ee_mx_single_matrix(const float *rowmajor, int rows, int cols);
 mxArray *ee_mx_double_matrix(const double *rowmajor, int rows, int cols);
 mxArray *ee_mx_double_vector(const double *v, int n);  /* n x 1 */
 mxArray *ee_mx_row(const double *v, int n);            /* 1 x n */
+/* ee_faithfulness's per-row fields (mexutils.c), both forms' */
+mxArray *ee_mx_faith_struct(const EeFaithResult *r, int nrows, int K, int log_odds, int infidelity);
 
 /* ---- models -------------------------------------------------------------------- */
 /* Loads and validates a model struct (ee:badModel on any defect). */
