@@ -243,15 +243,8 @@
 %! Zbad = {true(2, n1 + 1)}; Zval = {2 * ones(4, n1)};
 %! bad = {{'coalitions', Zbad}, {'coalitions', Zval}, {'coalitions', true(3, n1)}, {'window', 2}, ...
 %!        {'paired', true}, {'width', -1}, {'ridge', -1}, {'weights', {ones(3, 1)}}, {'samples', 0}};
-%! for k = 1:numel (bad)
-%!   try
-%!     ee_lime (w.model, w.X(1, :), bad{k}{:}, 'verbose', false);
-%!     error ('no error for %s', bad{k}{1});
-%!   catch err
-%!     assert (err.identifier, 'ee:badInput');
-%!     assert (! isempty (strfind (err.message, bad{k}{1})), err.message);
-%!   end
-%! end
+%! addpath (fullfile (fileparts (which ('ee_lime')), '..', 'tests', 'octave'));   # assert_bad_options
+%! assert_bad_options (@(o) ee_lime (w.model, w.X(1, :), o{:}, 'verbose', false), bad);
 %! ## one coalition cannot determine the fit
 %! try
 %!   ee_lime (w.model, w.X(1, :), 'coalitions', {true(1, n1)}, 'verbose', false);

@@ -219,12 +219,5 @@
 %! T = columns (w.X);
 %! bad = {{'window', 0}, {'window', T + 1}, {'stride', 0}, {'stride', 1.5}, {'samples', 10}, ...
 %!        {'coalitions', {}}, {'width', 1}, {'window', 'x'}};
-%! for k = 1:numel (bad)
-%!   try
-%!     ee_occlusion (w.model, w.X, bad{k}{:}, 'verbose', false);
-%!     error ('no error for %s', bad{k}{1});
-%!   catch err
-%!     assert (err.identifier, 'ee:badInput');
-%!     assert (! isempty (strfind (err.message, bad{k}{1})), err.message);
-%!   end
-%! end
+%! addpath (fullfile (fileparts (which ('ee_occlusion')), '..', 'tests', 'octave'));   # assert_bad_options
+%! assert_bad_options (@(o) ee_occlusion (w.model, w.X, o{:}, 'verbose', false), bad);

@@ -106,6 +106,29 @@ static double *baseline_row(const mxArray *v, int F)
     return row;
 }
 
+/* The players of a handle's columns and what absent means, from the
+ * options 'baseline', 'background' (K x F rows) and 'groups' (NULL when
+ * not given: a zero baseline, every column a player); *P the players. */
+static EeFnPlayers read_players(const mxArray *baseline, const mxArray *background, const mxArray *groups, int F,
+                                int *P)
+{
+    EeFnPlayers pl = {.F = F, .K = 1};
+    if (baseline && background)
+        ee_mx_error("ee:badInput", "'baseline' and 'background' exclude each other (a baseline is a background of one row)");
+    if (baseline) pl.background = baseline_row(baseline, F);
+    if (background) {
+        int r, cols;
+        pl.background = dense_rows(background, "'background'", &r, &cols);
+        if (r < 1 || cols != F)
+            ee_mx_error("ee:badInput", "'background' must be K x %d (K >= 1 rows of the columns of X), got %dx%d", F, r, cols);
+        pl.K = r;
+    }
+    if (groups) pl.groups = read_groups(groups, F);
+    *P = ee_fn_players(pl.groups, F);
+    if (*P < 0) ee_mx_error("ee:badInput", "'groups' must hold player ids >= 0");
+    return pl;
+}
+
 /* libcore has returned (no Octave error crosses it: mexcallback.cc) and
  * freed its buffers: release f's arrays, then report what went wrong. */
 static void fn_end(EeMxFn *fn, EeStatus st)
@@ -246,22 +269,8 @@ static void fn_attribute(const char *gateway, int method, int nlhs, mxArray *plh
     if (o[F_VERBOSE].value) a.verbose = ee_mx_bool(o[F_VERBOSE].value, "'verbose'");
     a.target = read_target(o[F_TARGET].value, N);
 
-    EeFnPlayers pl = {.F = F, .K = 1};
-    if (o[F_BASELINE].value && o[F_BACKGROUND].value)
-        ee_mx_error("ee:badInput", "'baseline' and 'background' exclude each other (a baseline is a background of one row)");
-    if (o[F_BASELINE].value) {
-        pl.background = baseline_row(o[F_BASELINE].value, F);
-    }
-    if (o[F_BACKGROUND].value) {
-        int r, cols;
-        pl.background = dense_rows(o[F_BACKGROUND].value, "'background'", &r, &cols);
-        if (r < 1 || cols != F)
-            ee_mx_error("ee:badInput", "'background' must be K x %d (K >= 1 rows of the columns of X), got %dx%d", F, r, cols);
-        pl.K = r;
-    }
-    if (o[F_GROUPS].value) pl.groups = read_groups(o[F_GROUPS].value, F);
-    int P = ee_fn_players(pl.groups, F);
-    if (P < 0) ee_mx_error("ee:badInput", "'groups' must hold player ids >= 0");
+    int P;
+    EeFnPlayers pl = read_players(o[F_BASELINE].value, o[F_BACKGROUND].value, o[F_GROUPS].value, F, &P);
     if (method == FN_EXACT && P > EE_FN_EXACT_MAX)
         ee_mx_error("ee:badInput", "'exact' enumerates 2^P coalitions: X has %d players (at most %d; use sampling or 'groups')",
                     P, EE_FN_EXACT_MAX);
@@ -506,20 +515,8 @@ void ee_mx_faithfulness_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *p
     if (o[Q_BATCH].value) a.batch = ee_mx_int(o[Q_BATCH].value, "'batch'", 1, 1 << 20);
     if (o[Q_VERBOSE].value) a.verbose = ee_mx_bool(o[Q_VERBOSE].value, "'verbose'");
     const int32_t *tg_all = read_target(o[Q_TARGET].value, N);
-    EeFnPlayers pl = {.F = F, .K = 1};
-    if (o[Q_BASELINE].value && o[Q_BACKGROUND].value)
-        ee_mx_error("ee:badInput", "'baseline' and 'background' exclude each other (a baseline is a background of one row)");
-    if (o[Q_BASELINE].value) pl.background = baseline_row(o[Q_BASELINE].value, F);
-    if (o[Q_BACKGROUND].value) {
-        int r, cols;
-        pl.background = dense_rows(o[Q_BACKGROUND].value, "'background'", &r, &cols);
-        if (r < 1 || cols != F)
-            ee_mx_error("ee:badInput", "'background' must be K x %d (K >= 1 rows of the columns of X), got %dx%d", F, r, cols);
-        pl.K = r;
-    }
-    if (o[Q_GROUPS].value) pl.groups = read_groups(o[Q_GROUPS].value, F);
-    int P = ee_fn_players(pl.groups, F);
-    if (P < 0) ee_mx_error("ee:badInput", "'groups' must hold player ids >= 0");
+    int P;
+    EeFnPlayers pl = read_players(o[Q_BASELINE].value, o[Q_BACKGROUND].value, o[Q_GROUPS].value, F, &P);
     if (NA != N || (FA != F && FA != P))
         ee_mx_error("ee:badInput", "A must be %d x %d (one score per column of X)%s, got %dx%d", N, F,
                     P != F ? " or N x P (one per player)" : "", NA, FA);

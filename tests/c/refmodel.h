@@ -377,6 +377,20 @@ static void ref_net(Ref *r, const double *e, const uint8_t *mask, double *out)
     }
 }
 
+/* The logits of one row in double: token ids through the embedding under
+ * the mask (the attended positions), or the dense x of an mlp. */
+static inline void ref_logits(Ref *r, const int32_t *ids, const uint8_t *mask, const double *x, double *out)
+{
+    if (r->c.kind == EE_KIND_MLP) {
+        ref_net(r, x, NULL, out);
+        return;
+    }
+    double *e = malloc(sizeof(double) * r->c.T * r->c.d);
+    ref_embed(r, ids, e);
+    ref_net(r, e, mask, out);
+    free(e);
+}
+
 /* ---- fixtures of the tests that compare libcore against the reference ---- */
 
 /* A small config of `kind`, 3 classes: the token kinds with a vocabulary of

@@ -34,19 +34,6 @@ typedef struct {
     int target, n;
 } RefRow;
 
-/* logits of one row in double: token ids (mask: not PAD of the input) or dense x */
-static void ref_logits(Ref *r, const int32_t *ids, const uint8_t *mask, const double *x, double *out)
-{
-    if (r->c.kind == EE_KIND_MLP) {
-        ref_net(r, x, NULL, out);
-        return;
-    }
-    double *e = malloc(sizeof(double) * r->c.T * r->c.d);
-    ref_embed(r, ids, e);
-    ref_net(r, e, mask, out);
-    free(e);
-}
-
 static double ref_score(const double *z, int C, int t, int logit)
 {
     if (logit) return z[t];

@@ -23,19 +23,6 @@
 
 static EeRng rng;
 
-/* logits of one row in double: token ids under the mask, or dense x */
-static void ref_logits(Ref *r, const int32_t *ids, const uint8_t *mask, const double *x, double *out)
-{
-    if (r->c.kind == EE_KIND_MLP) {
-        ref_net(r, x, NULL, out);
-        return;
-    }
-    double *e = malloc(sizeof(double) * r->c.T * r->c.d);
-    ref_embed(r, ids, e);
-    ref_net(r, e, mask, out);
-    free(e);
-}
-
 /* One row as the reference sees it: its players and what absent means. */
 typedef struct {
     Ref *r;
