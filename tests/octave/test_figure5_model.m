@@ -80,3 +80,5 @@
 %!error <'model' has no field 'nosuch'> figure5 ('model', struct ('f', @(x) x, 'X', 1, 'nosuch', 1), 'figures', tempname ())
 %!error <'model'.X must be> figure5 ('model', struct ('f', @(x) x), 'figures', tempname ())
 %!error <excludes 'data_ig'> figure5 ('model', struct ('f', @(x) x, 'X', 1), 'panels', 'ig')
+%!error <'model'.method must be> figure5 ('model', struct ('f', @(x) x, 'X', 1, 'method', 'lime'), 'figures', tempname ())
+%!error <'model'.S must be> figure5 ('model', struct ('f', @(x) x, 'X', 1, 'S', 1.5), 'figures', tempname ())

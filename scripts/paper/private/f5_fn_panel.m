@@ -37,9 +37,18 @@ function p = f5_fn_panel (M, verbose)
   if (! isfield (M, 'X') || ! (isnumeric (M.X) && isreal (M.X) && ismatrix (M.X) && rows (M.X) >= 1))
     error ('ee:badInput', '%s: ''model''.X must be the N x F rows to explain', me);
   end
-  M.method = ee_check (me, '''model''.method', M.method, 'choice', {'sv', 'ig'});
-  M.S = ee_check (me, '''model''.S', M.S, 'int', 2, 2^20);
-  M.name = ee_check (me, '''model''.name', M.name, 'name');
+  ## (the toolbox's ee_check is private to scripts/, so the checks are here)
+  if (! (ischar (M.method) && any (strcmpi (M.method, {'sv', 'ig'}))))
+    error ('ee:badInput', '%s: ''model''.method must be ''sv'' or ''ig''', me);
+  end
+  M.method = lower (M.method);
+  if (! (isnumeric (M.S) && isreal (M.S) && isscalar (M.S) && M.S == fix (M.S) && M.S >= 2 && M.S <= 2^20))
+    error ('ee:badInput', '%s: ''model''.S must be a whole number in 2..%d', me, 2^20);
+  end
+  M.S = double (M.S);
+  if (! (ischar (M.name) && rows (M.name) == 1 && ! isempty (M.name) && ! any (M.name == 0)))
+    error ('ee:badInput', '%s: ''model''.name must be a non-empty text', me);
+  end
   if (! iscell (M.options) || ! iscellstr (M.notes))
     error ('ee:badInput', '%s: ''model''.options must be a cell of options and .notes a cell of lines', me);
   end
