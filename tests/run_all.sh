@@ -149,6 +149,18 @@ grep '^package: ' "$log/pkg.out" > "$log/pkg.last" || { tail -30 "$log/pkg.out";
 count "$log/pkg.last"
 
 # ---- mutation: faults compiled into a scratch copy of libcore
+echo "== the CUDA backend on its CPU emulation (tests/gpu/emu/run.sh: test_gpu against the CPU backend, bench_gpu tiny)"
+tests/gpu/emu/run.sh > "$log/emu.out" 2>&1; rc=$?
+grep -E '<-- FAIL|^FAIL' "$log/emu.out" | head -20
+if line=$(grep -E '^test_gpu: [0-9]+ passed, [0-9]+ failed' "$log/emu.out" | tail -1); then
+  echo "emulated $line"
+  count <(echo "$line")
+  # a crash or a failed bench after a clean count still fails the stage
+  [ $rc -eq 0 ] || echo "$line" | grep -qE ' [1-9][0-9]* failed' || { echo "emulation: exit $rc"; failed=$((failed + 1)); }
+else
+  tail -20 "$log/emu.out"; echo "emulation: no test_gpu count (exit $rc)"; failed=$((failed + 1))
+fi
+
 echo "== mutation (tests/mutation/run.sh: each fault must make the C tests fail)"
 tests/mutation/run.sh > "$log/mut.out" 2>&1
 grep -E '^(killed|SURVIVED|ERROR|FAIL) |^mutants:' "$log/mut.out"

@@ -754,6 +754,48 @@ static void test_maxpool(void)
     buf_free(&dA);
 }
 
+/* DeepLIFT's rescale ops: the same bits as the CPU's, at inputs that did
+ * not move (the eps branch), ties of the maxima, masked and all-negative
+ * columns, and a reference whose max sits where the input's does. */
+static void test_rescale(void)
+{
+    printf("DeepLIFT rescale rule (ReLU, ReLU then max over time)\n");
+    int B = 5, T = 11, F = 23, ld = 2 * F, off = F;
+    size_t n = (size_t)B * T * F;
+    float *zx = xmalloc(sizeof(float) * n), *zr = xmalloc(sizeof(float) * n);
+    for (size_t i = 0; i < n; i++) {
+        zx[i] = frand(-1, 1);
+        zr[i] = i % 7 == 0 ? zx[i] : i % 11 == 0 ? zx[i] + 5e-11f : frand(-1, 1);
+    }
+    for (int t = 0; t < T; t++)
+        for (int f = 0; f < 4; f++) zx[((size_t)1 * T + t) * F + f] = -0.5f; /* no positive */
+    for (int f = 4; f < 8; f++) zx[((size_t)2 * T + 3) * F + f] = zx[((size_t)2 * T + 7) * F + f] = 3.0f; /* tie */
+    for (int f = 8; f < 12; f++) zx[((size_t)2 * T + 5) * F + f] = zr[((size_t)2 * T + 5) * F + f] = 4.0f;
+    uint8_t *mk = xmalloc((size_t)B * T);
+    for (int i = 0; i < B * T; i++) mk[i] = 1;
+    memset(mk + 3 * T, 0, (size_t)T);
+    for (int t = 0; t < T; t += 3) mk[4 * T + t] = 0;
+    Buf X = buf_from(zx, n), R = buf_from(zr, n), dY = buf_rand(n, -1, 1), dX = buf_const(n, GARBAGE);
+    CPU->relu_rescale_bwd(X.h, R.h, dY.h, dX.h, n);
+    GPU->relu_rescale_bwd(X.d, R.d, dY.d, dX.d, n);
+    cmp_exact_dev("relu_rescale_bwd", dX.d, dX.h, sizeof(float) * n);
+    GPU->relu_rescale_bwd(X.d, R.d, dY.d, dY.d, n); /* in place */
+    cmp_exact_dev("relu_rescale_bwd in place", dY.d, dX.h, sizeof(float) * n);
+    uint8_t *mkd = dev_copy(mk, (size_t)B * T);
+    Buf dP = buf_rand((size_t)B * ld, -1, 1), mult = buf_const((size_t)2 * B * ld, GARBAGE);
+    int32_t *atc = xmalloc(sizeof(int32_t) * 2 * B * F);
+    for (int i = 0; i < 2 * B * F; i++) atc[i] = -7;
+    int32_t *atd = dev_copy(atc, sizeof(int32_t) * 2 * B * F);
+    CPU->pool_rescale_bwd(X.h, R.h, mk, dP.h, atc, mult.h, B, T, F, ld, off);
+    GPU->pool_rescale_bwd(X.d, R.d, mkd, dP.d, atd, mult.d, B, T, F, ld, off);
+    cmp_exact_dev("pool_rescale_bwd positions", atd, atc, sizeof(int32_t) * 2 * B * F);
+    cmp_exact_dev("pool_rescale_bwd multipliers (block at offset F)", mult.d, mult.h, sizeof(float) * 2 * B * ld);
+    free(zx); free(zr); free(mk); free(atc);
+    GPU->release(mkd);
+    GPU->release(atd);
+    buf_free(&X); buf_free(&R); buf_free(&dY); buf_free(&dX); buf_free(&dP); buf_free(&mult);
+}
+
 static void test_rows(void)
 {
     printf("gather / scatter rows\n");
@@ -1458,6 +1500,21 @@ static void attr_parity(const char *label, const EeConfig *cfg)
             printf("  %-58s rel err %9.2e%s\n", what, e, e <= 1e-4 ? "" : "   <-- FAIL");
             CHECK(e <= 1e-4, "%s: relative error %.3g exceeds 1e-4", what, e);
         }
+        if (cfg->kind == EE_KIND_CNN) { /* DeepLIFT: a row and its reference per unit */
+            g.method = EE_GRAD_DEEPLIFT;
+            g.noise = EE_NOISE_NONE;
+            g.samples = 1;
+            g.background_ids = NULL;
+            g.K = 0;
+            CHECK_OK(ee_gradient_attribute(m, &in, &g, &oc, a, &info));
+            CHECK_OK(ee_gradient_attribute(m, &in, &g, &og, b, NULL));
+            char what[96];
+            snprintf(what, sizeof what, "%s DeepLIFT", label);
+            double e = relerr_floor(b, a, (size_t)N * T, maxabs(fx, N));
+            note_err(what, e);
+            printf("  %-58s rel err %9.2e%s\n", what, e, e <= 1e-4 ? "" : "   <-- FAIL");
+            CHECK(e <= 1e-4, "%s: relative error %.3g exceeds 1e-4", what, e);
+        }
         EeFaithOptions f;
         ee_faith_options_defaults(&f);
         f.steps = 0;
@@ -1502,6 +1559,38 @@ static void attr_parity(const char *label, const EeConfig *cfg)
         }
     }
     free(a); free(b); free(ids);
+    ee_model_free(m);
+}
+
+/* DeepLIFT on an mlp (dense inputs, zero reference) on both devices. */
+static void deeplift_mlp_parity(void)
+{
+    EeConfig c;
+    ee_config_defaults(&c, EE_KIND_MLP);
+    c.D = 12; c.classes = 3;
+    EeModel *m = NULL;
+    CHECK_OK(ee_model_new(&c, &m));
+    if (!m) return;
+    ee_model_init(m, 4);
+    int N = 9;
+    float *x = xmalloc(sizeof(float) * N * c.D), *a = xmalloc(sizeof(float) * N * c.D),
+          *b = xmalloc(sizeof(float) * N * c.D), fx[9];
+    for (int i = 0; i < N * c.D; i++) x[i] = frand(-2, 2);
+    EeInput in = {.n = N, .x = x};
+    EeAttrOptions oc = attr_opts(EE_DEVICE_CPU), og = attr_opts(GPU_DEV);
+    oc.baseline = og.baseline = EE_BASELINE_ZERO;
+    og.batch = 4;
+    EeGradOptions g;
+    ee_grad_options_defaults(&g);
+    g.method = EE_GRAD_DEEPLIFT;
+    EeAttrInfo info = {NULL, fx, NULL, NULL, 0, 0, 0, NULL};
+    CHECK_OK(ee_gradient_attribute(m, &in, &g, &oc, a, &info));
+    CHECK_OK(ee_gradient_attribute(m, &in, &g, &og, b, NULL));
+    double e = relerr_floor(b, a, (size_t)N * c.D, maxabs(fx, N));
+    note_err("mlp DeepLIFT", e);
+    printf("  %-58s rel err %9.2e%s\n", "mlp DeepLIFT", e, e <= 1e-4 ? "" : "   <-- FAIL");
+    CHECK(e <= 1e-4 && maxabs(a, (size_t)N * c.D) > 0, "mlp DeepLIFT: relative error %.3g exceeds 1e-4 (or all 0)", e);
+    free(x); free(a); free(b);
     ee_model_free(m);
 }
 
@@ -1796,6 +1885,7 @@ int main(void)
     test_embed();
     test_conv();
     test_maxpool();
+    test_rescale();
     test_rows();
     test_losses();
     CHECK(ee_cuda_check_error() == 0, "a CUDA error was reported during the op tests (see stderr)");
@@ -1810,6 +1900,7 @@ int main(void)
         ee_config_defaults(&c, EE_KIND_CNN);
         c.vocab = 50; c.T = 16; c.d = 8; c.filters = 6; c.classes = 3;
         attr_parity("cnn", &c);
+        deeplift_mlp_parity();
     }
     CHECK(ee_cuda_check_error() == 0, "a CUDA error was reported during the sampler tests (see stderr)");
     test_precision_ops();

@@ -921,6 +921,8 @@ static void fill_table(EeBackend *be)
     EECU_SET_OP(be, conv_bwd, cu_conv_bwd<PREC>);
     EECU_SET_OP(be, maxpool_fwd, cu_maxpool_fwd);
     EECU_SET_OP(be, maxpool_bwd, cu_maxpool_bwd);
+    EECU_SET_OP(be, relu_rescale_bwd, eecu_relu_rescale_bwd);
+    EECU_SET_OP(be, pool_rescale_bwd, eecu_pool_rescale_bwd);
     EECU_SET_OP(be, conv_pool_bwd, eecu_conv_pool_bwd);
     EECU_SET_OP(be, gather_rows, cu_gather_rows);
     EECU_SET_OP(be, scatter_rows, cu_scatter_rows);

@@ -131,6 +131,10 @@ void eecu_maxpool_fwd(const float *act, const uint8_t *mask, float *pooled, int3
                       int B, int T, int F, int ld, int off);
 void eecu_maxpool_bwd(const float *dPooled, const int32_t *argmax, float *dAct, int B, int T,
                       int F, int ld, int off);
+/* DeepLIFT's rescale rule (backend.h relu_rescale_bwd, pool_rescale_bwd). */
+void eecu_relu_rescale_bwd(const float *Zx, const float *Zr, const float *dY, float *dX, size_t n);
+void eecu_pool_rescale_bwd(const float *Zx, const float *Zr, const uint8_t *mask, const float *dPooled,
+                           int32_t *at, float *mult, int B, int T, int F, int ld, int off);
 void eecu_gather_rows(const float *src, int stride, float *dst, int n, int cols);
 void eecu_scatter_rows(const float *src, float *dst, int stride, int n, int cols);
 /* rowloss[i] = lse_i - z[i][label_i] (double); dlogits as the CPU. */

@@ -986,6 +986,87 @@ void eecu_maxpool_bwd(const float *dPooled, const int32_t *argmax, float *dAct, 
     EECU_LAUNCHED("maxpool_bwd");
 }
 
+/* ---- DeepLIFT's rescale rule ---------------------------------------------------------- */
+/* Same float operations in the same order as backend/cpu/cpu_deeplift.c,
+ * so the GPU's multipliers are the CPU's bits: IEEE division (no fast
+ * math), and no product here is followed by an addition nvcc could fuse. */
+__device__ __forceinline__ float dl_relu(float z) { return z > 0 ? z : 0.0f; }
+
+__device__ __forceinline__ float dl_relu_mult(float zx, float zr)
+{
+    float dz = zx - zr;
+    if (fabsf(dz) < EE_DEEPLIFT_EPS) return zx > 0 ? 1.0f : 0.0f;
+    return (dl_relu(zx) - dl_relu(zr)) / dz;
+}
+
+__global__ void k_relu_rescale_bwd(const float *__restrict__ Zx, const float *__restrict__ Zr,
+                                   const float *dY, float *dX, size_t n)
+{
+    GRID_LOOP(i, n) dX[i] = dY[i] * dl_relu_mult(Zx[i], Zr[i]);
+}
+
+/* first t with the largest relu(z[t][f]) > 0 over the valid t, else 0 and -1 */
+__device__ __forceinline__ void dl_pool_max(const float *z, const uint8_t *mk, int T, int F, float *best,
+                                            int *at)
+{
+    *best = 0;
+    *at = -1;
+    for (int t = 0; t < T; t++)
+        if (mk[t] && z[(size_t)t * F] > *best) {
+            *best = z[(size_t)t * F];
+            *at = t;
+        }
+}
+
+/* One thread per (sequence, filter): the two maxima and their multipliers. */
+__global__ void k_pool_rescale_bwd(const float *__restrict__ Zx, const float *__restrict__ Zr,
+                                   const uint8_t *__restrict__ mask, const float *__restrict__ dPooled,
+                                   int32_t *at, float *mult, int B, int T, int F, int ld, int off)
+{
+    GRID_LOOP(i, (size_t)B * F) {
+        int s = (int)(i / (size_t)F), f = (int)(i % (size_t)F);
+        const float *zx = Zx + (size_t)s * T * F, *zr = Zr + (size_t)s * T * F;
+        const uint8_t *mk = mask + (size_t)s * T;
+        float yx, yr;
+        int tx, tr;
+        dl_pool_max(zx + f, mk, T, F, &yx, &tx);
+        dl_pool_max(zr + f, mk, T, F, &yr, &tr);
+        float g = dPooled[(size_t)s * ld + off + f], top = yx > yr ? yx : yr;
+        float ux = g * (top - yr), ur = g * (yx - top);
+        int pos[2] = {tx, tr == tx ? -1 : tr};
+        for (int k = 0; k < 2; k++) {
+            int t = pos[k];
+            float m = 0;
+            if (t >= 0) {
+                size_t q = (size_t)t * F + f;
+                float u = (t == tx ? ux : 0.0f) + (t == tr ? ur : 0.0f);
+                float da = dl_relu(zx[q]) - dl_relu(zr[q]);
+                float ma = fabsf(da) >= EE_DEEPLIFT_EPS ? u / da : t == tx ? g : 0.0f;
+                m = ma * dl_relu_mult(zx[q], zr[q]);
+            }
+            at[((size_t)k * B + s) * F + f] = t;
+            mult[((size_t)k * B + s) * ld + off + f] = m;
+        }
+    }
+}
+
+void eecu_relu_rescale_bwd(const float *Zx, const float *Zr, const float *dY, float *dX, size_t n)
+{
+    if (!n) return;
+    k_relu_rescale_bwd<<<eecu_blocks(n, THREADS), THREADS, 0, EECU_STREAM>>>(Zx, Zr, dY, dX, n);
+    EECU_LAUNCHED("relu_rescale_bwd");
+}
+
+void eecu_pool_rescale_bwd(const float *Zx, const float *Zr, const uint8_t *mask, const float *dPooled,
+                           int32_t *at, float *mult, int B, int T, int F, int ld, int off)
+{
+    size_t n = (size_t)B * F;
+    if (B <= 0 || F <= 0) return;
+    k_pool_rescale_bwd<<<eecu_blocks(n, 128), 128, 0, EECU_STREAM>>>(Zx, Zr, mask, dPooled, at, mult, B, T,
+                                                                     F, ld, off);
+    EECU_LAUNCHED("pool_rescale_bwd");
+}
+
 /* ---- strided rows ---------------------------------------------------------------------- */
 __global__ void k_gather_rows(const float *__restrict__ src, int stride, float *__restrict__ dst,
                               int cols, size_t n)
