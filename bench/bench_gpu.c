@@ -12,6 +12,12 @@
  *   bench_gpu small      the bench transformer and the cnn only
  *   bench_gpu cnn        the cnn only (e.g. with EE_CUDNN=0 against cuDNN)
  *   bench_gpu bert       the BERT-base shape only
+ *   bench_gpu calls      a loop of small calls (one sequence each: predict,
+ *                        IG s = 20, SV s = 20) on the bench transformer, the
+ *                        BERT-base shape and the cnn, in calls per second:
+ *                        the cost of each call's set-up (uploading the
+ *                        weights, allocating); run it with EE_CUDA_RESIDENT=0
+ *                        EE_CUDA_POOL=0 and without to compare
  *   bench_gpu tiny       tiny shapes and counts: checks this program (e.g.
  *                        under tests/gpu/emu), measures nothing
  *
@@ -204,6 +210,42 @@ static void bench_model(const char *label, const EeConfig *cfg, const int n0[W_C
     ee_model_free(m);
 }
 
+/* Calls per second of a loop of one-sequence calls, fp32. */
+static void bench_calls(const char *label, const EeConfig *cfg, int calls)
+{
+    EeModel *m = NULL;
+    if (ee_model_new(cfg, &m)) die("model");
+    ee_model_init(m, 5);
+    int32_t *ids = random_ids(cfg, 1, 9);
+    EeInput in = {.n = 1, .ids = ids};
+    float *out = malloc(sizeof(float) * (size_t)ee_config_outputs(cfg)), *map = malloc(sizeof(float) * cfg->T);
+    EeAttrOptions o;
+    ee_attr_options_defaults(&o);
+    o.verbose = 0;
+    o.device = EE_DEVICE_GPU;
+    o.steps = 20;
+    static const char *const names[3] = {"predict", "IG s=20", "SV s=20"};
+    for (int w = 0; w < 3; w++) {
+        int n = w == 0 ? calls : w == 1 ? calls / 2 : calls / 10;
+        if (g_tiny) n = 2;
+        double t0 = 0;
+        for (int k = -1; k < n; k++) { /* k = -1: the warm-up call, untimed */
+            if (k == 0) t0 = ee_now();
+            EeStatus st = w == 0 ? ee_model_predict(m, &in, out, 0, EE_DEVICE_GPU)
+                          : w == 1 ? ee_ig_attribute(m, &in, &o, map, NULL)
+                                   : ee_sv_attribute(m, &in, &o, map, NULL);
+            if (st) die(names[w]);
+        }
+        double sec = ee_now() - t0;
+        printf("%-22s %-5s %-12s %10.1f calls/s  (%5d calls of 1 seq, %.3f ms each)\n", label, "fp32", names[w],
+               n / sec, n, 1e3 * sec / n);
+    }
+    free(out);
+    free(map);
+    free(ids);
+    ee_model_free(m);
+}
+
 /* The backend's GEMM at each precision, n x n x n, TFLOP/s. */
 static void gemm_rates(void)
 {
@@ -232,6 +274,7 @@ int main(int argc, char **argv)
     int cnn_only = argc > 1 && !strcmp(argv[1], "cnn");
     int bert_only = argc > 1 && !strcmp(argv[1], "bert");
     g_tiny = argc > 1 && !strcmp(argv[1], "tiny");
+    int calls = argc > 1 && !strcmp(argv[1], "calls");
     if (!ee_backend_cuda()) {
         printf("bench_gpu: no GPU: %s\n", ee_cuda_describe());
         return 77;
@@ -243,7 +286,16 @@ int main(int argc, char **argv)
     EeConfig c;
     ee_config_defaults(&c, EE_KIND_TRANSFORMER);
     c.vocab = 20000; c.T = 128; c.classes = 2;
-    if (g_tiny) {
+    if (calls) {
+        printf("EE_CUDA_RESIDENT=%s EE_CUDA_POOL=%s\n", getenv("EE_CUDA_RESIDENT") ? getenv("EE_CUDA_RESIDENT") : "(unset)",
+               getenv("EE_CUDA_POOL") ? getenv("EE_CUDA_POOL") : "(unset)");
+        bench_calls("transformer d64 L2", &c, 400);
+        c.d = 768; c.layers = 12; c.heads = 12; c.ffn = 3072;
+        bench_calls("transformer d768 L12", &c, 100);
+        ee_config_defaults(&c, EE_KIND_CNN);
+        c.vocab = 20000; c.T = 128; c.classes = 2;
+        bench_calls("cnn 3/4/5 x 100", &c, 400);
+    } else if (g_tiny) {
         c.vocab = 60; c.T = 16; c.d = 16; c.heads = 2; c.ffn = 32;
         bench_model("transformer tiny", &c, (const int[W_COUNT]){ERR_ROWS, ERR_ROWS, 8, 8});
         ee_config_defaults(&c, EE_KIND_CNN);

@@ -39,6 +39,14 @@ struct EeBackend {
     void (*copy)(void *dst, const void *src, size_t bytes);
     void (*zero)(void *dst, size_t bytes);
     void (*sync)(void);
+    /* Resident weights (NULL on a backend whose memory is the host's): a
+     * device copy of `bytes` host bytes whose content key is key[2], shared
+     * by the runs that only read it and kept after the last release for
+     * the next call of the same model, until memory is short or
+     * shutdown. acquire returns NULL when it cannot (the caller then
+     * uploads its own copy); every acquire is paired with a release. */
+    void *(*weights_acquire)(const void *host, size_t bytes, const uint64_t key[2]);
+    void (*weights_release)(void *dev);
 
     /* C = alpha op(A) op(B) + beta C, row-major; op(A) is M x K. */
     void (*gemm)(int transA, int transB, int M, int N, int K, float alpha,

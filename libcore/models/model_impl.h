@@ -95,6 +95,8 @@ struct EeRun {
                             it trained): its backward pass must match it */
     uint64_t dropout_seed;
     float *w, *g;        /* device weights and gradients (g may be NULL) */
+    int w_shared;        /* w is the backend's resident copy (weights_acquire):
+                            read only, given back with weights_release */
     int32_t *ids;        /* device [Bmax][T] */
     uint8_t *mask;       /* device [Bmax][T] */
     float *e;            /* device embedding output [Bmax][T][d] or [Bmax][D] */

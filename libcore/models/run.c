@@ -6,6 +6,47 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A 128-bit key of the weights' bytes, for the backend's resident copies:
+ * two multiply-xor lanes per 1 MiB block (blocks in parallel), folded in
+ * block order, so the key does not depend on the thread count. Not a
+ * cryptographic hash: it tells models apart, it does not defend against
+ * a crafted collision (two models whose weights differ and whose keys
+ * agree would share a device copy). */
+static void weights_key(const float *w, size_t bytes, uint64_t key[2])
+{
+    enum { BLOCK = 1 << 17 }; /* 64-bit words per block: 1 MiB */
+    const unsigned char *p = (const unsigned char *)w;
+    size_t words = bytes / 8, nblocks = (words + BLOCK - 1) / BLOCK;
+    uint64_t k0 = 0x243f6a8885a308d3u ^ bytes, k1 = 0x13198a2e03707344u;
+    uint64_t(*part)[2] = nblocks > 0 ? malloc(sizeof *part * nblocks) : NULL;
+    if (nblocks > 0 && !part) { key[0] = key[1] = 0; return; } /* 0: no key, no sharing */
+    #pragma omp parallel for if (nblocks > 4) schedule(static)
+    for (size_t b = 0; b < nblocks; b++) {
+        uint64_t a = 0x9e3779b97f4a7c15u + b, c = 0xc2b2ae3d27d4eb4fu ^ b;
+        size_t end = (b + 1) * BLOCK < words ? (b + 1) * BLOCK : words;
+        for (size_t i = b * BLOCK; i < end; i++) {
+            uint64_t x;
+            memcpy(&x, p + 8 * i, 8);
+            a = (a ^ x) * 0x100000001b3u;
+            a ^= a >> 29;
+            c = (c + x) * 0xff51afd7ed558ccdu;
+            c = (c << 31) | (c >> 33);
+        }
+        part[b][0] = a;
+        part[b][1] = c;
+    }
+    for (size_t b = 0; b < nblocks; b++) {
+        k0 = (k0 ^ part[b][0]) * 0x9e3779b97f4a7c15u;
+        k0 ^= k0 >> 31;
+        k1 = (k1 + part[b][1]) * 0xc4ceb9fe1a85ec53u;
+        k1 ^= k1 >> 33;
+    }
+    for (size_t i = words * 8; i < bytes; i++) k0 = (k0 ^ p[i]) * 0x100000001b3u;
+    free(part);
+    key[0] = k0 | 1; /* never the "no key" 0 */
+    key[1] = k1;
+}
+
 EeStatus ee_run_new(EeModel *m, const EeBackend *be, int Bmax, int keep, int with_grads,
                     EeRun **out)
 {
@@ -25,6 +66,18 @@ EeStatus ee_run_new(EeModel *m, const EeBackend *be, int Bmax, int keep, int wit
     size_t W = m->total * sizeof(float);
     if (be->host_memory) {
         r->w = m->w; /* the model's host buffer is the backend's memory */
+    } else if (!with_grads && be->weights_acquire) {
+        /* a run that only reads its weights shares the backend's resident
+         * copy of the same bytes, kept between calls: a loop of small
+         * calls does not upload the model again each time */
+        uint64_t key[2];
+        weights_key(m->w, W, key);
+        r->w = key[0] ? be->weights_acquire(m->w, W, key) : NULL;
+        r->w_shared = r->w != NULL;
+        if (!r->w) {
+            r->w = ee_run_alloc(r, W, &fail);
+            if (!fail) be->upload(r->w, m->w, W);
+        }
     } else {
         r->w = ee_run_alloc(r, W, &fail);
         if (!fail) be->upload(r->w, m->w, W);
@@ -57,7 +110,8 @@ void ee_run_free(EeRun *r)
     if (!r) return;
     const EeBackend *be = r->be;
     if (r->kind) ee_kind_ops(r->m->cfg.kind)->release(r);
-    if (r->w != r->m->w) be->release(r->w);
+    if (r->w_shared) be->weights_release(r->w);
+    else if (r->w != r->m->w) be->release(r->w);
     be->release(r->g);
     be->release(r->ids);
     be->release(r->mask);

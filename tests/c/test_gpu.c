@@ -1028,6 +1028,27 @@ static void predict_parity(const char *label, const EeConfig *cfg, int n)
     char name[128];
     snprintf(name, sizeof name, "ee_model_predict %s (%d rows, auto batch)", label, n);
     cmp(name, og, oc, (size_t)n * outs, TOL_MODEL_OUT);
+    /* the backend keeps the weights on the device between calls, keyed by
+     * their bytes: new weights in the same model must be seen (one weight
+     * changed, then all), and the old ones found again give the same bits */
+    float *w0 = xmalloc(sizeof(float) * m->total), *o2 = xmalloc(sizeof(float) * n * outs),
+          *o3 = xmalloc(sizeof(float) * n * outs);
+    memcpy(w0, m->w, sizeof(float) * m->total);
+    for (int step = 0; step < 2; step++) {
+        if (step == 0) m->w[m->p[m->np - 1].offset] += 0.5f; /* the output layer's first weight */
+        else ee_model_init(m, 100);
+        CHECK_OK(ee_model_predict(m, &in, o2, 0, EE_DEVICE_CPU));
+        CHECK_OK(ee_model_predict(m, &in, o3, 0, GPU_DEV));
+        snprintf(name, sizeof name, "ee_model_predict %s after %s", label,
+                 step ? "new weights" : "one weight changed");
+        cmp(name, o3, o2, (size_t)n * outs, TOL_MODEL_OUT);
+        CHECK(relerr(o2, oc, (size_t)n * outs) > 1e-3, "%s: the change did not move the logits", name);
+    }
+    memcpy(m->w, w0, sizeof(float) * m->total);
+    CHECK_OK(ee_model_predict(m, &in, o3, 0, GPU_DEV));
+    snprintf(name, sizeof name, "ee_model_predict %s, first weights again (same bits)", label);
+    cmp_exact(name, o3, og, sizeof(float) * n * outs);
+    free(w0); free(o2); free(o3);
     free(oc);
     free(og);
     free(ids);

@@ -122,10 +122,13 @@ void *eecu_workspace(size_t bytes)
     return g_ws;
 }
 
+static void mem_give_back(int weights_too);
+
 extern "C" void ee_cuda_shutdown(void)
 {
     pthread_mutex_lock(&g_lock);
     if (g_blas || g_ws || g_ev0) EECU_CK(cudaDeviceSynchronize());
+    mem_give_back(1);
     eecu_cudnn_shutdown();
     if (g_bf) {
         EECU_CK(cudaFree(g_bf));
@@ -315,38 +318,216 @@ static void track(void *p, size_t n)
     note_peak();
 }
 
-static void untrack(void *p)
+/* the size track() noted, 0 when p was not tracked (a full table) */
+static size_t untrack(void *p)
 {
     size_t h = ((uintptr_t)p >> 8) % ALLOC_SLOTS;
     for (size_t k = 0; k < ALLOC_SLOTS; k++) {
         size_t i = (h + k) % ALLOC_SLOTS;
-        if (g_allocs[i].p == p) { g_allocated -= g_allocs[i].n; g_allocs[i].p = NULL; return; }
+        if (g_allocs[i].p == p) {
+            size_t n = g_allocs[i].n;
+            g_allocated -= n;
+            g_allocs[i].p = NULL;
+            return n;
+        }
     }
+    return 0;
+}
+
+/* Freed blocks are kept for the next allocation of the same rounded size
+ * (cudaFree waits for the whole device, and a call's runs allocate the
+ * same buffers again and again), up to a quarter of the device's memory;
+ * they go back to the driver when an allocation fails, past the cap, and
+ * at shutdown. EE_CUDA_POOL=0 turns this off (for comparisons). */
+#define POOL_SLOTS 512
+static struct { void *p; size_t n; } g_pool[POOL_SLOTS];
+static size_t g_pooled, g_pool_limit;
+static int g_pool_on = -1;
+
+static int env_off(const char *name)
+{
+    const char *e = getenv(name);
+    return e && !strcmp(e, "0");
+}
+
+static int pool_on(void)
+{
+    if (g_pool_on < 0) {
+        size_t free_b = 0, total = 0;
+        if (cudaMemGetInfo(&free_b, &total) != cudaSuccess) {
+            cudaGetLastError();
+            total = 0;
+        }
+        g_pool_limit = total / 4;
+        g_pool_on = !env_off("EE_CUDA_POOL") && g_pool_limit > 0;
+    }
+    return g_pool_on;
+}
+
+/* 512-byte steps up to 1 MiB, then 2 MiB steps: the sizes a run asks for
+ * again find their block, and little is lost to rounding */
+static size_t pool_round(size_t bytes)
+{
+    size_t q = bytes <= ((size_t)1 << 20) ? 512 : (size_t)2 << 20;
+    return (bytes + q - 1) / q * q;
+}
+
+static void *pool_take(size_t n)
+{
+    for (int i = 0; i < POOL_SLOTS; i++)
+        if (g_pool[i].p && g_pool[i].n == n) {
+            void *p = g_pool[i].p;
+            g_pool[i].p = NULL;
+            g_pooled -= n;
+            return p;
+        }
+    return NULL;
+}
+
+static int pool_put(void *p, size_t n)
+{
+    if (!pool_on() || g_pooled + n > g_pool_limit) return 0;
+    for (int i = 0; i < POOL_SLOTS; i++)
+        if (!g_pool[i].p) {
+            g_pool[i].p = p;
+            g_pool[i].n = n;
+            g_pooled += n;
+            return 1;
+        }
+    return 0;
+}
+
+static void pool_drain(void)
+{
+    for (int i = 0; i < POOL_SLOTS; i++)
+        if (g_pool[i].p) {
+            EECU_CK(cudaFree(g_pool[i].p));
+            g_pool[i].p = NULL;
+        }
+    g_pooled = 0;
+}
+
+/* Resident weights (backend.h weights_acquire): a few device copies keyed
+ * by content, shared by the runs that read them, the least recently used
+ * unreferenced one replaced first. EE_CUDA_RESIDENT=0 turns them off. */
+#define WEIGHT_SLOTS 4
+static struct { uint64_t k0, k1; size_t n; void *p; int refs; unsigned long long used; } g_wts[WEIGHT_SLOTS];
+static unsigned long long g_wts_clock;
+static int g_wts_on = -1;
+
+static void *raw_alloc(size_t n);
+static void untracked_free(void *p, size_t n);
+
+/* frees the unreferenced resident copies; returns how many */
+static int weights_drop_unused(void)
+{
+    int k = 0;
+    for (int i = 0; i < WEIGHT_SLOTS; i++)
+        if (g_wts[i].p && g_wts[i].refs == 0) {
+            untracked_free(g_wts[i].p, g_wts[i].n);
+            g_wts[i].p = NULL;
+            k++;
+        }
+    return k;
+}
+
+/* Device memory held for later back to the driver: the pool, and with
+ * weights_too the unreferenced resident weights. */
+static void mem_give_back(int weights_too)
+{
+    pool_drain();
+    if (weights_too) weights_drop_unused();
+}
+
+static size_t untrack(void *p);
+
+static void untracked_free(void *p, size_t n)
+{
+    (void)n;
+    untrack(p);
+    EECU_CK(cudaFree(p));
+}
+
+static void *raw_alloc(size_t n)
+{
+    void *p = NULL;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (mem_cap() && g_allocated + g_pooled + n > mem_cap()) pool_drain();
+        if (mem_cap() && g_allocated + n > mem_cap() && !weights_drop_unused()) return NULL;
+        if (mem_cap() && g_allocated + n > mem_cap()) continue;
+        if (cudaMalloc(&p, n) == cudaSuccess) return p;
+        cudaGetLastError(); /* out of memory is reported by the caller */
+        p = NULL;
+        if (attempt == 0) mem_give_back(1); /* then once more */
+    }
+    return NULL;
 }
 
 static void *cu_alloc(size_t bytes)
 {
-    void *p = NULL;
     if (bytes == 0) bytes = 1;
-    if (mem_cap() && g_allocated + bytes > mem_cap()) return NULL;
-    if (cudaMalloc(&p, bytes) != cudaSuccess) {
-        cudaGetLastError(); /* out of memory is reported by the caller */
-        return NULL;
-    }
-    if (cudaMemsetAsync(p, 0, bytes, EECU_STREAM) != cudaSuccess) {
+    size_t n = pool_round(bytes);
+    void *p = pool_on() ? pool_take(n) : NULL;
+    if (!p && !(p = raw_alloc(n))) return NULL;
+    if (cudaMemsetAsync(p, 0, n, EECU_STREAM) != cudaSuccess) {
         cudaGetLastError();
         cudaFree(p);
         return NULL;
     }
-    track(p, bytes);
+    track(p, n);
     return p;
 }
 
 static void cu_release(void *p)
 {
     if (!p) return;
-    untrack(p);
+    size_t n = untrack(p);
+    if (n && pool_put(p, n)) return;
     EECU_CK(cudaFree(p));
+}
+
+static void *cu_weights_acquire(const void *host, size_t bytes, const uint64_t key[2])
+{
+    if (g_wts_on < 0) g_wts_on = !env_off("EE_CUDA_RESIDENT");
+    if (!g_wts_on) return NULL;
+    int slot = -1;
+    for (int i = 0; i < WEIGHT_SLOTS; i++)
+        if (g_wts[i].p && g_wts[i].k0 == key[0] && g_wts[i].k1 == key[1] && g_wts[i].n == bytes) {
+            g_wts[i].refs++;
+            g_wts[i].used = ++g_wts_clock;
+            return g_wts[i].p;
+        }
+    for (int i = 0; i < WEIGHT_SLOTS; i++) /* an empty slot, else the oldest unused */
+        if (!g_wts[i].p) { slot = i; break; }
+    if (slot < 0)
+        for (int i = 0; i < WEIGHT_SLOTS; i++)
+            if (g_wts[i].refs == 0 && (slot < 0 || g_wts[i].used < g_wts[slot].used)) slot = i;
+    if (slot < 0) return NULL; /* every copy in use: the run keeps its own */
+    if (g_wts[slot].p) {
+        untracked_free(g_wts[slot].p, g_wts[slot].n);
+        g_wts[slot].p = NULL;
+    }
+    void *p = cu_alloc(bytes);
+    if (!p) return NULL;
+    EECU_CK(cudaMemcpy(p, host, bytes, cudaMemcpyHostToDevice));
+    g_wts[slot].k0 = key[0];
+    g_wts[slot].k1 = key[1];
+    g_wts[slot].n = bytes;
+    g_wts[slot].p = p;
+    g_wts[slot].refs = 1;
+    g_wts[slot].used = ++g_wts_clock;
+    return p;
+}
+
+static void cu_weights_release(void *p)
+{
+    if (!p) return;
+    for (int i = 0; i < WEIGHT_SLOTS; i++)
+        if (g_wts[i].p == p) {
+            if (g_wts[i].refs > 0) g_wts[i].refs--;
+            return;
+        }
+    cu_release(p); /* not a resident copy (cannot happen): freed as a block */
 }
 
 static void cu_upload(void *dst, const void *host, size_t bytes)
@@ -888,6 +1069,8 @@ static void fill_table(EeBackend *be)
     be->host_memory = 0; /* device memory: the samplers' host paths do not run */
     EECU_SET_OP(be, alloc, cu_alloc);
     EECU_SET_OP(be, release, cu_release);
+    EECU_SET_OP(be, weights_acquire, cu_weights_acquire);
+    EECU_SET_OP(be, weights_release, cu_weights_release);
     EECU_SET_OP(be, upload, cu_upload);
     EECU_SET_OP(be, download, cu_download);
     EECU_SET_OP(be, copy, cu_copy);
