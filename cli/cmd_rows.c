@@ -108,10 +108,16 @@ static const EeOptSpec faith_opts[] = {
     {"logodds", EE_OPT_VALUE, "P", "the log-odds drop with P % of the players removed (default 20)"},
     {"score", EE_OPT_VALUE, "NAME", "probability (default: softmax of the target class) or logit"},
     {"infidelity", EE_OPT_VALUE, "M", "random subsets per row for the infidelity (default 0: not computed)"},
-    {"seed", EE_OPT_VALUE, "K", "of the infidelity's subsets (default 1); row i draws from its own stream"},
+    {"seed", EE_OPT_VALUE, "K", "of the infidelity's subsets and the sensitivity's perturbations (default 1); "
+                                "row i draws from its own streams"},
     {"baseline", EE_OPT_VALUE, "pad|NAME", "pad (default) or an N x T id variable of --data"},
     {"target", EE_OPT_VALUE, "argmax|K|NAME", "argmax (default), one class for every row, or a variable of "
                                               "--data with a class per row"},
+    {"sensitivity", EE_OPT_VALUE, "NAME", "sensitivity-max of a gradient method: saliency, saliency_abs, "
+                                          "saliency_l2, gradxinput or ig (default: not computed)"},
+    {"sensitivity_samples", EE_OPT_VALUE, "N", "its perturbations per row (default 10)"},
+    {"radius", EE_OPT_VALUE, "R", "their half-width on the embedding output (default 0.02)"},
+    {"sensitivity_steps", EE_OPT_VALUE, "S", "--sensitivity ig: its Gauss-Legendre nodes (default 20)"},
 };
 
 static const EeOptSpec grad_opts[] = {
@@ -153,6 +159,8 @@ typedef struct {
     int32_t **perms;
     float *maps;            /* faithfulness: n x W, the selected rows' maps */
     EeFaithOptions f;
+    int sens, sens_n;       /* faithfulness --sensitivity: its method in g, n perturbations */
+    double radius;
     EeGradOptions g;        /* gradient (its background owned here) */
     int exact;
     int coal;                   /* occlusion, lime, sv --method kernelshap */
@@ -211,7 +219,9 @@ static double row_cost(const Job *j, long i)
         return (1.0 + (double)j->a.steps * n) * L;
     }
     case CMD_IG: return 2.0 * j->a.steps * L;
-    case CMD_FAITH: return (2.0 * (j->token ? ee_count_real(j->ids + (size_t)i * j->T, j->T) : j->W) + j->f.infidelity_samples) * L;
+    case CMD_FAITH: /* and the sensitivity: 1 + n maps of 2 passes (ig: 2 s) */
+        return (2.0 * (j->token ? ee_count_real(j->ids + (size_t)i * j->T, j->T) : j->W) + j->f.infidelity_samples +
+                (j->sens ? (1.0 + j->sens_n) * (j->g.method == EE_GRAD_IG ? 2.0 * j->a.steps : 2.0) : 0)) * L;
     case CMD_GRAD: /* passes per sample: ig 2 s, deeplift 3 (the row and its reference forward, 1 backward) */
         return j->g.samples * (j->g.method == EE_GRAD_IG ? 2.0 * j->a.steps : j->g.method == EE_GRAD_DEEPLIFT ? 3.0 : 2.0) * L;
     default: return L;
@@ -436,8 +446,31 @@ static EeStatus setup_faith(Job *j)
     if ((st = ee_opt_choice(&j->o, "score", ee_faith_score_names, EE_FAITH_SCORE_COUNT, &score))) return st;
     j->f.score = (EeFaithScore)score;
     if ((st = ee_opt_int(&j->o, "infidelity", 0, 1 << 20, &j->f.infidelity_samples))) return st;
-    if (ee_opt_given(&j->o, "seed") && !j->f.infidelity_samples)
-        return ee_fail(EE_ERR_INPUT, "--seed applies to the infidelity's subsets (--infidelity > 0)");
+    /* sensitivity-max of a gradient method (the gateway's rules, mex/ee_faithfulness.c) */
+    ee_grad_options_defaults(&j->g);
+    j->sens = ee_opt_given(&j->o, "sensitivity");
+    j->sens_n = 10; /* Captum's defaults: 10 perturbations of radius 0.02 */
+    j->radius = 0.02;
+    static const char *const sens_opts[] = {"sensitivity_samples", "radius", "sensitivity_steps"};
+    if (j->sens) {
+        int v = 0; /* the methods of ee_gradient that map x deterministically (not gradientshap, deeplift) */
+        if ((st = ee_opt_choice(&j->o, "sensitivity", ee_grad_method_names, EE_GRAD_GRADIENTSHAP, &v))) return st;
+        j->g.method = (EeGradMethod)v;
+        if ((st = ee_opt_int(&j->o, "sensitivity_samples", 1, 1 << 20, &j->sens_n))) return st;
+        if ((st = ee_opt_double(&j->o, "radius", -1e308, 1e308, &j->radius))) return st;
+        if (!(j->radius >= 0))
+            return ee_fail(EE_ERR_INPUT, "--radius (of the perturbations) must be finite and >= 0, got %g", j->radius);
+    } else
+        for (int k = 0; k < 3; k++)
+            if (ee_opt_given(&j->o, sens_opts[k]))
+                return ee_fail(EE_ERR_INPUT, "--%s applies to --sensitivity (a gradient method)", sens_opts[k]);
+    if (ee_opt_given(&j->o, "sensitivity_steps")) {
+        if (j->g.method != EE_GRAD_IG) return ee_fail(EE_ERR_INPUT, "--sensitivity_steps applies to --sensitivity ig");
+        if ((st = ee_opt_int(&j->o, "sensitivity_steps", 1, 1 << 20, &j->a.steps))) return st;
+    }
+    if (ee_opt_given(&j->o, "seed") && !j->f.infidelity_samples && !j->sens)
+        return ee_fail(EE_ERR_INPUT, "--seed applies to the infidelity's subsets (--infidelity > 0) and to the "
+                       "--sensitivity perturbations");
     int seed = (int)j->a.seed;
     if ((st = ee_opt_int(&j->o, "seed", 0, 0x7fffffff, &seed))) return st;
     j->a.seed = (uint64_t)seed;
@@ -557,8 +590,10 @@ static EeStatus job_key(Job *j)
     }
     if (j->maps) {
         ee_key_add(&h, j->maps, sizeof(float) * (size_t)j->n * j->W);
-        long fo[] = {j->f.steps, j->f.logodds_percent, j->f.score, j->f.infidelity_samples};
+        long fo[] = {j->f.steps, j->f.logodds_percent, j->f.score, j->f.infidelity_samples, j->sens, j->sens_n,
+                     j->sens ? (long)j->g.method : -1L};
         ee_key_add(&h, fo, sizeof fo);
+        ee_key_add(&h, &j->radius, sizeof j->radius);
     }
     for (long i = 0; j->perms && i < j->n; i++)
         if (j->perms[i])
@@ -609,7 +644,7 @@ static EeStatus run_chunk(Job *j, const EeChunk *k, void **out, long *fwd, long 
     a.precision = j->prec;
     if (j->bids) a.baseline_ids = j->bids + (size_t)f * j->T;
     if (j->target) a.target = j->target + f;
-    double t0 = ee_now();
+    double t0 = ee_now(), fsecs = 0;
     EeStatus st = EE_OK;
     if (j->coal) {
         /* one call per run of consecutive data rows, keyed by its first, as for sv */
@@ -670,7 +705,8 @@ static EeStatus run_chunk(Job *j, const EeChunk *k, void **out, long *fwd, long 
          * out[0] per row the 9 measures, out[1] the 2 x 5 bins, out[2] the
          * two curves, out[3] the target, out[4] the players */
         int K = j->f.steps, NB = EE_FAITH_BINS;
-        double *v = ee_xmalloc(sizeof(double) * (size_t)(n ? n : 1) * (9 + 2 * NB + 2 * (K + 1)));
+        double *v = ee_xmalloc(sizeof(double) * (size_t)(n ? n : 1) * (10 + 2 * NB + 2 * (K + 1)));
+        double *smax = v + (size_t)n * (9 + 2 * NB + 2 * (K + 1)), spasses = 0, ssecs = 0;
         double *col9[9], *bins = v + (size_t)9 * n, *curves = bins + (size_t)2 * NB * n;
         for (int q = 0; q < 9; q++) col9[q] = v + (size_t)q * n;
         EeFaithResult res = {col9[0], col9[1], col9[2], col9[3], col9[4], bins, bins + (size_t)NB * n,
@@ -689,6 +725,13 @@ static EeStatus run_chunk(Job *j, const EeChunk *k, void **out, long *fwd, long 
                                (int32_t *)out[4] + i0, res.fx + i0, res.fbaseline + i0, res.infidelity + i0, res.infidelity_normalized + i0, 0, 0};
             st = ee_faithfulness(model0(j), &r, j->maps + (size_t)g * j->W, &s, &j->f, &q);
             *fwd += q.forward;
+            fsecs += q.seconds;
+            if (!st && j->sens) { /* its passes and seconds are counted apart, as the gateway counts them */
+                EeAttrInfo si = {0};
+                st = ee_sensitivity_max(model0(j), &r, &j->g, &s, j->sens_n, j->radius, NULL, NULL, smax + i0, &si);
+                spasses += si.forward + si.backward;
+                ssecs += si.seconds;
+            }
             i0 = i1;
         }
         for (long i = 0; i < n && !st; i++) {
@@ -701,9 +744,16 @@ static EeStatus run_chunk(Job *j, const EeChunk *k, void **out, long *fwd, long 
                 memcpy(c, res.deletion_curve + (size_t)i * (K + 1), sizeof(double) * (K + 1));
                 memcpy(c + K + 1, res.insertion_curve + (size_t)i * (K + 1), sizeof(double) * (K + 1));
             }
+            if (j->sens) { /* per row its sensitivity; the chunk's passes and seconds on its first row */
+                double *sv = (double *)out[5] + (size_t)i * 3;
+                sv[0] = smax[i];
+                sv[1] = i ? 0 : spasses;
+                sv[2] = i ? 0 : ssecs;
+            }
         }
         free(v);
-        break;
+        *secs = fsecs; /* the measures' own seconds (F.seconds), as the gateway's */
+        return st;
     }
     case CMD_GRAD: {
         /* one call per run of consecutive data rows, keyed by its first (the
@@ -806,6 +856,23 @@ static EeStatus write_result(Job *j, const char *out)
         if (ninf) {
             ee_mv_set(F, "infidelity_samples", 0, ee_mv_scalar(ninf));
             ee_mv_set(F, "seed", 0, ee_mv_scalar((double)j->a.seed));
+        }
+        if (j->sens) { /* the fields of 'sensitivity', in the gateway's order */
+            const double *sv = s->data[5];
+            double sp = 0, ss = 0;
+            for (long i = 0; i < n; i++) {
+                tmp[i] = sv[(size_t)i * 3];
+                sp += sv[(size_t)i * 3 + 1];
+                ss += sv[(size_t)i * 3 + 2];
+            }
+            ee_mv_set(F, "sensitivity_max", 0, ee_mv_col(tmp, n));
+            ee_mv_set(F, "sensitivity", 0, ee_mv_char(ee_grad_method_names[j->g.method]));
+            ee_mv_set(F, "sensitivity_samples", 0, ee_mv_scalar(j->sens_n));
+            ee_mv_set(F, "radius", 0, ee_mv_scalar(j->radius));
+            if (j->g.method == EE_GRAD_IG) ee_mv_set(F, "sensitivity_steps", 0, ee_mv_scalar(j->a.steps));
+            ee_mv_set(F, "sensitivity_passes", 0, ee_mv_scalar(sp));
+            ee_mv_set(F, "sensitivity_seconds", 0, ee_mv_scalar(ss));
+            if (!ninf) ee_mv_set(F, "seed", 0, ee_mv_scalar((double)j->a.seed));
         }
         ee_mv_set(F, "passes", 0, ee_mv_scalar((double)s->forward));
         ee_mv_set(F, "seconds", 0, ee_mv_scalar(s->seconds));
@@ -992,6 +1059,7 @@ static EeStatus setup(Job *j, int argc, char **argv, const EeOptSpec *spec, int 
         ee_shards_column(s, "curves", 1, 2 * 2 * (j->f.steps + 1));
         ee_shards_column(s, "target", 1, 1);
         ee_shards_column(s, "players", 1, 1);
+        if (j->sens) ee_shards_column(s, "sensitivity", 1, 2 * 3);
         break;
     default:
         ee_shards_column(s, "A", 0, j->W);
@@ -1070,8 +1138,9 @@ static const char *const about[] = {
     "Maps of an Empirical Explainer, or the mean of an ensemble (ee_explain); an explainer that reads the\n"
     "classifier's gradient runs the classifier it carries. Writes A, info and rows.",
     "Faithfulness of attribution maps to a classifier (ee_faithfulness): ERASER comprehensiveness and\n"
-    "sufficiency, deletion and insertion curves and areas, the log-odds drop (doc/MODELS.md). Writes F (the\n"
-    "struct ee_faithfulness returns, the same bits) and rows.",
+    "sufficiency, deletion and insertion curves and areas, the log-odds drop, with --infidelity the infidelity\n"
+    "and with --sensitivity the sensitivity-max of a gradient method (doc/MODELS.md). Writes F (the struct\n"
+    "ee_faithfulness returns, the same bits) and rows.",
     "Gradient maps (saliency, gradient x input, IG, GradientSHAP) and the noise tunnel over them (ee_gradient).\n"
     "Row i of --var draws its noise from its own streams, so any split of the rows gives the numbers of one run.\n"
     "Writes A, info (as ee_gradient returns it, without noise_values) and rows.",

@@ -139,13 +139,23 @@ static void read_design(const EeMxOpt *o, EeExplainerChoices *c)
 /* Attribution maps of X for an explainer: given (N x T), or computed here
  * with the classifier when A names the expensive explainer ('ig': Gauss-
  * Legendre IG with the pad baseline; 'sv': Shapley Value Sampling, seed 1),
- * with 'steps' samples (default 20), or a method of ee_gradient with its
+ * with 'steps' samples (default 20), a method of ee_gradient with its
  * defaults (map_names: its methods but ig and gradientshap, which needs a
- * background; the noise tunnels over the saliency). *method gets 0
- * (given), 1 (ig), 2 (sv), or 3 + its index in map_names. */
+ * background; the noise tunnels over the saliency), or a coalition method
+ * with its gateway's defaults (occlusion: feature ablation, window and
+ * stride 1; kernelshap, lime: seed 1, 'steps' coalitions per row, default
+ * 2 n + 2048). *method gets 0 (given), 1 (ig), 2 (sv), or 1 + its index
+ * in map_names. */
 static const char *const map_names[] = {"ig", "sv", "saliency", "saliency_abs", "saliency_l2", "gradxinput",
-                                        "deeplift", "smoothgrad", "smoothgrad_sq", "vargrad"};
-enum { MAP_NAMES = sizeof map_names / sizeof *map_names, MAP_TUNNEL0 = 7 };
+                                        "deeplift", "smoothgrad", "smoothgrad_sq", "vargrad", "occlusion",
+                                        "kernelshap", "lime"};
+enum { MAP_NAMES = sizeof map_names / sizeof *map_names, MAP_TUNNEL0 = 7, MAP_COAL0 = 10 };
+
+/* The coalition kind of map method k (>= MAP_COAL0, index in map_names) */
+static EeCoalitionKind coalition_kind(int k)
+{
+    return k == MAP_COAL0 ? EE_COAL_OCCLUSION : k == MAP_COAL0 + 1 ? EE_COAL_KERNELSHAP : EE_COAL_LIME;
+}
 
 /* The ee_gradient options of map method k (>= 2, index in map_names) */
 static void gradient_method(int k, EeGradOptions *g)
@@ -170,18 +180,27 @@ static float *explainer_maps(EeModel *clf, const mxArray *A, const EeInput *in, 
         return ee_mx_maps(A, what, in->n, c->T);
     }
     *method = 1 + ee_mx_choice(A, what, map_names, MAP_NAMES);
-    if (*method > 2 && o[O_STEPS].value)
-        ee_mx_error("ee:badInput", "'steps' applies when ee_train computes IG or SV maps, not %s", map_names[*method - 1]);
+    int k = *method - 1, sampled = k == MAP_COAL0 + 1 || k == MAP_COAL0 + 2; /* kernelshap, lime: 'steps' coalitions */
+    if (*method > 2 && !sampled && o[O_STEPS].value)
+        ee_mx_error("ee:badInput", "'steps' applies when ee_train computes IG, SV, KernelSHAP or LIME maps, not %s",
+                    map_names[k]);
     EeAttrOptions a;
     ee_attr_options_defaults(&a);
     a.verbose = verbose;
     a.print = ee_mx_print;
-    if (o[O_STEPS].value) a.steps = ee_mx_int(o[O_STEPS].value, "'steps'", 1, 1 << 20);
+    if (o[O_STEPS].value) a.steps = ee_mx_int(o[O_STEPS].value, "'steps'", 1, sampled ? 1 << 24 : 1 << 20);
     a.device = ee_mx_device(o[O_DEVICE].value);
     a.precision = ee_mx_precision(o[O_PRECISION].value);
     float *maps = ee_mx_malloc(sizeof(float) * ((size_t)in->n * c->T + 1), "the maps");
     EeStatus st;
-    if (*method > 2) {
+    if (k >= MAP_COAL0) {
+        EeCoalitionModelOptions ck;
+        memset(&ck, 0, sizeof ck);
+        ck.m.kind = coalition_kind(k);
+        if (sampled && o[O_STEPS].value) ck.m.samples = a.steps;
+        ee_mx_budget(ee_coalition_attribute_bytes(clf, in, &a, &ck), "the maps");
+        st = ee_coalition_attribute(clf, in, &a, &ck, maps, NULL);
+    } else if (*method > 2) {
         EeGradOptions g;
         gradient_method(*method - 1, &g);
         st = ee_gradient_attribute(clf, in, &g, &a, maps, NULL);
@@ -369,11 +388,16 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
             else valid.maps = explainer_maps(clf, prhs[2], &valid.in, "A", o, verbose, &maps_method);
         }
         /* efficiency by default only for maps that sum to f(x) - f(baseline):
-         * not the saliency maps and gradient x input of ee_gradient */
-        int complete = maps_method <= 2 || !strcmp(map_names[maps_method - 1], "deeplift");
+         * not the saliency maps and gradient x input of ee_gradient, not
+         * occlusion or LIME */
+        const char *mname = maps_method ? map_names[maps_method - 1] : "";
+        int complete = maps_method <= 2 || !strcmp(mname, "deeplift") || !strcmp(mname, "kernelshap");
         if (!complete && choices.efficiency == -1) choices.efficiency = 0;
         EeExplainerSpec spec;
-        EeMapsSource src = maps_method == 1 ? EE_MAPS_IG : maps_method == 2 ? EE_MAPS_SV : EE_MAPS_GIVEN;
+        /* the coalition methods' maps are read like Shapley maps: by default
+         * with each token's occlusion scores (feature ablation's own values) */
+        EeMapsSource src = maps_method == 1 ? EE_MAPS_IG
+                           : maps_method == 2 || maps_method - 1 >= MAP_COAL0 ? EE_MAPS_SV : EE_MAPS_GIVEN;
         if ((st = ee_explainer_design(&choices, src, train.in.ids, train.maps, train.in.n, cfg.T, &spec)))
             ee_mx_fail(st);
         EeConfig ecfg = cfg;
@@ -492,7 +516,14 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
             ee_mx_set(e, "method", mxCreateString(map_names[maps_method - 1]));
             if (maps_method <= 2)
                 ee_mx_set(e, "steps", mxCreateDoubleScalar(o[O_STEPS].value ? mxGetScalar(o[O_STEPS].value) : 20));
-            else if (maps_method - 1 >= MAP_TUNNEL0) { /* the saliency in the tunnel, ee_gradient's defaults */
+            else if (maps_method - 1 >= MAP_COAL0) { /* the gateway's defaults, and the coalitions asked for */
+                if (o[O_STEPS].value) ee_mx_set(e, "samples", mxCreateDoubleScalar(mxGetScalar(o[O_STEPS].value)));
+                if (maps_method - 1 == MAP_COAL0) {
+                    ee_mx_set(e, "window", mxCreateDoubleScalar(1));
+                    ee_mx_set(e, "stride", mxCreateDoubleScalar(1));
+                } else
+                    ee_mx_set(e, "seed", mxCreateDoubleScalar(1));
+            } else if (maps_method - 1 >= MAP_TUNNEL0) { /* the saliency in the tunnel, ee_gradient's defaults */
                 ee_mx_set(e, "samples", mxCreateDoubleScalar(10));
                 ee_mx_set(e, "stdev", mxCreateDoubleScalar(0.15));
             }

@@ -35,9 +35,21 @@
 ## @qcode{'saliency_l2'}, @qcode{'gradxinput'}, @qcode{'deeplift'}; or
 ## @qcode{'smoothgrad'}, @qcode{'smoothgrad_sq'}, @qcode{'vargrad'}: the
 ## saliency in that noise tunnel), its maps computed with
-## @code{ee_gradient}'s defaults (@code{explains.method} names it); the
-## efficiency projection is then off by default but for
-## @qcode{'deeplift'}, the one whose maps sum to f(x) - f(baseline).  Its design
+## @code{ee_gradient}'s defaults (@code{explains.method} names it), or a
+## perturbation method: @qcode{'occlusion'} (@code{ee_occlusion}'s
+## defaults: feature ablation, window and stride 1), @qcode{'kernelshap'}
+## (@code{ee_sv} with @code{'method', 'kernelshap'}) or @qcode{'lime'}
+## (@code{ee_lime}), the last two with seed 1 and @qcode{'steps'}
+## coalitions per row (default 2 n + 2048 for n real tokens;
+## @code{explains.samples} records it when given); their explainers read
+## the occlusion scores by default, as for @qcode{'sv'}.  The efficiency
+## projection is off by default but for @qcode{'deeplift'} and
+## @qcode{'kernelshap'}, whose maps sum to f(x) - f(baseline).  Explainers
+## are built on a transformer classifier, where DeepLIFT is not defined
+## (@qcode{'deeplift'} is @code{ee:notSupported}); to imitate the DeepLIFT
+## maps of a cnn, give them as @var{A} to an explainer of a transformer
+## trained on the same data (as @code{figure5}'s @qcode{'kind', 'cnn'}
+## does with its targets).  Its design
 ## (doc/FIGURE5.md has the measurements behind the defaults):
 ## @table @asis
 ## @item 'head'
@@ -453,7 +465,34 @@
 %! catch err
 %!   assert (err.identifier, 'ee:notSupported');
 %! end
-%!error <'steps' applies when ee_train computes IG or SV maps> ee_train (ee_train ('cnn', X, y, 'epochs', 1, 'verbose', false), X, 'saliency', 'steps', 3)
+
+%!test
+%! ## an explainer of a perturbation method learns that method's maps,
+%! ## computed here with the gateway's defaults (seed 1, 'steps' coalitions),
+%! ## closer to them than to the other methods' maps of the same rows; it
+%! ## reads the occlusion scores; the efficiency projection only for
+%! ## KernelSHAP, whose maps sum to f(x) - f(baseline)
+%! clf = ee_train (struct ('kind', 'transformer', 'd', 8, 'heads', 2, 'layers', 1, 'ffn', 16), X, y, 'epochs', 60, ...
+%!                 'lr', 1e-2, 'seed', 2, 'verbose', false);
+%! real = X > 4;
+%! A = {ee_occlusion(clf, X, 'verbose', false), ...
+%!      ee_sv(clf, X, 'method', 'kernelshap', 'samples', 12, 'seed', 1, 'verbose', false), ...
+%!      ee_lime(clf, X, 'samples', 12, 'seed', 1, 'verbose', false)};
+%! m = {'occlusion', 'kernelshap', 'lime'};
+%! for k = 1:3
+%!   if (k == 1) st = {}; else st = {'steps', 12}; end
+%!   e = ee_train (clf, X, m{k}, st{:}, 'epochs', 200, 'batch', 4, 'verbose', false);
+%!   assert (e.explains.method, m{k});
+%!   assert (e.inputs, 'occlusion');
+%!   assert (e.efficiency, k == 2);
+%!   E = ee_explain (e, X);
+%!   mse = cellfun (@(B) mean ((E(real) - B(real)) .^ 2), A);
+%!   assert (mse(k) < 0.05 * mean (A{k}(real) .^ 2));
+%!   assert (mse(k) < min (mse([1:k-1, k+1:3])));
+%! end
+%! assert ([e.explains.samples, e.explains.seed], [12 1]);
+%!error <'steps' applies when ee_train computes IG, SV, KernelSHAP or LIME maps> ee_train (ee_train ('cnn', X, y, 'epochs', 1, 'verbose', false), X, 'occlusion', 'steps', 3)
+%!error <'steps' applies when ee_train computes IG, SV, KernelSHAP or LIME maps> ee_train (ee_train ('cnn', X, y, 'epochs', 1, 'verbose', false), X, 'saliency', 'steps', 3)
 %!error <A must be one of> ee_train (ee_train ('cnn', X, y, 'epochs', 1, 'verbose', false), X, 'gradientshap')
 %!error id=ee:badInput ee_train (ee_train ('cnn', X, y, 'epochs', 1, 'verbose', false), X, 'ig', 'loss', 'shapley_kernel')
 %!error id=ee:badInput ee_train (ee_train ('cnn', X, y, 'epochs', 1, 'verbose', false), X, 'sv', 'coalitions', 8)

@@ -2,8 +2,9 @@
 ## @deftypefn  {} {@var{C} =} ee_convergence (@var{model}, @var{X}, @var{method}, @var{S}, @dots{})
 ## Convergence curve of an expensive explainer (Figure 5 of the paper).
 ##
-## @var{method} is @qcode{'ig'} (Integrated Gradients, @code{ee_ig}) or
-## @qcode{'sv'} (Shapley Value Sampling, @code{ee_sv}).  The target maps are
+## @var{method} is @qcode{'ig'} (Integrated Gradients, @code{ee_ig}),
+## @qcode{'sv'} (Shapley Value Sampling, @code{ee_sv}) or
+## @qcode{'kernelshap'} (@code{ee_sv}'s KernelSHAP).  The target maps are
 ## the expensive explainer at s = @var{S} (default 20).  For every s = 1..S a
 ## fresh, independent run with s samples is compared with the target: the
 ## mean squared error over all T positions of each sequence (pads
@@ -15,6 +16,11 @@
 ## @item SV: @code{ee_sv (model, X, 'samples', s, 'seed', seed0 + s)} for
 ## s < S: new permutations for every s; the target and the run at s = S use
 ## @code{seed0}, so the last value is exactly 0 as well.
+## @item KernelSHAP: @code{ee_sv (model, X, 'method', 'kernelshap',
+## 'samples', s K, 'seed', seed0 + s)}, K = @qcode{'coalitions'}, seeds as
+## for SV.  An s < S whose s K coalitions do not determine some row's
+## values (too few, or too many repeats, for its players) gives NaN, as
+## the Riemann rules' s = 1 does.
 ## @end itemize
 ##
 ## Options (name/value):
@@ -23,7 +29,9 @@
 ## IG integration rule (default @qcode{'gausslegendre'}); the Riemann rules
 ## need s >= 2, so their curve starts at s = 2 (s = 1 gives NaN).
 ## @item 'seed'
-## seed0 of SV (default 1).
+## seed0 of SV and KernelSHAP (default 1).
+## @item 'coalitions'
+## K, KernelSHAP's coalitions per row per unit of s (default 16).
 ## @item 'explainer'
 ## an Empirical Explainer (from @code{ee_train}); adds
 ## @code{explainer_mse} (N x 1), @code{explainer_curve} (their mean),
@@ -80,12 +88,13 @@ function C = ee_convergence (model, X, method, S, varargin)
     S = 20;
   end
   who = 'ee_convergence';
-  method = ee_check (who, 'METHOD', method, 'choice', {'ig', 'sv'});
+  method = ee_check (who, 'METHOD', method, 'choice', {'ig', 'sv', 'kernelshap'});
   S = ee_check (who, 'S', S, 'int', 1, 2^20);
   o = struct ('method', 'gausslegendre', 'seed', 1, 'explainer', [], 'target', [], ...
               'target_info', [], 'batch', [], 'device', [], 'checkpoint', '', 'verbose', true, ...
-              'options', {{}});
+              'options', {{}}, 'coalitions', 16);
   o = ee_options (o, varargin, who);
+  o.coalitions = ee_check (who, '''coalitions''', o.coalitions, 'int', 1, 2^20);
   if (! ((isnumeric (X) || islogical (X)) && isreal (X) && ismatrix (X) && ! isempty (X)))
     error ('ee:badInput', 'ee_convergence: X must be a non-empty N x T matrix of token ids (or N x D inputs)');
   end
@@ -141,6 +150,11 @@ function C = ee_convergence (model, X, method, S, varargin)
       run = @(s) ee_ig (model, X, 'steps', s, 'method', o.method, 'verbose', false, gw{:}, fo{:});
       min_s = 1 + ! strcmp (o.method, 'gausslegendre');
       label = sprintf ('IG (%s) of f', o.method);
+    elseif (strcmp (method, 'kernelshap'))
+      run = @(s) ee_sv (model, X, 'method', 'kernelshap', 'samples', s * o.coalitions, 'seed', o.seed + s * (s < S), ...
+                        'verbose', false, gw{:}, fo{:});
+      min_s = 1;
+      label = 'KernelSHAP of f';
     else
       run = @(s) ee_sv (model, X, 'samples', s, 'seed', o.seed + s * (s < S), 'verbose', false, gw{:}, fo{:});
       min_s = 1;
@@ -150,6 +164,11 @@ function C = ee_convergence (model, X, method, S, varargin)
     run = @(s) ee_ig (model, X, 'steps', s, 'method', o.method, 'verbose', false, gw{:});
     min_s = 1 + ! strcmp (o.method, 'gausslegendre');
     label = sprintf ('IG (%s)', o.method);
+  elseif (strcmp (method, 'kernelshap'))
+    run = @(s) ee_sv (model, X, 'method', 'kernelshap', 'samples', s * o.coalitions, 'seed', o.seed + s * (s < S), ...
+                      'verbose', false, gw{:});
+    min_s = 1;
+    label = 'KernelSHAP';
   else
     ## s < S: seed0 + s (independent permutations); s = S: seed0 (the target)
     run = @(s) ee_sv (model, X, 'samples', s, 'seed', o.seed + s * (s < S), ...
@@ -161,6 +180,9 @@ function C = ee_convergence (model, X, method, S, varargin)
   C = struct ();
   C.method = method;
   C.ig_method = o.method;
+  if (strcmp (method, 'kernelshap'))
+    C.coalitions = o.coalitions;
+  end
   C.seed = o.seed;
   C.S = S;
   C.N = N;
@@ -180,7 +202,11 @@ function C = ee_convergence (model, X, method, S, varargin)
     if (handle)
       mkey = {func2str(model), o.options, o.explainer};
     end
-    ckey = ee_cache_key ({'ee_convergence v3', method, o.method, S, o.seed, N, T, X, mkey});
+    mname = method;                  # (the keys of IG and SV runs stay those of earlier versions)
+    if (strcmp (method, 'kernelshap'))
+      mname = sprintf ('kernelshap/%d', o.coalitions);
+    end
+    ckey = ee_cache_key ({'ee_convergence v3', mname, o.method, S, o.seed, N, T, X, mkey});
     if (exist (o.checkpoint, 'file'))
       try
         P = load (o.checkpoint);
@@ -236,7 +262,16 @@ function C = ee_convergence (model, X, method, S, varargin)
       continue;
     end
     t0 = tic ();
-    [A, info] = run (s);
+    try
+      [A, info] = run (s);
+    catch err
+      ## KernelSHAP with fewer coalitions than a row's players: no value at s
+      if (strcmp (method, 'kernelshap') && s < S && ! isempty (strfind (err.message, 'do not determine')))
+        done(s) = true;
+        continue;
+      end
+      rethrow (err);
+    end
     C.seconds(s) = toc (t0);
     C.mse(:, s) = mean ((double (A) - target) .^ 2, 2);
     [C.spearman(:, s), C.top5(:, s)] = ee_agreement (Xa, A, target);
@@ -320,3 +355,17 @@ end
 %!error <'seed'> ee_convergence (struct (), int32 ([3 4]), 'sv', 5, 'seed', -1)
 %!error <'target'> ee_convergence (struct (), int32 ([3 4]), 'sv', 5, 'target', [1 2 3])
 %!error <name/value> ee_convergence (struct (), int32 ([3 4]), 'ig', 5, 'verbose')
+
+%!test
+%! ## KernelSHAP of a built-in classifier, in its own sample count: s x K
+%! ## coalitions per row, seed0 + s below S, the target at S with seed0
+%! v = load (fullfile (fileparts (which ('ee_sv')), '..', 'tests', 'vectors', 'transformer_tiny.mat'));
+%! C = ee_convergence (v.model, v.X, 'kernelshap', 3, 'coalitions', 40, 'seed', 2, 'verbose', false);
+%! A = ee_sv (v.model, v.X, 'method', 'kernelshap', 'samples', 120, 'seed', 2, 'verbose', false);
+%! assert (C.target, A);
+%! assert (C.coalitions, 40);
+%! assert (C.mse(:, 3), zeros (rows (v.X), 1));
+%! B = ee_sv (v.model, v.X, 'method', 'kernelshap', 'samples', 80, 'seed', 4, 'verbose', false);
+%! assert (C.mse(:, 2), mean ((double (B) - double (A)) .^ 2, 2), 1e-12);
+%! assert (C.curve(1) > 0 && C.curve(1) >= C.curve(2));   # rows short enough for all 2^n - 2 coalitions are exact: 0
+%!error <'coalitions'> ee_convergence (struct (), int32 ([3 4]), 'kernelshap', 5, 'coalitions', 0)

@@ -14,8 +14,16 @@
 ## few s (@code{ee_sv}), the gradient maps of @code{ee_gradient}
 ## (saliency, signed, absolute and L2, gradient x input, SmoothGrad of the
 ## saliency, GradientSHAP with the dataset's other test rows as its
-## background), the panel's Empirical Explainer(s) (@code{ee_explain})
-## and a random map (the dashed line: no cost).  The classifiers, the test
+## background, and DeepLIFT where the classifier is a cnn or an mlp: it is
+## not defined on the transformer), feature ablation and occlusion of
+## windows of tokens (@code{ee_occlusion}), KernelSHAP (@code{ee_sv}'s
+## @qcode{'kernelshap'}) and LIME (@code{ee_lime}) at a few coalition
+## counts (m coalitions per player: max(ceil(m n), n + 16) for a row of n
+## real tokens, so that the fit is determined on long rows and short rows
+## are not starved; a row per call, KernelSHAP exact where that reaches
+## all 2^n - 2 coalitions), the panel's Empirical Explainer(s) (@code{ee_explain}) and a
+## random map (the dashed line: no cost).  A method's sample counts are
+## joined by a line.  The classifiers, the test
 ## rows and the explainers come from Figure 5's results
 ## (@file{results/<preset>/figure5.mat} and the cache beside it, of
 ## @code{figure5}/@code{main_job}; run first when missing): a panel's
@@ -38,6 +46,13 @@
 ## the s of IG (default [2 5 20]) and of SV (default [1 3 10]).
 ## @item 'noise_samples'
 ## samples of SmoothGrad and GradientSHAP (default 10).
+## @item 'kernelshap_samples', 'lime_samples'
+## m, the coalitions per player of KernelSHAP and of LIME (default
+## [1.5 3] each, about the passes of SV at s = 1.5 and 3; [] leaves the
+## method out).
+## @item 'occlusion_window'
+## the tokens per occluded window, stride 1 (default 3; 0 leaves it out);
+## feature ablation (window 1) is always drawn.
 ## @item 'seed'
 ## of SV, the noise and the random map (default 1).
 ## @item 'results', 'figures'
@@ -57,7 +72,8 @@ function R = faithfulness_figure (varargin)
   addpath (fullfile (root, 'mex'), fullfile (root, 'scripts'));   # the gateways and the toolbox
   me = 'faithfulness_figure';
   P = struct ('preset', 'default', 'rows', 20, 'ig_steps', [2 5 20], 'sv_samples', [1 3 10], ...
-              'noise_samples', 10, 'seed', 1, 'results', '', 'figures', fullfile (root, 'figures'), 'verbose', true);
+              'noise_samples', 10, 'kernelshap_samples', [1.5 3], 'lime_samples', [1.5 3], ...
+              'occlusion_window', 3, 'seed', 1, 'results', '', 'figures', fullfile (root, 'figures'), 'verbose', true);
   args = varargin;
   if (mod (numel (args), 2) == 1)
     if (! ischar (args{1}))
@@ -72,6 +88,16 @@ function R = faithfulness_figure (varargin)
   end
   if (! (isscalar (P.rows) && P.rows >= 1 && P.rows == fix (P.rows)))
     error ('ee:badInput', '%s: ''rows'' must be a positive integer', me);
+  end
+  for nm = {'kernelshap_samples', 'lime_samples'}
+    v = P.(nm{1});
+    if (! (isnumeric (v) && isreal (v) && (isempty (v) || isvector (v)) && all (v > 0 & v < 1e6)))
+      error ('ee:badInput', '%s: ''%s'' must be a list of numbers > 0 (coalitions per player)', me, nm{1});
+    end
+  end
+  w = P.occlusion_window;
+  if (! (isnumeric (w) && isreal (w) && isscalar (w) && w >= 0 && w == fix (w)))
+    error ('ee:badInput', '%s: ''occlusion_window'' must be a whole number >= 0 (0: no occlusion)', me);
   end
   f5 = fullfile (P.results, 'figure5.mat');
   if (exist (f5, 'file') != 2)
@@ -125,6 +151,25 @@ function T = dataset_rows (P, ps)
   M(end+1, :) = {sprintf('GradientSHAP n=%d', ns), 'gradient', ns, ...
                  @() ee_gradient (clf, X, 'method', 'gradientshap', 'background', bg, 'samples', ns, ...
                                   'seed', P.seed, 'verbose', false)};
+  if (! strcmp (clf.kind, 'transformer'))   # DeepLIFT's rescale rule is defined on the cnn and the mlp
+    M(end+1, :) = {'DeepLIFT', 'gradient', 1, @() ee_gradient (clf, X, 'method', 'deeplift', 'verbose', false)};
+  end
+  M(end+1, :) = {'feature ablation', 'occlusion', 1, @() ee_occlusion (clf, X, 'verbose', false)};
+  if (P.occlusion_window > 1)
+    w = P.occlusion_window;
+    M(end+1, :) = {sprintf('occlusion w=%d', w), 'occlusion', w, ...
+                   @() ee_occlusion (clf, X, 'window', w, 'stride', 1, 'verbose', false)};
+  end
+  for s = P.kernelshap_samples(:)'
+    M(end+1, :) = {sprintf('KernelSHAP m=%g', s), 'kernelshap', s, ...
+                   @() per_row (X, s, @(i, k) ee_sv (clf, X, 'rows', i, 'method', 'kernelshap', 'samples', k, ...
+                                                     'seed', P.seed, 'verbose', false))};
+  end
+  for s = P.lime_samples(:)'
+    M(end+1, :) = {sprintf('LIME m=%g', s), 'lime', s, ...
+                   @() per_row (X, s, @(i, k) ee_lime (clf, X, 'rows', i, 'samples', k, 'seed', P.seed, ...
+                                                       'verbose', false))};
+  end
   T = struct ([]);
   for j = 1:rows (M)
     t0 = tic ();
@@ -160,6 +205,24 @@ function T = dataset_rows (P, ps)
   A = rand (size (X));
   rand ('state', old);
   T = [T, measure(P, clf, X, A, ds, 'random map', 'random', 0, 0, 0)];
+end
+
+## A coalition method with m coalitions per player: row i of X alone with
+## max(ceil(m n), n + 16) coalitions, n its real tokens (its own stream,
+## keyed by the row, as in one call); the passes summed.
+function [A, info] = per_row (X, m, run)
+  A = zeros (size (X), 'single');
+  passes = 0;
+  for i = 1:rows (X)
+    if (isinteger (X))                 # the players: the real tokens (not PAD, [CLS], [SEP])
+      n = sum (X(i,:) != 1 & X(i,:) != 3 & X(i,:) != 4);
+    else                               # an mlp's features
+      n = columns (X);
+    end
+    [A(i,:), q] = run (i, max (ceil (m * n), n + 16));
+    passes += q.passes;
+  end
+  info = struct ('passes', passes);
 end
 
 ## The panel's Empirical Explainer: the model among the cached explainers
@@ -204,7 +267,7 @@ function f = write_csv (P, T)
   txt = ['dataset,method,family,s,n_rows,passes_per_explanation,seconds_per_explanation,' ...
          'comprehensiveness,sufficiency,deletion_auc,insertion_auc' "\n"];
   for r = T
-    txt = [txt, sprintf('%s,%s,%s,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n', r.dataset, r.method, r.family, r.s, ...
+    txt = [txt, sprintf('%s,%s,%s,%g,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n', r.dataset, r.method, r.family, r.s, ...
                         r.n_rows, r.passes, r.seconds, r.comprehensiveness, r.sufficiency, r.deletion_auc, ...
                         r.insertion_auc)];
   end
@@ -218,8 +281,10 @@ function draw (T, dsets)
   ttl = {'comprehensiveness (higher: more faithful)', 'sufficiency (lower: more faithful)', ...
          'deletion AUC (lower: more faithful)'};
   colour = struct ('ig', [0 0.35 0.75], 'sv', [0.8 0.15 0.1], 'gradient', [0.1 0.55 0.2], ...
+                   'occlusion', [0.55 0.3 0.65], 'kernelshap', [0.9 0.5 0], 'lime', [0 0.6 0.65], ...
                    'explainer', [0 0 0], 'random', [0.45 0.45 0.45]);
-  marker = struct ('ig', 'o', 'sv', 's', 'gradient', '^', 'explainer', 'p', 'random', 'none');
+  marker = struct ('ig', 'o', 'sv', 's', 'gradient', '^', 'occlusion', 'v', 'kernelshap', 'd', 'lime', 'h', ...
+                   'explainer', 'p', 'random', 'none');
   nd = numel (dsets);
   for k = 1:nd
     D = T(strcmp ({T.dataset}, dsets{k}));
@@ -229,7 +294,7 @@ function draw (T, dsets)
       ax = axes ('position', [0.06 + (c - 1) * 0.325, 1 - k / nd + 0.13 / nd, 0.27, 0.72 / nd]);
       hold (ax, 'on');
       y = [D.(what{c})];
-      for fam = {'ig', 'sv'}                   # the sample counts of one method, joined
+      for fam = {'ig', 'sv', 'kernelshap', 'lime'}   # the sample counts of one method, joined
         J = strcmp ({D.family}, fam{1});
         if (any (J))
           plot (ax, [D(J).seconds], y(J), '-', 'color', colour.(fam{1}), 'linewidth', 1);

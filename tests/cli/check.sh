@@ -111,7 +111,8 @@ run_rows() { # PREFIX: writes PREFIX_{predict,ig,sv,svx,svp,explain,faith,grad,o
   "${L[@]}" "$ee" sv --model clf.mat --data data.mat --rows 1:8 --exact --chunk 3 --quiet --out "$1_svx.mat" &&
   "${L[@]}" "$ee" sv --model clf.mat --data data.mat --permutations perms --chunk 5 --quiet --out "$1_svp.mat" &&
   "${L[@]}" "$ee" explain --model expl.mat --model expl2.mat --data data.mat --rows test --chunk 4 --quiet --out "$1_explain.mat" &&
-  "${L[@]}" "$ee" faithfulness --model clf.mat --data data.mat --rows 3:60 --maps "$1_ig.mat" --steps 5 --chunk 7 --quiet --out "$1_faith.mat" &&
+  "${L[@]}" "$ee" faithfulness --model clf.mat --data data.mat --rows 3:60 --maps "$1_ig.mat" --steps 5 --chunk 7 \
+    --sensitivity saliency --sensitivity_samples 3 --quiet --out "$1_faith.mat" &&
   "${L[@]}" "$ee" gradient --model clf.mat --data data.mat --rows 2:60 --method ig --steps 4 --noise smoothgrad --samples 3 \
     --stdev 0.2 --seed 5 --chunk 8 --quiet --out "$1_grad.mat" &&
   "${L[@]}" "$ee" occlusion --model clf.mat --data data.mat --rows 2:40 --window 3 --stride 2 --chunk 6 --quiet \
@@ -134,6 +135,11 @@ step "ee ig --method gradxinput (libcore's table of IG methods)" $?
 "$ee" faithfulness --model clf.mat --data data.mat --rows 5:20 --maps one_sv.mat --steps 0 --logodds 50 --score logit \
   --baseline base --quiet --out faith2.mat
 step "ee faithfulness of ee ig's maps (one row per selected row) and ee sv's (one per row of --var)" $?
+"$ee" faithfulness --model clf.mat --data data.mat --rows 1:8,20:31 --maps one_sv.mat --sensitivity ig \
+  --sensitivity_steps 3 --sensitivity_samples 4 --radius 0.05 --seed 3 --chunk 5 --quiet --out faith3.mat &&
+"$ee" faithfulness --model cnn.mat --data data.mat --rows 2:40 --maps one_sv.mat --sensitivity saliency_abs \
+  --infidelity 3 --seed 4 --chunk 7 --quiet --out faith4.mat
+step "ee faithfulness --sensitivity: ig on a row list, saliency_abs on the cnn with the infidelity" $?
 "$ee" gradient --model clf.mat --data data.mat --rows 10:30 --method gradientshap --background bg --samples 4 --stdev 0.1 \
   --chunk 6 --quiet --out gshap.mat &&
 "$ee" gradient --model clf.mat --data data.mat --rows 1:20 --method saliency_l2 --noise vargrad --samples 2 --quiet --out vargrad.mat
@@ -143,7 +149,7 @@ step "ee gradient --method deeplift on the cnn, in chunks" $?
 "$ee" gradient --help > ghelp.out 2>&1
 step "ee gradient --help lists every option of ee_gradient but the noise's values" $(for o in method noise samples stdev seed steps rule baseline background target batch device verbose rows; do grep -q -- "--$o " ghelp.out || exit 1; done; echo $?)
 "$ee" faithfulness --help > fhelp.out 2>&1
-step "ee faithfulness --help lists every option of ee_faithfulness" $(for o in maps steps logodds score infidelity seed baseline target batch device verbose rows; do grep -q -- "--$o " fhelp.out || exit 1; done; echo $?)
+step "ee faithfulness --help lists every option of ee_faithfulness" $(for o in maps steps logodds score infidelity seed baseline target sensitivity sensitivity_samples radius sensitivity_steps batch device verbose rows; do grep -q -- "--$o " fhelp.out || exit 1; done; echo $?)
 
 if [ $mpi -eq 1 ]; then
   # ---- the same under two ranks
@@ -246,6 +252,11 @@ bad "occlusion: a window out of range" 2 "--window" occlusion --model clf.mat --
 bad "lime: a negative ridge" 2 "--ridge" lime --model clf.mat --data data.mat --ridge -1 --out out.mat
 bad "sv --method kernelshap with --exact" 2 "--exact" sv --model clf.mat --data data.mat --method kernelshap --exact --out out.mat
 bad "faithfulness: an unknown score" 2 "--score" faithfulness --model clf.mat --data data.mat --maps one_sv.mat --score odds --out out.mat
+bad "faithfulness: --radius without --sensitivity" 2 "--radius applies to --sensitivity" faithfulness --model clf.mat --data data.mat --maps one_sv.mat --radius 0.1 --out out.mat
+bad "faithfulness: the sensitivity of gradientshap" 2 "--sensitivity" faithfulness --model clf.mat --data data.mat --maps one_sv.mat --sensitivity gradientshap --out out.mat
+bad "faithfulness: a negative --radius" 2 "--radius .*must be finite and >= 0" faithfulness --model clf.mat --data data.mat --maps one_sv.mat --sensitivity saliency --radius -1 --out out.mat
+bad "faithfulness: --sensitivity_steps of saliency" 2 "--sensitivity_steps applies to --sensitivity ig" faithfulness --model clf.mat --data data.mat --maps one_sv.mat --sensitivity saliency --sensitivity_steps 3 --out out.mat
+bad "faithfulness: --seed without infidelity or sensitivity" 2 "--seed applies to" faithfulness --model clf.mat --data data.mat --maps one_sv.mat --seed 3 --out out.mat
 bad "a folder that cannot hold the result (checked before the work)" 4 "cannot write 'nodir/out.mat': its folder 'nodir': No such file" predict --model clf.mat --data data.mat --out nodir/out.mat
 
 # ---- hostile outputs, runs stopped by bad input, loose numbers (outputs.sh, its own folder)
@@ -341,6 +352,20 @@ F = ee_faithfulness (clf, d.tokens, sv.A, 'rows', 5:20, 'steps', 0, 'logodds', 5
 o.F.seconds = 0; F.seconds = 0;
 ok ('ee faithfulness --steps 0 --score logit --baseline: ee_faithfulness bit for bit', isequal (o.F, F) ...
     && same_bits (o.F.insertion_auc, F.insertion_auc) && ! isfield (o.F, 'deletion_curve'));
+o = load ('faith3.mat');
+F = ee_faithfulness (clf, d.tokens, sv.A, 'rows', [1:8, 20:31], 'sensitivity', 'ig', 'sensitivity_steps', 3, ...
+                     'sensitivity_samples', 4, 'radius', 0.05, 'seed', 3, 'verbose', false);
+o.F.seconds = 0; F.seconds = 0; o.F.sensitivity_seconds = 0; F.sensitivity_seconds = 0;
+ok ('ee faithfulness --sensitivity ig (a row list, in chunks): ee_faithfulness field for field and bit for bit', ...
+    isequal (fieldnames (o.F), fieldnames (F)) && isequal (o.F, F) && same_bits (o.F.sensitivity_max, F.sensitivity_max) ...
+    && all (F.sensitivity_max > 0) && F.sensitivity_passes > 0 && isequal (o.rows, [1:8, 20:31]'));
+o = load ('faith4.mat');
+F = ee_faithfulness (e.model, d.tokens, sv.A, 'rows', 2:40, 'sensitivity', 'saliency_abs', 'infidelity', 3, 'seed', 4, ...
+                     'verbose', false);
+o.F.seconds = 0; F.seconds = 0; o.F.sensitivity_seconds = 0; F.sensitivity_seconds = 0;
+ok ('ee faithfulness --sensitivity saliency_abs --infidelity on the cnn: ee_faithfulness field for field and bit for bit', ...
+    isequal (fieldnames (o.F), fieldnames (F)) && isequal (o.F, F) && same_bits (o.F.sensitivity_max, F.sensitivity_max) ...
+    && same_bits (o.F.infidelity, F.infidelity) && all (isfinite (F.sensitivity_max)));
 o = load ('one_occl.mat'); [A, info] = ee_occlusion (clf, d.tokens, 'rows', 2:40, 'window', 3, 'stride', 2, 'verbose', false);
 o.info.seconds = 0; info.seconds = 0;
 ok ('ee occlusion --window 3 --stride 2: ee_occlusion bit for bit, info field for field', same_bits (o.A, A) ...
@@ -360,7 +385,7 @@ if ($mpi)
   for f = {'predict', 'ig', 'sv', 'svx', 'svp', 'explain', 'faith', 'grad', 'occl', 'lime', 'ksh'}
     p = load (['one_' f{1} '.mat']); q = load (['two_' f{1} '.mat']);
     if (isfield (p, 'info')) p.info.seconds = 0; q.info.seconds = 0; end
-    if (isfield (p, 'F')) p.F.seconds = 0; q.F.seconds = 0; end
+    if (isfield (p, 'F')) p.F.seconds = 0; q.F.seconds = 0; p.F.sensitivity_seconds = 0; q.F.sensitivity_seconds = 0; end
     ok (sprintf ('mpirun -np 2 ee %s: the bits of one process (every variable)', f{1}), isequal (p, q) && same_bits (p.(fieldnames (p){1}), q.(fieldnames (q){1})));
   end
   for r = [2 1]

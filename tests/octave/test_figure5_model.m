@@ -77,6 +77,50 @@
 %!   if (exist (d, 'dir')) rmdir (d, 's'); end
 %! end_unwind_protect
 
+%!test
+%! ## a KernelSHAP panel: the convergence in its own coalition count (s x K
+%! ## coalitions per row), the line of an explainer of KernelSHAP maps
+%! ## (ee_train (@f, X, 'kernelshap')), the floor from a second run
+%! d = tempname ();
+%! unwind_protect
+%!   ek = ee_train (f, X, 'kernelshap', 'options', {'samples', 24}, 'hidden', [16], 'epochs', 80, 'lr', 1e-2, ...
+%!                  'seed', 1, 'verbose', false);
+%!   S = 5; K = 6; Xs = Xt(1:40, :);
+%!   R = figure5 ('model', struct ('f', f, 'X', Xs, 'explainer', ek, 'method', 'kernelshap', 'S', S, ...
+%!                'coalitions', K, 'name', 'ks'), 'figures', d, 'verbose', false);
+%!   p = R.panels; C = p.curve;
+%!   assert (p.method, 'kernelshap');
+%!   assert (C.coalitions, K);
+%!   assert (! isempty (strfind (p.title, 'KernelSHAP')));
+%!   ## the target: KernelSHAP with S K coalitions, seed 1, the 6 columns as players
+%!   A = ee_sv (f, Xs, 'method', 'kernelshap', 'samples', S * K, 'seed', 1, 'verbose', false);
+%!   assert (C.target, A);
+%!   assert (C.mse(:, S), zeros (40, 1));
+%!   ## s = 1: 6 coalitions (with repeats) leave 5 unknowns undetermined: no value
+%!   assert (isnan (C.curve(1)) && all (isfinite (C.curve(2:S))));
+%!   assert (C.passes(2:S), 2 + (2:S) * K);
+%!   assert (C.curve(2) > 2 * C.curve(S - 1));          # the curve falls with s
+%!   B = ee_sv (f, Xs, 'method', 'kernelshap', 'samples', 2 * K, 'seed', 3, 'verbose', false);
+%!   assert (C.mse(:, 2), mean ((B - A) .^ 2, 2), 1e-12);
+%!   ## the floor: half the MSE of a second run at s = S; it estimates the
+%!   ## MSE of the exact Shapley values against the target
+%!   B = ee_sv (f, Xs, 'method', 'kernelshap', 'samples', S * K, 'seed', 1 + S + 1, 'verbose', false);
+%!   assert (C.floor, mean (mean ((B - A) .^ 2, 2)) / 2, 1e-12);
+%!   Ex = ee_sv (f, Xs, 'exact', true, 'verbose', false);
+%!   actual = mean ((Ex(:) - A(:)) .^ 2);
+%!   assert (C.floor > 0.5 * actual && C.floor < 2 * actual, 'floor %g against the exact values'' MSE %g', C.floor, actual);
+%!   E = ee_explain (ek, Xs);
+%!   assert (C.explainer_curve, mean (mean ((E - A) .^ 2, 2)), 1e-12);
+%!   if (ee_check_graphics ())
+%!     assert (numel (R.files), 3);
+%!   end
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, 'local');
+%!   if (exist (d, 'dir')) rmdir (d, 's'); end
+%! end_unwind_protect
+
+%!error <'model'.method must be 'sv', 'ig' or 'kernelshap'> figure5 ('model', struct ('f', @(x) x, 'X', 1, 'method', 'lime'), 'figures', tempname ())
+%!error <'model'.coalitions> figure5 ('model', struct ('f', @(x) x, 'X', 1, 'method', 'kernelshap', 'coalitions', 0), 'figures', tempname ())
 %!error <'model' has no field 'nosuch'> figure5 ('model', struct ('f', @(x) x, 'X', 1, 'nosuch', 1), 'figures', tempname ())
 %!error <'model'.X must be> figure5 ('model', struct ('f', @(x) x), 'figures', tempname ())
 %!error <excludes 'data_ig'> figure5 ('model', struct ('f', @(x) x, 'X', 1), 'panels', 'ig')

@@ -2,12 +2,13 @@
 ## @deftypefn {} {@var{files} =} f5_figure (@var{P}, @var{panels})
 ## Draws Figure 5: one panel per element of @var{panels} (from f5_panel),
 ## IG panels in the left column and SV panels in the right one, as in the
-## paper; writes figure5.png, .pdf and .svg into @var{P}.figures.
+## paper, a panel of another method (a function handle's KernelSHAP) in a
+## column of its own; writes figure5.png, .pdf and .svg into @var{P}.figures.
 ## @end deftypefn
 function files = f5_figure (P, panels)
   methods = {panels.method};
   cols = {};
-  for m = {'ig', 'sv'}
+  for m = unique ([{'ig', 'sv'}, methods], 'stable')
     if (any (strcmp (methods, m{1}))) cols{end+1} = m{1}; end
   end
   nrow = max (cellfun (@(m) sum (strcmp (methods, m)), cols));
@@ -77,7 +78,11 @@ function draw_panel (P, p, box)
   end
   text (ax, 0.3, lg (36), 'passes:', 'horizontalalignment', 'right', 'fontsize', 9, 'color', grey);
   text (ax, 0.3, lg (17), 's:', 'horizontalalignment', 'right', 'fontsize', 9);
-  text (ax, S / 2, lg (62), sprintf ('s: IG steps / SV permutations; grey: passes per explanation (%.0f at s = %d)', ...
+  what = 'IG steps / SV permutations';
+  if (strcmp (p.method, 'kernelshap'))
+    what = sprintf ('%d coalitions each', C.coalitions);
+  end
+  text (ax, S / 2, lg (62), sprintf ('s: %s; grey: passes per explanation (%.0f at s = %d)', what, ...
                                      C.passes(S), S), 'horizontalalignment', 'center', 'fontsize', 9);
   ylabel (ax, sprintf ('MSE to the target (s = %d), log scale', S), 'fontsize', 11);
   ## labels of the explainer's line and of the floor: above or below them,

@@ -1,7 +1,8 @@
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{p} =} f5_fn_panel (@var{M})
 ## A Figure 5 panel on a model given as a function handle (figure5's
-## @qcode{'model'} option): the convergence curve of SV sampling or IG of
+## @qcode{'model'} option): the convergence curve of SV sampling, IG or
+## KernelSHAP (in units of @code{@var{M}.coalitions}, default 16) of
 ## @code{@var{M}.f} on the rows @code{@var{M}.X} against the method's own
 ## result at s = S (@code{ee_convergence}), the line of the Empirical
 ## Explainer @code{@var{M}.explainer} (from @code{ee_train (@@f, @dots{})},
@@ -12,20 +13,23 @@
 ## target: SV, the per-permutation variance of each player (the target's
 ## @code{info.variance}) over S, spread over the player's columns as
 ## @code{ee_sv} spreads its value (a player of k columns adds var / (S k)
-## to the sum over the row's F columns); IG, the MSE of IG at 2 S against S.
+## to the sum over the row's F columns); IG, the MSE of IG at 2 S against S;
+## KernelSHAP, half the MSE between the target and a second run at s = S
+## with another seed (two independent estimates differ by twice the
+## variance of one, which is the target's MSE against the exact values).
 ## @end deftypefn
 function p = f5_fn_panel (M, verbose)
   me = 'figure5';
   if (! (isstruct (M) && isscalar (M)))
     error ('ee:badInput', '%s: ''model'' must be a struct with fields f, X (and explainer, method, S, ...)', me);
   end
-  known = {'f', 'X', 'explainer', 'method', 'S', 'name', 'title', 'options', 'seed', 'notes'};
+  known = {'f', 'X', 'explainer', 'method', 'S', 'name', 'title', 'options', 'seed', 'notes', 'coalitions'};
   bad = setdiff (fieldnames (M), known);
   if (! isempty (bad))
     error ('ee:badInput', '%s: ''model'' has no field ''%s'' (fields: %s)', me, bad{1}, strjoin (known, ', '));
   end
   def = struct ('explainer', [], 'method', 'sv', 'S', 20, 'name', 'model', 'title', '', 'options', {{}}, ...
-                'seed', 1, 'notes', {{}});
+                'seed', 1, 'notes', {{}}, 'coalitions', 16);
   for nm = fieldnames (def)'
     if (! isfield (M, nm{1}) || isempty (M.(nm{1})))
       M.(nm{1}) = def.(nm{1});
@@ -38,8 +42,12 @@ function p = f5_fn_panel (M, verbose)
     error ('ee:badInput', '%s: ''model''.X must be the N x F rows to explain', me);
   end
   ## (the toolbox's ee_check is private to scripts/, so the checks are here)
-  if (! (ischar (M.method) && any (strcmpi (M.method, {'sv', 'ig'}))))
-    error ('ee:badInput', '%s: ''model''.method must be ''sv'' or ''ig''', me);
+  if (! (ischar (M.method) && any (strcmpi (M.method, {'sv', 'ig', 'kernelshap'}))))
+    error ('ee:badInput', '%s: ''model''.method must be ''sv'', ''ig'' or ''kernelshap''', me);
+  end
+  K = M.coalitions;
+  if (! (isnumeric (K) && isreal (K) && isscalar (K) && K == fix (K) && K >= 1 && K <= 2^20))
+    error ('ee:badInput', '%s: ''model''.coalitions must be a whole number in 1..%d', me, 2^20);
   end
   M.method = lower (M.method);
   if (! (isnumeric (M.S) && isreal (M.S) && isscalar (M.S) && M.S == fix (M.S) && M.S >= 2 && M.S <= 2^20))
@@ -69,7 +77,14 @@ function p = f5_fn_panel (M, verbose)
       end
     end
   end
-  if (strcmp (M.method, 'sv'))
+  if (strcmp (M.method, 'kernelshap'))
+    ks = @(seed) ee_sv (M.f, X, 'method', 'kernelshap', 'samples', S * K, 'seed', seed, 'verbose', false, fo{:});
+    [tg, ti] = ks (M.seed);
+    ## a seed no run of the curve uses (they take seed + 1 .. seed + S - 1)
+    floor_mse = mean ((ks (M.seed + S + 1) - tg) .^ 2, 2) / 2;
+    floor_method = sprintf ('half the MSE of a second run at s = %d (%d coalitions) against the target', S, S * K);
+    label = 'KernelSHAP';
+  elseif (strcmp (M.method, 'sv'))
     [tg, ti] = ee_sv (M.f, X, 'samples', S, 'seed', M.seed, 'verbose', false, fo{:});
     ## a player's columns: from 'groups' (the last one given wins, as in the gateway)
     k = find (strcmp (fo(1:2:end), 'groups'), 1, 'last');
@@ -91,7 +106,7 @@ function p = f5_fn_panel (M, verbose)
     label = 'IG';
   end
   C = ee_convergence (M.f, X, M.method, S, 'explainer', M.explainer, 'seed', M.seed, 'options', M.options, ...
-                      'target', tg, 'target_info', ti, 'verbose', verbose);
+                      'target', tg, 'target_info', ti, 'coalitions', K, 'verbose', verbose);
   C.floor_mse = floor_mse;
   C.floor = mean (floor_mse);
   C.floor_method = floor_method;
@@ -101,8 +116,9 @@ function p = f5_fn_panel (M, verbose)
   p = struct ('name', M.name, 'method', M.method, 'S', S, 'curve', C, 'label', label);
   p.title = M.title;
   if (isempty (p.title))
-    p.title = sprintf ('%s of %s', ifelse (strcmp (M.method, 'sv'), 'Shapley Value Sampling', 'Integrated Gradients'), ...
-                       M.name);
+    names = struct ('sv', 'Shapley Value Sampling', 'ig', 'Integrated Gradients', ...
+                    'kernelshap', sprintf ('KernelSHAP (s x %d coalitions)', K));
+    p.title = sprintf ('%s of %s', names.(M.method), M.name);
   end
   p.notes = M.notes;
   if (isempty (p.notes))
