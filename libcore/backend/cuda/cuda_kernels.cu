@@ -10,6 +10,7 @@
  * cpu/cpu_ops.c expression by expression (double where the CPU uses
  * double), so the backends agree to rounding. */
 #include "cuda_common.cuh"
+#include "../deeplift_rule.h"
 
 #include <math_constants.h>
 
@@ -987,22 +988,12 @@ void eecu_maxpool_bwd(const float *dPooled, const int32_t *argmax, float *dAct, 
 }
 
 /* ---- DeepLIFT's rescale rule ---------------------------------------------------------- */
-/* Same float operations in the same order as backend/cpu/cpu_deeplift.c,
- * so the GPU's multipliers are the CPU's bits: IEEE division (no fast
- * math), and no product here is followed by an addition nvcc could fuse. */
-__device__ __forceinline__ float dl_relu(float z) { return z > 0 ? z : 0.0f; }
-
-__device__ __forceinline__ float dl_relu_mult(float zx, float zr)
-{
-    float dz = zx - zr;
-    if (fabsf(dz) < EE_DEEPLIFT_EPS) return zx > 0 ? 1.0f : 0.0f;
-    return (dl_relu(zx) - dl_relu(zr)) / dz;
-}
-
+/* The rule itself is ../deeplift_rule.h, shared with the CPU backend: the
+ * same float operations in the same order, so the same bits. */
 __global__ void k_relu_rescale_bwd(const float *__restrict__ Zx, const float *__restrict__ Zr,
                                    const float *dY, float *dX, size_t n)
 {
-    GRID_LOOP(i, n) dX[i] = dY[i] * dl_relu_mult(Zx[i], Zr[i]);
+    GRID_LOOP(i, n) dX[i] = dY[i] * ee_dl_relu_mult(Zx[i], Zr[i]);
 }
 
 /* first t with the largest relu(z[t][f]) > 0 over the valid t, else 0 and -1 */
@@ -1031,21 +1022,12 @@ __global__ void k_pool_rescale_bwd(const float *__restrict__ Zx, const float *__
         int tx, tr;
         dl_pool_max(zx + f, mk, T, F, &yx, &tx);
         dl_pool_max(zr + f, mk, T, F, &yr, &tr);
-        float g = dPooled[(size_t)s * ld + off + f], top = yx > yr ? yx : yr;
-        float ux = g * (top - yr), ur = g * (yx - top);
-        int pos[2] = {tx, tr == tx ? -1 : tr};
+        int pos[2];
+        float m[2];
+        ee_dl_pool_mults(zx, zr, F, f, tx, yx, tr, yr, dPooled[(size_t)s * ld + off + f], pos, m);
         for (int k = 0; k < 2; k++) {
-            int t = pos[k];
-            float m = 0;
-            if (t >= 0) {
-                size_t q = (size_t)t * F + f;
-                float u = (t == tx ? ux : 0.0f) + (t == tr ? ur : 0.0f);
-                float da = dl_relu(zx[q]) - dl_relu(zr[q]);
-                float ma = fabsf(da) >= EE_DEEPLIFT_EPS ? u / da : t == tx ? g : 0.0f;
-                m = ma * dl_relu_mult(zx[q], zr[q]);
-            }
-            at[((size_t)k * B + s) * F + f] = t;
-            mult[((size_t)k * B + s) * ld + off + f] = m;
+            at[((size_t)k * B + s) * F + f] = pos[k];
+            mult[((size_t)k * B + s) * ld + off + f] = m[k];
         }
     }
 }
