@@ -1552,6 +1552,42 @@ static void attr_parity(const char *label, const EeConfig *cfg)
         CHECK(e <= 1e-4 && rc.forward == rg.forward, "%s: error %.3g exceeds 1e-4, or passes differ (%ld, %ld)", what, e,
               rc.forward, rg.forward);
     }
+    /* the coalition methods (occlusion windows, KernelSHAP, LIME: the same
+     * coalitions from the rows' streams) and saliency on both devices */
+    {
+        static const char *const names[4] = {"occlusion w=2 stride=1", "KernelSHAP 24 coalitions",
+                                             "LIME 24 coalitions", "saliency"};
+        for (int k = 0; k < 4; k++) {
+            EeAttrOptions oc = attr_opts(EE_DEVICE_CPU), og = attr_opts(GPU_DEV);
+            og.batch = 7; /* coalitions of several rows per pass, and several passes */
+            float fx[6];
+            EeAttrInfo info = {NULL, fx, NULL, NULL, 0, 0, 0, NULL}, infog = {0};
+            if (k < 3) {
+                EeCoalitionModelOptions c = {0};
+                c.m.kind = k == 0 ? EE_COAL_OCCLUSION : k == 1 ? EE_COAL_KERNELSHAP : EE_COAL_LIME;
+                c.m.samples = 24;
+                c.m.paired = k == 1;
+                c.window = k == 0 ? 2 : 0;
+                c.stride = k == 0 ? 1 : 0;
+                CHECK_OK(ee_coalition_attribute(m, &in, &oc, &c, a, &info));
+                CHECK_OK(ee_coalition_attribute(m, &in, &og, &c, b, &infog));
+            } else {
+                EeGradOptions g;
+                ee_grad_options_defaults(&g);
+                g.method = EE_GRAD_SALIENCY;
+                CHECK_OK(ee_gradient_attribute(m, &in, &g, &oc, a, &info));
+                CHECK_OK(ee_gradient_attribute(m, &in, &g, &og, b, &infog));
+            }
+            char what[96];
+            snprintf(what, sizeof what, "%s %s", label, names[k]);
+            double e = relerr_floor(b, a, (size_t)N * T, maxabs(fx, N));
+            note_err(what, e);
+            printf("  %-58s rel err %9.2e%s\n", what, e, e <= 1e-4 ? "" : "   <-- FAIL");
+            CHECK(e <= 1e-4 && maxabs(a, (size_t)N * T) > 0, "%s: relative error %.3g exceeds 1e-4 (or all 0)", what, e);
+            CHECK(infog.forward == info.forward, "%s: %ld passes on the GPU, %ld on the CPU", what, infog.forward,
+                  info.forward);
+        }
+    }
     /* an explainer's input features (gradients at the path's ends and
      * inside it, occlusion scores) on both devices */
     if (ee_is_token_model(cfg)) {
@@ -1770,7 +1806,9 @@ static void precision_models(const char *label, const EeConfig *cfg)
     CHECK_OK(ee_model_new(cfg, &m));
     if (!m) return;
     ee_model_init(m, 3);
-    int N = 6, T = cfg->T, C = cfg->classes;
+    /* the CPU emulation of the backend (tests/gpu/emu) runs every thread of
+     * the rounding kernels as a fiber: two rows there, six on a GPU */
+    int N = getenv("EE_TEST_GPU_EMULATED") ? 2 : 6, T = cfg->T, C = cfg->classes;
     int32_t *ids = attr_ids(cfg, N, 8);
     EeInput in = {.n = N, .ids = ids};
     float *ref = xmalloc(sizeof(float) * N * T), *got = xmalloc(sizeof(float) * N * T);

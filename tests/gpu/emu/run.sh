@@ -52,7 +52,7 @@ echo "built $B/test_gpu_emu and $B/bench_gpu_emu"
 # Under the emulation a GPU is always there: test_gpu's "no GPU" (77, e.g.
 # an op of backend.h that the CUDA backend lacks) is a failure here.
 rc=0
-EE_TEST_GPU_NO_TIMING=1 "$B/test_gpu_emu" || rc=$?
+EE_TEST_GPU_NO_TIMING=1 EE_TEST_GPU_EMULATED=1 "$B/test_gpu_emu" || rc=$?
 if [ $rc -eq 77 ]; then
     echo "FAIL: the emulated CUDA backend offered no GPU (see the line above)"
     exit 1
