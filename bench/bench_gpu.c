@@ -127,6 +127,56 @@ static double run_once(Ctx *x, Work w, int n)
     return sec;
 }
 
+/* With EE_BENCH_DUMP=DIR, the benchmarked model for bench/peer_torch.py:
+ * DIR/NAME.w (every tensor in the exchange format's column-major order,
+ * float32, one after the other), NAME.layout (a line per tensor: name,
+ * offset and count in floats, its three exchange dims; doc/MODEL_FORMAT.md), NAME.ids (the ERR_ROWS x T rows of the
+ * error table) and NAME.ig (the fp32 IG maps of those rows), NAME the
+ * label with '_' for blanks and '/'. The peer then runs the same weights
+ * on the same rows, and compares its fp32 IG maps with these. */
+static void dump_name(const char *label, const char *ext, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s/", getenv("EE_BENCH_DUMP"));
+    size_t k = strlen(buf);
+    for (const char *q = label; *q && k + 1 < n; q++) buf[k++] = *q == ' ' || *q == '/' ? '_' : *q;
+    buf[k] = 0;
+    snprintf(buf + k, n - k, ".%s", ext);
+}
+
+static void dump_bytes(const char *label, const char *ext, const void *p, size_t bytes)
+{
+    char path[512];
+    dump_name(label, ext, path, sizeof path);
+    FILE *fp = fopen(path, "wb");
+    if (!fp || fwrite(p, 1, bytes, fp) != bytes || fclose(fp)) die(path);
+}
+
+static void dump_model(const char *label, const EeModel *m)
+{
+    if (!getenv("EE_BENCH_DUMP")) return;
+    char path[512];
+    dump_name(label, "layout", path, sizeof path);
+    FILE *fl = fopen(path, "w");
+    dump_name(label, "w", path, sizeof path);
+    FILE *fw = fopen(path, "wb");
+    if (!fl || !fw) die(path);
+    size_t at = 0;
+    for (int i = 0; i < ee_model_nparams(m); i++) {
+        EeParamInfo q;
+        ee_model_param_info(m, i, &q);
+        float *buf = malloc(sizeof(float) * q.count);
+        if (!buf || ee_param_get(m, i, buf, q.count) || fwrite(buf, sizeof(float), q.count, fw) != q.count) die(path);
+        free(buf);
+        fprintf(fl, "%s%s%d%s%s %zu %zu %d %d %d\n", q.group ? q.group : "", q.group ? "." : "", q.group ? q.index : 0,
+                q.group ? "." : "", q.field, at, q.count, q.dims[0], q.dims[1], q.ndims > 2 ? q.dims[2] : 1);
+        at += q.count;
+    }
+    if (fclose(fl) || fclose(fw)) die(path);
+    int32_t *ids = random_ids(ee_model_config(m), ERR_ROWS, 7); /* run_once's first rows */
+    dump_bytes(label, "ids", ids, sizeof(int32_t) * ERR_ROWS * ee_model_config(m)->T);
+    free(ids);
+}
+
 /* Rate in sequences/s: a warm-up call of n0 rows, then one of about 1.5 s. */
 static double rate(Ctx *x, Work w, int n0, int nmax, int *n_used, double *peak_mib)
 {
@@ -163,6 +213,7 @@ static void bench_model(const char *label, const EeConfig *cfg, const int n0[W_C
     ee_model_init(m, 5);
     /* explainer heads sit on transformer encoders only */
     if (cfg->kind == EE_KIND_TRANSFORMER && ee_model_make_explainer(m, EE_HEAD_TOKEN, 1, &ex)) die("explainer");
+    dump_model(label, m);
     static const int nmax[W_COUNT] = {8192, 1024, 16384, 65536};
     float *ref[2] = {NULL, NULL};
     double err[EE_PRECISION_COUNT][4];
@@ -187,6 +238,7 @@ static void bench_model(const char *label, const EeConfig *cfg, const int n0[W_C
                 if (p == EE_PRECISION_FP32) {
                     ref[k] = malloc(sizeof(float) * ERR_ROWS * cfg->T);
                     memcpy(ref[k], x.maps, sizeof(float) * ERR_ROWS * cfg->T);
+                    if (!k && getenv("EE_BENCH_DUMP")) dump_bytes(label, "ig", ref[k], sizeof(float) * ERR_ROWS * cfg->T);
                     err[p][2 * k] = 0;
                 } else { /* relative to the largest |score| of the FP32 maps */
                     err[p][2 * k] = rel_err(x.maps, ref[k], (size_t)ERR_ROWS * cfg->T, 0);

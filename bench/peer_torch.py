@@ -149,6 +149,55 @@ class NullCtx:
         return False
 
 
+def load_libcore(model, folder, label, dev):
+    """Replace model's weights by those bench_gpu wrote with EE_BENCH_DUMP
+    (exchange format, column-major; doc/MODEL_FORMAT.md); returns libcore's
+    error-table rows and its fp32 IG maps of them, or None when absent."""
+    import os
+    base = os.path.join(folder, label.replace(" ", "_").replace("/", "_"))
+    if not os.path.exists(base + ".layout"):
+        return None
+    flat = np.fromfile(base + ".w", dtype=np.float32)
+    t = {}
+    for line in open(base + ".layout"):
+        name, off, cnt, d0, d1, d2 = line.split()
+        off, cnt = int(off), int(cnt)
+        dims = [int(d0), int(d1), int(d2)]
+        a = flat[off:off + cnt].reshape(dims, order="F")
+        t[name] = torch.tensor(a if dims[2] > 1 else a[:, :, 0], device=dev)
+
+    def row(x):
+        return x.reshape(-1)
+
+    if isinstance(model, Transformer):
+        model.tok, model.pos = t["E_tok"], t["E_pos"]
+        model.ln_e = (row(t["ln_emb_g"]), row(t["ln_emb_b"]))
+        for l, p in enumerate(model.layers):
+            g = lambda f: t[f"encoder.{l}.{f}"]
+            p["wqkv"] = torch.cat([g("Wq").T, g("Wk").T, g("Wv").T]).contiguous()
+            p["bqkv"] = torch.cat([row(g("bq")), row(g("bk")), row(g("bv"))])
+            p["wo"], p["bo"] = g("Wo").T.contiguous(), row(g("bo"))
+            p["ln1"] = (row(g("ln1_g")), row(g("ln1_b")))
+            p["w1"], p["b1"] = g("W1").T.contiguous(), row(g("b1"))
+            p["w2"], p["b2"] = g("W2").T.contiguous(), row(g("b2"))
+            p["ln2"] = (row(g("ln2_g")), row(g("ln2_b")))
+        model.wp, model.bp = t["Wp"].T.contiguous(), row(t["bp"])
+        model.wc, model.bc = t["Wc"].T.contiguous(), row(t["bc"])
+    else:
+        model.tok = t["E_tok"]
+        convs = []
+        for k, (_, _, w) in enumerate(model.convs):
+            W = t[f"conv.{k}.W"]  # w x d x F
+            b = row(t[f"conv.{k}.b"]) if f"conv.{k}.b" in t else torch.zeros(W.shape[2], device=dev)
+            convs.append((W.permute(2, 1, 0).contiguous(), b, w))
+        model.convs = convs
+        model.wc = t["Wc"].T.contiguous()
+        model.bc = row(t["bc"]) if "bc" in t else torch.zeros(model.wc.shape[0], device=dev)
+    ids = np.fromfile(base + ".ids", dtype=np.int32).astype(np.int64).reshape(ERR_ROWS, -1)
+    ig = np.fromfile(base + ".ig", dtype=np.float32) if os.path.exists(base + ".ig") else None
+    return ids, (ig.reshape(ERR_ROWS, -1) if ig is not None else None)
+
+
 def precision_ctx(p, dev):
     """fp32: no TF32 anywhere; tf32: TF32 products; bf16: autocast to bf16."""
     if dev.type == "cuda":
@@ -267,19 +316,38 @@ def timed(fn, dev):
     return time.perf_counter() - t0, r
 
 
-def bench_shape(label, model, T, vocab, n0, rows, dev, tiny):
+def bench_shape(label, model, T, vocab, n0, rows, dev, tiny, weights=None):
     ref = {}
+    same = load_libcore(model, weights, label, dev) if weights else None
+    if weights:
+        print(f"{label}: {'libcore' if same else 'own random'} weights", flush=True)
+
+    def rows_for(n):
+        ids = random_ids(n, T, vocab, 7)
+        if same is not None:  # the error rows are libcore's
+            k = min(n, ERR_ROWS)
+            ids[:k] = same[0][:k]
+        return torch.tensor(ids, device=dev)
+
+    if same is not None and same[1] is not None:
+        # the same weights, rows and quadrature: libcore's fp32 IG maps again
+        mine, _, _ = integrated_gradients(model, rows_for(ERR_ROWS), 20, rows["IG"], "fp32", dev)
+        theirs = torch.tensor(same[1], device=dev)
+        x = float((mine - theirs).abs().max() / theirs.abs().max())
+        print("PEER " + json.dumps(dict(shape=label, crosscheck="IG s=20 fp32 maps, peer vs libcore", rel_err=x)))
+        print(f"{label:22s} fp32 IG s=20: the peer's maps against libcore's, same weights and rows: "
+              f"max |a - a_libcore| / max |a_libcore| = {x:.2e}", flush=True)
     for prec in ("fp32", "tf32", "bf16"):
         if prec != "fp32" and dev.type != "cuda":
             continue
         for work in ("IG", "SV"):
             fn = integrated_gradients if work == "IG" else shapley_sampling
-            ids0 = torch.tensor(random_ids(n0[work], T, vocab, 7), device=dev)
+            ids0 = rows_for(n0[work])
             t, _ = timed(lambda: fn(model, ids0, 20, rows[work], prec, dev), dev)  # warm-up
             n = n0[work]
             if not tiny and t < 0.75:
                 n = int(min(max(n0[work], n0[work] * 1.5 / max(t, 1e-4)), 16 * n0[work]))
-            ids = torch.tensor(random_ids(n, T, vocab, 7), device=dev)
+            ids = rows_for(n)
             t, (maps, fx, delta) = timed(lambda: fn(model, ids, 20, rows[work], prec, dev), dev)
             m = maps[:ERR_ROWS].double().cpu()
             # completeness / efficiency: max |sum(a) - (f(x) - f(b))| / max |f(x)|
@@ -301,6 +369,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", nargs="?", default="all", choices=["all", "small", "bert", "cnn", "tiny"])
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    ap.add_argument("--weights", default=None,
+                    help="folder of bench_gpu's EE_BENCH_DUMP: run libcore's weights and rows")
     a = ap.parse_args()
     dev = torch.device(a.device)
     tiny = a.mode == "tiny"
@@ -309,19 +379,19 @@ def main():
     V, T, C = (60, 16, 2) if tiny else (20000, 128, 2)
     if tiny:
         bench_shape("transformer tiny", Transformer(V, T, 16, 2, 2, 32, C, dev), T, V,
-                    {"IG": ERR_ROWS, "SV": ERR_ROWS}, {"IG": 64, "SV": 256}, dev, True)
+                    {"IG": ERR_ROWS, "SV": ERR_ROWS}, {"IG": 64, "SV": 256}, dev, True, a.weights)
         bench_shape("cnn tiny", Cnn(V, T, 8, 4, (3, 4, 5), C, dev), T, V,
-                    {"IG": ERR_ROWS, "SV": ERR_ROWS}, {"IG": 64, "SV": 256}, dev, True)
+                    {"IG": ERR_ROWS, "SV": ERR_ROWS}, {"IG": 64, "SV": 256}, dev, True, a.weights)
         return
     if a.mode in ("all", "small"):
         bench_shape("transformer d64 L2", Transformer(V, T, 64, 4, 2, 256, C, dev), T, V,
-                    {"IG": 512, "SV": 64}, {"IG": 8192, "SV": 16384}, dev, False)
+                    {"IG": 512, "SV": 64}, {"IG": 8192, "SV": 16384}, dev, False, a.weights)
     if a.mode in ("all", "bert"):
         bench_shape("transformer d768 L12", Transformer(V, T, 768, 12, 12, 3072, C, dev), T, V,
-                    {"IG": 64, "SV": ERR_ROWS}, {"IG": 320, "SV": 2048}, dev, False)
+                    {"IG": 64, "SV": ERR_ROWS}, {"IG": 320, "SV": 2048}, dev, False, a.weights)
     if a.mode in ("all", "small", "cnn"):
         bench_shape("cnn 3/4/5 x 100", Cnn(V, T, 64, 100, (3, 4, 5), C, dev), T, V,
-                    {"IG": 1024, "SV": 64}, {"IG": 8192, "SV": 16384}, dev, False)
+                    {"IG": 1024, "SV": 64}, {"IG": 8192, "SV": 16384}, dev, False, a.weights)
 
 
 if __name__ == "__main__":
