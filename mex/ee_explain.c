@@ -46,14 +46,12 @@ static void explained_fingerprint(const mxArray *e, char *buf, size_t n)
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     if (nrhs < 2) ee_mx_error("ee:badInput", "usage: [A, info] = ee_explain(explainer, X, ...)");
-    if (nlhs > 2) ee_mx_error("ee:badInput", "ee_explain returns at most two outputs");
     if (ee_mx_is_feature_explainer(prhs[0])) { /* the explainer of a function handle: mexfeat.c */
         ee_mx_explain_fn(nlhs, plhs, nrhs, prhs);
         return;
     }
-    ee_mx_begin();
     EeMxOpt o[NOPT];
-    ee_mx_parse_options(opt_names, nrhs, prhs, 2, o, NOPT);
+    ee_mx_start("ee_explain", nlhs, nrhs, prhs, 2, opt_names, o, NOPT);
     const mxArray *E = prhs[0];
     if (!(mxIsCell(E) || mxIsStruct(E)) || mxGetNumberOfElements(E) < 1)
         ee_mx_error("ee:badModel", "the first argument must be an explainer struct (from ee_train), or a "

@@ -17,16 +17,14 @@ static double *col(int n, const char *what) { return ee_mx_malloc(sizeof(double)
 
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
-    ee_mx_fn_reentry_check("ee_faithfulness");
-    if (nrhs < 3) ee_mx_error("ee:badInput", "usage: F = ee_faithfulness(model, X, A, ...)");
-    if (nlhs > 1) ee_mx_error("ee:badInput", "ee_faithfulness returns one output (a struct)");
-    if (mxIsClass(prhs[0], "function_handle")) { /* any model, as a function (mexfn.c) */
-        ee_mx_faithfulness_fn(nlhs, plhs, nrhs, prhs);
+    /* any model, as a function: mexfn.c (which refuses a second output too) */
+    if (ee_mx_fn_gateway("ee_faithfulness", "F = ee_faithfulness(model, X, A, ...)", 3, ee_mx_faithfulness_fn, nlhs,
+                         plhs, nrhs, prhs))
         return;
-    }
+    if (nlhs > 1) ee_mx_error("ee:badInput", "ee_faithfulness returns one output (a struct)");
     EeMxOpt o[NOPT];
     EeInput all;
-    EeModel *m = ee_mx_attr_start(nrhs, prhs, 3, opt_names, o, NOPT, NULL, &all);
+    EeModel *m = ee_mx_attr_start("ee_faithfulness", nlhs, nrhs, prhs, 3, opt_names, o, NOPT, NULL, &all);
     const EeConfig *c = ee_model_config(m);
     int token = c->kind != EE_KIND_MLP, W = token ? c->T : c->D;
     const float *Aall = ee_mx_maps(prhs[2], "A", all.n, W);
@@ -98,24 +96,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     a.baseline_ids = bids;
     a.target = tg;
 
-    EeFaithResult r = {0};
-    r.comprehensiveness = col(nrows, "F");
-    r.sufficiency = col(nrows, "F");
-    r.deletion_auc = col(nrows, "F");
-    r.insertion_auc = col(nrows, "F");
-    r.log_odds_drop = col(nrows, "F");
-    r.comp_bins = col(nrows * NB, "F");
-    r.suff_bins = col(nrows * NB, "F");
-    if (K) {
-        r.deletion_curve = col(nrows * (K + 1), "F");
-        r.insertion_curve = col(nrows * (K + 1), "F");
-    }
-    r.target = ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "F");
-    r.nreal = ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "F");
-    r.fx = col(nrows, "F");
-    r.fbaseline = col(nrows, "F");
-    r.infidelity = col(nrows, "F");
-    r.infidelity_normalized = col(nrows, "F");
+    EeFaithResult r = ee_mx_faith_result(nrows, K);
     double *smax = sens ? col(nrows, "F") : NULL;
     long spasses = 0;
     double ssec = 0;
@@ -128,11 +109,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         EeInput part = {.n = i1 - i0, .ids = ids ? ids + o0 : NULL, .x = x ? x + o0 : NULL};
         if (bids) s.baseline_ids = bids + o0;
         if (tg) s.target = tg + i0;
-        EeFaithResult q = {r.comprehensiveness + i0, r.sufficiency + i0, r.deletion_auc + i0, r.insertion_auc + i0,
-                           r.log_odds_drop + i0, r.comp_bins + (size_t)i0 * NB, r.suff_bins + (size_t)i0 * NB,
-                           K ? r.deletion_curve + (size_t)i0 * (K + 1) : NULL,
-                           K ? r.insertion_curve + (size_t)i0 * (K + 1) : NULL, r.target + i0, r.nreal + i0,
-                           r.fx + i0, r.fbaseline + i0, r.infidelity + i0, r.infidelity_normalized + i0, 0, 0};
+        EeFaithResult q = ee_mx_faith_from(&r, i0, K);
         EeStatus st = ee_faithfulness(m, &part, A + o0, &s, &f, &q);
         if (st) ee_mx_fail(st);
         r.forward += q.forward;

@@ -15,10 +15,9 @@ static const char *const opt_names[NOPT] = {"method", "noise", "samples", "stdev
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     if (nrhs < 2) ee_mx_error("ee:badInput", "usage: [A, info] = ee_gradient(model, X, ...)");
-    if (nlhs > 2) ee_mx_error("ee:badInput", "ee_gradient returns at most two outputs");
     EeMxOpt o[NOPT];
     EeInput all;
-    EeModel *m = ee_mx_attr_start(nrhs, prhs, 2, opt_names, o, NOPT, NULL, &all);
+    EeModel *m = ee_mx_attr_start("ee_gradient", nlhs, nrhs, prhs, 2, opt_names, o, NOPT, NULL, &all);
     const EeConfig *c = ee_model_config(m);
     int token = c->kind != EE_KIND_MLP, cols = token ? c->T : c->D, W = token ? c->T * c->d : c->D;
     EeGradOptions g;
@@ -104,25 +103,15 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     float *noise = ret_noise ? ee_mx_malloc(sizeof(float) * (noise_count + 1), "info.noise_values") : NULL;
     int32_t *bdrawn = shap ? ee_mx_malloc(sizeof(int32_t) * ((size_t)nrows * g.samples + 1), "info.background_row") : NULL;
     float *adrawn = shap ? ee_mx_malloc(sizeof(float) * ((size_t)nrows * g.samples + 1), "info.alpha") : NULL;
-    EeAttrInfo info = {0};
-    info.target = ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "info");
-    info.fx = ee_mx_malloc(sizeof(float) * (nrows + 1), "info");
-    if (dl) { /* completeness: f(reference) and the sum's gap */
-        info.fbaseline = ee_mx_malloc(sizeof(float) * (nrows + 1), "info");
-        info.delta = ee_mx_malloc(sizeof(float) * (nrows + 1), "info");
-    }
+    EeAttrInfo info = ee_mx_attr_info_new(nrows, dl); /* deeplift: completeness, f(reference) and the gap */
     long fwd = 0, bwd = 0;
     double secs = 0;
     /* one call per maximal run of consecutive rows, keyed by its offset in
      * X (the noise streams are the rows'), as ee_sv does */
     for (int i0 = 0; i0 < nrows;) {
         EeAttrOptions s;
-        int i1 = ee_mx_attr_run(rows, nrows, i0, &a, &s), r0 = rows[i0], n = i1 - i0;
-        EeInput in = {.n = n};
-        if (token) in.ids = all.ids + (size_t)r0 * cols;
-        else in.x = all.x + (size_t)r0 * cols;
-        if (a.baseline_ids) s.baseline_ids = a.baseline_ids + (size_t)r0 * c->T;
-        if (a.target) s.target = a.target + r0;
+        EeInput in;
+        int i1 = ee_mx_attr_run_rows(rows, nrows, i0, &all, cols, &a, &s, &in);
         EeGradOptions gs = g;
         size_t per_row = (size_t)g.samples * W;
         if (given) gs.given = given + (size_t)i0 * per_row;
@@ -131,8 +120,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
             gs.drawn_baseline = bdrawn + (size_t)i0 * g.samples;
             gs.drawn_alpha = adrawn + (size_t)i0 * g.samples;
         }
-        EeAttrInfo part = {info.target + i0, info.fx + i0, dl ? info.fbaseline + i0 : NULL, dl ? info.delta + i0 : NULL,
-                           0, 0, 0, NULL};
+        EeAttrInfo part = ee_mx_attr_info_from(&info, i0);
         EeStatus st = ee_gradient_attribute(m, &in, &gs, &s, A + (size_t)i0 * cols, &part);
         if (st) ee_mx_fail(st);
         fwd += part.forward;

@@ -12,16 +12,11 @@ static const char *const opt_names[NOPT] = {"steps", "method", "baseline", "targ
 
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
-    ee_mx_fn_reentry_check("ee_ig");
-    if (nrhs < 2) ee_mx_error("ee:badInput", "usage: [A, info] = ee_ig(model, X, ...)");
-    if (mxIsClass(prhs[0], "function_handle")) { /* any model, as a function (mexfn.c) */
-        ee_mx_ig_fn(nlhs, plhs, nrhs, prhs);
-        return;
-    }
-    if (nlhs > 2) ee_mx_error("ee:badInput", "ee_ig returns at most two outputs");
+    /* any model, as a function: mexfn.c */
+    if (ee_mx_fn_gateway("ee_ig", "[A, info] = ee_ig(model, X, ...)", 2, ee_mx_ig_fn, nlhs, plhs, nrhs, prhs)) return;
     EeMxOpt o[NOPT];
     EeInput all;
-    EeModel *m = ee_mx_attr_start(nrhs, prhs, 2, opt_names, o, NOPT, NULL, &all);
+    EeModel *m = ee_mx_attr_start("ee_ig", nlhs, nrhs, prhs, 2, opt_names, o, NOPT, NULL, &all);
     const EeConfig *c = ee_model_config(m);
     EeAttrOptions a;
     ee_attr_options_defaults(&a);
@@ -68,11 +63,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     a.target = tg;
 
     float *A = ee_mx_malloc(sizeof(float) * ((size_t)nrows * W + 1), "the attributions");
-    EeAttrInfo info = {0};
-    info.target = ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "info");
-    info.fx = ee_mx_malloc(sizeof(float) * (nrows + 1), "info");
-    info.fbaseline = ee_mx_malloc(sizeof(float) * (nrows + 1), "info");
-    info.delta = ee_mx_malloc(sizeof(float) * (nrows + 1), "info");
+    EeAttrInfo info = ee_mx_attr_info_new(nrows, 1);
     EeStatus st = ee_ig_attribute(m, &in, &a, A, &info);
     if (st) ee_mx_fail(st);
     plhs[0] = ee_mx_single_matrix(A, nrows, W);

@@ -7,11 +7,7 @@
 
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
-    ee_mx_fn_reentry_check("ee_lime");
-    if (nrhs < 2) ee_mx_error("ee:badInput", "usage: [A, info] = ee_lime(model or f, X, ...)");
-    if (!mxIsClass(prhs[0], "function_handle")) { /* a built-in model (mexcoal.c) */
-        ee_mx_coalition_model("ee_lime", EE_COAL_LIME, nlhs, plhs, nrhs, prhs);
+    if (ee_mx_fn_gateway("ee_lime", "[A, info] = ee_lime(model or f, X, ...)", 2, ee_mx_lime_fn, nlhs, plhs, nrhs, prhs))
         return;
-    }
-    ee_mx_lime_fn(nlhs, plhs, nrhs, prhs);
+    ee_mx_coalition_model("ee_lime", EE_COAL_LIME, nlhs, plhs, nrhs, prhs); /* a built-in model (mexcoal.c) */
 }

@@ -8,10 +8,8 @@ static const char *const opt_names[NOPT] = {"mask", "batch", "device", "precisio
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     if (nrhs < 2) ee_mx_error("ee:badInput", "usage: [labels, logits] = ee_predict(model, X, ...)");
-    if (nlhs > 2) ee_mx_error("ee:badInput", "ee_predict returns at most two outputs");
-    ee_mx_begin();
     EeMxOpt o[NOPT];
-    ee_mx_parse_options(opt_names, nrhs, prhs, 2, o, NOPT);
+    ee_mx_start("ee_predict", nlhs, nrhs, prhs, 2, opt_names, o, NOPT);
     EeModel *m = ee_mx_model(prhs[0], "model");
     const EeConfig *c = ee_model_config(m);
     if (c->head != EE_HEAD_CLASSIFIER)

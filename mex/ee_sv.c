@@ -69,20 +69,15 @@ static const int32_t **read_perms(const mxArray *v, const EeInput *in, int T, in
 
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
-    ee_mx_fn_reentry_check("ee_sv");
-    if (nrhs < 2) ee_mx_error("ee:badInput", "usage: [A, info] = ee_sv(model, X, ...)");
-    if (mxIsClass(prhs[0], "function_handle")) { /* any model, as a function (mexfn.c) */
-        ee_mx_sv_fn(nlhs, plhs, nrhs, prhs);
-        return;
-    }
+    /* any model, as a function: mexfn.c */
+    if (ee_mx_fn_gateway("ee_sv", "[A, info] = ee_sv(model, X, ...)", 2, ee_mx_sv_fn, nlhs, plhs, nrhs, prhs)) return;
     if (ee_mx_option_is(nrhs, prhs, 2, "method", "kernelshap")) { /* KernelSHAP (mexcoal.c) */
         ee_mx_coalition_model("ee_sv", EE_COAL_KERNELSHAP, nlhs, plhs, nrhs, prhs);
         return;
     }
-    if (nlhs > 2) ee_mx_error("ee:badInput", "ee_sv returns at most two outputs");
     EeMxOpt o[NOPT];
     EeInput all;
-    EeModel *m = ee_mx_attr_start(nrhs, prhs, 2, opt_names, o, NOPT,
+    EeModel *m = ee_mx_attr_start("ee_sv", nlhs, nrhs, prhs, 2, opt_names, o, NOPT,
                                   "Shapley sampling is defined for token models (transformer, cnn), not mlp", &all);
     const EeConfig *c = ee_model_config(m);
     EeAttrOptions a;
@@ -109,23 +104,17 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
      * any run of them), the maps twice (ours and Octave's) and the info */
     ee_mx_budget(ee_sv_bytes(m, &all, &a, exact) + 8.0 * nrows * T + 40.0 * nrows, "the call");
     float *A = ee_mx_malloc(sizeof(float) * ((size_t)nrows * T + 1), "the attributions");
-    EeAttrInfo info = {0};
-    info.target = ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "info");
-    info.fx = ee_mx_malloc(sizeof(float) * (nrows + 1), "info");
-    info.fbaseline = ee_mx_malloc(sizeof(float) * (nrows + 1), "info");
-    info.delta = ee_mx_malloc(sizeof(float) * (nrows + 1), "info");
+    EeAttrInfo info = ee_mx_attr_info_new(nrows, 1);
     /* the per-permutation variance, when the caller asks for info */
     float *var = nlhs > 1 && !exact ? ee_mx_malloc(sizeof(float) * ((size_t)nrows * T + 1), "info.variance") : NULL;
     /* one call per maximal run of consecutive rows, keyed by its offset in X */
     for (int i0 = 0; i0 < nrows;) {
         EeAttrOptions s;
-        int i1 = ee_mx_attr_run(rows, nrows, i0, &a, &s), r0 = rows[i0], n = i1 - i0;
-        EeInput in = {.n = n, .ids = all.ids + (size_t)r0 * T};
-        if (a.baseline_ids) s.baseline_ids = a.baseline_ids + (size_t)r0 * T;
-        if (a.target) s.target = a.target + r0;
-        if (perms) s.perms = perms + r0;
-        EeAttrInfo part = {info.target + i0, info.fx + i0, info.fbaseline + i0, info.delta + i0, 0, 0, 0,
-                           var ? var + (size_t)i0 * T : NULL};
+        EeInput in;
+        int i1 = ee_mx_attr_run_rows(rows, nrows, i0, &all, T, &a, &s, &in);
+        if (perms) s.perms = perms + rows[i0];
+        EeAttrInfo part = ee_mx_attr_info_from(&info, i0);
+        part.variance = var ? var + (size_t)i0 * T : NULL;
         EeStatus st = exact ? ee_shapley_exact(m, &in, &s, A + (size_t)i0 * T, &part)
                             : ee_sv_attribute(m, &in, &s, A + (size_t)i0 * T, &part);
         if (st) ee_mx_fail(st);

@@ -42,10 +42,8 @@ static void tokenize(const char *s, size_t len, int i, EeTokenFn fn, Words *w)
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     if (nrhs < 2) ee_mx_error("ee:badInput", "usage: [X, info] = ee_tokenize(vocab_or_model, text, ...)");
-    if (nlhs > 2) ee_mx_error("ee:badInput", "ee_tokenize returns at most two outputs");
-    ee_mx_begin();
     EeMxOpt o[NOPT];
-    ee_mx_parse_options(opt_names, nrhs, prhs, 2, o, NOPT);
+    ee_mx_start("ee_tokenize", nlhs, nrhs, prhs, 2, opt_names, o, NOPT);
     int T_model;
     const mxArray *vcell = ee_mx_vocab_arg(prhs[0], "the vocabulary", &T_model);
     EeVocab *v = ee_mx_vocab(vcell, T_model ? "the model's vocab_words" : "the vocabulary",

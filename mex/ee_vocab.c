@@ -45,10 +45,8 @@ static int is_inf(const mxArray *a)
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     if (nrhs < 1) ee_mx_error("ee:badInput", "usage: [V, counts] = ee_vocab(texts, ...)");
-    if (nlhs > 2) ee_mx_error("ee:badInput", "ee_vocab returns at most two outputs");
-    ee_mx_begin();
     EeMxOpt o[NOPT];
-    ee_mx_parse_options(opt_names, nrhs, prhs, 1, o, NOPT);
+    ee_mx_start("ee_vocab", nlhs, nrhs, prhs, 1, opt_names, o, NOPT);
     long min_count = o[O_MIN_COUNT].value ? ee_mx_int(o[O_MIN_COUNT].value, "'min_count'", 1, 0x7fffffff) : 2;
     long max_words = 20000;
     if (o[O_MAX_WORDS].value)

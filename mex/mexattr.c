@@ -11,11 +11,10 @@ void ee_mx_attr_inputs(const mxArray *X, const EeModel *m, EeInput *in)
     else in->ids = ee_mx_tokens(X, "X", c->T, c->vocab, &in->n);
 }
 
-EeModel *ee_mx_attr_start(int nrhs, const mxArray *prhs[], int first, const char *const *names, EeMxOpt *o,
-                          int nopt, const char *mlp_refusal, EeInput *all)
+EeModel *ee_mx_attr_start(const char *gateway, int nlhs, int nrhs, const mxArray *prhs[], int first,
+                          const char *const *names, EeMxOpt *o, int nopt, const char *mlp_refusal, EeInput *all)
 {
-    ee_mx_begin();
-    ee_mx_parse_options(names, nrhs, prhs, first, o, nopt);
+    ee_mx_start(gateway, nlhs, nrhs, prhs, first, names, o, nopt);
     EeModel *m = ee_mx_model(prhs[0], "model");
     if (mlp_refusal && ee_model_config(m)->kind == EE_KIND_MLP) ee_mx_error("ee:notSupported", "%s", mlp_refusal);
     ee_mx_attr_inputs(prhs[1], m, all);
@@ -98,6 +97,39 @@ int ee_mx_attr_run(const int *rows, int nrows, int i0, const EeAttrOptions *a, E
     *s = *a;
     s->row_offset = rows[i0];
     return i1;
+}
+
+int ee_mx_attr_run_rows(const int *rows, int nrows, int i0, const EeInput *all, int W, const EeAttrOptions *a,
+                        EeAttrOptions *s, EeInput *in)
+{
+    int i1 = ee_mx_attr_run(rows, nrows, i0, a, s), r0 = rows[i0];
+    size_t at = (size_t)r0 * W;
+    *in = (EeInput){.n = i1 - i0, .ids = all->ids ? all->ids + at : NULL, .x = all->x ? all->x + at : NULL};
+    if (a->baseline_ids) s->baseline_ids = a->baseline_ids + at;
+    if (a->target) s->target = a->target + r0;
+    return i1;
+}
+
+EeAttrInfo ee_mx_attr_info_new(int nrows, int completeness)
+{
+    EeAttrInfo info = {0};
+    info.target = ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "info");
+    info.fx = ee_mx_malloc(sizeof(float) * (nrows + 1), "info");
+    if (completeness) {
+        info.fbaseline = ee_mx_malloc(sizeof(float) * (nrows + 1), "info");
+        info.delta = ee_mx_malloc(sizeof(float) * (nrows + 1), "info");
+    }
+    return info;
+}
+
+EeAttrInfo ee_mx_attr_info_from(const EeAttrInfo *info, int i0)
+{
+    EeAttrInfo part = {0};
+    part.target = info->target ? info->target + i0 : NULL;
+    part.fx = info->fx ? info->fx + i0 : NULL;
+    part.fbaseline = info->fbaseline ? info->fbaseline + i0 : NULL;
+    part.delta = info->delta ? info->delta + i0 : NULL;
+    return part;
 }
 
 void ee_mx_attr_exec(const mxArray *batch, const mxArray *device, const mxArray *precision, const mxArray *verbose,

@@ -109,10 +109,9 @@ static const char *kind_name(EeCoalitionKind k)
 void ee_mx_coalition_model(const char *gateway, EeCoalitionKind kind, int nlhs, mxArray *plhs[], int nrhs,
                            const mxArray *prhs[])
 {
-    if (nlhs > 2) ee_mx_error("ee:badInput", "%s returns at most two outputs", gateway);
     EeMxOpt o[NCOPT];
     EeInput all;
-    EeModel *m = ee_mx_attr_start(nrhs, prhs, 2, copt_names, o, NCOPT, NULL, &all);
+    EeModel *m = ee_mx_attr_start(gateway, nlhs, nrhs, prhs, 2, copt_names, o, NCOPT, NULL, &all);
     /* each method's own options; another method's is refused by name */
     static const int occl_only[] = {C_WINDOW, C_STRIDE, -1}, fit_only[] = {C_SAMPLES, C_SEED, C_COALITIONS,
                                                                            C_WEIGHTS, -1};
@@ -130,7 +129,7 @@ void ee_mx_coalition_model(const char *gateway, EeCoalitionKind kind, int nlhs, 
     if (o[C_METHOD].value && strcmp(gateway, "ee_sv"))
         ee_mx_error("ee:badInput", "'method' is an option of ee_sv");
     const EeConfig *cfg = ee_model_config(m);
-    int token = cfg->kind != EE_KIND_MLP, W = token ? cfg->T : cfg->D;
+    int W = cfg->kind != EE_KIND_MLP ? cfg->T : cfg->D; /* scores (and ids or features) a row */
     EeAttrOptions a;
     ee_mx_attr_sampling(NULL, NULL, o[C_SEED].value, &a);
     ee_mx_attr_baseline(o[C_BASELINE].value, m, all.n, 0, &a);
@@ -161,27 +160,19 @@ void ee_mx_coalition_model(const char *gateway, EeCoalitionKind kind, int nlhs, 
     int *rows = ee_mx_attr_rows(o[C_ROWS].value, all.n, &nrows);
     ee_mx_budget(ee_coalition_attribute_bytes(m, &all, &a, &c) + 8.0 * nrows * W + 48.0 * nrows, "the call");
     float *A = ee_mx_malloc(sizeof(float) * ((size_t)nrows * W + 1), "the attributions");
-    EeAttrInfo info = {0};
-    info.target = ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "info");
-    info.fx = ee_mx_malloc(sizeof(float) * (nrows + 1), "info");
-    info.fbaseline = ee_mx_malloc(sizeof(float) * (nrows + 1), "info");
-    info.delta = ee_mx_malloc(sizeof(float) * (nrows + 1), "info");
+    EeAttrInfo info = ee_mx_attr_info_new(nrows, 1);
     double *count = ee_mx_malloc(sizeof(double) * (nrows + 1), "info");
     for (int i0 = 0; i0 < nrows;) {
         EeAttrOptions s;
-        int i1 = ee_mx_attr_run(rows, nrows, i0, &a, &s), r0 = rows[i0], n = i1 - i0;
-        EeInput in = {.n = n};
-        if (token) in.ids = all.ids + (size_t)r0 * W;
-        else in.x = all.x + (size_t)r0 * W;
-        if (a.baseline_ids) s.baseline_ids = a.baseline_ids + (size_t)r0 * W;
-        if (a.target) s.target = a.target + r0;
+        EeInput in;
+        int i1 = ee_mx_attr_run_rows(rows, nrows, i0, &all, W, &a, &s, &in), r0 = rows[i0], n = i1 - i0;
         EeCoalitionModelOptions cs = c;
         if (c.coalitions) {
             cs.coalitions = c.coalitions + r0;
             cs.count = c.count + r0;
             if (c.weights) cs.weights = c.weights + r0;
         }
-        EeAttrInfo part = {info.target + i0, info.fx + i0, info.fbaseline + i0, info.delta + i0, 0, 0, 0, NULL};
+        EeAttrInfo part = ee_mx_attr_info_from(&info, i0);
         EeStatus st = ee_coalition_attribute(m, &in, &s, &cs, A + (size_t)i0 * W, &part);
         if (st) ee_mx_fail(st);
         for (int i = 0; i < n; i++) {

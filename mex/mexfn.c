@@ -67,12 +67,17 @@ static const int32_t *read_target(const mxArray *v, int N)
 /* set while libcore runs f: a gateway called from inside f must not run */
 static int running_f;
 
-void ee_mx_fn_reentry_check(const char *gateway)
+int ee_mx_fn_gateway(const char *gateway, const char *usage, int min_in, EeMxGateway *fn_form, int nlhs,
+                     mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     /* not ee_mx_error: its cleanup would free the running call's buffers */
     if (running_f)
         mexErrMsgIdAndTxt("ee:notSupported", "%s cannot be called from inside the model function of a running %s call",
                           gateway, gateway);
+    if (nrhs < min_in) ee_mx_error("ee:badInput", "usage: %s", usage);
+    if (!mxIsClass(prhs[0], "function_handle")) return 0;
+    fn_form(nlhs, plhs, nrhs, prhs);
+    return 1;
 }
 
 /* What both handle forms do first: at most two outputs, the options
@@ -80,11 +85,9 @@ void ee_mx_fn_reentry_check(const char *gateway)
 static double *fn_begin(const char *gateway, int nlhs, int nrhs, const mxArray *prhs[], const char *const *names,
                         EeMxOpt *o, int nopt, int *N, int *F)
 {
-    if (nlhs > 2) ee_mx_error("ee:badInput", "%s returns at most two outputs", gateway);
-    ee_mx_begin();
+    ee_mx_start(gateway, nlhs, nrhs, prhs, 2, names, o, nopt);
     /* libcore runs no BLAS here; f runs with the caller's BLAS threads */
     ee_threads_leave();
-    ee_mx_parse_options(names, nrhs, prhs, 2, o, nopt);
     double *X = dense_rows(prhs[1], "X", N, F);
     if (*F < 1) ee_mx_error("ee:badInput", "X must have at least one column (one per feature)");
     return X;
@@ -127,6 +130,23 @@ static EeFnPlayers read_players(const mxArray *baseline, const mxArray *backgrou
     *P = ee_fn_players(pl.groups, F);
     if (*P < 0) ee_mx_error("ee:badInput", "'groups' must hold player ids >= 0");
     return pl;
+}
+
+/* Before libcore's first call of f, the handle fh: from here to fn_end a
+ * gateway called from inside f is refused (ee_mx_fn_gateway). */
+static void fn_calls_begin(EeMxFn *fn, const mxArray *fh)
+{
+    *fn = (EeMxFn){.fh = fh};
+    running_f = 1;
+}
+
+/* A run's counts and times (part) added to the call's (info). */
+static void fn_info_add(EeFnInfo *info, const EeFnInfo *part)
+{
+    info->rows += part->rows;
+    info->calls += part->calls;
+    info->seconds += part->seconds;
+    info->seconds_eval += part->seconds_eval;
 }
 
 /* libcore has returned (no Octave error crosses it: mexcallback.cc) and
@@ -313,14 +333,13 @@ static void fn_attribute(const char *gateway, int method, int nlhs, mxArray *plh
     double *fx, *fe, *delta;
     info_arrays(nrows, &target, &fx, &fe, &delta);
 
-    EeMxFn fn = {.fh = prhs[0]};
+    EeMxFn fn;
     /* the samplers write the perturbed rows straight into f's argument */
     EeScoreFn sf = {ee_mx_fn_eval, &fn, ee_mx_fn_columns};
-    long rows_eval = 0, calls = 0;
-    double secs = 0, secs_cb = 0;
+    EeFnInfo info = {0};
     EeStatus st = EE_OK;
     /* one call per maximal run of consecutive rows, keyed by its offset in X */
-    running_f = 1;
+    fn_calls_begin(&fn, prhs[0]);
     for (int i0 = 0; i0 < nrows && !st;) {
         EeAttrOptions s;
         int i1 = ee_mx_attr_run(rows, nrows, i0, &a, &s), r0 = rows[i0], n = i1 - i0;
@@ -329,10 +348,7 @@ static void fn_attribute(const char *gateway, int method, int nlhs, mxArray *plh
                          var ? var + (size_t)i0 * P : NULL, 0, 0, 0, 0};
         st = coal ? ee_coalition_fn(&sf, X + (size_t)r0 * F, n, &pl, &s, &co, A + (size_t)i0 * F, &part)
                   : ee_sv_fn(&sf, X + (size_t)r0 * F, n, &pl, &s, exact, A + (size_t)i0 * F, &part);
-        rows_eval += part.rows;
-        calls += part.calls;
-        secs += part.seconds;
-        secs_cb += part.seconds_eval;
+        fn_info_add(&info, &part);
         i0 = i1;
     }
     fn_end(&fn, st);
@@ -342,11 +358,11 @@ static void fn_attribute(const char *gateway, int method, int nlhs, mxArray *plh
         mxArray *s = info_rows(target, fx, fe, delta, nrows);
         ee_mx_set(s, "players", ee_mx_double_matrix(players, nrows, P));
         if (var) ee_mx_set(s, "variance", ee_mx_double_matrix(var, nrows, P));
-        ee_mx_set(s, "passes", mxCreateDoubleScalar((double)rows_eval));
-        ee_mx_set(s, "calls", mxCreateDoubleScalar((double)calls));
-        ee_mx_set(s, "seconds", mxCreateDoubleScalar(secs));
+        ee_mx_set(s, "passes", mxCreateDoubleScalar((double)info.rows));
+        ee_mx_set(s, "calls", mxCreateDoubleScalar((double)info.calls));
+        ee_mx_set(s, "seconds", mxCreateDoubleScalar(info.seconds));
         ee_mx_set(s, "seconds_f", mxCreateDoubleScalar(fn.seconds_f));
-        ee_mx_set(s, "seconds_callback", mxCreateDoubleScalar(secs_cb));
+        ee_mx_set(s, "seconds_callback", mxCreateDoubleScalar(info.seconds_eval));
         ee_mx_set(s, "method", mxCreateString(fn_method_names[method]));
         /* permutations (sampling), coalitions per row (kernelshap, lime), 0 */
         double steps = method == FN_SAMPLING ? a.steps : coal && P > 0 ? (double)ee_coalition_count(&co, P) : 0;
@@ -442,12 +458,12 @@ void ee_mx_ig_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     double *fx, *fb, *delta;
     info_arrays(nrows, &target, &fx, &fb, &delta);
 
-    EeMxFn fn = {.fh = prhs[0]};
+    EeMxFn fn;
     EeScoreFn sf = {ee_mx_fn_eval, &fn, NULL}; /* ee_ig_fn copies its rows: no columns hook */
     EeGradFn gf = {ee_mx_fn_eval_grad, &fn};
     EeFnInfo info = {0};
-    running_f = 1;
     EeStatus st = EE_OK;
+    fn_calls_begin(&fn, prhs[0]);
     /* one call per maximal run of consecutive rows, keyed by its offset in X
      * (the stream of a row's drawn baselines) */
     for (int i0 = 0; i0 < nrows && !st;) {
@@ -456,10 +472,7 @@ void ee_mx_ig_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         if (tg) s.target = tg + i0;
         EeFnInfo part = {.target = target + i0, .fx = fx + i0, .fempty = fb + i0, .delta = delta + i0};
         st = ee_eg_fn(&sf, fd ? NULL : &gf, Xs + (size_t)i0 * F, i1 - i0, F, b, K, m, &s, h, A + (size_t)i0 * F, &part);
-        info.rows += part.rows;
-        info.calls += part.calls;
-        info.seconds += part.seconds;
-        info.seconds_eval += part.seconds_eval;
+        fn_info_add(&info, &part);
         i0 = i1;
     }
     fn_end(&fn, st);
@@ -533,33 +546,21 @@ void ee_mx_faithfulness_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *p
         memcpy(As + (size_t)i * FA, Aall + (size_t)rows[i] * FA, sizeof(double) * FA);
         if (tg) tg[i] = tg_all[rows[i]];
     }
-#define QCOL(n) ee_mx_malloc(sizeof(double) * ((size_t)(n) + 1), "F")
-    EeFaithResult r = {QCOL(nrows), QCOL(nrows), QCOL(nrows), QCOL(nrows), QCOL(nrows), QCOL(nrows * NB),
-                       QCOL(nrows * NB), K ? QCOL(nrows * (K + 1)) : NULL, K ? QCOL(nrows * (K + 1)) : NULL,
-                       ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "F"), ee_mx_malloc(sizeof(int32_t) * (nrows + 1), "F"),
-                       QCOL(nrows), QCOL(nrows), QCOL(nrows), QCOL(nrows), 0, 0};
-#undef QCOL
-    EeMxFn fn = {.fh = prhs[0]};
+    EeFaithResult r = ee_mx_faith_result(nrows, K);
+    EeMxFn fn;
     EeScoreFn sf = {ee_mx_fn_eval, &fn, NULL}; /* the measures' rows are copied in: no columns hook */
     EeFnInfo info = {0};
-    running_f = 1;
     EeStatus st = EE_OK;
+    fn_calls_begin(&fn, prhs[0]);
     /* one call per maximal run of consecutive rows, keyed by its offset in X */
     for (int i0 = 0; i0 < nrows && !st;) {
         EeAttrOptions s;
         int i1 = ee_mx_attr_run(rows, nrows, i0, &a, &s);
         if (tg) s.target = tg + i0;
-        EeFaithResult q = {r.comprehensiveness + i0, r.sufficiency + i0, r.deletion_auc + i0, r.insertion_auc + i0,
-                           r.log_odds_drop + i0, r.comp_bins + (size_t)i0 * NB, r.suff_bins + (size_t)i0 * NB,
-                           K ? r.deletion_curve + (size_t)i0 * (K + 1) : NULL,
-                           K ? r.insertion_curve + (size_t)i0 * (K + 1) : NULL, r.target + i0, r.nreal + i0,
-                           r.fx + i0, r.fbaseline + i0, r.infidelity + i0, r.infidelity_normalized + i0, 0, 0};
+        EeFaithResult q = ee_mx_faith_from(&r, i0, K);
         EeFnInfo part = {0};
         st = ee_faithfulness_fn(&sf, Xs + (size_t)i0 * F, i1 - i0, &pl, As + (size_t)i0 * FA, FA, &s, &fo, &q, &part);
-        info.rows += part.rows;
-        info.calls += part.calls;
-        info.seconds += part.seconds;
-        info.seconds_eval += part.seconds_eval;
+        fn_info_add(&info, &part);
         i0 = i1;
     }
     fn_end(&fn, st);

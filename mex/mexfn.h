@@ -48,11 +48,16 @@ void ee_mx_lime_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]);
 void ee_mx_occlusion_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]);
 /* ee_faithfulness (@f, X, A, ...) (mexfn.c). */
 void ee_mx_faithfulness_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]);
-/* Refuses (ee:notSupported, without touching the running call's state) a
- * call of this gateway made from inside the f of a running handle-form
- * call: the two would share the gateway's buffers and interrupt hook.
- * Every mexFunction of a gateway with a handle form calls it first. */
-void ee_mx_fn_reentry_check(const char *gateway);
+/* What every mexFunction of a gateway with a handle form does first:
+ * refuses (ee:notSupported, without touching the running call's state) a
+ * call made from inside the f of a running handle-form call (the two
+ * would share the gateway's buffers and interrupt hook); refuses fewer
+ * than min_in arguments (ee:badInput, the usage line); hands a function
+ * handle as the first argument to fn_form. Returns whether fn_form ran
+ * (then the call is done). */
+typedef void EeMxGateway(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]);
+int ee_mx_fn_gateway(const char *gateway, const char *usage, int min_in, EeMxGateway *fn_form, int nlhs,
+                     mxArray *plhs[], int nrhs, const mxArray *prhs[]);
 
 #ifdef __cplusplus
 }

@@ -112,6 +112,14 @@ static int iequal(const char *a, const char *b)
     return *a == *b;
 }
 
+void ee_mx_start(const char *gateway, int nlhs, int nrhs, const mxArray *prhs[], int first,
+                 const char *const *names, EeMxOpt *o, int nopt)
+{
+    if (nlhs > 2) ee_mx_error("ee:badInput", "%s returns at most two outputs", gateway);
+    ee_mx_begin();
+    ee_mx_parse_options(names, nrhs, prhs, first, o, nopt);
+}
+
 void ee_mx_parse_options(const char *const *names, int nrhs, const mxArray *prhs[], int first,
                          EeMxOpt *opts, int nopts)
 {
@@ -565,6 +573,56 @@ double *ee_mx_dense_rows(const mxArray *a, const char *what, size_t *rows, size_
  * fields; each form adds its own after them. log_odds: the model form's
  * log-odds drop; infidelity: the two infidelity columns; K: the curves'
  * steps (0: no curves). */
+static double *faith_col(size_t n) { return ee_mx_malloc(sizeof(double) * (n + 1), "F"); }
+
+EeFaithResult ee_mx_faith_result(int nrows, int K)
+{
+    size_t n = (size_t)nrows;
+    EeFaithResult r = {0};
+    r.comprehensiveness = faith_col(n);
+    r.sufficiency = faith_col(n);
+    r.deletion_auc = faith_col(n);
+    r.insertion_auc = faith_col(n);
+    r.log_odds_drop = faith_col(n);
+    r.comp_bins = faith_col(n * EE_FAITH_BINS);
+    r.suff_bins = faith_col(n * EE_FAITH_BINS);
+    if (K) {
+        r.deletion_curve = faith_col(n * (K + 1));
+        r.insertion_curve = faith_col(n * (K + 1));
+    }
+    r.target = ee_mx_malloc(sizeof(int32_t) * (n + 1), "F");
+    r.nreal = ee_mx_malloc(sizeof(int32_t) * (n + 1), "F");
+    r.fx = faith_col(n);
+    r.fbaseline = faith_col(n);
+    r.infidelity = faith_col(n);
+    r.infidelity_normalized = faith_col(n);
+    return r;
+}
+
+EeFaithResult ee_mx_faith_from(const EeFaithResult *r, int i0, int K)
+{
+    size_t i = (size_t)i0;
+    EeFaithResult q = {0};
+    q.comprehensiveness = r->comprehensiveness + i;
+    q.sufficiency = r->sufficiency + i;
+    q.deletion_auc = r->deletion_auc + i;
+    q.insertion_auc = r->insertion_auc + i;
+    q.log_odds_drop = r->log_odds_drop + i;
+    q.comp_bins = r->comp_bins + i * EE_FAITH_BINS;
+    q.suff_bins = r->suff_bins + i * EE_FAITH_BINS;
+    if (K) {
+        q.deletion_curve = r->deletion_curve + i * (K + 1);
+        q.insertion_curve = r->insertion_curve + i * (K + 1);
+    }
+    q.target = r->target + i;
+    q.nreal = r->nreal + i;
+    q.fx = r->fx + i;
+    q.fbaseline = r->fbaseline + i;
+    q.infidelity = r->infidelity + i;
+    q.infidelity_normalized = r->infidelity_normalized + i;
+    return q;
+}
+
 mxArray *ee_mx_faith_struct(const EeFaithResult *r, int nrows, int K, int log_odds, int infidelity)
 {
     mxArray *s = mxCreateStructMatrix(1, 1, 0, NULL);

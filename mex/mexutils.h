@@ -47,6 +47,13 @@ typedef struct {
     const mxArray *value;  /* NULL when not given */
 } EeMxOpt;
 
+/* The start of a gateway's call, after its usage check: at most two
+ * outputs (gateway: the call's name in the error), the call begun
+ * (ee_mx_begin), the options from prhs[first] on parsed into o
+ * (ee_mx_parse_options). */
+void ee_mx_start(const char *gateway, int nlhs, int nrhs, const mxArray *prhs[], int first,
+                 const char *const *names, EeMxOpt *o, int nopt);
+
 /* Sets up opts from the option names, then parses prhs[first..nrhs) as
  * name/value pairs into it (unknown names, a missing value or a non-char
  * name are ee:badInput). */
@@ -93,6 +100,12 @@ mxArray *ee_mx_double_vector(const double *v, int n);  /* n x 1 */
 mxArray *ee_mx_row(const double *v, int n);            /* 1 x n */
 /* ee_faithfulness's per-row fields (mexutils.c), both forms' */
 mxArray *ee_mx_faith_struct(const EeFaithResult *r, int nrows, int K, int log_odds, int infidelity);
+/* The per-row arrays of ee_faithfulness's result for nrows rows, on the
+ * call's memory (the curves only with K steps, K > 0). */
+EeFaithResult ee_mx_faith_result(int nrows, int K);
+/* r's per-row arrays from row i0 on (both forms call once per run of
+ * rows), the totals 0. */
+EeFaithResult ee_mx_faith_from(const EeFaithResult *r, int i0, int K);
 
 /* ---- models -------------------------------------------------------------------- */
 /* Loads and validates a model struct (ee:badModel on any defect). */

@@ -132,19 +132,8 @@ function C = ee_convergence (model, X, method, S, varargin)
     if (! isempty (o.device))
       error ('ee:badInput', 'ee_convergence: ''device'' does not apply to a function handle');
     end
-    fo = o.options;
-    if (! isempty (o.explainer))
-      if (! (isstruct (o.explainer) && isscalar (o.explainer) && isfield (o.explainer, 'explains') ...
-             && isfield (o.explainer.explains, 'groups')))
-        error ('ee:badInput', 'ee_convergence: ''explainer'' of a function handle must come from ee_train (@f, ...)');
-      end
-      ex = o.explainer.explains;
-      for nm = {'groups', 'baseline', 'background'}
-        if (! isempty (ex.(nm{1})))
-          fo(end+1:end+2) = {nm{1}, ex.(nm{1})};
-        end
-      end
-    end
+    fo = ee_explainer_fn_options (o.explainer, o.options, ...
+                                  'ee_convergence: ''explainer'' of a function handle');
     Xa = 2 * ones (size (X));        # every column counts
     if (strcmp (method, 'ig'))
       run = @(s) ee_ig (model, X, 'steps', s, 'method', o.method, 'verbose', false, gw{:}, fo{:});

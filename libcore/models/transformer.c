@@ -309,6 +309,34 @@ static void value_path_scores(EeRun *r, const TfLayer *L, int l, int B)
     free(v); free(gv); free(P);
 }
 
+/* The backward of layer l's feed-forward half over n rows (the last
+ * layer's [CLS] rows, or every row): from g, the gradient at the layer's
+ * output x2, through LayerNorm 2, the FFN with its residual and LayerNorm
+ * 1, to a->gy, the gradient at y1 (the attention's output plus its
+ * residual, the layer's input). pg: the parameters' gradients too. */
+static void ffn_half_bwd(EeRun *r, TfLayer *L, int l, const float *g, int n, int pg)
+{
+    const EeBackend *be = r->be;
+    TfAct *a = r->kind;
+    int d = r->m->cfg.d, f = r->m->cfg.ffn;
+    size_t nd = (size_t)n * d;
+    float pdrop = r->dropout_on;
+#define G(i) (pg ? ee_run_g(r, (i)) : NULL)
+    be->layernorm_bwd(g, L->y2, ee_run_w(r, LP(l, L_LN2_G)), L->mean2, L->rstd2, a->gy,
+                      G(LP(l, L_LN2_G)), G(LP(l, L_LN2_B)), n, d, 0);
+    be->copy(a->gx1, a->gy, nd * sizeof(float)); /* residual */
+    be->copy(a->gm, a->gy, nd * sizeof(float));
+    if (pdrop > 0) be->dropout_bwd(a->gm, L->keep_m, nd, pdrop);
+    ee_linear_bwd(be, L->gz, ee_run_w(r, LP(l, L_W2)), a->gm, a->gf, 0, G(LP(l, L_W2)),
+                  G(LP(l, L_B2)), n, f, d);
+    be->gelu_bwd(L->z, a->gf, a->gf, (size_t)n * f);
+    ee_linear_bwd(be, L->x1, ee_run_w(r, LP(l, L_W1)), a->gf, a->gx1, 1, G(LP(l, L_W1)),
+                  G(LP(l, L_B1)), n, d, f);
+    be->layernorm_bwd(a->gx1, L->y1, ee_run_w(r, LP(l, L_LN1_G)), L->mean1, L->rstd1, a->gy,
+                      G(LP(l, L_LN1_G)), G(LP(l, L_LN1_B)), n, d, 0);
+#undef G
+}
+
 /* From g (gradient at the last layer's [CLS] output, B x d) to a->gx, the
  * gradient at the layer's input (all rows). */
 static void last_layer_cls_bwd(EeRun *r, TfLayer *L, int l, const float *g, int B, int pg)
@@ -316,22 +344,11 @@ static void last_layer_cls_bwd(EeRun *r, TfLayer *L, int l, const float *g, int 
     const EeConfig *c = &r->m->cfg;
     const EeBackend *be = r->be;
     TfAct *a = r->kind;
-    int T = r->T, d = c->d, f = c->ffn, R = B * T;
+    int T = r->T, d = c->d, R = B * T;
     size_t Bd = (size_t)B * d, Rd = (size_t)R * d;
     float pdrop = r->dropout_on;
 #define G(i) (pg ? ee_run_g(r, (i)) : NULL)
-    be->layernorm_bwd(g, L->y2, ee_run_w(r, LP(l, L_LN2_G)), L->mean2, L->rstd2, a->gy,
-                      G(LP(l, L_LN2_G)), G(LP(l, L_LN2_B)), B, d, 0);
-    be->copy(a->gx1, a->gy, Bd * sizeof(float));
-    be->copy(a->gm, a->gy, Bd * sizeof(float));
-    if (pdrop > 0) be->dropout_bwd(a->gm, L->keep_m, Bd, pdrop);
-    ee_linear_bwd(be, L->gz, ee_run_w(r, LP(l, L_W2)), a->gm, a->gf, 0, G(LP(l, L_W2)),
-                  G(LP(l, L_B2)), B, f, d);
-    be->gelu_bwd(L->z, a->gf, a->gf, (size_t)B * f);
-    ee_linear_bwd(be, L->x1, ee_run_w(r, LP(l, L_W1)), a->gf, a->gx1, 1, G(LP(l, L_W1)),
-                  G(LP(l, L_B1)), B, d, f);
-    be->layernorm_bwd(a->gx1, L->y1, ee_run_w(r, LP(l, L_LN1_G)), L->mean1, L->rstd1, a->gy,
-                      G(LP(l, L_LN1_G)), G(LP(l, L_LN1_B)), B, d, 0);
+    ffn_half_bwd(r, L, l, g, B, pg);
     be->copy(a->gp, a->gy, Bd * sizeof(float)); /* residual: gradient at the [CLS] input rows */
     if (pdrop > 0) be->dropout_bwd(a->gy, L->keep_a, Bd, pdrop);
     ee_linear_bwd(be, L->ctx, ee_run_w(r, LP(l, L_WO)), a->gy, a->gctx, 0, G(LP(l, L_WO)),
@@ -421,7 +438,7 @@ static void tf_backward(EeRun *r, int B, const float *dout, int need_de, int par
     const EeConfig *c = &r->m->cfg;
     const EeBackend *be = r->be;
     TfAct *a = r->kind;
-    int T = r->T, d = c->d, f = c->ffn, R = B * T;
+    int T = r->T, d = c->d, R = B * T;
     size_t Rd = (size_t)R * d;
     int pg = param_grads && r->g;
 #define G(i) (pg ? ee_run_g(r, (i)) : NULL)
@@ -467,20 +484,8 @@ static void tf_backward(EeRun *r, int B, const float *dout, int need_de, int par
     int first = c->head == EE_HEAD_CLASSIFIER ? c->layers - 2 : c->layers - 1;
     for (int l = first; l >= 0; l--) {
         TfLayer *L = &a->L[l];
-        /* gx: gradient at x2. LN2 -> gy (gradient at y2). */
-        be->layernorm_bwd(a->gx, L->y2, ee_run_w(r, LP(l, L_LN2_G)), L->mean2, L->rstd2, a->gy,
-                          G(LP(l, L_LN2_G)), G(LP(l, L_LN2_B)), R, d, 0);
-        be->copy(a->gx1, a->gy, Rd * sizeof(float)); /* residual */
-        be->copy(a->gm, a->gy, Rd * sizeof(float));
-        if (pdrop > 0) be->dropout_bwd(a->gm, L->keep_m, Rd, pdrop);
-        ee_linear_bwd(be, L->gz, ee_run_w(r, LP(l, L_W2)), a->gm, a->gf, 0, G(LP(l, L_W2)),
-                      G(LP(l, L_B2)), R, f, d);
-        be->gelu_bwd(L->z, a->gf, a->gf, (size_t)R * f);
-        ee_linear_bwd(be, L->x1, ee_run_w(r, LP(l, L_W1)), a->gf, a->gx1, 1, G(LP(l, L_W1)),
-                      G(LP(l, L_B1)), R, d, f);
-        /* LN1 -> gy (gradient at y1) */
-        be->layernorm_bwd(a->gx1, L->y1, ee_run_w(r, LP(l, L_LN1_G)), L->mean1, L->rstd1, a->gy,
-                          G(LP(l, L_LN1_G)), G(LP(l, L_LN1_B)), R, d, 0);
+        /* gx: gradient at x2 -> gy (gradient at y1) */
+        ffn_half_bwd(r, L, l, a->gx, R, pg);
         be->copy(a->gx_in, a->gy, Rd * sizeof(float)); /* residual */
         if (pdrop > 0) be->dropout_bwd(a->gy, L->keep_a, Rd, pdrop);
         ee_linear_bwd(be, L->ctx, ee_run_w(r, LP(l, L_WO)), a->gy, a->gctx, 0, G(LP(l, L_WO)),

@@ -74,7 +74,7 @@ static int need_param(const EeModel *m, const char *group, int index, const char
 
 /* Reads every tensor of m (in exchange order) and resolves the indices of
  * the documented names, checking their documented shapes. */
-static void ref_load(Ref *r, const EeModel *m)
+static inline void ref_load(Ref *r, const EeModel *m)
 {
     memset(r, 0, sizeof *r);
     r->vs_t = -1; /* no factor on a value */
@@ -178,7 +178,7 @@ static void ref_load(Ref *r, const EeModel *m)
     r->margin = INFINITY;
 }
 
-static void ref_free(Ref *r)
+static inline void ref_free(Ref *r)
 {
     for (int i = 0; i < r->np; i++) free(r->p[i]);
     free(r->p); free(r->count); free(r->name); free(r->pad_row);
@@ -406,9 +406,10 @@ static inline void refm_config(EeConfig *c, EeKind kind, int T, int D, int h0, i
 
 /* A model of config c whose weights are all nontrivial (biases and
  * LayerNorms too, so that no term of the reference goes untested): drawn
- * N(0, sd^2) from rng, gains 1 + 0.2 N(0, sd^2), the PAD embedding zero.
- * seed: ee_model_init's, before the draws. NULL when c is refused. */
-static inline EeModel *refm_model(const EeConfig *c, uint64_t seed, double sd, EeRng *rng)
+ * N(0, sd^2) from rng, in the exchange order, gains 1 + gain w with w
+ * such a draw, the PAD embedding zero. seed: ee_model_init's, before the
+ * draws. NULL when c is refused. */
+static inline EeModel *refm_model_gains(const EeConfig *c, uint64_t seed, double sd, float gain, EeRng *rng)
 {
     EeModel *m;
     if (ee_model_new(c, &m)) return NULL;
@@ -421,11 +422,17 @@ static inline EeModel *refm_model(const EeConfig *c, uint64_t seed, double sd, E
         if (!strcmp(pi.field, "E_tok"))
             for (int c2 = 0; c2 < pi.dims[1]; c2++) buf[(size_t)c2 * pi.dims[0]] = 0;
         if (strstr(pi.field, "_g"))
-            for (size_t k = 0; k < pi.count; k++) buf[k] = 1.0f + 0.2f * buf[k];
+            for (size_t k = 0; k < pi.count; k++) buf[k] = 1.0f + gain * buf[k];
         ee_param_set(m, i, buf, pi.count);
         free(buf);
     }
     return m;
+}
+
+/* refm_model_gains with gains 1 + 0.2 w: close to 1, as trained ones. */
+static inline EeModel *refm_model(const EeConfig *c, uint64_t seed, double sd, EeRng *rng)
+{
+    return refm_model_gains(c, seed, sd, 0.2f, rng);
 }
 
 /* N rows [CLS] tokens [SEP] PAD... of length T, real lengths lens[], the

@@ -17,6 +17,7 @@
 #include "check.h"
 #include "gradcheck.h"
 #include "ee.h"
+#include "refmodel.h"
 #include "backend/backend.h"
 
 #include <stdint.h>
@@ -92,22 +93,10 @@ static EeModel *make_model(EeKind kind, EeHead head, int T, int wide)
     if (kind == EE_KIND_TRANSFORMER) { c.vocab = 40; c.T = T; c.d = d; c.heads = 2; c.layers = 2; c.ffn = 2 * d; }
     if (kind == EE_KIND_CNN) { c.vocab = 40; c.T = T; c.d = d; c.filters = 21; c.nwidths = 2; c.widths[0] = 2; c.widths[1] = 5; }
     if (kind == EE_KIND_MLP) { c.D = 19; c.nhidden = 2; c.hidden[0] = wide ? 600 : 37; c.hidden[1] = 9; }
-    EeModel *m = NULL, *clf = NULL;
-    if (ee_model_new(&c, &clf)) return NULL;
-    ee_model_init(clf, 5);
-    /* weights of the size a trained model has, biases nonzero */
-    for (int i = 0; i < ee_model_nparams(clf); i++) {
-        EeParamInfo pi;
-        ee_model_param_info(clf, i, &pi);
-        float *w = malloc(sizeof(float) * pi.count);
-        for (size_t k = 0; k < pi.count; k++) w[k] = (float)(0.3 * ee_rng_normal(&rng));
-        if (!strcmp(pi.field, "E_tok"))
-            for (int q = 0; q < pi.dims[1]; q++) w[(size_t)q * pi.dims[0]] = 0;
-        if (strstr(pi.field, "_g"))
-            for (size_t k = 0; k < pi.count; k++) w[k] += 1.0f;
-        ee_param_set(clf, i, w, pi.count);
-        free(w);
-    }
+    /* weights of the size a trained model has, biases nonzero; gains
+     * 1 + w (1.0f * w is w: the bits of w + 1) */
+    EeModel *m = NULL, *clf = refm_model_gains(&c, 5, 0.3, 1.0f, &rng);
+    if (!clf) return NULL;
     if (head == EE_HEAD_CLASSIFIER) return clf;
     if (ee_model_make_explainer(clf, head, 9, &m)) m = NULL;
     ee_model_free(clf);

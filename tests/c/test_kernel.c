@@ -14,37 +14,19 @@
  *   values of its training rows. */
 #include "check.h"
 #include "ee.h"
+#include "refmodel.h"
 
 #include <string.h>
 
 static EeRng rng;
 
+/* a transformer or cnn of length T (refmodel.h's small config), weights
+ * large enough that the game is far from additive */
 static EeModel *make_clf(EeKind kind, int T)
 {
     EeConfig c;
-    ee_config_defaults(&c, kind);
-    c.classes = 3;
-    c.vocab = 30;
-    c.T = T;
-    if (kind == EE_KIND_TRANSFORMER) { c.d = 8; c.heads = 2; c.layers = 2; c.ffn = 16; }
-    else { c.d = 6; c.filters = 5; c.nwidths = 2; c.widths[0] = 2; c.widths[1] = 3; }
-    EeModel *m;
-    if (ee_model_new(&c, &m)) return NULL;
-    ee_model_init(m, 5);
-    /* weights large enough that the game is far from additive */
-    for (int i = 0; i < ee_model_nparams(m); i++) {
-        EeParamInfo pi;
-        ee_model_param_info(m, i, &pi);
-        float *buf = malloc(sizeof(float) * pi.count);
-        for (size_t k = 0; k < pi.count; k++) buf[k] = (float)(0.5 * ee_rng_normal(&rng));
-        if (!strcmp(pi.field, "E_tok"))
-            for (int c2 = 0; c2 < pi.dims[1]; c2++) buf[(size_t)c2 * pi.dims[0]] = 0; /* PAD row */
-        if (strstr(pi.field, "_g"))
-            for (size_t k = 0; k < pi.count; k++) buf[k] = 1.0f + 0.2f * buf[k];
-        ee_param_set(m, i, buf, pi.count);
-        free(buf);
-    }
-    return m;
+    refm_config(&c, kind, T, 0, 0, 0);
+    return refm_model(&c, 5, 0.5, &rng);
 }
 
 /* [CLS] n tokens [SEP] PAD... */

@@ -17,7 +17,14 @@
 #     (the files at libcore's top: ee.h, ee_text.h, ee_mat.h,
 #     ee_model_io.h), which include nothing but each other;
 #   - outside libcore: a file includes no libcore header but the public
-#     ones.
+#     ones. The production front ends (mex/, cli/, tools/) have no
+#     exceptions: what they need belongs in a public header; white-box
+#     tests and benchmarks (tests/, bench/) may be excepted, each file and
+#     header on a line of tests/layering/allowed.txt with its reason, and
+#     an exception that no file uses any more fails (the list stays what
+#     the tree does).
+# #include "..." and #include <...> are both read (libcore's folder is on
+# the include path, so <backend/backend.h> would reach it too).
 # Exceptions, each with its reason, are in tests/layering/allowed.txt.
 # The objects are those of the last build (tools/build.sh); a source file
 # without its object fails. Prints FAIL lines, a PASS line per part and
@@ -48,14 +55,17 @@ for d in $(find libcore -mindepth 1 -maxdepth 1 -type d | sort); do
 done
 passed=$((passed + n)); echo "PASS order: $n folders placed ($line)"
 
-# exceptions: "<kind> <file glob> <target glob>  reason"
+# exceptions: "<kind> <file glob> <target glob>  reason"; the line that
+# matched is recorded in $tmp/used (its number), for the unused ones
+: > "$tmp/used"
 allow() { # kind file target
-  local k p t rest
+  local k p t rest no=0
   while read -r k p t rest; do
+    no=$((no + 1))
     case "$k" in ''|'#'*) continue ;; esac
     [ "$k" = "$1" ] || continue
     # shellcheck disable=SC2053
-    [[ $2 == $p && $3 == $t ]] && return 0
+    if [[ $2 == $p && $3 == $t ]]; then echo "$no" >> "$tmp/used"; return 0; fi
   done < "$allowed"
   return 1
 }
@@ -123,7 +133,7 @@ resolve() {
   elif [ -e "libcore/$2" ]; then echo "libcore/$2"
   fi
 }
-incs() { sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$1"; }
+incs() { sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]\([^">]*\)[">].*/\1/p' "$1"; }
 n=0
 for f in $(find libcore -name '*.[ch]' -o -name '*.cu' -o -name '*.cuh' | sort); do
   fo=${f#libcore/}; case "$fo" in */*) fo=${fo%%/*} ;; *) fo= ;; esac
@@ -158,12 +168,29 @@ for f in $files; do
     t=$(resolve "$f" "$i"); case "$t" in libcore/*) ;; *) continue ;; esac
     any=1
     case "${t#libcore/}" in */*) ;; *) continue ;; esac   # a public header: libcore's top
+    case "$f" in
+      mex/*|cli/*|tools/*)   # a production front end: no exception applies
+        fail "public API: $f includes $t (libcore-internal; a front end gets what it needs from a public header: ee.h, ee_text.h, ee_mat.h, ee_model_io.h)"
+        bad=1; continue ;;
+    esac
     allow include "$f" "${t#libcore/}" && continue
     fail "public API: $f includes $t (libcore-internal; only the headers at libcore's top are public)"; bad=1
   done
   [ $any -eq 1 ] && [ $bad -eq 0 ] && n=$((n + 1))
 done
 passed=$((passed + n)); echo "PASS public API: $n files outside libcore include only libcore's public headers (ee.h, ee_text.h, ee_mat.h, ee_model_io.h) or an exception of $allowed"
+
+# every include exception still used: a white-box test that no longer
+# needs its internal header loses its line
+n=0; no=0
+while read -r k p t rest; do
+  no=$((no + 1))
+  [ "$k" = include ] || continue
+  if grep -qx "$no" "$tmp/used"; then n=$((n + 1))
+  else fail "exceptions: line $no of $allowed ($p includes $t) is used by no file: remove it"
+  fi
+done < "$allowed"
+passed=$((passed + n)); echo "PASS exceptions: the $n include exceptions of $allowed are each used"
 
 echo "layering: $passed passed, $failed failed, 0 skipped"
 [ "$failed" -eq 0 ]

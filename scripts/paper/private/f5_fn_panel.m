@@ -65,18 +65,7 @@ function p = f5_fn_panel (M, verbose)
   ## the options of every run: the caller's, then the players and absent
   ## values the explainer was trained with (as ee_convergence adds them),
   ## so the target computed here is the one ee_convergence would compute
-  fo = M.options;
-  if (! isempty (M.explainer))
-    if (! (isstruct (M.explainer) && isfield (M.explainer, 'explains')))
-      error ('ee:badInput', '%s: ''model''.explainer must come from ee_train (@f, ...)', me);
-    end
-    ex = M.explainer.explains;
-    for nm = {'groups', 'baseline', 'background'}
-      if (! isempty (ex.(nm{1})))
-        fo(end+1:end+2) = {nm{1}, ex.(nm{1})};
-      end
-    end
-  end
+  fo = ee_explainer_fn_options (M.explainer, M.options, [me ': ''model''.explainer']);
   if (strcmp (M.method, 'kernelshap'))
     ks = @(seed) ee_sv (M.f, X, 'method', 'kernelshap', 'samples', S * K, 'seed', seed, 'verbose', false, fo{:});
     [tg, ti] = ks (M.seed);
