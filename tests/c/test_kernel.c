@@ -9,7 +9,10 @@
  *   normalised kernel, against exact Shapley values enumerated here from
  *   v(S) computed with ee_model_predict (another code path than the
  *   sampler's), and against ee_shapley_exact, on a transformer and a cnn
- *   with n <= 8 real tokens;
+ *   with n <= 8 real tokens (and not them with the singletons' weights 1 %
+ *   off);
+ * - with sampled coalitions weighted 1/K, the minimiser approaching the
+ *   exact Shapley values as K grows;
  * - ee_train on coalition values moves an explainer towards the Shapley
  *   values of its training rows. */
 #include "check.h"
@@ -203,7 +206,7 @@ static void test_optimum(EeKind kind)
     int32_t tg[N];
     EeAttrInfo info = {.target = tg};
     CHECK_OK(ee_shapley_exact(m, &in, &o, Aex, &info));
-    CheckCmp vs_enum = CMP_INIT, vs_exact = CMP_INIT, vs_wrong = CMP_INIT;
+    CheckCmp vs_enum = CMP_INIT, vs_exact = CMP_INIT, vs_wrong = CMP_INIT, vs_tilt = CMP_INIT;
     for (int i = 0; i < N; i++) {
         int n = lens[i];
         const int32_t *row = ids + i * T;
@@ -254,11 +257,20 @@ static void test_optimum(EeKind kind)
         double wrong[8];
         if (minimise(n, total, K, coal, value, NULL, wrong) && n >= 3)
             for (int j = 0; j < n; j++) cmp_add(&vs_wrong, wrong[j], phi[j]);
+        /* and so has the kernel with the singletons' weights 1 % heavier
+         * (not their complements': a change of the weights of one size and
+         * its complement's size alike leaves the minimiser where it is only
+         * for n = 2, where they are all the coalitions) */
+        for (long k = 0; k < K; k++)
+            if (__builtin_popcountll(coal[k]) == 1) w[k] *= 1.01f;
+        if (minimise(n, total, K, coal, value, w, wrong) && n >= 3)
+            for (int j = 0; j < n; j++) cmp_add(&vs_tilt, wrong[j], phi[j]);
         free(X); free(mask); free(out); free(v); free(coal); free(w); free(value);
     }
     if (getenv("EE_TEST_VERBOSE"))
-        printf("%s: vs enumeration %.3g, vs exact %.3g (scale %.3g), uniform weights %.3g away\n", ee_kind_name(kind),
-               vs_enum.err, vs_exact.err, vs_enum.scale, vs_wrong.err);
+        printf("%s: vs enumeration %.3g, vs exact %.3g (scale %.3g), uniform weights %.3g away, singletons 1 %% "
+               "heavier %.3g away\n", ee_kind_name(kind), vs_enum.err, vs_exact.err, vs_enum.scale, vs_wrong.err,
+               vs_tilt.err);
     CHECK_CMP(vs_enum, cmp_bound(&vs_enum, 1e-6, 1e-2),
               "%s: the loss's minimiser = Shapley values enumerated here, to %.3g (scale %.3g)", ee_kind_name(kind),
               vs_enum.err, vs_enum.scale);
@@ -267,6 +279,70 @@ static void test_optimum(EeKind kind)
     CHECK(vs_wrong.n > 0 && vs_wrong.err > 100 * cmp_bound(&vs_enum, 1e-6, 1e-2),
           "%s: uniform weights give another minimiser (%.3g away): the check discriminates", ee_kind_name(kind),
           vs_wrong.err);
+    CHECK(vs_tilt.n > 0 && vs_tilt.err > 10 * cmp_bound(&vs_enum, 1e-6, 1e-2),
+          "%s: singletons' weights 1 %% off give another minimiser (%.3g away, bound %.3g)", ee_kind_name(kind),
+          vs_tilt.err, cmp_bound(&vs_enum, 1e-6, 1e-2));
+    ee_model_free(m);
+}
+
+/* ---- sampled coalitions: the minimiser converges to the Shapley values ------------------ */
+/* With K coalitions drawn from the kernel and weighted 1/K (what training
+ * uses) the loss is an unbiased estimate of the all-coalitions loss, so its
+ * minimiser approaches the exact Shapley values as K grows (about as
+ * 1/sqrt(K)), and is not them at small K. */
+static void test_sampled(void)
+{
+    enum { T = 11, N = 5, NK = 3 };
+    const int lens[N] = {4, 5, 6, 7, 8};
+    /* EE_TEST_QUICK (valgrind): a quarter of the largest K */
+    int quick = getenv("EE_TEST_QUICK") && atoi(getenv("EE_TEST_QUICK"));
+    const int Ks[NK] = {64, 512, quick ? 1024 : 4096};
+    EeModel *m = make_clf(EE_KIND_TRANSFORMER, T);
+    REQUIRE(m != NULL, "model");
+    if (!m) return;
+    int32_t ids[N * T];
+    for (int i = 0; i < N; i++) make_row(ids + i * T, T, lens[i], 26);
+    EeInput in = {.n = N, .ids = ids};
+    EeAttrOptions o;
+    ee_attr_options_defaults(&o);
+    o.verbose = 0;
+    o.seed = 11;
+    float Aex[N * T];
+    CHECK_OK(ee_shapley_exact(m, &in, &o, Aex, NULL));
+    double rms[NK], scale = 0;
+    int solved = 1;
+    for (int q = 0; q < N * T; q++) scale = fmax(scale, fabs(Aex[q]));
+    for (int a = 0; a < NK; a++) {
+        int K = Ks[a];
+        uint64_t *coal = malloc(sizeof(uint64_t) * N * K);
+        float *value = malloc(sizeof(float) * N * K), total[N];
+        REQUIRE(coal && value, "allocations");
+        EeKernelTargets kt = {.K = K, .words = 1, .coal = coal, .value = value, .total = total};
+        CHECK_OK(ee_kernel_values(m, &in, &o, &kt, 1));
+        double ss = 0;
+        int cnt = 0;
+        for (int i = 0; i < N; i++) {
+            double phi[8];
+            solved &= minimise(lens[i], total[i], K, coal + (size_t)i * K, value + (size_t)i * K, NULL, phi);
+            for (int j = 0; j < lens[i]; j++, cnt++) {
+                double d = phi[j] - Aex[i * T + 1 + j];
+                ss += isfinite(d) ? d * d : INFINITY; /* a NaN fails every check below */
+            }
+        }
+        rms[a] = sqrt(ss / cnt);
+        free(coal);
+        free(value);
+    }
+    if (getenv("EE_TEST_VERBOSE"))
+        printf("sampled: rms to exact %.3g (K %d), %.3g (K %d), %.3g (K %d); scale %.3g\n", rms[0], Ks[0], rms[1],
+               Ks[1], rms[2], Ks[2], scale);
+    CHECK(solved, "the sampled loss's Hessian is regular at every K");
+    CHECK(rms[0] > 1e-3 * scale, "K = %d: the minimiser is not yet the Shapley values (rms %.3g, scale %.3g)", Ks[0],
+          rms[0], scale);
+    CHECK(rms[2] < 0.5 * rms[0] && rms[1] < rms[0],
+          "more coalitions, closer to the Shapley values: rms %.3g, %.3g, %.3g at K = %d, %d, %d", rms[0], rms[1],
+          rms[2], Ks[0], Ks[1], Ks[2]);
+    CHECK(rms[2] < 0.05 * scale, "K = %d: rms %.3g, under 5 %% of the values' scale %.3g", Ks[2], rms[2], scale);
     ee_model_free(m);
 }
 
@@ -402,6 +478,7 @@ int main(void)
     test_gradient();
     test_optimum(EE_KIND_TRANSFORMER);
     test_optimum(EE_KIND_CNN);
+    test_sampled();
     test_values_split();
     test_train();
     return check_finish("test_kernel");
