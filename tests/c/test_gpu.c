@@ -1555,8 +1555,8 @@ static void attr_parity(const char *label, const EeConfig *cfg)
     /* the coalition methods (occlusion windows, KernelSHAP, LIME: the same
      * coalitions from the rows' streams) and saliency on both devices */
     {
-        static const char *const names[4] = {"occlusion w=2 stride=1", "KernelSHAP 24 coalitions",
-                                             "LIME 24 coalitions", "saliency"};
+        static const char *const names[4] = {"occlusion w=2 stride=1", "KernelSHAP 96 coalitions",
+                                             "LIME 96 coalitions", "saliency"};
         for (int k = 0; k < 4; k++) {
             EeAttrOptions oc = attr_opts(EE_DEVICE_CPU), og = attr_opts(GPU_DEV);
             og.batch = 7; /* coalitions of several rows per pass, and several passes */
@@ -1565,7 +1565,7 @@ static void attr_parity(const char *label, const EeConfig *cfg)
             if (k < 3) {
                 EeCoalitionModelOptions c = {0};
                 c.m.kind = k == 0 ? EE_COAL_OCCLUSION : k == 1 ? EE_COAL_KERNELSHAP : EE_COAL_LIME;
-                c.m.samples = 24;
+                c.m.samples = 96; /* enough to determine up to 14 players' values */
                 c.m.paired = k == 1;
                 c.window = k == 0 ? 2 : 0;
                 c.stride = k == 0 ? 1 : 0;

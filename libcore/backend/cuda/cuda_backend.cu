@@ -248,7 +248,12 @@ static void choice_set(int op, EePrecision prec, const int key[5], int alt)
 /* Runs `first` and `alt` twice each (the first runs pay for plans and
  * workspace growth), times the second runs and remembers whether `alt`
  * was faster. `alt` returns 0 when it declines the shape: `first` is then
- * the choice and its output stands. The outputs are the last run's. */
+ * the choice and its output stands. When `first` wins it runs once more,
+ * so that the outputs are the chosen implementation's: the first call of
+ * a shape class gives the same bits as every later one (before, it gave
+ * alt's, and a repeated prediction could differ in the last bits). The
+ * ops measured this way overwrite their outputs, so running again is
+ * safe. */
 template <class First, class Alt>
 static void choice_measure(int op, EePrecision prec, const int key[5], First first, Alt alt)
 {
@@ -262,7 +267,9 @@ static void choice_measure(int op, EePrecision prec, const int key[5], First fir
         ran = alt();
         t_alt = tune_stop();
     }
-    choice_set(op, prec, key, ran && t_alt >= 0 && t_first >= 0 && t_alt < t_first);
+    int use_alt = ran && t_alt >= 0 && t_first >= 0 && t_alt < t_first;
+    choice_set(op, prec, key, use_alt);
+    if (ran && !use_alt) first();
 }
 
 /* ---- memory ------------------------------------------------------------------------- */
@@ -334,9 +341,11 @@ static size_t untrack(void *p)
     return 0;
 }
 
-/* Freed blocks are kept for the next allocation of the same rounded size
- * (cudaFree waits for the whole device, and a call's runs allocate the
- * same buffers again and again), up to a quarter of the device's memory;
+/* Freed blocks are kept for the next allocation of the same size in
+ * bytes (cudaFree waits for the whole device, and the runs of a loop of
+ * calls allocate the same buffers again and again; exact sizes, so that a
+ * block is never larger than asked and the emulation's guard pages still
+ * catch an access past its end), up to a quarter of the device's memory;
  * they go back to the driver when an allocation fails, past the cap, and
  * at shutdown. EE_CUDA_POOL=0 turns this off (for comparisons). */
 #define POOL_SLOTS 512
@@ -362,14 +371,6 @@ static int pool_on(void)
         g_pool_on = !env_off("EE_CUDA_POOL") && g_pool_limit > 0;
     }
     return g_pool_on;
-}
-
-/* 512-byte steps up to 1 MiB, then 2 MiB steps: the sizes a run asks for
- * again find their block, and little is lost to rounding */
-static size_t pool_round(size_t bytes)
-{
-    size_t q = bytes <= ((size_t)1 << 20) ? 512 : (size_t)2 << 20;
-    return (bytes + q - 1) / q * q;
 }
 
 static void *pool_take(size_t n)
@@ -466,7 +467,7 @@ static void *raw_alloc(size_t n)
 static void *cu_alloc(size_t bytes)
 {
     if (bytes == 0) bytes = 1;
-    size_t n = pool_round(bytes);
+    size_t n = bytes;
     void *p = pool_on() ? pool_take(n) : NULL;
     if (!p && !(p = raw_alloc(n))) return NULL;
     if (cudaMemsetAsync(p, 0, n, EECU_STREAM) != cudaSuccess) {

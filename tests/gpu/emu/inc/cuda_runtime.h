@@ -36,6 +36,7 @@ struct cudaFuncAttributes { int dummy; };
 const char *cudaGetErrorString(cudaError_t);
 cudaError_t cudaGetLastError(void);
 cudaError_t cudaMalloc(void **p, size_t n);
+cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total);
 template <class T> cudaError_t cudaMalloc(T **p, size_t n) { return cudaMalloc((void **)p, n); }
 cudaError_t cudaFree(void *p);
 cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind k);
