@@ -167,8 +167,8 @@ static void dump_model(const char *label, const EeModel *m)
         float *buf = malloc(sizeof(float) * q.count);
         if (!buf || ee_param_get(m, i, buf, q.count) || fwrite(buf, sizeof(float), q.count, fw) != q.count) die(path);
         free(buf);
-        fprintf(fl, "%s%s%d%s%s %zu %zu %d %d %d\n", q.group ? q.group : "", q.group ? "." : "", q.group ? q.index : 0,
-                q.group ? "." : "", q.field, at, q.count, q.dims[0], q.dims[1], q.ndims > 2 ? q.dims[2] : 1);
+        if (q.group) fprintf(fl, "%s.%d.", q.group, q.index); /* e.g. encoder.0.Wq; top level: E_tok */
+        fprintf(fl, "%s %zu %zu %d %d %d\n", q.field, at, q.count, q.dims[0], q.dims[1], q.ndims > 2 ? q.dims[2] : 1);
         at += q.count;
     }
     if (fclose(fl) || fclose(fw)) die(path);
