@@ -136,12 +136,44 @@ static int max_players(const EeModel *m, const EeInput *in)
 }
 
 /* Occlusion of a cnn on the CPU: each window's copy is the input with a few
- * tokens replaced, so it starts from the input's pre-activations and
- * maxima and recomputes only the convolution windows those tokens touch
- * (cnn_incremental.c, as Shapley sampling adds tokens), the windows of a
- * row in parallel. v(empty) is the baseline's full evaluation. The values
- * are a full pass's up to float rounding; the passes are counted as the
- * full passes they stand for. Writes value (first[N]) and vempty. */
+ * tokens replaced, so only the convolution windows those tokens touch
+ * change (cnn_incremental.c, as Shapley sampling adds tokens). Each
+ * filter's maximum is then the larger of the input's running maxima
+ * before and after those windows (computed once per row) and of the new
+ * windows; the new windows of several copies go through one product (a
+ * row's bits do not depend on the others: ee_cnn_rows), the groups of
+ * copies of a row in parallel. Nothing per copy scales with the length.
+ * v(empty) is the baseline's full evaluation. The values are a full
+ * pass's up to float rounding; the passes are counted as the full passes
+ * they stand for. Writes value (first[N]) and vempty. */
+typedef struct {
+    const CnnView *v;
+    const float *ex, *eb;      /* the input's and the baseline's embeddings [L][d] */
+    const int *player;         /* the player at each position, -1: none */
+    const uint64_t *coal;      /* the row's coalitions, `words` each */
+    int words;
+    const int *lo, *hi;        /* each copy's first and last absent position */
+} OcclRow;
+
+/* Copy c's windows t0..hi of width w as rows of A (w * d floats each):
+ * the input's embeddings, the baseline's where c leaves the player out,
+ * zeros past L. Returns the rows written. */
+static int occl_windows(const OcclRow *r, long c, int w, float *A)
+{
+    const CnnView *v = r->v;
+    int d = v->w.d, lo = r->lo[c], hi = r->hi[c], t0 = lo - w + 1 > 0 ? lo - w + 1 : 0;
+    const uint64_t *S = r->coal + (size_t)c * r->words;
+    for (int t = t0; t <= hi; t++)
+        for (int j = 0; j < w; j++, A += d) {
+            int p = t + j, pl = p < v->L ? r->player[p] : -1;
+            if (p >= v->L) memset(A, 0, sizeof(float) * d);
+            else if (p >= lo && p <= hi && pl >= 0 && !(S[pl / 64] >> (pl % 64) & 1))
+                memcpy(A, r->eb + (size_t)p * d, sizeof(float) * d);
+            else memcpy(A, r->ex + (size_t)p * d, sizeof(float) * d);
+        }
+    return hi - t0 + 1;
+}
+
 static EeStatus cnn_occlusion_values(EeModel *m, const EeBackend *be, const EeInput *in, const EeAttrOptions *o,
                                      const long *first, const uint64_t *coal, int words, const int32_t *target,
                                      float *value, float *vempty)
@@ -151,18 +183,22 @@ static EeStatus cnn_occlusion_values(EeModel *m, const EeBackend *be, const EeIn
     CnnView v = {.be = be};
     EeStatus st = ee_cnn_view(m, m->w, &v.w);
     if (st) return st;
-    int wmax = 1;
-    for (int k = 0; k < v.w.K; k++)
+    int wmax = 1, K = v.w.K, F = v.w.F;
+    for (int k = 0; k < K; k++)
         if (c->widths[k] > wmax) wmax = c->widths[k];
-    size_t KF = (size_t)v.w.K * v.w.F;
+    size_t KF = (size_t)K * F, TF1 = (size_t)(T + 1) * F;
+    long cmax = 0;
+    for (int i = 0; i < in->n; i++)
+        if (first[i + 1] - first[i] > cmax) cmax = first[i + 1] - first[i];
     uint8_t *mask = malloc((size_t)T);
     int32_t *base = malloc(sizeof(int32_t) * T);
-    int *pos = malloc(sizeof(int) * T);
+    int *player = malloc(sizeof(int) * T), *lo = malloc(sizeof(int) * (cmax + 1)), *hi = malloc(sizeof(int) * (cmax + 1));
     float *ex = malloc(sizeof(float) * (size_t)T * d), *eb = malloc(sizeof(float) * (size_t)T * d);
     float *outx = malloc(sizeof(float) * (size_t)T * KF), *scratch0 = malloc(sizeof(float) * (size_t)T * wmax * d);
+    float *pre = malloc(sizeof(float) * TF1 * K), *suf = malloc(sizeof(float) * TF1 * K);
     float *bestx = malloc(sizeof(float) * KF);
     int *argx = malloc(sizeof(int) * KF);
-    if (!mask || !base || !pos || !ex || !eb || !outx || !scratch0 || !bestx || !argx)
+    if (!mask || !base || !player || !lo || !hi || !ex || !eb || !outx || !scratch0 || !pre || !suf || !bestx || !argx)
         st = ee_fail(EE_ERR_NOMEM, "out of memory for the cnn's occlusion");
     EeProgress prog;
     ee_progress_start(&prog, o, "occlusion", in->n);
@@ -176,62 +212,94 @@ static EeStatus cnn_occlusion_values(EeModel *m, const EeBackend *be, const EeIn
         v.L = 1; /* windows past the last token or attended position see only zeros */
         for (int t = 0; t < T; t++) {
             if (mask[t] || ids[t] != EE_PAD || base[t] != EE_PAD) v.L = t + 1;
-            if (!EE_IS_SPECIAL(ids[t])) pos[n++] = t;
+            player[t] = EE_IS_SPECIAL(ids[t]) ? -1 : n++;
         }
-        size_t LF = (size_t)v.L * v.w.F;
+        size_t LF = (size_t)v.L * F, LF1 = (size_t)(v.L + 1) * F;
         for (int t = 0; t < v.L; t++) {
             memcpy(ex + (size_t)t * d, v.w.E + (size_t)ids[t] * d, sizeof(float) * d);
             memcpy(eb + (size_t)t * d, v.w.E + (size_t)base[t] * d, sizeof(float) * d);
         }
-        /* the baseline, then the input, in full */
+        /* the baseline, then the input, in full; the input's running maxima */
         for (int pass = 0; pass < 2; pass++) {
-            for (int k = 0; k < v.w.K; k++) {
+            for (int k = 0; k < K; k++) {
                 ee_cnn_windows(&v, k, pass ? ex : eb, 0, v.L - 1, scratch0, outx + LF * k);
-                for (int f = 0; f < v.w.F; f++)
-                    ee_cnn_max_scan(&v, outx + LF * k, mask, f, bestx + (size_t)k * v.w.F + f,
-                                    argx + (size_t)k * v.w.F + f);
+                if (pass) {
+                    ee_cnn_running_max(&v, outx + LF * k, mask, pre + LF1 * k, suf + LF1 * k);
+                    continue;
+                }
+                for (int f = 0; f < F; f++)
+                    ee_cnn_max_scan(&v, outx + LF * k, mask, f, bestx + (size_t)k * F + f, argx + (size_t)k * F + f);
             }
             if (!pass) vempty[i] = ee_cnn_value(&v, bestx, target[i]);
         }
+        /* each copy's absent positions; the copies with none absent or none
+         * present are settled here */
         long k0 = first[i], nk = first[i + 1] - first[i];
+        int rows = 1; /* the most windows of one width a copy changes */
+        for (long k = 0; k < nk; k++) {
+            const uint64_t *S = coal + (size_t)(k0 + k) * words;
+            int any = 0;
+            lo[k] = hi[k] = -1;
+            for (int t = 0; t < v.L; t++) {
+                int pl = player[t];
+                if (pl < 0) continue;
+                if (S[pl / 64] >> (pl % 64) & 1) { any = 1; continue; }
+                if (lo[k] < 0) lo[k] = t;
+                hi[k] = t;
+            }
+            if (!any) value[k0 + k] = vempty[i];  /* every token absent: v(empty) */
+            else if (lo[k] < 0) value[k0 + k] = NAN; /* nothing absent: not an occlusion window */
+            if (!any || lo[k] < 0) { lo[k] = -1; continue; }
+            int t0 = lo[k] - wmax + 1 > 0 ? lo[k] - wmax + 1 : 0;
+            if (hi[k] - t0 + 1 > rows) rows = hi[k] - t0 + 1;
+        }
+        /* copies per product: enough rows to fill the product's tiles */
+        int G = 48 / rows;
+        if (G < 1) G = 1;
+        if (G > 16) G = 16;
+        OcclRow R = {&v, ex, eb, player, coal + (size_t)k0 * words, words, lo, hi};
+        long groups = (nk + G - 1) / G;
         int fail = 0;
         #pragma omp parallel reduction(|| : fail)
         {
-            float *e = malloc(sizeof(float) * (size_t)v.L * d), *outb = malloc(sizeof(float) * LF * v.w.K);
-            float *scratch = malloc(sizeof(float) * (size_t)T * wmax * d), *best = malloc(sizeof(float) * KF);
-            int *arg = malloc(sizeof(int) * KF);
-            if (!e || !outb || !scratch || !best || !arg) fail = 1;
+            float *A = malloc(sizeof(float) * (size_t)G * rows * wmax * d);
+            float *out = malloc(sizeof(float) * (size_t)G * rows * F), *best = malloc(sizeof(float) * KF * G);
+            if (!A || !out || !best) fail = 1;
             #pragma omp for schedule(dynamic, 1)
-            for (long k = 0; k < nk; k++) {
-                if (!e || !outb || !scratch || !best || !arg) continue;
-                const uint64_t *S = coal + (size_t)(k0 + k) * words;
-                int lo = -1, hi = -1, any = 0;
-                memcpy(e, ex, sizeof(float) * (size_t)v.L * d);
-                for (int j = 0; j < n; j++) {
-                    if (S[j / 64] >> (j % 64) & 1) { any = 1; continue; }
-                    memcpy(e + (size_t)pos[j] * d, eb + (size_t)pos[j] * d, sizeof(float) * d);
-                    if (lo < 0) lo = pos[j];
-                    hi = pos[j];
+            for (long g = 0; g < groups; g++) {
+                if (!A || !out || !best) continue;
+                long c0 = g * G, c1 = c0 + G < nk ? c0 + G : nk;
+                for (int kk = 0; kk < K; kk++) {
+                    int w = v.w.widths[kk], M = 0;
+                    size_t wd = (size_t)w * d;
+                    for (long cc = c0; cc < c1; cc++)
+                        if (lo[cc] >= 0) M += occl_windows(&R, cc, w, A + (size_t)M * wd);
+                    if (!M) break;
+                    ee_cnn_rows(&v, kk, A, M, out);
+                    /* each copy's maxima: before its windows, the windows, after */
+                    const float *o = out;
+                    for (long cc = c0; cc < c1; cc++) {
+                        if (lo[cc] < 0) continue;
+                        int t0 = lo[cc] - w + 1 > 0 ? lo[cc] - w + 1 : 0, t1 = hi[cc];
+                        float *b = best + KF * (cc - c0) + (size_t)kk * F;
+                        const float *p = pre + LF1 * kk + (size_t)t0 * F, *s = suf + LF1 * kk + (size_t)(t1 + 1) * F;
+                        memcpy(b, p, sizeof(float) * F);
+                        for (int t = t0; t <= t1; t++, o += F)
+                            if (mask[t])
+                                for (int f = 0; f < F; f++) b[f] = o[f] > b[f] ? o[f] : b[f];
+                        for (int f = 0; f < F; f++) b[f] = s[f] > b[f] ? s[f] : b[f];
+                    }
                 }
-                if (!any) { value[k0 + k] = vempty[i]; continue; } /* every token absent: v(empty) */
-                if (lo < 0) { value[k0 + k] = NAN; continue; }      /* nothing absent: not an occlusion window */
-                memcpy(outb, outx, sizeof(float) * LF * v.w.K);
-                memcpy(best, bestx, sizeof(float) * KF);
-                memcpy(arg, argx, sizeof(int) * KF);
-                for (int kk = 0; kk < v.w.K; kk++) {
-                    int t0 = lo - v.w.widths[kk] + 1 > 0 ? lo - v.w.widths[kk] + 1 : 0;
-                    ee_cnn_windows(&v, kk, e, t0, hi, scratch, outb + LF * kk);
-                    ee_cnn_max_update(&v, outb + LF * kk, mask, t0, hi, best + (size_t)kk * v.w.F,
-                                      arg + (size_t)kk * v.w.F);
-                }
-                value[k0 + k] = ee_cnn_value(&v, best, target[i]);
+                for (long cc = c0; cc < c1; cc++)
+                    if (lo[cc] >= 0) value[k0 + cc] = ee_cnn_value(&v, best + KF * (cc - c0), target[i]);
             }
-            free(e); free(outb); free(scratch); free(best); free(arg);
+            free(A); free(out); free(best);
         }
         if (fail) st = ee_fail(EE_ERR_NOMEM, "out of memory for the cnn's occlusion");
     }
     ee_progress_end(&prog, st ? 0 : in->n, 0);
-    free(mask); free(base); free(pos); free(ex); free(eb); free(outx); free(scratch0); free(bestx); free(argx);
+    free(mask); free(base); free(player); free(lo); free(hi); free(ex); free(eb); free(outx); free(scratch0);
+    free(pre); free(suf); free(bestx); free(argx);
     return st;
 }
 
