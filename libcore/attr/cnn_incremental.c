@@ -24,6 +24,29 @@ void ee_cnn_windows(const CnnView *v, int k, const float *e, int t0, int t1, flo
     ee_cnn_rows(v, k, scratch, n, out + (size_t)t0 * F);
 }
 
+void ee_cnn_windows_ids(const CnnView *v, int k, const int32_t *ids, float *scratch, int *map, float *out)
+{
+    int w = v->w.widths[k], d = v->w.d, F = v->w.F, L = v->L, M = 0;
+    for (int t = 0; t < L; t++) {
+        int same = t > 0;
+        for (int j = 0; j < w && same; j++) {
+            int p = t + j;
+            same = (p < L ? ids[p] : -1) == (p - 1 < L ? ids[p - 1] : -1);
+        }
+        if (same) { map[t] = map[t - 1]; continue; }
+        map[t] = M;
+        float *dst = scratch + (size_t)M++ * w * d;
+        for (int j = 0; j < w; j++, dst += d) {
+            if (t + j < L) memcpy(dst, v->w.E + (size_t)ids[t + j] * d, sizeof(float) * d);
+            else memset(dst, 0, sizeof(float) * d);
+        }
+    }
+    ee_cnn_rows(v, k, scratch, M, out);
+    /* spread the distinct rows out, from the end: row map[t] <= t is still in place */
+    for (int t = L - 1; t >= 0; t--)
+        if (map[t] != t) memcpy(out + (size_t)t * F, out + (size_t)map[t] * F, sizeof(float) * F);
+}
+
 void ee_cnn_rows(const CnnView *v, int k, const float *A, int M, float *out)
 {
     int K = v->w.widths[k] * v->w.d, F = v->w.F;

@@ -16,6 +16,11 @@ typedef struct {
 
 /* out[t0..t1] of width k from embeddings e [L][d] (zero past L). */
 void ee_cnn_windows(const CnnView *v, int k, const float *e, int t0, int t1, float *scratch, float *out);
+/* out[0..L-1] of width k for the tokens ids (embedding rows, zero past
+ * L): a window whose ids are the previous window's is that row copied
+ * (the same data, the same chain), so a baseline of one token repeated
+ * costs a few windows. scratch: L * w_k * d floats; map: L ints. */
+void ee_cnn_windows_ids(const CnnView *v, int k, const int32_t *ids, float *scratch, int *map, float *out);
 /* The pre-activations of width k of M windows given as rows of A (each
  * w_k * d floats, its embeddings in order) into out [M][F]: the bias and
  * then the backend's product, the chains of ee_cnn_windows (a row's bits

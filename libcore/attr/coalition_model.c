@@ -9,6 +9,7 @@
 #include "attr_common.h"
 #include "cnn_incremental.h"
 #include "coalition.h"
+#include "../models/layers.h"
 #include "../models/run_size.h"
 
 #include <math.h>
@@ -175,8 +176,8 @@ static int occl_windows(const OcclRow *r, long c, int w, float *A)
 }
 
 static EeStatus cnn_occlusion_values(EeModel *m, const EeBackend *be, const EeInput *in, const EeAttrOptions *o,
-                                     const long *first, const uint64_t *coal, int words, const int32_t *target,
-                                     float *value, float *vempty)
+                                     const long *first, const uint64_t *coal, int words, int32_t *target,
+                                     float *fx, float *value, float *vempty)
 {
     const EeConfig *c = &m->cfg;
     int T = c->T, d = c->d;
@@ -192,13 +193,13 @@ static EeStatus cnn_occlusion_values(EeModel *m, const EeBackend *be, const EeIn
         if (first[i + 1] - first[i] > cmax) cmax = first[i + 1] - first[i];
     uint8_t *mask = malloc((size_t)T);
     int32_t *base = malloc(sizeof(int32_t) * T);
-    int *player = malloc(sizeof(int) * T), *lo = malloc(sizeof(int) * (cmax + 1)), *hi = malloc(sizeof(int) * (cmax + 1));
+    int *player = malloc(sizeof(int) * T), *map = malloc(sizeof(int) * T), *lo = malloc(sizeof(int) * (cmax + 1)), *hi = malloc(sizeof(int) * (cmax + 1));
     float *ex = malloc(sizeof(float) * (size_t)T * d), *eb = malloc(sizeof(float) * (size_t)T * d);
     float *outx = malloc(sizeof(float) * (size_t)T * KF), *scratch0 = malloc(sizeof(float) * (size_t)T * wmax * d);
     float *pre = malloc(sizeof(float) * TF1 * K), *suf = malloc(sizeof(float) * TF1 * K);
-    float *bestx = malloc(sizeof(float) * KF);
+    float *bestx = malloc(sizeof(float) * KF), *z = malloc(sizeof(float) * v.w.C);
     int *argx = malloc(sizeof(int) * KF);
-    if (!mask || !base || !player || !lo || !hi || !ex || !eb || !outx || !scratch0 || !pre || !suf || !bestx || !argx)
+    if (!mask || !base || !player || !map || !lo || !hi || !ex || !eb || !outx || !scratch0 || !pre || !suf || !bestx || !z || !argx)
         st = ee_fail(EE_ERR_NOMEM, "out of memory for the cnn's occlusion");
     EeProgress prog;
     ee_progress_start(&prog, o, "occlusion", in->n);
@@ -219,19 +220,27 @@ static EeStatus cnn_occlusion_values(EeModel *m, const EeBackend *be, const EeIn
             memcpy(ex + (size_t)t * d, v.w.E + (size_t)ids[t] * d, sizeof(float) * d);
             memcpy(eb + (size_t)t * d, v.w.E + (size_t)base[t] * d, sizeof(float) * d);
         }
-        /* the baseline, then the input, in full; the input's running maxima */
-        for (int pass = 0; pass < 2; pass++) {
-            for (int k = 0; k < K; k++) {
-                ee_cnn_windows(&v, k, pass ? ex : eb, 0, v.L - 1, scratch0, outx + LF * k);
-                if (pass) {
-                    ee_cnn_running_max(&v, outx + LF * k, mask, pre + LF1 * k, suf + LF1 * k);
-                    continue;
-                }
-                for (int f = 0; f < F; f++)
-                    ee_cnn_max_scan(&v, outx + LF * k, mask, f, bestx + (size_t)k * F + f, argx + (size_t)k * F + f);
+        /* the input in full, its running maxima and its logits: the
+         * model's own ops on the same numbers (its max pool keeps a
+         * maximum above 0, else 0; then the classifier), so f(x) has a
+         * forward pass's bits; then the baseline */
+        for (int k = 0; k < K; k++) {
+            ee_cnn_windows(&v, k, ex, 0, v.L - 1, scratch0, outx + LF * k);
+            ee_cnn_running_max(&v, outx + LF * k, mask, pre + LF1 * k, suf + LF1 * k);
+            for (int f = 0; f < F; f++) {
+                float b = pre[LF1 * k + (size_t)v.L * F + f];
+                bestx[(size_t)k * F + f] = b > 0 ? b : 0;
             }
-            if (!pass) vempty[i] = ee_cnn_value(&v, bestx, target[i]);
         }
+        ee_linear_fwd(be, bestx, v.w.Wc, v.w.bc, z, 1, (int)KF, v.w.C);
+        target[i] = o->target ? o->target[i] : ee_argmax(z, v.w.C);
+        fx[i] = z[target[i]];
+        for (int k = 0; k < K; k++) {
+            ee_cnn_windows_ids(&v, k, base, scratch0, map, outx + LF * k);
+            for (int f = 0; f < F; f++)
+                ee_cnn_max_scan(&v, outx + LF * k, mask, f, bestx + (size_t)k * F + f, argx + (size_t)k * F + f);
+        }
+        vempty[i] = ee_cnn_value(&v, bestx, target[i]);
         /* each copy's absent positions; the copies with none absent or none
          * present are settled here */
         long k0 = first[i], nk = first[i + 1] - first[i];
@@ -298,8 +307,8 @@ static EeStatus cnn_occlusion_values(EeModel *m, const EeBackend *be, const EeIn
         if (fail) st = ee_fail(EE_ERR_NOMEM, "out of memory for the cnn's occlusion");
     }
     ee_progress_end(&prog, st ? 0 : in->n, 0);
-    free(mask); free(base); free(player); free(lo); free(hi); free(ex); free(eb); free(outx); free(scratch0);
-    free(pre); free(suf); free(bestx); free(argx);
+    free(mask); free(base); free(player); free(map); free(lo); free(hi); free(ex); free(eb); free(outx); free(scratch0);
+    free(pre); free(suf); free(bestx); free(z); free(argx);
     return st;
 }
 
@@ -371,13 +380,8 @@ EeStatus ee_coalition_attribute(EeModel *m, const EeInput *in, const EeAttrOptio
     if (!st) st = ee_backend_resolve(o->device, o->precision, &dev, &be);
     if (!st && c->m.kind == EE_COAL_OCCLUSION && cfg->kind == EE_KIND_CNN && be->host_memory && !o->full_passes &&
         o->precision == EE_PRECISION_FP32) {
-        /* the targets and f(x) from full passes, the windows incrementally */
-        EeRun *r = NULL;
-        int B = o->batch > 0 ? o->batch : ee_default_batch(cfg, dev);
-        if (B > N) B = N > 0 ? N : 1;
-        if (!(st = ee_run_new(m, be, B, 0, 0, &r))) st = ee_attr_targets(r, in, &opt, target, fx);
-        ee_run_free(r);
-        if (!st) st = cnn_occlusion_values(m, be, in, &opt, first, coal, words, target, value, vempty);
+        /* the targets, f(x) and v(empty) from each row's full passes, the windows incrementally */
+        st = cnn_occlusion_values(m, be, in, &opt, first, coal, words, target, fx, value, vempty);
         mv.passes = full_passes_of(m, in, first, coal, words);
     } else if (!st) {
         st = ee_masked_values(m, in, &opt, c->m.kind == EE_COAL_OCCLUSION ? "occlusion"
