@@ -193,13 +193,13 @@ static EeStatus cnn_occlusion_values(EeModel *m, const EeBackend *be, const EeIn
         if (first[i + 1] - first[i] > cmax) cmax = first[i + 1] - first[i];
     uint8_t *mask = malloc((size_t)T);
     int32_t *base = malloc(sizeof(int32_t) * T);
-    int *player = malloc(sizeof(int) * T), *map = malloc(sizeof(int) * T), *lo = malloc(sizeof(int) * (cmax + 1)), *hi = malloc(sizeof(int) * (cmax + 1));
+    int *player = malloc(sizeof(int) * T), *pos = malloc(sizeof(int) * T), *map = malloc(sizeof(int) * T), *lo = malloc(sizeof(int) * (cmax + 1)), *hi = malloc(sizeof(int) * (cmax + 1));
     float *ex = malloc(sizeof(float) * (size_t)T * d), *eb = malloc(sizeof(float) * (size_t)T * d);
     float *outx = malloc(sizeof(float) * (size_t)T * KF), *scratch0 = malloc(sizeof(float) * (size_t)T * wmax * d);
     float *pre = malloc(sizeof(float) * TF1 * K), *suf = malloc(sizeof(float) * TF1 * K);
     float *bestx = malloc(sizeof(float) * KF), *z = malloc(sizeof(float) * v.w.C);
     int *argx = malloc(sizeof(int) * KF);
-    if (!mask || !base || !player || !map || !lo || !hi || !ex || !eb || !outx || !scratch0 || !pre || !suf || !bestx || !z || !argx)
+    if (!mask || !base || !player || !pos || !map || !lo || !hi || !ex || !eb || !outx || !scratch0 || !pre || !suf || !bestx || !z || !argx)
         st = ee_fail(EE_ERR_NOMEM, "out of memory for the cnn's occlusion");
     EeProgress prog;
     ee_progress_start(&prog, o, "occlusion", in->n);
@@ -213,7 +213,8 @@ static EeStatus cnn_occlusion_values(EeModel *m, const EeBackend *be, const EeIn
         v.L = 1; /* windows past the last token or attended position see only zeros */
         for (int t = 0; t < T; t++) {
             if (mask[t] || ids[t] != EE_PAD || base[t] != EE_PAD) v.L = t + 1;
-            player[t] = EE_IS_SPECIAL(ids[t]) ? -1 : n++;
+            player[t] = EE_IS_SPECIAL(ids[t]) ? -1 : n;
+            if (player[t] >= 0) pos[n++] = t;
         }
         size_t LF = (size_t)v.L * F, LF1 = (size_t)(v.L + 1) * F;
         for (int t = 0; t < v.L; t++) {
@@ -246,16 +247,18 @@ static EeStatus cnn_occlusion_values(EeModel *m, const EeBackend *be, const EeIn
         long k0 = first[i], nk = first[i + 1] - first[i];
         int rows = 1; /* the most windows of one width a copy changes */
         for (long k = 0; k < nk; k++) {
+            /* a word at a time: the first and the last absent player */
             const uint64_t *S = coal + (size_t)(k0 + k) * words;
-            int any = 0;
-            lo[k] = hi[k] = -1;
-            for (int t = 0; t < v.L; t++) {
-                int pl = player[t];
-                if (pl < 0) continue;
-                if (S[pl / 64] >> (pl % 64) & 1) { any = 1; continue; }
-                if (lo[k] < 0) lo[k] = t;
-                hi[k] = t;
+            int any = 0, first_out = -1, last_out = -1;
+            for (int wd = 0; wd * 64 < n; wd++) {
+                uint64_t valid = n - wd * 64 >= 64 ? ~0ULL : (1ULL << (n - wd * 64)) - 1, out = ~S[wd] & valid;
+                any |= (S[wd] & valid) != 0;
+                if (!out) continue;
+                if (first_out < 0) first_out = wd * 64 + __builtin_ctzll(out);
+                last_out = wd * 64 + 63 - __builtin_clzll(out);
             }
+            lo[k] = first_out < 0 ? -1 : pos[first_out];
+            hi[k] = last_out < 0 ? -1 : pos[last_out];
             if (!any) value[k0 + k] = vempty[i];  /* every token absent: v(empty) */
             else if (lo[k] < 0) value[k0 + k] = NAN; /* nothing absent: not an occlusion window */
             if (!any || lo[k] < 0) { lo[k] = -1; continue; }
@@ -307,7 +310,7 @@ static EeStatus cnn_occlusion_values(EeModel *m, const EeBackend *be, const EeIn
         if (fail) st = ee_fail(EE_ERR_NOMEM, "out of memory for the cnn's occlusion");
     }
     ee_progress_end(&prog, st ? 0 : in->n, 0);
-    free(mask); free(base); free(player); free(map); free(lo); free(hi); free(ex); free(eb); free(outx); free(scratch0);
+    free(mask); free(base); free(player); free(pos); free(map); free(lo); free(hi); free(ex); free(eb); free(outx); free(scratch0);
     free(pre); free(suf); free(bestx); free(z); free(argx);
     return st;
 }
