@@ -67,12 +67,14 @@ void ee_cnn_running_max(const CnnView *v, const float *out, const uint8_t *mask,
         const float *o = out + (size_t)t * F, *p = pre + (size_t)t * F;
         float *q = pre + (size_t)(t + 1) * F;
         if (!mask[t]) { memcpy(q, p, sizeof(float) * F); continue; }
+        #pragma omp simd
         for (int f = 0; f < F; f++) q[f] = o[f] > p[f] ? o[f] : p[f];
     }
     for (int t = L - 1; t >= 0; t--) {
         const float *o = out + (size_t)t * F, *p = suf + (size_t)(t + 1) * F;
         float *q = suf + (size_t)t * F;
         if (!mask[t]) { memcpy(q, p, sizeof(float) * F); continue; }
+        #pragma omp simd
         for (int f = 0; f < F; f++) q[f] = o[f] > p[f] ? o[f] : p[f];
     }
 }

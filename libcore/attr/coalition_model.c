@@ -198,8 +198,7 @@ static EeStatus cnn_occlusion_values(EeModel *m, const EeBackend *be, const EeIn
     float *outx = malloc(sizeof(float) * (size_t)T * KF), *scratch0 = malloc(sizeof(float) * (size_t)T * wmax * d);
     float *pre = malloc(sizeof(float) * TF1 * K), *suf = malloc(sizeof(float) * TF1 * K);
     float *bestx = malloc(sizeof(float) * KF), *z = malloc(sizeof(float) * v.w.C);
-    int *argx = malloc(sizeof(int) * KF);
-    if (!mask || !base || !player || !pos || !map || !lo || !hi || !ex || !eb || !outx || !scratch0 || !pre || !suf || !bestx || !z || !argx)
+    if (!mask || !base || !player || !pos || !map || !lo || !hi || !ex || !eb || !outx || !scratch0 || !pre || !suf || !bestx || !z)
         st = ee_fail(EE_ERR_NOMEM, "out of memory for the cnn's occlusion");
     EeProgress prog;
     ee_progress_start(&prog, o, "occlusion", in->n);
@@ -238,8 +237,15 @@ static EeStatus cnn_occlusion_values(EeModel *m, const EeBackend *be, const EeIn
         fx[i] = z[target[i]];
         for (int k = 0; k < K; k++) {
             ee_cnn_windows_ids(&v, k, base, scratch0, map, outx + LF * k);
-            for (int f = 0; f < F; f++)
-                ee_cnn_max_scan(&v, outx + LF * k, mask, f, bestx + (size_t)k * F + f, argx + (size_t)k * F + f);
+            /* the maxima's values alone (ee_cnn_value reads nothing else), a vector of filters at a time */
+            float *b = bestx + (size_t)k * F;
+            for (int f = 0; f < F; f++) b[f] = -INFINITY;
+            for (int t = 0; t < v.L; t++) {
+                const float *ot = outx + LF * k + (size_t)t * F;
+                if (!mask[t]) continue;
+                #pragma omp simd
+                for (int f = 0; f < F; f++) b[f] = ot[f] > b[f] ? ot[f] : b[f];
+            }
         }
         vempty[i] = ee_cnn_value(&v, bestx, target[i]);
         /* each copy's absent positions; the copies with none absent or none
@@ -297,8 +303,11 @@ static EeStatus cnn_occlusion_values(EeModel *m, const EeBackend *be, const EeIn
                         const float *p = pre + LF1 * kk + (size_t)t0 * F, *s = suf + LF1 * kk + (size_t)(t1 + 1) * F;
                         memcpy(b, p, sizeof(float) * F);
                         for (int t = t0; t <= t1; t++, o += F)
-                            if (mask[t])
+                            if (mask[t]) {
+                                #pragma omp simd
                                 for (int f = 0; f < F; f++) b[f] = o[f] > b[f] ? o[f] : b[f];
+                            }
+                        #pragma omp simd
                         for (int f = 0; f < F; f++) b[f] = s[f] > b[f] ? s[f] : b[f];
                     }
                 }
@@ -311,7 +320,7 @@ static EeStatus cnn_occlusion_values(EeModel *m, const EeBackend *be, const EeIn
     }
     ee_progress_end(&prog, st ? 0 : in->n, 0);
     free(mask); free(base); free(player); free(pos); free(map); free(lo); free(hi); free(ex); free(eb); free(outx); free(scratch0);
-    free(pre); free(suf); free(bestx); free(z); free(argx);
+    free(pre); free(suf); free(bestx); free(z);
     return st;
 }
 
