@@ -1,7 +1,9 @@
 /* dump_outputs.c: every output of libcore on random models (predictions,
  * IG by each CPU path, SV incremental and full-pass with variances, exact
- * Shapley values, explainer features of every kind, ee_explain of both
- * designs, training of each kind), one file DIR/<name>.bin each, for the
+ * Shapley values, occlusion windows and feature ablation on the cnns
+ * (incremental and full-pass), explainer features of every kind,
+ * ee_explain of both designs, training of each kind), one file
+ * DIR/<name>.bin each, for the
  * bit-for-bit comparison of two builds that claims "same bits":
  *
  *   for th in 1 2; do
@@ -118,6 +120,25 @@ static void attr(const char *name, EeModel *m, const EeInput *in, int T, int sv,
     free(A); free(tg); free(fx); free(fb); free(de); free(var);
 }
 
+/* Occlusion with windows of w tokens and stride s (w = s = 1: feature
+ * ablation); the values and the info as for attr. */
+static void occl(const char *name, EeModel *m, const EeInput *in, int T, int w, int s, int full)
+{
+    int N = in->n;
+    EeAttrOptions o;
+    ee_attr_options_defaults(&o);
+    o.verbose = 0; o.device = EE_DEVICE_CPU; o.full_passes = full;
+    EeCoalitionModelOptions c = {.m = {.kind = EE_COAL_OCCLUSION}, .window = w, .stride = s};
+    float *A = malloc(sizeof(float) * N * T);
+    int32_t *tg = malloc(4 * N);
+    float *fx = malloc(4 * N), *fb = malloc(4 * N), *de = malloc(4 * N);
+    EeAttrInfo info = {.target = tg, .fx = fx, .fbaseline = fb, .delta = de};
+    OK(ee_coalition_attribute(m, in, &o, &c, A, &info));
+    put(name, A, sizeof(float) * N * T);
+    attr_info(name, &info, N, T);
+    free(A); free(tg); free(fx); free(fb); free(de);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) return 2;
@@ -151,6 +172,16 @@ int main(int argc, char **argv)
     attr("sv_cnn_full", cnn, &in, T, 1, 1, 3, 0);
     attr("exact_tf", tf, &sin, T, 2, 0, 1, 0);
     attr("exact_cnn", cnn, &sin, T, 2, 0, 1, 0);
+    /* occlusion: ablation, windows at the row's ends (the last one cut),
+     * strides past 1; the bias-free cnn; the full-pass path */
+    occl("ablation_cnn", cnn, &in, T, 1, 1, 0);
+    occl("ablation_cnn0", cnn0, &in, T, 1, 1, 0);
+    occl("ablation_cnn_short", cnn, &sin, T, 1, 1, 0);
+    occl("occl_cnn_w3s1", cnn, &in, T, 3, 1, 0);
+    occl("occl_cnn_w4s3", cnn, &in, T, 4, 3, 0);
+    occl("occl_cnn0_w7s2", cnn0, &in, T, 7, 2, 0);
+    occl("occl_cnn_w6s1_short", cnn, &sin, T, 6, 1, 0);
+    occl("occl_cnn_w3s1_full", cnn, &in, T, 3, 1, 1);
     /* features of each kind, for both token models */
     EeInputs kinds[] = {EE_INPUTS_GRADIENT, EE_INPUTS_GRADIENT_VECTOR, EE_INPUTS_GRADIENT_ENDS, EE_INPUTS_OCCLUSION, EE_INPUTS_PATH};
     EeModel *clfs[2] = {tf, cnn};

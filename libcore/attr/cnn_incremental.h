@@ -16,6 +16,22 @@ typedef struct {
 
 /* out[t0..t1] of width k from embeddings e [L][d] (zero past L). */
 void ee_cnn_windows(const CnnView *v, int k, const float *e, int t0, int t1, float *scratch, float *out);
+/* out[0..L-1] of width k for the tokens ids (embedding rows, zero past
+ * L): a window whose ids are the previous window's is that row copied
+ * (the same data, the same chain), so a baseline of one token repeated
+ * costs a few windows. scratch: L * w_k * d floats; map: L ints. */
+void ee_cnn_windows_ids(const CnnView *v, int k, const int32_t *ids, float *scratch, int *map, float *out);
+/* The pre-activations of width k of M windows given as rows of A (each
+ * w_k * d floats, its embeddings in order) into out [M][F]: the bias and
+ * then the backend's product, the chains of ee_cnn_windows (a row's bits
+ * depend on its own data alone, whatever M). */
+void ee_cnn_rows(const CnnView *v, int k, const float *A, int M, float *out);
+/* The running maxima of width k's pre-activations out [L][F] over the
+ * attended positions: pre[t][f] over the positions before t, suf[t][f]
+ * over t and after (t = 0..L, each [L+1][F]; -inf over none; NaN never
+ * wins). With them, a change of the windows t0..t1 gives each filter's
+ * maximum from pre[t0], the new windows and suf[t1 + 1]. */
+void ee_cnn_running_max(const CnnView *v, const float *out, const uint8_t *mask, float *pre, float *suf);
 /* The max over the attended positions of filter f's pre-activations and
  * where it is (-1: none above -inf). */
 void ee_cnn_max_scan(const CnnView *v, const float *out, const uint8_t *mask, int f, float *best, int *arg);

@@ -16,10 +16,16 @@
  * - the passes (f(x), v(empty), one per non-empty coalition), the same
  *   bits for any batch, a 1 % change of one reference weight is seen;
  * - the CPU shortcuts = full passes, to rounding: the cnn's incremental
- *   occlusion, the transformer's layer-0 cache;
+ *   occlusion, the transformer's layer-0 cache; the cnn's occlusion where
+ *   filters are tied at every position or at or below 0 everywhere, at 1
+ *   and 2 threads;
  * - bad input: window and stride out of range, coalitions with
  *   occlusion, coalitions that do not determine the fit, unknown kind. */
 #include "refmodel.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 static EeRng rng;
 
@@ -595,6 +601,80 @@ static void check_bad(void)
     fix_free(&f);
 }
 
+/* ---- the cnn's incremental occlusion where its maxima are special ------------------
+ * Filters whose pre-activation is the same at every position (zero
+ * weights: the maximum is tied everywhere, positive), filters at or below 0
+ * everywhere (they add nothing to the logit) and, from the other filters,
+ * maxima inside, before and after each window: the incremental windows
+ * against full passes and the reference, windows at the row's ends, one
+ * window over every player, and at 1 and several threads. */
+static void check_cnn_maxima(void)
+{
+    Fix f;
+    fix_init(&f, EE_KIND_CNN);
+    for (int k = 0; k < f.ref.c.nwidths; k++) {
+        int wi = ee_model_find_param(f.m, "conv", k, "W"), bi = ee_model_find_param(f.m, "conv", k, "b");
+        REQUIRE(wi >= 0 && bi >= 0, "the convolution of width %d has weights and biases", k);
+        EeParamInfo pw, pb;
+        ee_model_param_info(f.m, wi, &pw);
+        ee_model_param_info(f.m, bi, &pb);
+        float *w = malloc(sizeof(float) * pw.count), *b = malloc(sizeof(float) * pb.count);
+        CHECK_OK(ee_param_get(f.m, wi, w, pw.count));
+        CHECK_OK(ee_param_get(f.m, bi, b, pb.count));
+        size_t per = pw.count / (size_t)f.ref.c.filters; /* column-major (w, d, F): a filter's weights in a run */
+        memset(w, 0, sizeof(float) * per * 2);           /* filters 0 and 1: the same at every position */
+        b[0] = 0.3f;                                     /* tied everywhere, above 0 */
+        b[1] = -0.2f;                                    /* tied everywhere, below 0 */
+        b[2] = -40.0f;                                   /* below 0 everywhere */
+        CHECK_OK(ee_param_set(f.m, wi, w, pw.count));
+        CHECK_OK(ee_param_set(f.m, bi, b, pb.count));
+        free(w); free(b);
+    }
+    ref_free(&f.ref);
+    ref_load(&f.ref, f.m);
+    static const int ws[][2] = {{1, 1}, {2, 1}, {3, 2}, {5, 4}, {12, 1}};
+    Got g = {0};
+#ifdef _OPENMP
+    int saved = omp_get_max_threads();
+    omp_set_num_threads(2);
+#endif
+    for (size_t vi = 0; vi < sizeof ws / sizeof ws[0]; vi++) {
+        EeAttrOptions o;
+        options(&f, &o, vi % 2);
+        EeCoalitionModelOptions c = {.m = {.kind = EE_COAL_OCCLUSION}, .window = ws[vi][0], .stride = ws[vi][1]};
+        EeStatus st = run(&f, &o, &c, &g);
+        CHECK(st == EE_OK, "cnn maxima, window %d: %s", ws[vi][0], ee_last_error());
+        if (st) continue;
+        CheckCmp cmp = CMP_INIT;
+        int tmis = 0;
+        compare(&f, &o, &c, NULL, &g, &cmp, &tmis);
+        CHECK(tmis == 0, "cnn maxima, window %d: %d rows with another target", ws[vi][0], tmis);
+        CHECK_CMP(cmp, cmp_bound(&cmp, 2e-5, 1e-1), "cnn maxima, window %d stride %d, against the double reference: "
+                  "max err %.3g (scale %.3g)", ws[vi][0], ws[vi][1], cmp.err, cmp.scale);
+        float *A1 = malloc(sizeof(float) * f.N * f.W);
+        memcpy(A1, g.A, sizeof(float) * f.N * f.W);
+#ifdef _OPENMP
+        omp_set_num_threads(1); /* the same bits on one thread */
+        CHECK_OK(run(&f, &o, &c, &g));
+        CHECK(!memcmp(A1, g.A, sizeof(float) * f.N * f.W), "cnn maxima, window %d stride %d: 1 and 2 threads give "
+              "the same bits", ws[vi][0], ws[vi][1]);
+        omp_set_num_threads(2);
+#endif
+        o.full_passes = 1;
+        CHECK_OK(run(&f, &o, &c, &g));
+        CheckCmp inc = CMP_INIT;
+        for (int k = 0; k < f.N * f.W; k++) cmp_add(&inc, A1[k], g.A[k]);
+        CHECK_CMP(inc, cmp_bound(&inc, 1e-5, 1e-1), "cnn maxima, window %d stride %d: incremental = full passes (err "
+                  "%.3g)", ws[vi][0], ws[vi][1], inc.err);
+        free(A1);
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(saved);
+#endif
+    free(g.A);
+    fix_free(&f);
+}
+
 int main(void)
 {
     ee_threads_enter();
@@ -604,6 +684,7 @@ int main(void)
         check_given(kinds[k]);
         check_drawn(kinds[k]);
     }
+    check_cnn_maxima();
     check_bad();
     ee_threads_leave();
     return check_finish("test_perturb");
