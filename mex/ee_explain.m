@@ -207,7 +207,7 @@
 %! s = ee_train (clf, X(1:30,:), 'sv', 'steps', 3, 'epochs', 1, 'verbose', false);
 %! assert (s.explains.method, 'sv');
 
-%!error id=ee:badInput ee_train (clf, X, 'lime')
+%!error id=ee:badInput ee_train (clf, X, 'shap')  # not a method name (kernelshap is)
 %!error id=ee:notSupported ee_explain (ex, X(1:3,:), 'device', 'cpu', 'precision', 'bf16')
 %!error id=ee:badInput ee_explain (ex, X(1:3,:), 'precision', 'int8')
 %!error id=ee:notSupported ee_train (clf, X(1:20,:), 'ig', 'device', 'cpu', 'precision', 'tf32', 'verbose', false)
