@@ -122,13 +122,13 @@ void *eecu_workspace(size_t bytes)
     return g_ws;
 }
 
-static void mem_give_back(int weights_too);
+static void mem_give_back(void);
 
 extern "C" void ee_cuda_shutdown(void)
 {
     pthread_mutex_lock(&g_lock);
     if (g_blas || g_ws || g_ev0) EECU_CK(cudaDeviceSynchronize());
-    mem_give_back(1);
+    mem_give_back();
     eecu_cudnn_shutdown();
     if (g_bf) {
         EECU_CK(cudaFree(g_bf));
@@ -416,8 +416,12 @@ static struct { uint64_t k0, k1; size_t n; void *p; int refs; unsigned long long
 static unsigned long long g_wts_clock;
 static int g_wts_on = -1;
 
-static void *raw_alloc(size_t n);
-static void untracked_free(void *p, size_t n);
+/* a block that track() noted, back to the driver */
+static void free_tracked(void *p)
+{
+    untrack(p);
+    EECU_CK(cudaFree(p));
+}
 
 /* frees the unreferenced resident copies; returns how many */
 static int weights_drop_unused(void)
@@ -425,28 +429,19 @@ static int weights_drop_unused(void)
     int k = 0;
     for (int i = 0; i < WEIGHT_SLOTS; i++)
         if (g_wts[i].p && g_wts[i].refs == 0) {
-            untracked_free(g_wts[i].p, g_wts[i].n);
+            free_tracked(g_wts[i].p);
             g_wts[i].p = NULL;
             k++;
         }
     return k;
 }
 
-/* Device memory held for later back to the driver: the pool, and with
- * weights_too the unreferenced resident weights. */
-static void mem_give_back(int weights_too)
+/* Device memory held for later back to the driver: the pool and the
+ * unreferenced resident weights. */
+static void mem_give_back(void)
 {
     pool_drain();
-    if (weights_too) weights_drop_unused();
-}
-
-static size_t untrack(void *p);
-
-static void untracked_free(void *p, size_t n)
-{
-    (void)n;
-    untrack(p);
-    EECU_CK(cudaFree(p));
+    weights_drop_unused();
 }
 
 static void *raw_alloc(size_t n)
@@ -459,7 +454,7 @@ static void *raw_alloc(size_t n)
         if (cudaMalloc(&p, n) == cudaSuccess) return p;
         cudaGetLastError(); /* out of memory is reported by the caller */
         p = NULL;
-        if (attempt == 0) mem_give_back(1); /* then once more */
+        if (attempt == 0) mem_give_back(); /* then once more */
     }
     return NULL;
 }
@@ -505,7 +500,7 @@ static void *cu_weights_acquire(const void *host, size_t bytes, const uint64_t k
             if (g_wts[i].refs == 0 && (slot < 0 || g_wts[i].used < g_wts[slot].used)) slot = i;
     if (slot < 0) return NULL; /* every copy in use: the run keeps its own */
     if (g_wts[slot].p) {
-        untracked_free(g_wts[slot].p, g_wts[slot].n);
+        free_tracked(g_wts[slot].p);
         g_wts[slot].p = NULL;
     }
     void *p = cu_alloc(bytes);
