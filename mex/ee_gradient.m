@@ -225,15 +225,21 @@
 %! assert (S, D, 1e-6 * max (abs (D(:))));
 
 %!test
-%! ## where DeepLIFT is not defined: ee:notSupported (a GPU asked for on
-%! ## a machine without one: ee:noDevice)
-%! for call = {{v.model, v.X, 'method', 'deeplift'}, {c.model, c.X, 'method', 'deeplift', 'device', 'gpu'}}
-%!   try
-%!     ee_gradient (call{1}{:}, 'verbose', false);
-%!     error ('no error');
-%!   catch err
-%!     assert (any (strcmp (err.identifier, {'ee:notSupported', 'ee:noDevice'})), err.message);
-%!   end
+%! ## where DeepLIFT is not defined: ee:notSupported
+%! try
+%!   ee_gradient (v.model, v.X, 'method', 'deeplift', 'verbose', false);
+%!   error ('no error');
+%! catch err
+%!   assert (err.identifier, 'ee:notSupported', err.message);
+%! end
+%! ## on the GPU where there is one (the rescale rule has CUDA kernels);
+%! ## without one, the request is ee:noDevice
+%! try
+%!   G = ee_gradient (c.model, c.X, 'method', 'deeplift', 'device', 'gpu', 'verbose', false);
+%!   C = ee_gradient (c.model, c.X, 'method', 'deeplift', 'device', 'cpu', 'verbose', false);
+%!   assert (max (abs (G(:) - C(:))) <= 1e-4 * max (abs (C(:))));
+%! catch err
+%!   assert (err.identifier, 'ee:noDevice', err.message);
 %! end
 
 %!error <needs 'background'> ee_gradient (v.model, v.X, 'method', 'gradientshap')

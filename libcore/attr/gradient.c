@@ -170,7 +170,7 @@ static EeStatus run(void *ctx, int Bwant)
     if ((st = ee_backend_resolve(o.device, o.precision, &dev, &be))) { free(alpha); free(wts); return st; }
     if (dl && (!be->relu_rescale_bwd || !be->pool_rescale_bwd)) {
         free(alpha); free(wts);
-        return ee_fail(EE_ERR_UNSUPPORTED, "deeplift runs on the CPU only: the %s backend has no rescale rule", be->name);
+        return ee_fail(EE_ERR_UNSUPPORTED, "deeplift needs the rescale rule, which the %s backend does not have", be->name);
     }
     /* units per pass: whole units of s rows (deeplift: 2) */
     int U = Bwant / rows_per_unit > 0 ? Bwant / rows_per_unit : 1;
@@ -414,11 +414,7 @@ done:
 EeStatus ee_gradient_attribute(EeModel *m, const EeInput *in, const EeGradOptions *g, const EeAttrOptions *o,
                                float *A, EeAttrInfo *info)
 {
-    /* DeepLIFT's rescale ops are the CPU's: AUTO means the CPU for it */
-    EeAttrOptions oc = *o;
-    if (g->method == EE_GRAD_DEEPLIFT && oc.device == EE_DEVICE_AUTO) oc.device = EE_DEVICE_CPU;
-    Job J = {m, in, g, &oc, A, info};
-    o = &oc;
+    Job J = {m, in, g, o, A, info};
     EeStatus st = check(&J);
     if (st) return st;
     if (in->n == 0) return EE_OK;
@@ -432,7 +428,7 @@ double ee_gradient_bytes(const EeModel *m, int n, const EeGradOptions *g, const 
     const EeConfig *c = &m->cfg;
     if (n < 1) return 0;
     EeDevice dev = o->device != EE_DEVICE_AUTO ? o->device
-                   : ee_gpu_available() && g->method != EE_GRAD_DEEPLIFT ? EE_DEVICE_GPU : EE_DEVICE_CPU;
+                   : ee_gpu_available() ? EE_DEVICE_GPU : EE_DEVICE_CPU;
     int token = ee_is_token_model(c), T = token ? c->T : 1, W = token ? c->T * c->d : c->D, C = c->classes;
     int s = g->method == EE_GRAD_IG ? o->steps : g->method == EE_GRAD_DEEPLIFT ? 2 : 1;
     int Bw = o->batch > 0 ? o->batch : ee_default_batch(c, dev);

@@ -237,7 +237,7 @@ EeStatus ee_run_deeplift_backward(EeRun *r, int B, const float *dout)
         return ee_fail(EE_ERR_UNSUPPORTED, "DeepLIFT is defined on the mlp and the cnn, not on a %s",
                        ee_kind_name(r->m->cfg.kind));
     if (!r->be->relu_rescale_bwd || !r->be->pool_rescale_bwd)
-        return ee_fail(EE_ERR_UNSUPPORTED, "DeepLIFT runs on the CPU only: the %s backend has no rescale rule",
+        return ee_fail(EE_ERR_UNSUPPORTED, "DeepLIFT needs the rescale rule, which the %s backend does not have",
                        r->be->name);
     if (2 * B > r->Bmax) return ee_fail(EE_ERR_INPUT, "DeepLIFT of %d rows needs a run of %d, this one has %d", B, 2 * B, r->Bmax);
     return k->deeplift_backward(r, B, dout);
