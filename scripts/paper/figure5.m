@@ -39,7 +39,31 @@
 ## @item 'panels'
 ## the panels to run, by name (@qcode{'ig_spam'}, @qcode{'ig_wordnet'},
 ## @qcode{'sv_fortunes'}, @qcode{'sv_wordnet'}) or method (@qcode{'ig'},
-## @qcode{'sv'}); only their data files must exist.
+## @qcode{'sv'}); only their data files must exist.  A panel of another
+## method with a sample count is named @qcode{'METHOD_DATASET'} (e.g.
+## @qcode{'kernelshap_fortunes'}, @qcode{'smoothgrad_spam'}; DATASET one
+## of the run's datasets), or by its method alone for one panel on each
+## dataset; METHOD is @qcode{'kernelshap'} or @qcode{'lime'} (s x
+## @code{coalitions} coalitions per row, default T, the row width),
+## @qcode{'smoothgrad'}, @qcode{'smoothgrad_sq'}, @qcode{'vargrad'} (s
+## noise samples of @code{ee_gradient}'s saliency, @code{stdev} 0.15) or
+## @qcode{'gradientshap'} (s samples; @code{background}, default the
+## panel's first 8 training rows).  Such a panel copies the settings of
+## the preset's panel on that dataset (of its SV panel for KernelSHAP and
+## LIME, of its IG panel for the others, where the dataset has both) and
+## shares its classifier; its targets are the method at s = S (seed 1),
+## its curve is @code{ee_convergence} in the method's own sample count,
+## its floor half the MSE of a second run at S (another seed) against the
+## target, and its explainer trains on the method's maps (without the
+## efficiency projection but for KernelSHAP, whose maps sum to f(x) -
+## f(baseline)); figure5.csv and figure5_summary.csv get its rows, with
+## the crossing and the equal-accuracy speed-up.  Its settings take
+## overrides by its name or method, as the others (e.g.
+## @code{'kernelshap_fortunes', struct ('coalitions', 128)}).  The
+## deterministic methods (saliency, Gradient x Input, DeepLIFT,
+## occlusion) have no convergence curve and are refused
+## (@code{ee:badInput}); their explainers are @code{ee_train (clf, X,
+## METHOD)}, their cost and faithfulness in @code{faithfulness_figure}.
 ## @item 'kind'
 ## classifier kind, @qcode{'transformer'} (default) or @qcode{'cnn'} (the
 ## explainer is then built on a transformer backbone trained on the same
@@ -51,9 +75,9 @@
 ## @qcode{'path'}) and ensemble size, for every panel (the presets:
 ## @qcode{'gradient_ends'} on IG spam, @qcode{'path'} on IG wordnet,
 ## @qcode{'occlusion'} on the SV panels).
-## @item 'ig', 'sv', or a panel name
-## a struct of overrides merged into the settings of every IG / SV panel or
-## of that panel (e.g. @code{struct ('n_train', 800, 'expl', struct
+## @item 'ig', 'sv', another method, or a panel name
+## a struct of overrides merged into the settings of every panel of that
+## method or of that panel (e.g. @code{struct ('n_train', 800, 'expl', struct
 ## ('epochs', 40))}).  @code{expl.distill} (a struct: @code{rows},
 ## @code{inputs}, @code{epochs}, @code{freeze}, @code{lr}) distils the
 ## panel's explainer into a student with cheaper inputs: the explainer
@@ -243,7 +267,8 @@ function P = settings_from_args (root, args)
       case 'model'
         P.model = v;
       otherwise
-        if (! (any (strcmpi (name, [names {'ig', 'sv'}])) && isstruct (v)))
+        if (! ((any (strcmpi (name, [names {'ig', 'sv'} sampled_methods()])) || ! isempty (method_panel (name))) ...
+               && isstruct (v)))
           error ('ee:badInput', 'figure5: unknown option ''%s''', name);
         end
         overrides(end+1, :) = {lower(name), v};
@@ -260,6 +285,11 @@ function P = settings_from_args (root, args)
     q.n_unlabelled = Inf * (q.n_unlabelled > 0);
     P.panels = [P.panels(1:at(1)-1), q, P.panels(setdiff (at(1)+1:numel (P.panels), at))];
     P.user_data = true;
+  end
+  ## panels of the other methods ('panels', {'kernelshap_fortunes', 'lime'}):
+  ## each a copy of a preset panel on that dataset, its method replaced
+  if (! isempty (select))
+    P.panels = [P.panels, method_panels(P.panels, select)];
   end
   for k = 1:rows (overrides)
     for i = 1:numel (P.panels)
@@ -285,10 +315,11 @@ function P = settings_from_args (root, args)
   if (! isempty (select))
     names = {P.panels.name};
     ok = ismember (names, select) | ismember ({P.panels.method}, select);
-    bad = setdiff (select, [names {'ig', 'sv'}]);
+    bad = setdiff (select, [names {'ig', 'sv'} sampled_methods()]);
     if (! isempty (bad) || ! any (ok))
-      error ('ee:badInput', 'figure5: ''panels'' must name panels (%s) or methods (ig, sv); got %s', ...
-             strjoin (names, ', '), strjoin (select, ', '));
+      error ('ee:badInput', ['figure5: ''panels'' must name panels (%s), methods (%s) or METHOD_DATASET; ' ...
+                             'got %s'], strjoin (names, ', '), strjoin ([{'ig', 'sv'} sampled_methods()], ', '), ...
+             strjoin (select, ', '));
     end
     P.panels = P.panels(ok);
   end
@@ -309,6 +340,80 @@ function P = settings_from_args (root, args)
     tag = strjoin (unique (dn), '+');
     if (! given.results) P.results = fullfile (root, 'results', tag, P.preset); end
     if (! given.figures) P.figures = fullfile (root, 'figures', tag); end
+  end
+end
+
+## The methods with a sample count besides IG and SV: figure5 draws their
+## convergence in that count (private/f5_method.m)
+function m = sampled_methods ()
+  m = {'kernelshap', 'lime', 'smoothgrad', 'smoothgrad_sq', 'vargrad', 'gradientshap'};
+end
+
+## {method, dataset} of a panel name METHOD_DATASET of a sampled method
+## other than IG and SV, or {} (the dataset is checked against the preset's)
+function md = method_panel (name)
+  md = {};
+  for m = sampled_methods ()
+    n = numel (m{1});
+    if (numel (name) > n + 1 && strncmpi (name, [m{1} '_'], n + 1))
+      md = {m{1}, lower(name(n+2:end))};
+    end
+  end
+end
+
+## The panels that 'panels' asks for beyond the preset's: METHOD_DATASET,
+## or a bare METHOD (one panel per dataset of the preset).  Each copies the
+## preset's panel on that dataset, the one of the nearer method when there
+## are two (the coalition methods an SV panel's settings, the gradient
+## methods an IG panel's), so that it shares its classifier (and cache);
+## its targets, curve and explainer have keys of their own.  A
+## deterministic method has no curve: refused, naming the option.
+function Q = method_panels (panels, select)
+  Q = panels([]);
+  determ = {'saliency', 'saliency_abs', 'saliency_l2', 'gradxinput', 'deeplift', 'occlusion'};
+  ds = cellfun (@fileparts_name, {panels.data}, 'uniformoutput', false);
+  for k = 1:numel (select)
+    nm = lower (select{k});
+    if (any (strcmp (nm, {panels.name})) || any (strcmp (nm, {'ig', 'sv'})))
+      continue;
+    end
+    for d = determ
+      if (strcmp (nm, d{1}) || strncmp (nm, [d{1} '_'], numel (d{1}) + 1))
+        error ('ee:badInput', ['figure5: ''panels'': %s is deterministic (one run is exact): it has no ' ...
+                               'convergence curve to draw; its explainer is ee_train (clf, X, ''%s''), its ' ...
+                               'cost and faithfulness are in faithfulness_figure'], d{1}, d{1});
+      end
+    end
+    if (any (strcmp (nm, sampled_methods ())))
+      pairs = cellfun (@(x) {nm, x}, unique (ds, 'stable'), 'uniformoutput', false);
+    else
+      md = method_panel (nm);
+      if (isempty (md))
+        continue;                       # an unknown name: refused with the list below
+      end
+      if (! any (strcmp (md{2}, ds)))
+        error ('ee:badInput', 'figure5: ''panels'': no dataset ''%s'' in this run (datasets: %s)', md{2}, ...
+               strjoin (unique (ds), ', '));
+      end
+      pairs = {md};
+    end
+    for j = 1:numel (pairs)
+      [m, dn] = deal (pairs{j}{:});
+      name = [m '_' dn];
+      if (any (strcmp (name, {Q.name})))
+        continue;
+      end
+      on = find (strcmp (ds, dn));
+      near = ifelse (any (strcmp (m, {'kernelshap', 'lime'})), 'sv', 'ig');
+      at = on(find (strcmp ({panels(on).method}, near), 1));
+      if (isempty (at)) at = on(1); end
+      q = panels(at);
+      q.name = name;
+      q.method = m;
+      q.expl.distill = [];              # the preset's distillation belongs to its own method
+      q.expl.loss = 'mse';
+      if (isempty (Q)) Q = q; else Q(end+1) = q; end
+    end
   end
 end
 
@@ -334,7 +439,12 @@ end
 %!error <unknown option> figure5 ('tiny', 'nosuch', 1)
 %!error <'kind' must be> figure5 ('tiny', 'kind', 'rnn')
 %!error <no data file> figure5 ('tiny', 'data_ig', '/nonexistent/file.mat')
-%!error <'panels' must name> figure5 ('tiny', 'panels', 'lime')
+%!error <'panels' must name> figure5 ('tiny', 'panels', 'shap')
+%!error <'panels' must name> figure5 ('tiny', 'panels', 'kernelshap_')
+%!error <saliency is deterministic> figure5 ('tiny', 'panels', 'saliency_spam')
+%!error <occlusion is deterministic> figure5 ('tiny', 'panels', {'ig', 'occlusion'})
+%!error <no dataset 'imdb'> figure5 ('tiny', 'panels', 'lime_imdb')
+%!error <unknown setting> figure5 ('tiny', 'panels', 'lime_spam', 'lime', struct ('nosuch', 1))
 %!error <unknown setting> figure5 ('tiny', 'ig', struct ('nosuch', 1))
 %!error <'model' is a struct> figure5 ('tiny', 'model', 3)
 %!error <'model'.f must be> figure5 ('tiny', 'model', struct ('X', 1), 'figures', tempname ())

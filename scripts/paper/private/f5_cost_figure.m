@@ -75,8 +75,10 @@ function draw_panel (p, box)
   ylabel (ax, sprintf ('MSE against %s at s = %d', p.label, S));
   if (strcmp (p.method, 'ig'))
     ttl = sprintf ('Integrated Gradients, %s', p.dataset);
-  else
+  elseif (strcmp (p.method, 'sv'))
     ttl = sprintf ('Shapley Value Sampling, %s', p.dataset);
+  else
+    ttl = sprintf ('%s, %s', p.method_title, p.dataset);
   end
   title (ax, ttl, 'fontsize', 13, 'fontweight', 'bold');
   hold (ax, 'off');

@@ -72,14 +72,16 @@ function draw_panel (P, p, box)
   tk = unique ([1 2 5:5:S-1 cx(isfinite (cx))]);
   set (ax, 'xtick', tk);
   lg = @(px) 10 ^ (log10 (yl(1)) - px / axh * diff (log10 (yl)));
-  for t = tk
+  for t = tk(isfinite (C.passes(tk)))   # (none where no run at s determined the values)
     text (ax, t, lg (36), sprintf ('%.0f', C.passes(t)), 'horizontalalignment', 'center', ...
           'fontsize', 9, 'color', grey);
   end
   text (ax, 0.3, lg (36), 'passes:', 'horizontalalignment', 'right', 'fontsize', 9, 'color', grey);
   text (ax, 0.3, lg (17), 's:', 'horizontalalignment', 'right', 'fontsize', 9);
   what = 'IG steps / SV permutations';
-  if (strcmp (p.method, 'kernelshap'))
+  if (isfield (p, 'unit') && ! any (strcmp (p.method, {'ig', 'sv'})))   # a panel of another method
+    what = p.unit;
+  elseif (strcmp (p.method, 'kernelshap'))
     what = sprintf ('%d coalitions each', C.coalitions);
   end
   text (ax, S / 2, lg (62), sprintf ('s: %s; grey: passes per explanation (%.0f at s = %d)', what, ...
@@ -115,10 +117,8 @@ function draw_panel (P, p, box)
   end
   if (isfield (p, 'title'))          # a panel on a function handle (f5_fn_panel)
     ttl = p.title;
-  elseif (strcmp (p.method, 'ig'))
-    ttl = sprintf ('Integrated Gradients (%s), %s', p.settings.ig_method, p.dataset);
-  else
-    ttl = sprintf ('Shapley Value Sampling, %s', p.dataset);
+  else                               # the method's name (f5_method), on the dataset
+    ttl = sprintf ('%s, %s', p.method_title, p.dataset);
   end
   title (ax, ttl, 'fontsize', 13, 'fontweight', 'bold');
   hold (ax, 'off');

@@ -25,6 +25,8 @@ function files = f5_heatmaps (P, p)
     i = sel(k);
     if (strcmp (p.method, 'ig'))
       lab_t = sprintf ('Integrated Gradients (s = %d, %.0f passes through the classifier)', p.S, p.curve.passes(p.S));
+    elseif (! strcmp (p.method, 'sv'))
+      lab_t = sprintf ('%s (s = %d, %.0f passes per explanation)', p.method_title, p.S, p.curve.passes(p.S));
     else
       n_real = sum (p.X(i, :) != 1 & p.X(i, :) != 3 & p.X(i, :) != 4);
       lab_t = sprintf ('Shapley Value Sampling (s = %d, %d passes through the classifier)', p.S, 2 + p.S * n_real);

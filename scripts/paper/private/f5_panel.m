@@ -16,8 +16,7 @@ function S = f5_panel (P, q)
   ensure_dir (cdir);
   ensure_dir (dir);
   vocab = numel (d.vocab);
-  nm = upper (q.method);
-  say (P, '\n== %s panel: %s (%s), kind %s\n', nm, dsname, q.data, q.kind);
+  preset = any (strcmp (q.method, {'ig', 'sv'}));   # the paper's methods (their keys as before)
   data_md5 = hash ('md5', fileread (q.data));   # the data's identity: its bytes
 
   ## subsets: evenly spaced rows of each split (deterministic, spread over
@@ -33,6 +32,18 @@ function S = f5_panel (P, q)
   end
   X = struct ('train', d.tokens(sub.train, :), 'valid', d.tokens(sub.valid, :), ...
               'test', d.tokens(sub.test, :), 'unlabelled', U);
+  if (isempty (q.coalitions))
+    q.coalitions = columns (d.tokens);   # KernelSHAP's, LIME's per unit of s: T
+  end
+  if (strcmp (q.method, 'gradientshap') && isempty (q.background))
+    q.background = X.train(1:min (8, rows (X.train)), :);   # GradientSHAP's baselines: rows of the domain
+  end
+  mt = f5_method (q);                  # how the method runs (and its names)
+  nm = upper (q.method);
+  if (! preset)
+    nm = mt.label;
+  end
+  say (P, '\n== %s panel: %s (%s), kind %s\n', nm, dsname, q.data, q.kind);
 
   ## 1. the classifier (and a transformer backbone when it is a cnn)
   spec = q.models.(q.kind);
@@ -64,6 +75,9 @@ function S = f5_panel (P, q)
     ts.(p) = q.S;
     if (any (strcmp (p, {'train', 'unlabelled'}))) ts.(p) = q.S_train; end
     desc = struct ('method', q.method, 'S', ts.(p), 'ig_method', q.ig_method, 'seed', q.seed);
+    if (! preset)                      # what else defines the method's maps
+      desc.run = mt.convergence;
+    end
     tk.(p) = ee_cache_key ({'targets', ck, desc, p, X.(p)});
     tfile.(p) = fullfile (dir, ['targets_' p '_' tk.(p) '.mat']);
   end
@@ -137,7 +151,7 @@ function S = f5_panel (P, q)
   [cv, hits.curve] = f5_cached (P, cfile, sprintf ('%s convergence curve (%d test rows, s = 1..%d)', ...
                                                    nm, rows (X.test), q.S), ...
                @() struct ('C', ee_convergence (clf.model, X.test, q.method, q.S, ...
-                            'method', q.ig_method, 'seed', q.seed, ...
+                            'method', q.ig_method, 'seed', q.seed, mt.convergence{:}, ...
                             'target', tg.test.A, 'target_info', tg.test.info, ...
                             'checkpoint', [cfile '.partial'], 'verbose', P.verbose)));
   if (exist ([cfile '.partial'], 'file'))
@@ -148,8 +162,18 @@ function S = f5_panel (P, q)
   ## 5. the floor: the expected MSE of the exact attributions against the
   ## s = S target. SV: the per-permutation variance / S (ee_sv's
   ## info.variance of the target run); IG: the target's own quadrature
-  ## error, measured against a run at 2S.
-  if (strcmp (q.method, 'sv'))
+  ## error, measured against a run at 2S.  The other sampling methods: half
+  ## the MSE of a second, independent run at S against the target (two
+  ## independent estimates differ by twice the variance of one, which is
+  ## the target's MSE against the method's exact value).
+  if (! preset)
+    fk = ee_cache_key ({'second_run', tk.test, q.seed + q.S + 1});
+    second = f5_cached (P, fullfile (dir, ['second_' fk '.mat']), sprintf ('%s at s = %d, another seed (floor)', ...
+                                                                          nm, q.S), ...
+                        @() struct ('A', mt.run (clf.model, X.test, q.S, q.seed + q.S + 1)));
+    C.floor_mse = mean ((double (second.A) - double (tg.test.A)) .^ 2, 2) / 2;
+    C.floor_method = sprintf ('half the MSE of a second run at s = %d against the target', q.S);
+  elseif (strcmp (q.method, 'sv'))
     C.floor_mse = mean (double (tg.test.info.variance), 2) / q.S;
     C.floor_method = sprintf ('mean per-permutation variance / %d', q.S);
   else
@@ -202,7 +226,7 @@ function S = f5_panel (P, q)
   ## come from the cache, measured on another day under another load)
   C.retimed_seconds = NaN (1, q.S);
   for s = 1:q.S - 1
-    if (s != sx && (strcmp (q.method, 'sv') || strcmp (q.ig_method, 'gausslegendre') || s > 1))
+    if (s != sx && isfinite (C.curve(s)))   # (NaN: no run at s, e.g. IG's Riemann rules at s = 1)
       C.retimed_seconds(s) = time_of (expensive_at (clf.model, X.test, q, s));
     end
   end
@@ -216,7 +240,9 @@ function S = f5_panel (P, q)
   S = struct ();
   S.name = q.name;
   S.method = q.method;
-  S.label = upper (q.method);
+  S.label = nm;
+  S.method_title = mt.title;
+  S.unit = mt.unit;
   S.dataset = dsname;
   S.data = q.data;
   S.kind = q.kind;
@@ -353,7 +379,7 @@ function [members, n_fit, cost, hit] = distill_student (P, q, e, o, teacher, bac
   [st, hit2] = f5_cached (P, fullfile (dir, ['student_' sk '.mat']), ...
                           sprintf ('student explainer (inputs %s, %d + %d rows)', D.inputs, ...
                                    rows (X.train) + rows (X.unlabelled), rows (Xd)), ...
-                          @() train_student (P, backbone, X, tg, Xd, dm.A, e, D, desc));
+                          @() train_student (P, backbone, X, tg, Xd, dm.A, e, D, desc, q));
   h = st.model.history;
   say (P, '%s student (inputs %s): best epoch %d of %d, validation MSE %.4g, %.0f s (teacher''s maps %.0f s)\n', ...
           upper (q.method), st.model.inputs, h.best_epoch, h.epochs_run, min (h.valid_mse), st.seconds, dm.seconds);
@@ -380,11 +406,11 @@ function r = teacher_maps (teacher, Xd)
   r.seconds = toc (t0);
 end
 
-function r = train_student (P, backbone, X, tg, Xd, Ad, e, D, desc)
+function r = train_student (P, backbone, X, tg, Xd, Ad, e, D, desc, q)
   t0 = tic ();
   e.inputs = D.inputs;
   m = ee_train (backbone, [X.train; X.unlabelled; Xd], [tg.train.A; tg.unlabelled.A; Ad], ...
-                'validation', {X.valid, tg.valid.A}, design_options (e){:}, 'explains', desc, 'freeze', D.freeze, ...
+                'validation', {X.valid, tg.valid.A}, design_options (e, q){:}, 'explains', desc, 'freeze', D.freeze, ...
                 'epochs', D.epochs, 'lr', D.lr, 'batch', e.batch, 'schedule', e.schedule, ...
                 'patience', e.patience, 'seed', e.seed, 'standardize', e.standardize, 'verbose', P.verbose);
   r.seconds = toc (t0);
@@ -409,21 +435,16 @@ function t = time_of (f)
 end
 
 ## The expensive explainer on the test rows at s samples, as the
-## convergence curve runs it (SV: the curve's seed for s < S).
+## convergence curve runs it (the sampling methods: the curve's seed for
+## s < S).
 function f = expensive_at (model, X, q, s)
-  if (strcmp (q.method, 'ig'))
-    f = @() ee_ig (model, X, 'steps', s, 'method', q.ig_method, 'verbose', false);
-  else
-    f = @() ee_sv (model, X, 'samples', s, 'seed', q.seed + s * (s < q.S), 'verbose', false);
-  end
+  mt = f5_method (q);
+  f = @() mt.run (model, X, s, q.seed + s * (s < q.S));
 end
 
 function f = expensive (model, X, q, S)
-  if (strcmp (q.method, 'ig'))
-    f = @(varargin) ee_ig (model, X, 'steps', S, 'method', q.ig_method, 'verbose', false, varargin{:});
-  else
-    f = @(varargin) ee_sv (model, X, 'samples', S, 'seed', q.seed, 'verbose', false, varargin{:});
-  end
+  mt = f5_method (q);
+  f = @(varargin) mt.run (model, X, S, q.seed, varargin{:});
 end
 
 ## The expensive explainer's cost for the targets still to compute and the
@@ -522,7 +543,7 @@ function r = train_explainer (P, backbone, X, tg, q, e, dsname)
     loss = {'loss', 'shapley_kernel', 'coalitions', e.coalitions};
   end
   t0 = tic ();
-  m = ee_train (backbone, Xfit, Afit, 'validation', {X.valid, tg.valid.A}, loss{:}, design_options (e){:}, ...
+  m = ee_train (backbone, Xfit, Afit, 'validation', {X.valid, tg.valid.A}, loss{:}, design_options (e, q){:}, ...
                 'explains', desc, 'freeze', e.freeze, 'epochs', e.epochs, 'lr', e.lr, 'batch', e.batch, ...
                 'schedule', e.schedule, 'patience', e.patience, 'seed', e.seed, 'standardize', e.standardize, ...
                 'verbose', P.verbose);
@@ -532,13 +553,21 @@ end
 
 ## The explainer's design as ee_train's options: the design the preset
 ## names and those of its options the panel sets; libcore decides the rest
-## (ee_explainer_design), so no default is restated here.
-function c = design_options (e)
+## (ee_explainer_design), so no default is restated here, but one: maps
+## given to ee_train are taken to sum to f(x) - f(baseline), and those of
+## the methods that do not (LIME, the noise tunnels, GradientSHAP's
+## estimate) get no efficiency projection unless the panel asks for it, as
+## ee_train (clf, X, METHOD) decides for the maps it computes.
+function c = design_options (e, q)
   c = {};
   for f = {'design', 'head', 'inputs', 'attend', 'outputs', 'efficiency'}
     if (isfield (e, f{1}) && ! isempty (e.(f{1})))
       c(end+1:end+2) = {f{1}, e.(f{1})};
     end
+  end
+  mt = f5_method (q);
+  if (! mt.complete && ! any (strcmp (c(1:2:end), 'efficiency')))
+    c(end+1:end+2) = {'efficiency', false};
   end
 end
 

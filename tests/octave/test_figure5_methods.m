@@ -1,0 +1,78 @@
+## test_figure5_methods: figure5 panels of methods other than IG and SV
+## ('panels', METHOD_DATASET): the 'tiny' preset with a KernelSHAP panel on
+## fortunes and a SmoothGrad panel on spam, each with its convergence curve
+## in its own sample count (coalitions, noise samples), its floor from a
+## second run at S, its explainer, the figure and the csv rows; the
+## numbers recomputed here with the gateways from the cached classifiers.
+## (About 45 s on the shared 2-core machine.)
+1;
+
+%!test
+%! res = tempname (); fig = tempname ();
+%! unwind_protect
+%!   R = figure5 ('tiny', 'panels', {'kernelshap_fortunes', 'smoothgrad_spam'}, 'results', res, 'figures', fig, ...
+%!                'verbose', false);
+%!   assert ({R.panels.name}, {'kernelshap_fortunes', 'smoothgrad_spam'});
+%!   assert ({R.panels.method}, {'kernelshap', 'smoothgrad'});
+%!   ## the settings of the preset's panel on that dataset: SV's on fortunes
+%!   ## (occlusion inputs), IG's on spam (tokens)
+%!   assert ({R.panels(1).settings.expl.inputs, R.panels(2).settings.expl.inputs}, {'occlusion', 'tokens'});
+%!   S = R.panels(1).S;
+%!   for k = 1:2
+%!     p = R.panels(k); C = p.curve;
+%!     assert (size (C.mse), [p.n.test S]);
+%!     assert (C.mse(:, S), zeros (p.n.test, 1));          # s = S reproduces the target
+%!     assert (C.floor > 0 && isfinite (C.explainer_curve));
+%!     assert (all (isfinite (C.curve(2:S))));
+%!     assert (C.passes(2:S-1) < C.passes(3:S));           # the cost grows with the samples
+%!     ## the classifier the panel explained, from the cache
+%!     z = load (fullfile (res, p.dataset, ['classifier_' p.keys.classifier '.mat']));
+%!     clf = z.v.model;
+%!     if (k == 1)
+%!       ## KernelSHAP: s x K coalitions per row, K = T; the target at S with
+%!       ## seed 1, s < S with seed 1 + s; the floor half the MSE of seed S + 2
+%!       K = columns (p.X);
+%!       assert (C.coalitions, K);
+%!       run = @(s, seed) ee_sv (clf, p.X, 'method', 'kernelshap', 'samples', s * K, 'seed', seed, 'verbose', false);
+%!     else
+%!       ## SmoothGrad: s noise samples of the saliency, stdev 0.15
+%!       run = @(s, seed) ee_gradient (clf, p.X, 'noise', 'smoothgrad', 'samples', s, 'stdev', 0.15, 'seed', seed, ...
+%!                                     'verbose', false);
+%!     end
+%!     A = run (S, 1);
+%!     assert (p.target, A);
+%!     B = run (2, 3);
+%!     assert (C.mse(:, 2), mean ((double (B) - double (A)) .^ 2, 2), 1e-12 * max (C.mse(:)));
+%!     A2 = run (S, S + 2);
+%!     assert (C.floor, mean (mean ((double (A2) - double (A)) .^ 2, 2)) / 2, 1e-12 * C.floor);
+%!   end
+%!   ## the csv rows of both panels and the summary
+%!   fid = fopen (fullfile (fig, 'figure5.csv'), 'r'); fgetl (fid);
+%!   c = textscan (fid, ['%s %s %s' repmat(' %f', 1, 19)], 'delimiter', ',');
+%!   fclose (fid);
+%!   assert (c{1}, [repmat({'kernelshap_fortunes'}, S, 1); repmat({'smoothgrad_spam'}, S, 1)]);
+%!   assert (c{3}, [repmat({'kernelshap'}, S, 1); repmat({'smoothgrad'}, S, 1)]);
+%!   assert (c{6}, [R.panels(1).curve.curve'; R.panels(2).curve.curve'], -1e-5);
+%!   assert (c{19}, [repmat(R.panels(1).curve.floor, S, 1); repmat(R.panels(2).curve.floor, S, 1)], -1e-5);
+%!   fid = fopen (fullfile (fig, 'figure5_summary.csv'), 'r'); fgetl (fid);
+%!   z = textscan (fid, ['%s' repmat(' %f', 1, 13)], 'delimiter', ',');
+%!   fclose (fid);
+%!   assert (z{1}, {'kernelshap_fortunes'; 'smoothgrad_spam'});
+%!   for k = 1:2
+%!     C = R.panels(k).curve;
+%!     cx = find (C.curve(1:S-1) <= C.explainer_curve, 1);
+%!     assert (z{14}(k), double (isempty (cx)));
+%!     if (isempty (cx)) cx = S; end
+%!     assert (z{2}(k), cx);
+%!     assert (z{4}(k) > 0 && z{5}(k) > 0);               # times measured, not NaN
+%!     assert (z{7}(k), C.passes(cx) / C.explainer_passes, -1e-5);
+%!   end
+%!   img = imread (fullfile (fig, 'figure5.png'));
+%!   assert (size (img, 3) == 3 && numel (unique (img(:))) > 10);
+%!   assert (exist (fullfile (fig, 'figure5_cost.png'), 'file') == 2);
+%!   assert (exist (fullfile (fig, 'heatmaps_smoothgrad_spam.html'), 'file') == 2);
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, 'local');
+%!   if (exist (res, 'dir')) rmdir (res, 's'); end
+%!   if (exist (fig, 'dir')) rmdir (fig, 's'); end
+%! end_unwind_protect
