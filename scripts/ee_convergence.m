@@ -455,3 +455,21 @@ end
 %! assert (all (ratio > 0.5 & ratio < 2), 'MSE over the predicted noise: %s', mat2str (ratio, 3));
 %! assert (C.curve(1) > 2.5 * C.curve(S - 1));
 %! assert (C.passes(1:S-1) < C.passes(2:S));
+
+%!test
+%! ## GradientSHAP and VarGrad: s samples, the seeds as SV's, the background
+%! ## (and the tunnel's stdev) through 'options'
+%! v = load (fullfile (fileparts (which ('ee_sv')), '..', 'tests', 'vectors', 'transformer_tiny.mat'));
+%! bg = v.X(1:2, :);
+%! C = ee_convergence (v.model, v.X, 'gradientshap', 4, 'seed', 3, 'options', {'background', bg}, 'verbose', false);
+%! A = ee_gradient (v.model, v.X, 'method', 'gradientshap', 'background', bg, 'samples', 4, 'seed', 3, 'verbose', false);
+%! assert (C.target, A);
+%! B = ee_gradient (v.model, v.X, 'method', 'gradientshap', 'background', bg, 'samples', 1, 'seed', 4, 'verbose', false);
+%! assert (C.mse(:, 1), mean ((double (B) - double (A)) .^ 2, 2), 1e-12);
+%! assert (C.passes(1:3) < C.passes(2:4));
+%! V = ee_convergence (v.model, v.X, 'vargrad', 3, 'options', {'stdev', 0.3}, 'verbose', false);
+%! assert (V.target, ee_gradient (v.model, v.X, 'noise', 'vargrad', 'samples', 3, 'stdev', 0.3, 'seed', 1, ...
+%!                               'verbose', false));
+%!error <needs 'background'>
+%! v = load (fullfile (fileparts (which ('ee_sv')), '..', 'tests', 'vectors', 'transformer_tiny.mat'));
+%! ee_convergence (v.model, v.X, 'gradientshap', 2, 'verbose', false);

@@ -101,12 +101,12 @@
 ## @code{ee_sv (@@f, @dots{})}), @code{X} (the N x F rows to explain),
 ## and optionally @code{explainer} (its Empirical Explainer, from
 ## @code{ee_train (@@f, @dots{})}: its players and absent values are
-## used), @code{method} (@qcode{'sv'}, default, @qcode{'ig'} or
-## @qcode{'kernelshap'}: KernelSHAP's curve in its own sample count, s x
+## used), @code{method} (@qcode{'sv'}, default, @qcode{'ig'},
+## @qcode{'kernelshap'} or @qcode{'lime'}: the curve in its own sample count, s x
 ## @code{coalitions} coalitions per row, default 16; an s too small to
 ## determine every row's values is left out; its floor is half the MSE of
 ## a second run at S against the target; its explainer from
-## @code{ee_train (@@f, X, 'kernelshap', @dots{})}), @code{S}
+## @code{ee_train (@@f, X, 'kernelshap', @dots{})} or on LIME's maps), @code{S}
 ## (default 20), @code{seed}, @code{options} (further options of
 ## @code{ee_sv} / @code{ee_ig}), @code{name} (default @qcode{'model'}),
 ## @code{title} and @code{notes} (a cell of lines under the panel).  It

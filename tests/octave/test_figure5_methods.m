@@ -76,3 +76,26 @@
 %!   if (exist (res, 'dir')) rmdir (res, 's'); end
 %!   if (exist (fig, 'dir')) rmdir (fig, 's'); end
 %! end_unwind_protect
+
+%!test
+%! ## a function handle's LIME panel ('model', method 'lime'): the target is
+%! ## ee_lime at S x K coalitions, seed 1; the floor half the MSE of seed S + 2
+%! randn ('seed', 3);
+%! w = [1 -2 0.5 3]; f = @(x) x * w' + x(:, 1) .* x(:, 2);
+%! X = randn (20, 4); b = zeros (1, 4); d = tempname ();
+%! unwind_protect
+%!   R = figure5 ('model', struct ('f', f, 'X', X, 'method', 'lime', 'S', 4, 'coalitions', 8, ...
+%!                                 'options', {{'baseline', b}}), 'figures', d, 'verbose', false);
+%!   C = R.panels.curve;
+%!   A = ee_lime (f, X, 'samples', 32, 'seed', 1, 'baseline', b, 'verbose', false);
+%!   assert (C.target, A);
+%!   A2 = ee_lime (f, X, 'samples', 32, 'seed', 6, 'baseline', b, 'verbose', false);
+%!   assert (C.floor, mean (mean ((A2 - A) .^ 2, 2)) / 2, 1e-12);
+%!   B = ee_lime (f, X, 'samples', 24, 'seed', 4, 'baseline', b, 'verbose', false);
+%!   assert (C.mse(:, 3), mean ((B - A) .^ 2, 2), 1e-12);
+%!   assert (R.panels.title, 'LIME (s x 8 coalitions) of model');
+%!   assert (exist (fullfile (d, 'figure5.png'), 'file') == 2);
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, 'local');
+%!   if (exist (d, 'dir')) rmdir (d, 's'); end
+%! end_unwind_protect

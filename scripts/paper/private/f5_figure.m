@@ -81,7 +81,7 @@ function draw_panel (P, p, box)
   what = 'IG steps / SV permutations';
   if (isfield (p, 'unit') && ! any (strcmp (p.method, {'ig', 'sv'})))   # a panel of another method
     what = p.unit;
-  elseif (strcmp (p.method, 'kernelshap'))
+  elseif (any (strcmp (p.method, {'kernelshap', 'lime'})))
     what = sprintf ('%d coalitions each', C.coalitions);
   end
   text (ax, S / 2, lg (62), sprintf ('s: %s; grey: passes per explanation (%.0f at s = %d)', what, ...
