@@ -60,7 +60,7 @@ static const EeOptSpec expl_opts[] = {
     {"targets", EE_OPT_VALUE, "FILE|METHOD", "the training maps: a file from ee ig / ee sv (variables A and rows; "
                                              "every training row must be in it), or a method of ee_train (clf, X, "
                                              "METHOD) to compute them with its defaults: ig, sv, saliency, "
-                                             "saliency_abs, saliency_l2, gradxinput, deeplift (cnn, mlp), "
+                                             "saliency_abs, saliency_l2, gradxinput, deeplift (not on a transformer), "
                                              "smoothgrad, smoothgrad_sq, vargrad, occlusion, kernelshap, lime"},
     {"validation", EE_OPT_VALUE, "ROWS", "validation rows (of --validation-var): early stopping"},
     {"validation-var", EE_OPT_VALUE, "NAME", "the variable of --data with the validation rows (default --var)"},
@@ -68,14 +68,14 @@ static const EeOptSpec expl_opts[] = {
     {"steps", EE_OPT_VALUE, "S", "steps / samples of the maps computed with --targets ig|sv (default 20), "
                                  "coalitions per row with kernelshap|lime (default 2 n + 2048)"},
     {"head", EE_OPT_VALUE, "token|flat", "the explainer's head (default token)"},
-    {"inputs", EE_OPT_VALUE, "NAME", "gradient_ends (default), occlusion (default with --targets sv), path, "
+    {"inputs", EE_OPT_VALUE, "NAME", "gradient_ends (default), occlusion (default with --targets sv, occlusion, kernelshap, lime), path, "
                                      "attention, gradient, gradient_vector or tokens"},
     {"attend", EE_OPT_VALUE, "tokens|all", "keys attended (default tokens for the token head)"},
     {"outputs", EE_OPT_VALUE, "auto|tokens|all", "outputs fixed at 0 on [CLS], [SEP] and PAD (default auto)"},
     {"design", EE_OPT_VALUE, "default|paper", "paper: the paper's design (flat head, tokens, every position)"},
     {"standardize", EE_OPT_BOOL, "", "train on maps divided by their RMS (default true)"},
     {"efficiency", EE_OPT_BOOL, "", "project each map so that it sums to f(x) - f(baseline) (default true with "
-                                    "gradient inputs and zero outputs on special tokens)"},
+                                    "gradient inputs and zero outputs on special tokens, for maps that sum to it)"},
     {"explains", EE_OPT_VALUE, "K=V,...", "what the explainer imitates, e.g. method=sv,steps=20 (stored in "
                                           "explains)"},
 };
