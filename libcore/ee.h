@@ -939,17 +939,15 @@ double ee_sv_bytes(const EeModel *m, const EeInput *in, const EeAttrOptions *o, 
 /* ---- an explainer's training maps, by method name (explainer/maps.c) ---- */
 /* The maps an explainer trains on, computed by a method's name with that
  * method's defaults: the one table behind ee_train (clf, X, METHOD) and
- * `ee train-explainer --targets METHOD`. ig:
- * Gauss-Legendre IG with the pad baseline, o->steps steps; sv: Shapley
- * Value Sampling, o->steps permutations, o->seed; the methods of
- * ee_gradient with its defaults (the noise tunnels over the signed
- * saliency, 10 samples of stdev 0.15); occlusion: feature ablation
+ * `ee train-explainer --targets METHOD`. ig: Gauss-Legendre IG, o->steps
+ * steps; sv: Shapley Value Sampling, o->steps permutations, o->seed; the
+ * methods of ee_gradient with its defaults (the noise tunnels over the
+ * signed saliency, 10 samples of stdev 0.15); occlusion: feature ablation
  * (window and stride 1); kernelshap, lime: o->seed, 2 n + 2048
- * coalitions per row of n players; an mlp's absent features are 0 (its
- * one baseline) for all but ig and sv, which decide it themselves.
- * samples > 0 replaces o->steps (ig, sv) or the coalitions per row
- * (kernelshap, lime), and is refused for the other methods
- * (ee_map_method_max_samples 0). */
+ * coalitions per row of n players. The rest of o (baseline, target,
+ * batch, device) as given. samples > 0 replaces o->steps (ig, sv) or the
+ * coalitions per row (kernelshap, lime) and is refused for the other
+ * methods (ee_map_method_max_samples 0). */
 typedef enum {
     EE_MAP_IG = 0, EE_MAP_SV, EE_MAP_SALIENCY, EE_MAP_SALIENCY_ABS, EE_MAP_SALIENCY_L2, EE_MAP_GRADXINPUT,
     EE_MAP_DEEPLIFT, EE_MAP_SMOOTHGRAD, EE_MAP_SMOOTHGRAD_SQ, EE_MAP_VARGRAD, EE_MAP_OCCLUSION, EE_MAP_KERNELSHAP,

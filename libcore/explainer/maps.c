@@ -77,23 +77,18 @@ static EeStatus check(int k, long samples)
     return EE_OK;
 }
 
-/* The caller's options with the method's samples and, for an mlp, its one
- * baseline (the 'pad' default names a token the mlp does not have; ig and
- * sv decide an mlp's baseline themselves and keep the options as given). */
-static void options(const EeModel *clf, int k, const EeAttrOptions *o, long samples, EeAttrOptions *a)
+/* The caller's options with the method's samples (ig, sv: its steps). */
+static void options(int k, const EeAttrOptions *o, long samples, EeAttrOptions *a)
 {
     *a = *o;
     if ((k == EE_MAP_IG || k == EE_MAP_SV) && samples > 0) a->steps = (int)samples;
-    if (ee_model_config(clf)->kind == EE_KIND_MLP && k != EE_MAP_IG && k != EE_MAP_SV &&
-        a->baseline == EE_BASELINE_PAD)
-        a->baseline = EE_BASELINE_ZERO;
 }
 
 double ee_map_method_bytes(const EeModel *clf, int k, const EeInput *in, const EeAttrOptions *o, long samples)
 {
     if (check(k, samples)) return 0;
     EeAttrOptions a;
-    options(clf, k, o, samples, &a);
+    options(k, o, samples, &a);
     if (k == EE_MAP_IG) return ee_ig_bytes(clf, in->n, &a);
     if (k == EE_MAP_SV) return ee_sv_bytes(clf, in, &a, 0);
     if (coalition(k)) {
@@ -112,7 +107,7 @@ EeStatus ee_map_method_maps(EeModel *clf, int k, const EeInput *in, const EeAttr
     EeStatus st = check(k, samples);
     if (st) return st;
     EeAttrOptions a;
-    options(clf, k, o, samples, &a);
+    options(k, o, samples, &a);
     if (k == EE_MAP_IG) return ee_ig_attribute(clf, in, &a, A, info);
     if (k == EE_MAP_SV) return ee_sv_attribute(clf, in, &a, A, info);
     if (coalition(k)) {
