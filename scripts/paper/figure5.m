@@ -60,10 +60,22 @@
 ## the crossing and the equal-accuracy speed-up.  Its settings take
 ## overrides by its name or method, as the others (e.g.
 ## @code{'kernelshap_fortunes', struct ('coalitions', 128)}).  The
-## deterministic methods (saliency, Gradient x Input, DeepLIFT,
-## occlusion) have no convergence curve and are refused
-## (@code{ee:badInput}); their explainers are @code{ee_train (clf, X,
-## METHOD)}, their cost and faithfulness in @code{faithfulness_figure}.
+## deterministic methods get panels the same way: @qcode{'saliency'},
+## @qcode{'saliency_abs'}, @qcode{'saliency_l2'}, @qcode{'gradxinput'}
+## (@code{ee_gradient}), @qcode{'occlusion'} (@code{ee_occlusion}, window
+## 1, stride 1; the settings of the SV panel on its dataset) and
+## @qcode{'deeplift'} (@code{ee_gradient}; only with @code{'kind'}
+## @qcode{'cnn'}: DeepLIFT is not defined on the transformer,
+## @code{ee:notSupported}).  One run is their exact value, so such a panel
+## has no curve and no floor: its targets are the method's maps, drawn as
+## the method's cost (wall seconds and passes per explanation, MSE 0)
+## beside the explainer's MSE and cost, with the target's mean square (the
+## MSE of a map of zeros) as the scale; its summary row has the
+## explainer's MSE, crossing NaN (not applicable), lower_bound 0 and the
+## speed ratio of the method's cost to the explainer's (not at equal
+## accuracy).  Its explainer reads the token ids only (one pass: an
+## explainer reading the gradient or the occlusion scores would cost what
+## the method costs) unless its overrides set @code{expl.inputs}.
 ## @item 'kind'
 ## classifier kind, @qcode{'transformer'} (default) or @qcode{'cnn'} (the
 ## explainer is then built on a transformer backbone trained on the same
@@ -183,6 +195,12 @@ function R = figure5 (varargin)
   say (P, '\nruntime report: %s\n', f);
   for k = 1:numel (R.panels)
     p = R.panels(k); C = p.curve;
+    if (p.exact)
+      say (P, '%s: explainer MSE %.4g (%.3g x the target''s mean square; %s is exact: no curve, no floor)\n', ...
+              p.name, C.explainer_curve, C.explainer_curve / C.target_mean_square, p.label);
+      say (P, '%s: %s\n', p.name, p.speedup.text);
+      continue;
+    end
     say (P, '%s: explainer MSE %.4g (%.2f x floor); expensive MSE at s = 1, 2, 5, 10: %s; crossing s = %s\n', ...
             p.name, C.explainer_curve, C.explainer_curve / C.floor, ...
             sprintf ('%.4g ', C.curve([1 2 5 10](p.S > [1 2 5 10]))), num2str (C.crossing));
@@ -267,7 +285,7 @@ function P = settings_from_args (root, args)
       case 'model'
         P.model = v;
       otherwise
-        if (! ((any (strcmpi (name, [names {'ig', 'sv'} sampled_methods()])) || ! isempty (method_panel (name))) ...
+        if (! ((any (strcmpi (name, [names {'ig', 'sv'} other_methods()])) || ! isempty (method_panel (name))) ...
                && isstruct (v)))
           error ('ee:badInput', 'figure5: unknown option ''%s''', name);
         end
@@ -315,16 +333,22 @@ function P = settings_from_args (root, args)
   if (! isempty (select))
     names = {P.panels.name};
     ok = ismember (names, select) | ismember ({P.panels.method}, select);
-    bad = setdiff (select, [names {'ig', 'sv'} sampled_methods()]);
+    bad = setdiff (select, [names {'ig', 'sv'} other_methods()]);
     if (! isempty (bad) || ! any (ok))
       error ('ee:badInput', ['figure5: ''panels'' must name panels (%s), methods (%s) or METHOD_DATASET; ' ...
-                             'got %s'], strjoin (names, ', '), strjoin ([{'ig', 'sv'} sampled_methods()], ', '), ...
+                             'got %s'], strjoin (names, ', '), strjoin ([{'ig', 'sv'} other_methods()], ', '), ...
              strjoin (select, ', '));
     end
     P.panels = P.panels(ok);
   end
   for i = 1:numel (P.panels)
     q = P.panels(i);
+    if (strcmp (q.method, 'deeplift') && ! strcmp (q.kind, 'cnn'))
+      ## (ee_gradient's DeepLIFT: the rescale rule through ReLUs; the
+      ## transformer's softmax attention and LayerNorm have no such rule)
+      error ('ee:notSupported', ['figure5: ''panels'': %s: DeepLIFT is not defined on the %s classifier ' ...
+                                 '(the cnn and the mlp only; doc/MODELS.md): use ''kind'', ''cnn'''], q.name, q.kind);
+    end
     if (! exist (q.data, 'file'))
       error ('ee:badInput', 'figure5: no data file %s (panel %s)', q.data, q.name);
     end
@@ -349,13 +373,25 @@ function m = sampled_methods ()
   m = {'kernelshap', 'lime', 'smoothgrad', 'smoothgrad_sq', 'vargrad', 'gradientshap'};
 end
 
-## {method, dataset} of a panel name METHOD_DATASET of a sampled method
-## other than IG and SV, or {} (the dataset is checked against the preset's)
+## The deterministic methods: one run is exact; their panels have no curve
+## (private/f5_method.m, f5_exact_axes.m)
+function m = deterministic_methods ()
+  m = {'saliency', 'saliency_abs', 'saliency_l2', 'gradxinput', 'deeplift', 'occlusion'};
+end
+
+function m = other_methods ()
+  m = [sampled_methods(), deterministic_methods()];
+end
+
+## {method, dataset} of a panel name METHOD_DATASET of a method other than
+## IG and SV, or {} (the dataset is checked against the preset's); the
+## longest method that prefixes the name (saliency_abs_spam is
+## saliency_abs on spam, not saliency on abs_spam)
 function md = method_panel (name)
   md = {};
-  for m = sampled_methods ()
+  for m = other_methods ()
     n = numel (m{1});
-    if (numel (name) > n + 1 && strncmpi (name, [m{1} '_'], n + 1))
+    if (numel (name) > n + 1 && strncmpi (name, [m{1} '_'], n + 1) && (isempty (md) || n > numel (md{1})))
       md = {m{1}, lower(name(n+2:end))};
     end
   end
@@ -367,24 +403,17 @@ end
 ## are two (the coalition methods an SV panel's settings, the gradient
 ## methods an IG panel's), so that it shares its classifier (and cache);
 ## its targets, curve and explainer have keys of their own.  A
-## deterministic method has no curve: refused, naming the option.
+## deterministic method's panel has no curve (f5_panel) and its explainer
+## reads the token ids only (one pass), unless the overrides say otherwise.
 function Q = method_panels (panels, select)
   Q = panels([]);
-  determ = {'saliency', 'saliency_abs', 'saliency_l2', 'gradxinput', 'deeplift', 'occlusion'};
   ds = cellfun (@fileparts_name, {panels.data}, 'uniformoutput', false);
   for k = 1:numel (select)
     nm = lower (select{k});
     if (any (strcmp (nm, {panels.name})) || any (strcmp (nm, {'ig', 'sv'})))
       continue;
     end
-    for d = determ
-      if (strcmp (nm, d{1}) || strncmp (nm, [d{1} '_'], numel (d{1}) + 1))
-        error ('ee:badInput', ['figure5: ''panels'': %s is deterministic (one run is exact): it has no ' ...
-                               'convergence curve to draw; its explainer is ee_train (clf, X, ''%s''), its ' ...
-                               'cost and faithfulness are in faithfulness_figure'], d{1}, d{1});
-      end
-    end
-    if (any (strcmp (nm, sampled_methods ())))
+    if (any (strcmp (nm, other_methods ())))
       pairs = cellfun (@(x) {nm, x}, unique (ds, 'stable'), 'uniformoutput', false);
     else
       md = method_panel (nm);
@@ -404,7 +433,7 @@ function Q = method_panels (panels, select)
         continue;
       end
       on = find (strcmp (ds, dn));
-      near = ifelse (any (strcmp (m, {'kernelshap', 'lime'})), 'sv', 'ig');
+      near = ifelse (any (strcmp (m, {'kernelshap', 'lime', 'occlusion'})), 'sv', 'ig');
       at = on(find (strcmp ({panels(on).method}, near), 1));
       if (isempty (at)) at = on(1); end
       q = panels(at);
@@ -412,6 +441,9 @@ function Q = method_panels (panels, select)
       q.method = m;
       q.expl.distill = [];              # the preset's distillation belongs to its own method
       q.expl.loss = 'mse';
+      if (any (strcmp (m, deterministic_methods ())))
+        q.expl.inputs = 'tokens';       # cheaper than the method itself (1 to n + 2 passes)
+      end
       if (isempty (Q)) Q = q; else Q(end+1) = q; end
     end
   end
@@ -441,8 +473,9 @@ end
 %!error <no data file> figure5 ('tiny', 'data_ig', '/nonexistent/file.mat')
 %!error <'panels' must name> figure5 ('tiny', 'panels', 'shap')
 %!error <'panels' must name> figure5 ('tiny', 'panels', 'kernelshap_')
-%!error <saliency is deterministic> figure5 ('tiny', 'panels', 'saliency_spam')
-%!error <occlusion is deterministic> figure5 ('tiny', 'panels', {'ig', 'occlusion'})
+%!error <DeepLIFT is not defined on the transformer> figure5 ('tiny', 'panels', 'deeplift_spam')
+%!error <deeplift_spam: DeepLIFT is not defined> figure5 ('tiny', 'panels', {'ig', 'deeplift'})
+%!error <no dataset 'xyz_spam'> figure5 ('tiny', 'panels', 'saliency_xyz_spam')
 %!error <no dataset 'imdb'> figure5 ('tiny', 'panels', 'lime_imdb')
 %!error <unknown setting> figure5 ('tiny', 'panels', 'lime_spam', 'lime', struct ('nosuch', 1))
 %!error <unknown setting> figure5 ('tiny', 'ig', struct ('nosuch', 1))

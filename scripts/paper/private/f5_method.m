@@ -18,11 +18,21 @@
 ## @code{ee_gradient}'s saliency, stdev @var{q}.stdev) and
 ## @qcode{'gradientshap'} (s samples, the background @var{q}.background:
 ## token rows).
+##
+## The deterministic methods (@code{M.exact} true): @qcode{'saliency'},
+## @qcode{'saliency_abs'}, @qcode{'saliency_l2'}, @qcode{'gradxinput'},
+## @qcode{'deeplift'} (@code{ee_gradient}'s, the cnn and the mlp only) and
+## @qcode{'occlusion'} (@code{ee_occlusion}'s feature ablation: window 1,
+## stride 1).  One run is their exact value: @code{M.run} takes s and the
+## seed for the same call shape and ignores them.
 ## @end deftypefn
 function M = f5_method (q)
   m = q.method;
   K = q.coalitions;
-  M = struct ('method', m, 'complete', any (strcmp (m, {'ig', 'sv', 'kernelshap'})), 'convergence', {{}});
+  ## complete: the maps sum to f(x) - f(baseline) (libcore's
+  ## ee_map_method_complete says the same for ee_train (clf, X, METHOD))
+  M = struct ('method', m, 'complete', any (strcmp (m, {'ig', 'sv', 'kernelshap', 'deeplift'})), ...
+              'exact', false, 'convergence', {{}});
   switch (m)
     case 'ig'
       M.run = @(model, X, s, seed, varargin) ee_ig (model, X, 'steps', s, 'method', q.ig_method, ...
@@ -67,7 +77,24 @@ function M = f5_method (q)
       M.label = 'GradientSHAP';
       M.unit = 'samples';
       M.convergence = {'options', {'background', bg}};
+    case {'saliency', 'saliency_abs', 'saliency_l2', 'gradxinput', 'deeplift'}
+      M.run = @(model, X, s, seed, varargin) ee_gradient (model, X, 'method', m, 'verbose', false, varargin{:});
+      names = struct ('saliency', 'Saliency (signed)', 'saliency_abs', 'Saliency (absolute)', ...
+                      'saliency_l2', 'Saliency (L2 norm)', 'gradxinput', 'Gradient x Input', ...
+                      'deeplift', 'DeepLIFT (rescale)');
+      M.title = names.(m);
+      M.label = strtok (names.(m), ' ');
+      if (strcmp (m, 'gradxinput')) M.label = 'GradxInput'; end
+      if (strncmp (m, 'saliency_', 9)) M.label = ['Saliency-' m(10:end)]; end
+      M.unit = 'one run (exact)';
+      M.exact = true;
+    case 'occlusion'
+      M.run = @(model, X, s, seed, varargin) ee_occlusion (model, X, 'verbose', false, varargin{:});
+      M.title = 'Occlusion (leave-one-out)';
+      M.label = 'Occlusion';
+      M.unit = 'one run (exact)';
+      M.exact = true;
     otherwise
-      error ('ee:badInput', 'figure5: panel %s: method ''%s'' has no sample count', q.name, m);
+      error ('ee:badInput', 'figure5: panel %s: no method ''%s''', q.name, m);
   end
 end

@@ -39,6 +39,10 @@ function S = f5_panel (P, q)
     q.background = X.train(1:min (8, rows (X.train)), :);   # GradientSHAP's baselines: rows of the domain
   end
   mt = f5_method (q);                  # how the method runs (and its names)
+  if (mt.exact)
+    ## a deterministic method: one run is its exact value, at every row
+    q.S = 1; q.S_train = 1;
+  end
   nm = upper (q.method);
   if (! preset)
     nm = mt.label;
@@ -148,12 +152,18 @@ function S = f5_panel (P, q)
   ## (it depends on the classifier and the test targets only)
   vk = ee_cache_key ({'curve', tk.test});
   cfile = fullfile (dir, ['curve_' vk '.mat']);
+  if (mt.exact)
+    ## no curve: the target is the method's exact value (MSE 0 at its one cost)
+    cv = struct ('C', exact_curve (X.test, q, tg.test));
+    hits.curve = true;
+  else
   [cv, hits.curve] = f5_cached (P, cfile, sprintf ('%s convergence curve (%d test rows, s = 1..%d)', ...
                                                    nm, rows (X.test), q.S), ...
                @() struct ('C', ee_convergence (clf.model, X.test, q.method, q.S, ...
                             'method', q.ig_method, 'seed', q.seed, mt.convergence{:}, ...
                             'target', tg.test.A, 'target_info', tg.test.info, ...
                             'checkpoint', [cfile '.partial'], 'verbose', P.verbose)));
+  end
   if (exist ([cfile '.partial'], 'file'))
     delete ([cfile '.partial']);
   end
@@ -165,8 +175,13 @@ function S = f5_panel (P, q)
   ## error, measured against a run at 2S.  The other sampling methods: half
   ## the MSE of a second, independent run at S against the target (two
   ## independent estimates differ by twice the variance of one, which is
-  ## the target's MSE against the method's exact value).
-  if (! preset)
+  ## the target's MSE against the method's exact value).  A deterministic
+  ## method's target is exact: floor 0 (its explainer's MSE is then read
+  ## against the target's mean square, C.target_mean_square, instead).
+  if (mt.exact)
+    C.floor_mse = zeros (rows (X.test), 1);
+    C.floor_method = 'none: one run of a deterministic method is exact';
+  elseif (! preset)
     fk = ee_cache_key ({'second_run', tk.test, q.seed + q.S + 1});
     second = f5_cached (P, fullfile (dir, ['second_' fk '.mat']), sprintf ('%s at s = %d, another seed (floor)', ...
                                                                           nm, q.S), ...
@@ -196,7 +211,7 @@ function S = f5_panel (P, q)
   C.explainer_quartiles = ee_quartiles (C.explainer_mse);
   C.explainer_passes = einfo.passes / rows (X.test);
   C.crossing = find (C.curve <= C.explainer_curve, 1);   # at or below: as accurate
-  if (isempty (C.crossing))
+  if (isempty (C.crossing) || mt.exact)  # (exact: no cheaper run to cross)
     C.crossing = NaN;
   end
 
@@ -232,10 +247,17 @@ function S = f5_panel (P, q)
   end
   C.retimed_seconds(sx) = exp_seconds;
   cost = struct ('mse', C.curve, 'seconds', C.retimed_seconds / n_test, 'passes', C.passes);
+  if (mt.exact)
+  say (P, ['%s: Empirical Explainer MSE %.4g (%.3g x the target''s mean square %.3g; exact method: no floor), ' ...
+              '%g passes, %.3g ms; the method: %g passes, %.3g ms\n'], nm, C.explainer_curve, ...
+          C.explainer_curve / C.target_mean_square, C.target_mean_square, C.explainer_passes, ...
+          1e3 * emp_seconds / n_test, C.passes(1), 1e3 * exp_seconds / n_test);
+  else
   say (P, ['%s: Empirical Explainer MSE %.4g (%.1f x the floor %.3g; median %.4g), %g passes, %.3g ms; ' ...
               'expensive MSE at s = 1: %.4g; crossing at s = %s\n'], ...
           nm, C.explainer_curve, C.explainer_curve / C.floor, C.floor, median (C.explainer_mse), ...
           C.explainer_passes, 1e3 * emp_seconds / n_test, C.curve(1), num2str (C.crossing));
+  end
 
   S = struct ();
   S.name = q.name;
@@ -243,6 +265,7 @@ function S = f5_panel (P, q)
   S.label = nm;
   S.method_title = mt.title;
   S.unit = mt.unit;
+  S.exact = mt.exact;
   S.dataset = dsname;
   S.data = q.data;
   S.kind = q.kind;
@@ -316,6 +339,27 @@ function S = f5_panel (P, q)
   S.cost_curve = cost;
   say (P, '%s on %s: %s\n', nm, dsname, S.speedup.text);
   S.seconds = toc (t_panel);
+end
+
+## The "curve" of a deterministic method, in ee_convergence's fields: its
+## one run (s = 1) is the target, MSE 0 and full agreement at the cost of
+## the target's run; C.target_mean_square, the MSE of an all-zero map, is
+## the scale its explainer's MSE is read against (there is no floor).
+function C = exact_curve (X, q, tg)
+  N = rows (X);
+  A = double (tg.A);
+  C = struct ('method', q.method, 'ig_method', q.ig_method, 'seed', q.seed, 'S', 1, 'N', N, 'T', columns (X), ...
+              's', 1, 'mse', zeros (N, 1));
+  [C.spearman, C.top5] = ee_agreement (X, A, A);
+  C.passes = tg.info.passes / N;
+  C.seconds = tg.info.seconds;
+  C.target = tg.A;
+  C.target_passes = C.passes;
+  C.target_seconds = tg.info.seconds;
+  C.curve = 0;
+  C.quartiles = ee_quartiles (C.mse);
+  C.target_mean_square = mean (mean (A .^ 2, 2));
+  C.exact = true;
 end
 
 function t = member_text (j, k)
@@ -464,15 +508,20 @@ function estimate_cost (P, q, model, X, tfile, parts, ts)
   [~, info] = f ();
   per_row = toc (t0) / rows (cal);
   per_pass = toc (t0) / info.passes;
-  ## rows in units of an s = S row (SV's cost grows with s; IG's as 2s + 2)
-  if (strcmp (q.method, 'ig'))
+  ## rows in units of an s = S row (SV's cost grows with s; IG's as 2s + 2;
+  ## a deterministic method has one cost and no curve)
+  if (f5_method (q).exact)
+    unit = @(s) 1;
+  elseif (strcmp (q.method, 'ig'))
     unit = @(s) (2 * s + 2) / (2 * q.S + 2);
   else
     unit = @(s) s / q.S;
   end
   n = sum (cellfun (@(p) rows (X.(p)) * unit (ts.(p)), todo));
   ## the curve: runs at s = 1..S-1 on the test rows (passes grow with s)
-  if (strcmp (q.method, 'ig'))
+  if (f5_method (q).exact)
+    curve_passes = 0;
+  elseif (strcmp (q.method, 'ig'))
     curve_passes = sum (2 * (1:q.S - 1) + 2) / (2 * q.S + 2);
   else
     curve_passes = sum (1:q.S - 1) / q.S;
