@@ -137,7 +137,8 @@
 ## explainer's wall time per explanation at the smallest s that is as
 ## accurate as the Empirical Explainer, over the explainer's, both the
 ## median of 3 runs on the test rows in this run; ">" when there is no
-## crossing before S), in passes too, and the break-even.
+## crossing before S; a deterministic method's panel: crossing NaN, the
+## plain speed ratio), in passes too, and the break-even.
 ##
 ## @var{R} holds the settings, per panel the curves, floor, agreement,
 ## crossing points, speed-up (@code{R.panels(k).speedup}), runtime report
