@@ -57,21 +57,25 @@ static const EeOptSpec train_opts[] = {
 static const EeOptSpec expl_opts[] = {
     {"model", EE_OPT_VALUE, "FILE", "the classifier to explain (.mat with one model struct)"},
     TRAIN_OPTS,
-    {"targets", EE_OPT_VALUE, "FILE|ig|sv", "the training maps: a file from ee ig / ee sv (variables A and rows; "
-                                            "every training row must be in it), or ig / sv to compute them"},
+    {"targets", EE_OPT_VALUE, "FILE|METHOD", "the training maps: a file from ee ig / ee sv (variables A and rows; "
+                                             "every training row must be in it), or a method of ee_train (clf, X, "
+                                             "METHOD) to compute them with its defaults: ig, sv, saliency, "
+                                             "saliency_abs, saliency_l2, gradxinput, deeplift (not on a transformer), "
+                                             "smoothgrad, smoothgrad_sq, vargrad, occlusion, kernelshap, lime"},
     {"validation", EE_OPT_VALUE, "ROWS", "validation rows (of --validation-var): early stopping"},
     {"validation-var", EE_OPT_VALUE, "NAME", "the variable of --data with the validation rows (default --var)"},
     {"validation-targets", EE_OPT_VALUE, "FILE", "maps of the validation rows (default: --targets)"},
-    {"steps", EE_OPT_VALUE, "S", "steps / samples of the maps computed with --targets ig|sv (default 20)"},
+    {"steps", EE_OPT_VALUE, "S", "steps / samples of the maps computed with --targets ig|sv (default 20), "
+                                 "coalitions per row with kernelshap|lime (default 2 n + 2048)"},
     {"head", EE_OPT_VALUE, "token|flat", "the explainer's head (default token)"},
-    {"inputs", EE_OPT_VALUE, "NAME", "gradient_ends (default), occlusion (default with --targets sv), path, "
+    {"inputs", EE_OPT_VALUE, "NAME", "gradient_ends (default), occlusion (default with --targets sv, occlusion, kernelshap, lime), path, "
                                      "attention, gradient, gradient_vector or tokens"},
     {"attend", EE_OPT_VALUE, "tokens|all", "keys attended (default tokens for the token head)"},
     {"outputs", EE_OPT_VALUE, "auto|tokens|all", "outputs fixed at 0 on [CLS], [SEP] and PAD (default auto)"},
     {"design", EE_OPT_VALUE, "default|paper", "paper: the paper's design (flat head, tokens, every position)"},
     {"standardize", EE_OPT_BOOL, "", "train on maps divided by their RMS (default true)"},
     {"efficiency", EE_OPT_BOOL, "", "project each map so that it sums to f(x) - f(baseline) (default true with "
-                                    "gradient inputs and zero outputs on special tokens)"},
+                                    "gradient inputs and zero outputs on special tokens, for maps that sum to it)"},
     {"explains", EE_OPT_VALUE, "K=V,...", "what the explainer imitates, e.g. method=sv,steps=20 (stored in "
                                           "explains)"},
 };
@@ -403,23 +407,41 @@ done:
     return st;
 }
 
-/* Maps of a part computed here ('ig': Gauss-Legendre IG with the pad
- * baseline; 'sv': Shapley Value Sampling, seed 1; keyed by the row's place
- * among the part's rows, as the gateway does for its X). */
-static EeStatus maps_computed(EeModel *clf, int method, int steps, EeDevice dev, EePrecision prec, int verbose,
+/* Maps of a part computed here by libcore's table of map methods
+ * (ee_map_method_maps: the method's defaults, as ee_train (clf, X, METHOD)
+ * computes them; samples 0: the method's own count), keyed by the row's
+ * place among the part's rows, as the gateway does for its X. */
+static EeStatus maps_computed(EeModel *clf, int method, long samples, EeDevice dev, EePrecision prec, int verbose,
                               Part *p)
 {
     EeAttrOptions a;
     ee_attr_options_defaults(&a);
     a.verbose = verbose;
     a.print = ee_cli_print;
-    a.steps = steps;
     a.device = dev;
     a.precision = prec;
     p->maps = malloc(sizeof(float) * ((size_t)p->n * ee_model_config(clf)->T + 1));
     if (!p->maps) return ee_fail(EE_ERR_NOMEM, "out of memory for %ld maps", p->n);
-    return method == 1 ? ee_ig_attribute(clf, &p->set.in, &a, p->maps, NULL)
-                       : ee_sv_attribute(clf, &p->set.in, &a, p->maps, NULL);
+    return ee_map_method_maps(clf, method, &p->set.in, &a, samples, p->maps, NULL);
+}
+
+/* --targets METHOD: the method's index in ee_map_method_names, or -1 for a
+ * file; a value that is neither an existing file nor a method is refused. */
+static EeStatus targets_method(const char *targets, int *method)
+{
+    *method = -1;
+    for (int k = 0; k < EE_MAP_METHOD_COUNT; k++)
+        if (ee_str_ieq(targets, ee_map_method_names[k])) *method = k;
+    if (*method >= 0) return EE_OK;
+    FILE *f = fopen(targets, "rb");
+    if (f) {
+        fclose(f);
+        return EE_OK;
+    }
+    char list[256] = "";
+    for (int k = 0; k < EE_MAP_METHOD_COUNT; k++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "", ee_map_method_names[k]);
+    return ee_fail(EE_ERR_INPUT, "--targets '%s' is neither a file of maps nor a method (%s)", targets, list);
 }
 
 /* What the caller named of the explainer's design (as the gateway's
@@ -475,9 +497,10 @@ EeStatus ee_cmd_train_explainer(int argc, char **argv, const EePar *par)
     int helped;
     EeStatus st = one_process_start(
         argc, argv, par, "train-explainer",
-        "usage: ee train-explainer --model CLF.mat --data D.mat --targets A.mat|ig|sv [options] --out E.mat",
+        "usage: ee train-explainer --model CLF.mat --data D.mat --targets A.mat|METHOD [options] --out E.mat",
         "Trains an Empirical Explainer of a classifier on rows of --var and their maps\n"
-        "(ee_train (classifier, X, A, ...)): from a file of ee ig / ee sv, or computed here.\n"
+        "(ee_train (classifier, X, A, ...)): from a file of ee ig / ee sv, or computed here\n"
+        "by a method of ee_train (classifier, X, METHOD, ...), bit for bit as the gateway.\n"
         "Defaults as in help ee_train (20 epochs, lr 1e-3, cosine schedule). Runs in one process.",
         expl_opts, NOPTS(expl_opts), "; compute the targets with ee sv / ee ig under MPI", &o, &helped);
     if (st || helped) return st;
@@ -509,13 +532,28 @@ EeStatus ee_cmd_train_explainer(int argc, char **argv, const EePar *par)
     EeDevice want, dev;
     EePrecision prec;
     if ((st = ee_cli_device(&o, par, &want, &dev, &prec))) goto done;
-    /* the maps: a file, or computed here (method 1 ig, 2 sv) */
-    int method = ee_str_ieq(targets, "ig") ? 1 : ee_str_ieq(targets, "sv") ? 2 : 0, steps = 20;
+    /* the maps: a file, or computed here by the method named */
+    int method;
+    long steps = 0;
+    if ((st = targets_method(targets, &method))) goto done;
     if (ee_opt_given(&o, "steps")) {
-        if (!method) { st = ee_fail(EE_ERR_INPUT, "--steps applies when the maps are computed here (--targets ig or sv)"); goto done; }
-        if ((st = ee_opt_int(&o, "steps", 1, 1 << 20, &steps))) goto done;
+        long max = method >= 0 ? ee_map_method_max_samples(method) : 0;
+        if (!max) {
+            st = ee_fail(EE_ERR_INPUT, "--steps applies when the maps are computed here with --targets ig, sv, "
+                         "kernelshap or lime%s%s", method >= 0 ? ", not " : "",
+                         method >= 0 ? ee_map_method_names[method] : "");
+            goto done;
+        }
+        int v;
+        if ((st = ee_opt_int(&o, "steps", 1, (int)max, &v))) goto done;
+        steps = v;
     }
-    if (method) st = maps_computed(clf, method, steps, want, prec, verbose, &train);
+    if (method >= 0 && cfg.kind == EE_KIND_MLP) { /* its maps are N x D; the explainers read tokens */
+        st = ee_fail(EE_ERR_UNSUPPORTED, "--targets %s computes maps for explainers of token classifiers, not of an "
+                     "mlp", ee_map_method_names[method]);
+        goto done;
+    }
+    if (method >= 0) st = maps_computed(clf, method, steps, want, prec, verbose, &train);
     else st = maps_from_file(targets, d.var, &train, cfg.T, &train.maps);
     if (st) goto done;
     train.set.maps = train.maps;
@@ -535,16 +573,19 @@ EeStatus ee_cmd_train_explainer(int argc, char **argv, const EePar *par)
         }
         st = read_part(src, vrows, "validation", &cfg, &valid);
         if (!st) {
-            if (method && !vtargets) st = maps_computed(clf, method, steps, want, prec, verbose, &valid);
+            if (method >= 0 && !vtargets) st = maps_computed(clf, method, steps, want, prec, verbose, &valid);
             else st = maps_from_file(vtargets ? vtargets : targets, src->var, &valid, cfg.T, &valid.maps);
         }
         valid.set.maps = valid.maps;
         ee_data_close(&vd);
         if (st) goto done;
     }
+    /* efficiency by default only for maps that sum to f(x) - f(baseline),
+     * as the gateway decides */
+    if (method >= 0 && !ee_map_method_complete(method) && choices.efficiency == -1) choices.efficiency = 0;
     EeExplainerSpec spec;
-    if ((st = ee_explainer_design(&choices, method == 1 ? EE_MAPS_IG : method == 2 ? EE_MAPS_SV : EE_MAPS_GIVEN,
-                                  train.ids, train.maps, train.n, cfg.T, &spec)))
+    if ((st = ee_explainer_design(&choices, method >= 0 ? ee_map_method_source(method) : EE_MAPS_GIVEN, train.ids,
+                                  train.maps, train.n, cfg.T, &spec)))
         goto done;
     if ((st = ee_explainer_new(clf, &spec, (uint64_t)seed, &m))) goto done;
     cfg = *ee_model_config(m);
@@ -574,9 +615,12 @@ EeStatus ee_cmd_train_explainer(int argc, char **argv, const EePar *par)
      * here, plus the fingerprint of the classifier's weights */
     if (!explains) {
         explains = ee_mv_struct();
-        if (method) {
-            ee_mv_set(explains, "method", 0, ee_mv_char(method == 1 ? "ig" : "sv"));
-            ee_mv_set(explains, "steps", 0, ee_mv_scalar(steps));
+        if (method >= 0) { /* the method and what defines its maps beyond the name */
+            ee_mv_set(explains, "method", 0, ee_mv_char(ee_map_method_names[method]));
+            const char *names[8];
+            double values[8];
+            int n = ee_map_method_settings(method, steps, names, values);
+            for (int i = 0; i < n; i++) ee_mv_set(explains, names[i], 0, ee_mv_scalar(values[i]));
         }
     }
     ee_mv_set(explains, "classifier", 0, ee_mv_char(fingerprint));

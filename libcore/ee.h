@@ -936,6 +936,44 @@ double ee_ig_bytes(const EeModel *m, int n, const EeAttrOptions *o);
 /* SV needs the rows (real tokens per row); exact = ee_shapley_exact */
 double ee_sv_bytes(const EeModel *m, const EeInput *in, const EeAttrOptions *o, int exact);
 
+/* ---- an explainer's training maps, by method name (explainer/maps.c) ---- */
+/* The maps an explainer trains on, computed by a method's name with that
+ * method's defaults: the one table behind ee_train (clf, X, METHOD) and
+ * `ee train-explainer --targets METHOD`. ig: Gauss-Legendre IG, o->steps
+ * steps; sv: Shapley Value Sampling, o->steps permutations, o->seed; the
+ * methods of ee_gradient with its defaults (the noise tunnels over the
+ * signed saliency, 10 samples of stdev 0.15); occlusion: feature ablation
+ * (window and stride 1); kernelshap, lime: o->seed, 2 n + 2048
+ * coalitions per row of n players. The rest of o (baseline, target,
+ * batch, device) as given. samples > 0 replaces o->steps (ig, sv) or the
+ * coalitions per row (kernelshap, lime) and is refused for the other
+ * methods (ee_map_method_max_samples 0). */
+typedef enum {
+    EE_MAP_IG = 0, EE_MAP_SV, EE_MAP_SALIENCY, EE_MAP_SALIENCY_ABS, EE_MAP_SALIENCY_L2, EE_MAP_GRADXINPUT,
+    EE_MAP_DEEPLIFT, EE_MAP_SMOOTHGRAD, EE_MAP_SMOOTHGRAD_SQ, EE_MAP_VARGRAD, EE_MAP_OCCLUSION, EE_MAP_KERNELSHAP,
+    EE_MAP_LIME
+} EeMapMethod;
+#define EE_MAP_METHOD_COUNT 13
+extern const char *const ee_map_method_names[EE_MAP_METHOD_COUNT];
+/* The method's index in ee_map_method_names, -1 for none. */
+int ee_map_method_find(const char *name);
+/* The largest `samples` the method takes (0: it takes none). */
+long ee_map_method_max_samples(int method);
+/* How ee_explainer_design reads the method's maps (coalition methods as SV). */
+EeMapsSource ee_map_method_source(int method);
+/* 1 when the maps sum to f(x) - f(baseline) (ig, sv, deeplift,
+ * kernelshap): the explainer's efficiency applies by default to these only. */
+int ee_map_method_complete(int method);
+/* A: in->n x T (N x D); info as the method's own call fills it. */
+EeStatus ee_map_method_maps(EeModel *clf, int method, const EeInput *in, const EeAttrOptions *o, long samples,
+                            float *A, EeAttrInfo *info);
+/* Host bytes of that call (0 for bad arguments). */
+double ee_map_method_bytes(const EeModel *clf, int method, const EeInput *in, const EeAttrOptions *o, long samples);
+/* What defines the maps beyond the name, as the front ends record it in an
+ * explainer's `explains` (names[i] = values[i], at most 4, in order; with
+ * the defaults of ee_attr_options_defaults): returns their count. */
+int ee_map_method_settings(int method, long samples, const char **names, double *values);
+
 /* ---- interrupts ------------------------------------------------------------ */
 /* A long call (ee_train, ee_model_predict, the samplers) asks fn, on the
  * thread that made the call, whether to stop: between model passes, at

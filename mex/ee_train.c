@@ -137,39 +137,13 @@ static void read_design(const EeMxOpt *o, EeExplainerChoices *c)
 }
 
 /* Attribution maps of X for an explainer: given (N x T), or computed here
- * with the classifier when A names the expensive explainer ('ig': Gauss-
- * Legendre IG with the pad baseline; 'sv': Shapley Value Sampling, seed 1),
- * with 'steps' samples (default 20), a method of ee_gradient with its
- * defaults (map_names: its methods but ig and gradientshap, which needs a
- * background; the noise tunnels over the saliency), or a coalition method
- * with its gateway's defaults (occlusion: feature ablation, window and
- * stride 1; kernelshap, lime: seed 1, 'steps' coalitions per row, default
- * 2 n + 2048). *method gets 0 (given), 1 (ig), 2 (sv), or 1 + its index
- * in map_names. */
-static const char *const map_names[] = {"ig", "sv", "saliency", "saliency_abs", "saliency_l2", "gradxinput",
-                                        "deeplift", "smoothgrad", "smoothgrad_sq", "vargrad", "occlusion",
-                                        "kernelshap", "lime"};
-enum { MAP_NAMES = sizeof map_names / sizeof *map_names, MAP_TUNNEL0 = 7, MAP_COAL0 = 10 };
-
-/* The coalition kind of map method k (>= MAP_COAL0, index in map_names) */
-static EeCoalitionKind coalition_kind(int k)
-{
-    return k == MAP_COAL0 ? EE_COAL_OCCLUSION : k == MAP_COAL0 + 1 ? EE_COAL_KERNELSHAP : EE_COAL_LIME;
-}
-
-/* The ee_gradient options of map method k (>= 2, index in map_names) */
-static void gradient_method(int k, EeGradOptions *g)
-{
-    ee_grad_options_defaults(g);
-    if (k >= MAP_TUNNEL0) { /* ee_gradient's defaults for a tunnel */
-        g->noise = (EeNoiseKind)(EE_NOISE_SMOOTHGRAD + (k - MAP_TUNNEL0));
-        g->samples = 10;
-        g->stdev = 0.15;
-        return;
-    }
-    for (int m = 0; m < EE_GRAD_METHOD_COUNT; m++)
-        if (!strcmp(ee_grad_method_names[m], map_names[k])) g->method = (EeGradMethod)m;
-}
+ * when A names a method of libcore's table (ee_map_method_maps: 'ig',
+ * Gauss-Legendre IG with the pad baseline; 'sv', Shapley Value Sampling,
+ * seed 1; the methods of ee_gradient but gradientshap, which needs a
+ * background, with its defaults; occlusion, kernelshap, lime with their
+ * gateways' defaults), with 'steps' samples for ig, sv (default 20),
+ * kernelshap and lime (coalitions per row, default 2 n + 2048). *method
+ * gets 0 (given) or 1 + its index in ee_map_method_names. */
 static float *explainer_maps(EeModel *clf, const mxArray *A, const EeInput *in, const char *what,
                              const EeMxOpt *o, int verbose, int *method)
 {
@@ -179,33 +153,25 @@ static float *explainer_maps(EeModel *clf, const mxArray *A, const EeInput *in, 
         *method = 0;
         return ee_mx_maps(A, what, in->n, c->T);
     }
-    *method = 1 + ee_mx_choice(A, what, map_names, MAP_NAMES);
-    int k = *method - 1, sampled = k == MAP_COAL0 + 1 || k == MAP_COAL0 + 2; /* kernelshap, lime: 'steps' coalitions */
-    if (*method > 2 && !sampled && o[O_STEPS].value)
+    int k = ee_mx_choice(A, what, ee_map_method_names, EE_MAP_METHOD_COUNT);
+    *method = 1 + k;
+    if (c->kind == EE_KIND_MLP) /* its maps are N x D; the explainers read tokens (T = 0 here) */
+        ee_mx_error("ee:notSupported", "ee_train computes maps for explainers of token classifiers, not of an mlp "
+                    "(ee_train (@f, X, ...) explains a function of feature vectors)");
+    long max = ee_map_method_max_samples(k), samples = 0;
+    if (!max && o[O_STEPS].value)
         ee_mx_error("ee:badInput", "'steps' applies when ee_train computes IG, SV, KernelSHAP or LIME maps, not %s",
-                    map_names[k]);
+                    ee_map_method_names[k]);
+    if (o[O_STEPS].value) samples = ee_mx_int(o[O_STEPS].value, "'steps'", 1, (int)max);
     EeAttrOptions a;
     ee_attr_options_defaults(&a);
     a.verbose = verbose;
     a.print = ee_mx_print;
-    if (o[O_STEPS].value) a.steps = ee_mx_int(o[O_STEPS].value, "'steps'", 1, sampled ? 1 << 24 : 1 << 20);
     a.device = ee_mx_device(o[O_DEVICE].value);
     a.precision = ee_mx_precision(o[O_PRECISION].value);
     float *maps = ee_mx_malloc(sizeof(float) * ((size_t)in->n * c->T + 1), "the maps");
-    EeStatus st;
-    if (k >= MAP_COAL0) {
-        EeCoalitionModelOptions ck;
-        memset(&ck, 0, sizeof ck);
-        ck.m.kind = coalition_kind(k);
-        if (sampled && o[O_STEPS].value) ck.m.samples = a.steps;
-        ee_mx_budget(ee_coalition_attribute_bytes(clf, in, &a, &ck), "the maps");
-        st = ee_coalition_attribute(clf, in, &a, &ck, maps, NULL);
-    } else if (*method > 2) {
-        EeGradOptions g;
-        gradient_method(*method - 1, &g);
-        st = ee_gradient_attribute(clf, in, &g, &a, maps, NULL);
-    } else
-        st = *method == 1 ? ee_ig_attribute(clf, in, &a, maps, NULL) : ee_sv_attribute(clf, in, &a, maps, NULL);
+    ee_mx_budget(ee_map_method_bytes(clf, k, in, &a, samples), "the maps");
+    EeStatus st = ee_map_method_maps(clf, k, in, &a, samples, maps, NULL);
     if (st) ee_mx_fail(st);
     return maps;
 }
@@ -354,7 +320,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     EeStatus st;
     EeModel *clf = NULL;
     EeExplainerChoices choices;
-    int maps_method = 0; /* explainers: 0 maps given, 1/2 computed here (ig/sv), 3.. ee_gradient's (map_names) */
+    int maps_method = 0; /* explainers: 0 maps given, else 1 + the method's index in ee_map_method_names */
     if (explainer) {
         /* expl = ee_train(classifier, X, A, ...) */
         clf = ee_mx_model(prhs[0], "classifier");
@@ -390,14 +356,11 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         /* efficiency by default only for maps that sum to f(x) - f(baseline):
          * not the saliency maps and gradient x input of ee_gradient, not
          * occlusion or LIME */
-        const char *mname = maps_method ? map_names[maps_method - 1] : "";
-        int complete = maps_method <= 2 || !strcmp(mname, "deeplift") || !strcmp(mname, "kernelshap");
+        int complete = !maps_method || ee_map_method_complete(maps_method - 1);
         if (!complete && choices.efficiency == -1) choices.efficiency = 0;
         EeExplainerSpec spec;
-        /* the coalition methods' maps are read like Shapley maps: by default
-         * with each token's occlusion scores (feature ablation's own values) */
-        EeMapsSource src = maps_method == 1 ? EE_MAPS_IG
-                           : maps_method == 2 || maps_method - 1 >= MAP_COAL0 ? EE_MAPS_SV : EE_MAPS_GIVEN;
+        /* (the coalition methods' maps are read like Shapley maps) */
+        EeMapsSource src = maps_method ? ee_map_method_source(maps_method - 1) : EE_MAPS_GIVEN;
         if ((st = ee_explainer_design(&choices, src, train.in.ids, train.maps, train.in.n, cfg.T, &spec)))
             ee_mx_fail(st);
         EeConfig ecfg = cfg;
@@ -512,21 +475,13 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         if (d && (!mxIsStruct(d) || mxGetNumberOfElements(d) != 1))
             ee_mx_error("ee:badInput", "'explains' must be a scalar struct (method, steps, ...)");
         mxArray *e = d ? mxDuplicateArray(d) : mxCreateStructMatrix(1, 1, 0, NULL);
-        if (maps_method && !d) { /* the maps were computed here: say how */
-            ee_mx_set(e, "method", mxCreateString(map_names[maps_method - 1]));
-            if (maps_method <= 2)
-                ee_mx_set(e, "steps", mxCreateDoubleScalar(o[O_STEPS].value ? mxGetScalar(o[O_STEPS].value) : 20));
-            else if (maps_method - 1 >= MAP_COAL0) { /* the gateway's defaults, and the coalitions asked for */
-                if (o[O_STEPS].value) ee_mx_set(e, "samples", mxCreateDoubleScalar(mxGetScalar(o[O_STEPS].value)));
-                if (maps_method - 1 == MAP_COAL0) {
-                    ee_mx_set(e, "window", mxCreateDoubleScalar(1));
-                    ee_mx_set(e, "stride", mxCreateDoubleScalar(1));
-                } else
-                    ee_mx_set(e, "seed", mxCreateDoubleScalar(1));
-            } else if (maps_method - 1 >= MAP_TUNNEL0) { /* the saliency in the tunnel, ee_gradient's defaults */
-                ee_mx_set(e, "samples", mxCreateDoubleScalar(10));
-                ee_mx_set(e, "stdev", mxCreateDoubleScalar(0.15));
-            }
+        if (maps_method && !d) { /* the maps were computed here: say how (libcore's defaults) */
+            ee_mx_set(e, "method", mxCreateString(ee_map_method_names[maps_method - 1]));
+            const char *names[8];
+            double values[8];
+            long samples = o[O_STEPS].value ? (long)mxGetScalar(o[O_STEPS].value) : 0;
+            int n = ee_map_method_settings(maps_method - 1, samples, names, values);
+            for (int i = 0; i < n; i++) ee_mx_set(e, names[i], mxCreateDoubleScalar(values[i]));
         }
         ee_mx_set(e, "classifier", mxCreateString(fingerprint));
         ee_mx_set(out, "explains", e);

@@ -42,7 +42,12 @@
 ## (@code{ee_lime}), the last two with seed 1 and @qcode{'steps'}
 ## coalitions per row (default 2 n + 2048 for n real tokens;
 ## @code{explains.samples} records it when given); their explainers read
-## the occlusion scores by default, as for @qcode{'sv'}.  The efficiency
+## the occlusion scores by default, as for @qcode{'sv'}.  One table in
+## libcore (@code{ee_map_method_maps}) names these methods and their
+## defaults, for this gateway and for @code{ee train-explainer --targets},
+## whose explainers are the same bit for bit.  The maps of an mlp
+## classifier are @code{ee:notSupported} (explainers read tokens; an mlp
+## as a function handle: @code{ee_train (@@f, X, METHOD)}).  The efficiency
 ## projection is off by default but for @qcode{'deeplift'} and
 ## @qcode{'kernelshap'}, whose maps sum to f(x) - f(baseline).  Explainers
 ## are built on a transformer classifier, where DeepLIFT is not defined
@@ -493,6 +498,10 @@
 %! assert ([e.explains.samples, e.explains.seed], [12 1]);
 %!error <'steps' applies when ee_train computes IG, SV, KernelSHAP or LIME maps> ee_train (ee_train ('cnn', X, y, 'epochs', 1, 'verbose', false), X, 'occlusion', 'steps', 3)
 %!error <'steps' applies when ee_train computes IG, SV, KernelSHAP or LIME maps> ee_train (ee_train ('cnn', X, y, 'epochs', 1, 'verbose', false), X, 'saliency', 'steps', 3)
+%!error <not of an mlp>
+%! ## an mlp classifier's maps are N x D: refused before anything is computed
+%! v = load (fullfile (fileparts (which ('ee_sv')), '..', 'tests', 'vectors', 'mlp_tiny.mat'));
+%! ee_train (v.model, v.X, 'kernelshap', 'verbose', false);
 %!error <A must be one of> ee_train (ee_train ('cnn', X, y, 'epochs', 1, 'verbose', false), X, 'gradientshap')
 %!error id=ee:badInput ee_train (ee_train ('cnn', X, y, 'epochs', 1, 'verbose', false), X, 'ig', 'loss', 'shapley_kernel')
 %!error id=ee:badInput ee_train (ee_train ('cnn', X, y, 'epochs', 1, 'verbose', false), X, 'sv', 'coalitions', 8)

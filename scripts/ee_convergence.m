@@ -3,12 +3,18 @@
 ## Convergence curve of an expensive explainer (Figure 5 of the paper).
 ##
 ## @var{method} is @qcode{'ig'} (Integrated Gradients, @code{ee_ig}),
-## @qcode{'sv'} (Shapley Value Sampling, @code{ee_sv}) or
-## @qcode{'kernelshap'} (@code{ee_sv}'s KernelSHAP).  The target maps are
-## the expensive explainer at s = @var{S} (default 20).  For every s = 1..S a
-## fresh, independent run with s samples is compared with the target: the
-## mean squared error over all T positions of each sequence (pads
-## included), as in doc/MODELS.md, section "Convergence curve (Figure 5)".
+## @qcode{'sv'} (Shapley Value Sampling, @code{ee_sv}), @qcode{'kernelshap'}
+## (@code{ee_sv}'s KernelSHAP), @qcode{'lime'} (@code{ee_lime}), or, on a
+## built-in classifier, a noise tunnel of @code{ee_gradient}
+## (@qcode{'smoothgrad'}, @qcode{'smoothgrad_sq'}, @qcode{'vargrad'}) or
+## @qcode{'gradientshap'}: every method with a sample count.  The
+## deterministic methods (saliency, Gradient x Input, DeepLIFT, occlusion)
+## have no curve, one run being exact: they are @code{ee:badInput}.  The
+## target maps are the expensive explainer at s = @var{S} (default 20).  For
+## every s = 1..S a fresh, independent run with s samples is compared with
+## the target: the mean squared error over all T positions of each
+## sequence (pads included), as in doc/MODELS.md, section "Convergence
+## curve (Figure 5)".
 ##
 ## @itemize
 ## @item IG: @code{ee_ig (model, X, 'steps', s, 'method', M)}; IG is
@@ -21,6 +27,15 @@
 ## for SV.  An s < S whose s K coalitions do not determine some row's
 ## values (too few, or too many repeats, for its players) gives NaN, as
 ## the Riemann rules' s = 1 does.
+## @item LIME: @code{ee_lime (model, X, 'samples', s K, 'seed', seed0 +
+## s)}, as KernelSHAP.
+## @item SmoothGrad, SmoothGrad-squared, VarGrad: @code{ee_gradient (model,
+## X, 'noise', METHOD, 'samples', s, 'seed', seed0 + s)}: s noise samples of
+## the saliency (@qcode{'options'} may name another gradient method, e.g.
+## @code{@{'method', 'gradxinput'@}}, and the @qcode{'stdev'}).
+## @item GradientSHAP: @code{ee_gradient (model, X, 'method',
+## 'gradientshap', 'samples', s, 'seed', seed0 + s)}; its
+## @qcode{'background'} rows are given in @qcode{'options'} (required).
 ## @end itemize
 ##
 ## Options (name/value):
@@ -29,9 +44,9 @@
 ## IG integration rule (default @qcode{'gausslegendre'}); the Riemann rules
 ## need s >= 2, so their curve starts at s = 2 (s = 1 gives NaN).
 ## @item 'seed'
-## seed0 of SV and KernelSHAP (default 1).
+## seed0 of the sampling methods (default 1).
 ## @item 'coalitions'
-## K, KernelSHAP's coalitions per row per unit of s (default 16).
+## K, the coalitions per row per unit of s of KernelSHAP and LIME (default 16).
 ## @item 'explainer'
 ## an Empirical Explainer (from @code{ee_train}); adds
 ## @code{explainer_mse} (N x 1), @code{explainer_curve} (their mean),
@@ -50,8 +65,11 @@
 ## @item 'verbose'
 ## true (default) prints one progress line per s.
 ## @item 'options'
-## (@var{model} a function handle) a cell of further options of
-## @code{ee_sv (@@f, @dots{})} / @code{ee_ig (@@f, @dots{})}.
+## a cell of further options of the method's gateway (@code{ee_sv},
+## @code{ee_ig}, @code{ee_lime}, @code{ee_gradient}; of a function handle:
+## @code{ee_sv (@@f, @dots{})} / @code{ee_ig (@@f, @dots{})} /
+## @code{ee_lime (@@f, @dots{})}), after those named here; they must not
+## set the samples, steps or seed, which the curve sets.
 ## @end table
 ##
 ## @var{model} may be a function handle (@code{ee_sv (@@f, @dots{})}'s model)
@@ -88,7 +106,15 @@ function C = ee_convergence (model, X, method, S, varargin)
     S = 20;
   end
   who = 'ee_convergence';
-  method = ee_check (who, 'METHOD', method, 'choice', {'ig', 'sv', 'kernelshap'});
+  if (ischar (method) && any (strcmpi (method, {'saliency', 'saliency_abs', 'saliency_l2', 'gradxinput', ...
+                                                 'deeplift', 'occlusion'})))
+    error ('ee:badInput', ['ee_convergence: METHOD ''%s'' is deterministic: one run is exact, there is no ' ...
+                           'convergence curve'], method);
+  end
+  method = ee_check (who, 'METHOD', method, 'choice', {'ig', 'sv', 'kernelshap', 'lime', 'smoothgrad', ...
+                                                        'smoothgrad_sq', 'vargrad', 'gradientshap'});
+  tunnel = any (strcmp (method, {'smoothgrad', 'smoothgrad_sq', 'vargrad', 'gradientshap'}));
+  coalitions = any (strcmp (method, {'kernelshap', 'lime'}));
   S = ee_check (who, 'S', S, 'int', 1, 2^20);
   o = struct ('method', 'gausslegendre', 'seed', 1, 'explainer', [], 'target', [], ...
               'target_info', [], 'batch', [], 'device', [], 'checkpoint', '', 'verbose', true, ...
@@ -122,9 +148,19 @@ function C = ee_convergence (model, X, method, S, varargin)
   if (! isempty (o.device)) gw(end+1:end+2) = {'device', o.device}; end
   handle = is_function_handle (model);
   Xa = X;                           # what ee_agreement reads as token ids
-  if (! iscell (o.options) || (! handle && ! isempty (o.options)))
-    error ('ee:badInput', 'ee_convergence: ''options'' must be a cell, for a function handle as MODEL');
+  if (! iscell (o.options) || ! iscellstr (o.options(1:2:end)))
+    error ('ee:badInput', 'ee_convergence: ''options'' must be a cell of further options (name/value)');
   end
+  set_here = intersect (lower (o.options(1:2:end)), {'samples', 'steps', 'seed'});
+  if (! isempty (set_here))
+    error ('ee:badInput', 'ee_convergence: ''options'' must not set ''%s'': the curve sets it', set_here{1});
+  end
+  if (handle && tunnel)
+    error ('ee:badInput', 'ee_convergence: METHOD ''%s'' applies to a built-in classifier, not a function handle', ...
+           method);
+  end
+  ## s < S: seed0 + s (independent draws); s = S: seed0 (the target)
+  sd = @(s) o.seed + s * (s < S);
 
   if (handle)
     ## a model given as a function: the players and absent values are the
@@ -144,24 +180,42 @@ function C = ee_convergence (model, X, method, S, varargin)
                         'verbose', false, gw{:}, fo{:});
       min_s = 1;
       label = 'KernelSHAP of f';
+    elseif (strcmp (method, 'lime'))
+      run = @(s) ee_lime (model, X, 'samples', s * o.coalitions, 'seed', sd (s), 'verbose', false, gw{:}, fo{:});
+      min_s = 1;
+      label = 'LIME of f';
     else
       run = @(s) ee_sv (model, X, 'samples', s, 'seed', o.seed + s * (s < S), 'verbose', false, gw{:}, fo{:});
       min_s = 1;
       label = 'SV of f';
     end
   elseif (strcmp (method, 'ig'))
-    run = @(s) ee_ig (model, X, 'steps', s, 'method', o.method, 'verbose', false, gw{:});
+    run = @(s) ee_ig (model, X, 'steps', s, 'method', o.method, 'verbose', false, gw{:}, o.options{:});
     min_s = 1 + ! strcmp (o.method, 'gausslegendre');
     label = sprintf ('IG (%s)', o.method);
   elseif (strcmp (method, 'kernelshap'))
     run = @(s) ee_sv (model, X, 'method', 'kernelshap', 'samples', s * o.coalitions, 'seed', o.seed + s * (s < S), ...
-                      'verbose', false, gw{:});
+                      'verbose', false, gw{:}, o.options{:});
     min_s = 1;
     label = 'KernelSHAP';
+  elseif (strcmp (method, 'lime'))
+    run = @(s) ee_lime (model, X, 'samples', s * o.coalitions, 'seed', sd (s), 'verbose', false, gw{:}, o.options{:});
+    min_s = 1;
+    label = 'LIME';
+  elseif (strcmp (method, 'gradientshap'))
+    run = @(s) ee_gradient (model, X, 'method', 'gradientshap', 'samples', s, 'seed', sd (s), 'verbose', false, ...
+                            gw{:}, o.options{:});
+    min_s = 1;
+    label = 'GradientSHAP';
+  elseif (tunnel)
+    run = @(s) ee_gradient (model, X, 'noise', method, 'samples', s, 'seed', sd (s), 'verbose', false, gw{:}, ...
+                            o.options{:});
+    min_s = 1;
+    label = method;
   else
     ## s < S: seed0 + s (independent permutations); s = S: seed0 (the target)
     run = @(s) ee_sv (model, X, 'samples', s, 'seed', o.seed + s * (s < S), ...
-                      'verbose', false, gw{:});
+                      'verbose', false, gw{:}, o.options{:});
     min_s = 1;
     label = 'SV';
   end
@@ -169,7 +223,7 @@ function C = ee_convergence (model, X, method, S, varargin)
   C = struct ();
   C.method = method;
   C.ig_method = o.method;
-  if (strcmp (method, 'kernelshap'))
+  if (coalitions)
     C.coalitions = o.coalitions;
   end
   C.seed = o.seed;
@@ -192,8 +246,11 @@ function C = ee_convergence (model, X, method, S, varargin)
       mkey = {func2str(model), o.options, o.explainer};
     end
     mname = method;                  # (the keys of IG and SV runs stay those of earlier versions)
-    if (strcmp (method, 'kernelshap'))
-      mname = sprintf ('kernelshap/%d', o.coalitions);
+    if (coalitions)
+      mname = sprintf ('%s/%d', method, o.coalitions);
+    end
+    if (! isempty (o.options) && ! handle)
+      mname = {mname, o.options};    # (a handle's options are in mkey already)
     end
     ckey = ee_cache_key ({'ee_convergence v3', mname, o.method, S, o.seed, N, T, X, mkey});
     if (exist (o.checkpoint, 'file'))
@@ -255,7 +312,7 @@ function C = ee_convergence (model, X, method, S, varargin)
       [A, info] = run (s);
     catch err
       ## KernelSHAP with fewer coalitions than a row's players: no value at s
-      if (strcmp (method, 'kernelshap') && s < S && ! isempty (strfind (err.message, 'do not determine')))
+      if (coalitions && s < S && ! isempty (regexp (err.message, 'do not determine|does not determine|fewer than', 'once')))
         done(s) = true;
         continue;
       end
@@ -318,7 +375,10 @@ function C = ee_convergence (model, X, method, S, varargin)
 end
 
 ## the curves themselves are tested in tests/octave/test_convergence.m
-%!error <METHOD must be> ee_convergence (struct (), int32 ([3 4]), 'lime', 5)
+%!error <METHOD must be> ee_convergence (struct (), int32 ([3 4]), 'shap', 5)
+%!error <'saliency' is deterministic> ee_convergence (struct (), int32 ([3 4]), 'saliency', 5)
+%!error <must not set 'seed'> ee_convergence (struct (), int32 ([3 4]), 'smoothgrad', 5, 'options', {'seed', 2})
+%!error <applies to a built-in> ee_convergence (@(x) x(:, 1), randn (3, 2), 'vargrad', 2, 'verbose', false)
 %!test
 %! ## a function handle and its explainer: SV's curve against the
 %! ## explainer's error, the players from the explainer
@@ -358,3 +418,58 @@ end
 %! assert (C.mse(:, 2), mean ((double (B) - double (A)) .^ 2, 2), 1e-12);
 %! assert (C.curve(1) > 0 && C.curve(1) >= C.curve(2));   # rows short enough for all 2^n - 2 coalitions are exact: 0
 %!error <'coalitions'> ee_convergence (struct (), int32 ([3 4]), 'kernelshap', 5, 'coalitions', 0)
+
+%!test
+%! ## LIME in its own sample count, as KernelSHAP: s x K coalitions per row
+%! v = load (fullfile (fileparts (which ('ee_sv')), '..', 'tests', 'vectors', 'transformer_tiny.mat'));
+%! C = ee_convergence (v.model, v.X, 'lime', 3, 'coalitions', 40, 'seed', 2, 'verbose', false);
+%! A = ee_lime (v.model, v.X, 'samples', 120, 'seed', 2, 'verbose', false);
+%! assert (C.target, A);
+%! assert (C.coalitions, 40);
+%! assert (C.mse(:, 3), zeros (rows (v.X), 1));
+%! B = ee_lime (v.model, v.X, 'samples', 40, 'seed', 3, 'verbose', false);
+%! assert (C.mse(:, 1), mean ((double (B) - double (A)) .^ 2, 2), 1e-12);
+%! assert (all (C.curve(1:2) > 0));
+
+%!test
+%! ## SmoothGrad: s noise samples (seed0 + s below S).  Its map is a mean of
+%! ## independent maps, so the expected MSE of a run at s against the target
+%! ## at S is v (1/s + 1/S), v the variance of one sample's map, and half
+%! ## the MSE of a second run at S against the target (the floor figure5
+%! ## draws) is v / S: the curve falls as s grows and matches that noise.
+%! ## (The rows repeated: each copy draws its own noise, from its row's stream.)
+%! v = load (fullfile (fileparts (which ('ee_sv')), '..', 'tests', 'vectors', 'transformer_tiny.mat'));
+%! X = repmat (v.X, 8, 1);
+%! S = 8;
+%! C = ee_convergence (v.model, X, 'smoothgrad', S, 'seed', 5, 'options', {'stdev', 0.5}, 'verbose', false);
+%! A = ee_gradient (v.model, X, 'noise', 'smoothgrad', 'samples', S, 'seed', 5, 'stdev', 0.5, 'verbose', false);
+%! assert (C.target, A);
+%! assert (C.mse(:, S), zeros (rows (X), 1));
+%! B = ee_gradient (v.model, X, 'noise', 'smoothgrad', 'samples', 2, 'seed', 7, 'stdev', 0.5, 'verbose', false);
+%! assert (C.mse(:, 2), mean ((double (B) - double (A)) .^ 2, 2), 1e-12);
+%! A2 = ee_gradient (v.model, X, 'noise', 'smoothgrad', 'samples', S, 'seed', 5 + S + 1, 'stdev', 0.5, ...
+%!                   'verbose', false);
+%! fl = mean (mean ((double (A2) - double (A)) .^ 2, 2)) / 2;     # v / S
+%! s = 1:S-1;
+%! ratio = C.curve(s) ./ (fl * S * (1 ./ s + 1 / S));
+%! assert (all (ratio > 0.5 & ratio < 2), 'MSE over the predicted noise: %s', mat2str (ratio, 3));
+%! assert (C.curve(1) > 2.5 * C.curve(S - 1));
+%! assert (C.passes(1:S-1) < C.passes(2:S));
+
+%!test
+%! ## GradientSHAP and VarGrad: s samples, the seeds as SV's, the background
+%! ## (and the tunnel's stdev) through 'options'
+%! v = load (fullfile (fileparts (which ('ee_sv')), '..', 'tests', 'vectors', 'transformer_tiny.mat'));
+%! bg = v.X(1:2, :);
+%! C = ee_convergence (v.model, v.X, 'gradientshap', 4, 'seed', 3, 'options', {'background', bg}, 'verbose', false);
+%! A = ee_gradient (v.model, v.X, 'method', 'gradientshap', 'background', bg, 'samples', 4, 'seed', 3, 'verbose', false);
+%! assert (C.target, A);
+%! B = ee_gradient (v.model, v.X, 'method', 'gradientshap', 'background', bg, 'samples', 1, 'seed', 4, 'verbose', false);
+%! assert (C.mse(:, 1), mean ((double (B) - double (A)) .^ 2, 2), 1e-12);
+%! assert (C.passes(1:3) < C.passes(2:4));
+%! V = ee_convergence (v.model, v.X, 'vargrad', 3, 'options', {'stdev', 0.3}, 'verbose', false);
+%! assert (V.target, ee_gradient (v.model, v.X, 'noise', 'vargrad', 'samples', 3, 'stdev', 0.3, 'seed', 1, ...
+%!                               'verbose', false));
+%!error <needs 'background'>
+%! v = load (fullfile (fileparts (which ('ee_sv')), '..', 'tests', 'vectors', 'transformer_tiny.mat'));
+%! ee_convergence (v.model, v.X, 'gradientshap', 2, 'verbose', false);

@@ -26,6 +26,13 @@
 ## @var{build} over the saving per explanation (Inf when there is no
 ## saving; an upper bound when @code{R.bound}).
 ##
+## A curve of one entry (S = 1) is a deterministic method (saliency,
+## occlusion, @dots{}): its one run is exact, so there is no cheaper run
+## to cross, and no accuracy to equal; @code{R.crossing} is NaN (not
+## applicable), @code{R.bound} false, and the speed-ups are the plain
+## ratios of the method's cost to the explainer's (at the explainer's
+## @code{mse}, which the caller reports beside them).
+##
 ## @var{R} has the fields @code{crossing} (the s used; S when there is no
 ## crossing), @code{bound}, @code{expensive_seconds},
 ## @code{expensive_passes}, @code{speedup_time}, @code{speedup_passes},
@@ -71,11 +78,15 @@ function R = ee_speedup (curve, expl, build)
 
   ## NaN never compares true: an unmeasured s is never the crossing
   c = find (mse(1:S-1) <= expl.mse, 1);
-  R.bound = isempty (c);
-  if (R.bound)
+  exact = S == 1;                      # a deterministic method: nothing to cross
+  R.bound = isempty (c) && ! exact;
+  if (isempty (c))
     c = S;
   end
   R.crossing = c;
+  if (exact)
+    R.crossing = NaN;
+  end
   R.expensive_seconds = double (curve.seconds(c));
   R.expensive_passes = double (curve.passes(c));
   R.speedup_time = R.expensive_seconds / expl.seconds;
@@ -86,7 +97,12 @@ function R = ee_speedup (curve, expl, build)
   if (R.bound)
     gt = '>';
   end
-  if (R.bound)
+  if (exact)
+    R.text = sprintf (['speed-up %.3g x in time, %.3g x in passes (a deterministic method: its one run ' ...
+                       'is exact, no crossing; the explainer at MSE %.3g)'], R.speedup_time, R.speedup_passes, ...
+                      expl.mse);
+    return;
+  elseif (R.bound)
     where = sprintf ('no crossing before s = %d, its cost at s = %d', S, S);
   else
     where = sprintf ('crossing at s = %d', c);
@@ -167,6 +183,15 @@ end
 %! assert (ee_speedup (C2, E).crossing, 6);
 %! C2 = C; C2.seconds(5) = NaN;
 %! assert (isnan (ee_speedup (C2, E).speedup_time));
+%!test
+%! ## a deterministic method (S = 1): no crossing (NaN), not a bound, the plain ratios
+%! R = ee_speedup (struct ('mse', 0, 'seconds', 3e-3, 'passes', 2), E, struct ('seconds', 1, 'passes', 10));
+%! assert (isnan (R.crossing));
+%! assert (R.bound, false);
+%! assert ([R.speedup_time R.speedup_passes], [3e-3 / 2e-4, 2 / 3], 1e-12);
+%! assert (R.break_even_time, 1 / (3e-3 - 2e-4), 1e-9);
+%! assert (R.break_even_passes, Inf);           # 2 passes against the explainer's 3: no saving
+%! assert (! isempty (strfind (R.text, 'deterministic')) && isempty (strfind (R.text, '>')));
 %!error <ee_speedup: expl.mse must be a finite> ee_speedup (C, setfield (E, 'mse', NaN))
 %!error <expl.seconds and passes must be positive|must be positive> ee_speedup (C, setfield (E, 'seconds', 0))
 %!error <one entry per s> ee_speedup (setfield (C, 'seconds', 1), E)

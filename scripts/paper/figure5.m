@@ -39,7 +39,43 @@
 ## @item 'panels'
 ## the panels to run, by name (@qcode{'ig_spam'}, @qcode{'ig_wordnet'},
 ## @qcode{'sv_fortunes'}, @qcode{'sv_wordnet'}) or method (@qcode{'ig'},
-## @qcode{'sv'}); only their data files must exist.
+## @qcode{'sv'}); only their data files must exist.  A panel of another
+## method with a sample count is named @qcode{'METHOD_DATASET'} (e.g.
+## @qcode{'kernelshap_fortunes'}, @qcode{'smoothgrad_spam'}; DATASET one
+## of the run's datasets), or by its method alone for one panel on each
+## dataset; METHOD is @qcode{'kernelshap'} or @qcode{'lime'} (s x
+## @code{coalitions} coalitions per row, default T, the row width),
+## @qcode{'smoothgrad'}, @qcode{'smoothgrad_sq'}, @qcode{'vargrad'} (s
+## noise samples of @code{ee_gradient}'s saliency, @code{stdev} 0.15) or
+## @qcode{'gradientshap'} (s samples; @code{background}, default the
+## panel's first 8 training rows).  Such a panel copies the settings of
+## the preset's panel on that dataset (of its SV panel for KernelSHAP and
+## LIME, of its IG panel for the others, where the dataset has both) and
+## shares its classifier; its targets are the method at s = S (seed 1),
+## its curve is @code{ee_convergence} in the method's own sample count,
+## its floor half the MSE of a second run at S (another seed) against the
+## target, and its explainer trains on the method's maps (without the
+## efficiency projection but for KernelSHAP, whose maps sum to f(x) -
+## f(baseline)); figure5.csv and figure5_summary.csv get its rows, with
+## the crossing and the equal-accuracy speed-up.  Its settings take
+## overrides by its name or method, as the others (e.g.
+## @code{'kernelshap_fortunes', struct ('coalitions', 128)}).  The
+## deterministic methods get panels the same way: @qcode{'saliency'},
+## @qcode{'saliency_abs'}, @qcode{'saliency_l2'}, @qcode{'gradxinput'}
+## (@code{ee_gradient}), @qcode{'occlusion'} (@code{ee_occlusion}, window
+## 1, stride 1; the settings of the SV panel on its dataset) and
+## @qcode{'deeplift'} (@code{ee_gradient}; only with @code{'kind'}
+## @qcode{'cnn'}: DeepLIFT is not defined on the transformer,
+## @code{ee:notSupported}).  One run is their exact value, so such a panel
+## has no curve and no floor: its targets are the method's maps, drawn as
+## the method's cost (wall seconds and passes per explanation, MSE 0)
+## beside the explainer's MSE and cost, with the target's mean square (the
+## MSE of a map of zeros) as the scale; its summary row has the
+## explainer's MSE, crossing NaN (not applicable), lower_bound 0 and the
+## speed ratio of the method's cost to the explainer's (not at equal
+## accuracy).  Its explainer reads the token ids only (one pass: an
+## explainer reading the gradient or the occlusion scores would cost what
+## the method costs) unless its overrides set @code{expl.inputs}.
 ## @item 'kind'
 ## classifier kind, @qcode{'transformer'} (default) or @qcode{'cnn'} (the
 ## explainer is then built on a transformer backbone trained on the same
@@ -51,9 +87,9 @@
 ## @qcode{'path'}) and ensemble size, for every panel (the presets:
 ## @qcode{'gradient_ends'} on IG spam, @qcode{'path'} on IG wordnet,
 ## @qcode{'occlusion'} on the SV panels).
-## @item 'ig', 'sv', or a panel name
-## a struct of overrides merged into the settings of every IG / SV panel or
-## of that panel (e.g. @code{struct ('n_train', 800, 'expl', struct
+## @item 'ig', 'sv', another method, or a panel name
+## a struct of overrides merged into the settings of every panel of that
+## method or of that panel (e.g. @code{struct ('n_train', 800, 'expl', struct
 ## ('epochs', 40))}).  @code{expl.distill} (a struct: @code{rows},
 ## @code{inputs}, @code{epochs}, @code{freeze}, @code{lr}) distils the
 ## panel's explainer into a student with cheaper inputs: the explainer
@@ -77,12 +113,12 @@
 ## @code{ee_sv (@@f, @dots{})}), @code{X} (the N x F rows to explain),
 ## and optionally @code{explainer} (its Empirical Explainer, from
 ## @code{ee_train (@@f, @dots{})}: its players and absent values are
-## used), @code{method} (@qcode{'sv'}, default, @qcode{'ig'} or
-## @qcode{'kernelshap'}: KernelSHAP's curve in its own sample count, s x
+## used), @code{method} (@qcode{'sv'}, default, @qcode{'ig'},
+## @qcode{'kernelshap'} or @qcode{'lime'}: the curve in its own sample count, s x
 ## @code{coalitions} coalitions per row, default 16; an s too small to
 ## determine every row's values is left out; its floor is half the MSE of
 ## a second run at S against the target; its explainer from
-## @code{ee_train (@@f, X, 'kernelshap', @dots{})}), @code{S}
+## @code{ee_train (@@f, X, 'kernelshap', @dots{})} or on LIME's maps), @code{S}
 ## (default 20), @code{seed}, @code{options} (further options of
 ## @code{ee_sv} / @code{ee_ig}), @code{name} (default @qcode{'model'}),
 ## @code{title} and @code{notes} (a cell of lines under the panel).  It
@@ -101,7 +137,8 @@
 ## explainer's wall time per explanation at the smallest s that is as
 ## accurate as the Empirical Explainer, over the explainer's, both the
 ## median of 3 runs on the test rows in this run; ">" when there is no
-## crossing before S), in passes too, and the break-even.
+## crossing before S; a deterministic method's panel: crossing NaN, the
+## plain speed ratio), in passes too, and the break-even.
 ##
 ## @var{R} holds the settings, per panel the curves, floor, agreement,
 ## crossing points, speed-up (@code{R.panels(k).speedup}), runtime report
@@ -159,6 +196,12 @@ function R = figure5 (varargin)
   say (P, '\nruntime report: %s\n', f);
   for k = 1:numel (R.panels)
     p = R.panels(k); C = p.curve;
+    if (p.exact)
+      say (P, '%s: explainer MSE %.4g (%.3g x the target''s mean square; %s is exact: no curve, no floor)\n', ...
+              p.name, C.explainer_curve, C.explainer_curve / C.target_mean_square, p.label);
+      say (P, '%s: %s\n', p.name, p.speedup.text);
+      continue;
+    end
     say (P, '%s: explainer MSE %.4g (%.2f x floor); expensive MSE at s = 1, 2, 5, 10: %s; crossing s = %s\n', ...
             p.name, C.explainer_curve, C.explainer_curve / C.floor, ...
             sprintf ('%.4g ', C.curve([1 2 5 10](p.S > [1 2 5 10]))), num2str (C.crossing));
@@ -243,7 +286,8 @@ function P = settings_from_args (root, args)
       case 'model'
         P.model = v;
       otherwise
-        if (! (any (strcmpi (name, [names {'ig', 'sv'}])) && isstruct (v)))
+        if (! ((any (strcmpi (name, [names {'ig', 'sv'} other_methods()])) || ! isempty (method_panel (name))) ...
+               && isstruct (v)))
           error ('ee:badInput', 'figure5: unknown option ''%s''', name);
         end
         overrides(end+1, :) = {lower(name), v};
@@ -260,6 +304,11 @@ function P = settings_from_args (root, args)
     q.n_unlabelled = Inf * (q.n_unlabelled > 0);
     P.panels = [P.panels(1:at(1)-1), q, P.panels(setdiff (at(1)+1:numel (P.panels), at))];
     P.user_data = true;
+  end
+  ## panels of the other methods ('panels', {'kernelshap_fortunes', 'lime'}):
+  ## each a copy of a preset panel on that dataset, its method replaced
+  if (! isempty (select))
+    P.panels = [P.panels, method_panels(P.panels, select)];
   end
   for k = 1:rows (overrides)
     for i = 1:numel (P.panels)
@@ -285,15 +334,22 @@ function P = settings_from_args (root, args)
   if (! isempty (select))
     names = {P.panels.name};
     ok = ismember (names, select) | ismember ({P.panels.method}, select);
-    bad = setdiff (select, [names {'ig', 'sv'}]);
+    bad = setdiff (select, [names {'ig', 'sv'} other_methods()]);
     if (! isempty (bad) || ! any (ok))
-      error ('ee:badInput', 'figure5: ''panels'' must name panels (%s) or methods (ig, sv); got %s', ...
-             strjoin (names, ', '), strjoin (select, ', '));
+      error ('ee:badInput', ['figure5: ''panels'' must name panels (%s), methods (%s) or METHOD_DATASET; ' ...
+                             'got %s'], strjoin (names, ', '), strjoin ([{'ig', 'sv'} other_methods()], ', '), ...
+             strjoin (select, ', '));
     end
     P.panels = P.panels(ok);
   end
   for i = 1:numel (P.panels)
     q = P.panels(i);
+    if (strcmp (q.method, 'deeplift') && ! strcmp (q.kind, 'cnn'))
+      ## (ee_gradient's DeepLIFT: the rescale rule through ReLUs; the
+      ## transformer's softmax attention and LayerNorm have no such rule)
+      error ('ee:notSupported', ['figure5: ''panels'': %s: DeepLIFT is not defined on the %s classifier ' ...
+                                 '(the cnn and the mlp only; doc/MODELS.md): use ''kind'', ''cnn'''], q.name, q.kind);
+    end
     if (! exist (q.data, 'file'))
       error ('ee:badInput', 'figure5: no data file %s (panel %s)', q.data, q.name);
     end
@@ -309,6 +365,88 @@ function P = settings_from_args (root, args)
     tag = strjoin (unique (dn), '+');
     if (! given.results) P.results = fullfile (root, 'results', tag, P.preset); end
     if (! given.figures) P.figures = fullfile (root, 'figures', tag); end
+  end
+end
+
+## The methods with a sample count besides IG and SV: figure5 draws their
+## convergence in that count (private/f5_method.m)
+function m = sampled_methods ()
+  m = {'kernelshap', 'lime', 'smoothgrad', 'smoothgrad_sq', 'vargrad', 'gradientshap'};
+end
+
+## The deterministic methods: one run is exact; their panels have no curve
+## (private/f5_method.m, f5_exact_axes.m)
+function m = deterministic_methods ()
+  m = {'saliency', 'saliency_abs', 'saliency_l2', 'gradxinput', 'deeplift', 'occlusion'};
+end
+
+function m = other_methods ()
+  m = [sampled_methods(), deterministic_methods()];
+end
+
+## {method, dataset} of a panel name METHOD_DATASET of a method other than
+## IG and SV, or {} (the dataset is checked against the preset's); the
+## longest method that prefixes the name (saliency_abs_spam is
+## saliency_abs on spam, not saliency on abs_spam)
+function md = method_panel (name)
+  md = {};
+  for m = other_methods ()
+    n = numel (m{1});
+    if (numel (name) > n + 1 && strncmpi (name, [m{1} '_'], n + 1) && (isempty (md) || n > numel (md{1})))
+      md = {m{1}, lower(name(n+2:end))};
+    end
+  end
+end
+
+## The panels that 'panels' asks for beyond the preset's: METHOD_DATASET,
+## or a bare METHOD (one panel per dataset of the preset).  Each copies the
+## preset's panel on that dataset, the one of the nearer method when there
+## are two (the coalition methods an SV panel's settings, the gradient
+## methods an IG panel's), so that it shares its classifier (and cache);
+## its targets, curve and explainer have keys of their own.  A
+## deterministic method's panel has no curve (f5_panel) and its explainer
+## reads the token ids only (one pass), unless the overrides say otherwise.
+function Q = method_panels (panels, select)
+  Q = panels([]);
+  ds = cellfun (@fileparts_name, {panels.data}, 'uniformoutput', false);
+  for k = 1:numel (select)
+    nm = lower (select{k});
+    if (any (strcmp (nm, {panels.name})) || any (strcmp (nm, {'ig', 'sv'})))
+      continue;
+    end
+    if (any (strcmp (nm, other_methods ())))
+      pairs = cellfun (@(x) {nm, x}, unique (ds, 'stable'), 'uniformoutput', false);
+    else
+      md = method_panel (nm);
+      if (isempty (md))
+        continue;                       # an unknown name: refused with the list below
+      end
+      if (! any (strcmp (md{2}, ds)))
+        error ('ee:badInput', 'figure5: ''panels'': no dataset ''%s'' in this run (datasets: %s)', md{2}, ...
+               strjoin (unique (ds), ', '));
+      end
+      pairs = {md};
+    end
+    for j = 1:numel (pairs)
+      [m, dn] = deal (pairs{j}{:});
+      name = [m '_' dn];
+      if (any (strcmp (name, {Q.name})))
+        continue;
+      end
+      on = find (strcmp (ds, dn));
+      near = ifelse (any (strcmp (m, {'kernelshap', 'lime', 'occlusion'})), 'sv', 'ig');
+      at = on(find (strcmp ({panels(on).method}, near), 1));
+      if (isempty (at)) at = on(1); end
+      q = panels(at);
+      q.name = name;
+      q.method = m;
+      q.expl.distill = [];              # the preset's distillation belongs to its own method
+      q.expl.loss = 'mse';
+      if (any (strcmp (m, deterministic_methods ())))
+        q.expl.inputs = 'tokens';       # cheaper than the method itself (1 to n + 2 passes)
+      end
+      if (isempty (Q)) Q = q; else Q(end+1) = q; end
+    end
   end
 end
 
@@ -334,7 +472,13 @@ end
 %!error <unknown option> figure5 ('tiny', 'nosuch', 1)
 %!error <'kind' must be> figure5 ('tiny', 'kind', 'rnn')
 %!error <no data file> figure5 ('tiny', 'data_ig', '/nonexistent/file.mat')
-%!error <'panels' must name> figure5 ('tiny', 'panels', 'lime')
+%!error <'panels' must name> figure5 ('tiny', 'panels', 'shap')
+%!error <'panels' must name> figure5 ('tiny', 'panels', 'kernelshap_')
+%!error <DeepLIFT is not defined on the transformer> figure5 ('tiny', 'panels', 'deeplift_spam')
+%!error <deeplift_spam: DeepLIFT is not defined> figure5 ('tiny', 'panels', {'ig', 'deeplift'})
+%!error <no dataset 'xyz_spam'> figure5 ('tiny', 'panels', 'saliency_xyz_spam')
+%!error <no dataset 'imdb'> figure5 ('tiny', 'panels', 'lime_imdb')
+%!error <unknown setting> figure5 ('tiny', 'panels', 'lime_spam', 'lime', struct ('nosuch', 1))
 %!error <unknown setting> figure5 ('tiny', 'ig', struct ('nosuch', 1))
 %!error <'model' is a struct> figure5 ('tiny', 'model', 3)
 %!error <'model'.f must be> figure5 ('tiny', 'model', struct ('X', 1), 'figures', tempname ())

@@ -102,6 +102,17 @@ step "ee train --quiet prints nothing" $([ $rc -eq 0 ] && [ ! -s q.err ]; echo $
 step "ee train-explainer from a targets file and from computed maps" $([ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && [ $rc3 -eq 0 ]; echo $?)
 "$ee" train-explainer --model clf.mat --data data.mat --rows 1:20 --targets sv --steps 2 --epochs 1 --quiet --out expl3.mat
 step "ee train-explainer on Shapley maps computed here" $?
+# every method of ee_train (clf, X, METHOD) by name: libcore's one table
+# (ee_map_method_maps) behind both; compared with the gateway below
+rc=0
+"$ee" train-explainer --model clf.mat --data data.mat --rows 1:20 --targets kernelshap --steps 60 --epochs 1 --quiet \
+  --out expl_kernelshap.mat || rc=1
+for m in lime occlusion saliency_abs; do
+  "$ee" train-explainer --model clf.mat --data data.mat --rows 1:20 --targets $m --epochs 1 --quiet --out expl_$m.mat || rc=1
+done
+"$ee" train-explainer --model clf.mat --data data.mat --rows 1:20 --targets smoothgrad --validation valid --epochs 1 \
+  --seed 3 --quiet --out expl_smoothgrad.mat || rc=1
+step "ee train-explainer --targets kernelshap (--steps), lime, occlusion, saliency_abs, smoothgrad (validation maps)" $rc
 
 # ---- the row commands, one process
 run_rows() { # PREFIX: writes PREFIX_{predict,ig,sv,svx,svp,explain,faith,grad,occl,lime,ksh}.mat with the launcher in L
@@ -238,6 +249,9 @@ bad "an option given twice" 2 "--seed given twice" sv --model clf.mat --data dat
 bad "a missing --out" 2 "--out is required" sv --model clf.mat --data data.mat
 bad "targets without the training rows" 2 "svt.mat has no map of row 51 of tokens" train-explainer --model clf.mat --data data.mat --rows 45:55 --targets svt.mat --out out.mat
 bad "targets of another variable" 2 "svt.mat holds maps of rows of variable 'tokens', but these rows are of 'unlabelled'" train-explainer --model clf.mat --data data.mat --var unlabelled --rows 1:5 --targets svt.mat --out out.mat
+bad "--targets: neither a file nor a method" 2 "--targets 'shap' is neither a file of maps nor a method \(ig, sv, saliency.*lime\)" train-explainer --model clf.mat --data data.mat --targets shap --out out.mat
+bad "--steps with a method without samples" 2 "--steps applies .* kernelshap or lime, not occlusion" train-explainer --model clf.mat --data data.mat --targets occlusion --steps 4 --out out.mat
+bad "--targets deeplift of a transformer: status 7 (ee:notSupported)" 7 "deeplift is defined on the mlp and the cnn" train-explainer --model clf.mat --data data.mat --rows 1:5 --targets deeplift --out out.mat
 if "$ee" --version | grep -qE '^CUDA: (no CUDA|this build has no)'; then
   bad "--device gpu where there is none: status 5 (ee:noDevice)" 5 "device 'gpu' requested but" sv --model clf.mat --data data.mat --device gpu --out out.mat
 fi
@@ -295,6 +309,14 @@ ge3 = ee_train (clf, d.tokens(1:20,:), 'sv', 'steps', 2, 'epochs', 1, 'verbose',
 x = load ('expl3.mat');
 ok ('ee train-explainer --targets sv: the struct of ee_train, reading the occlusion scores', ...
     isequal (no_time (x.model), no_time (ge3)) && strcmp (ge3.inputs, 'occlusion'));
+M = {'kernelshap', {'steps', 60}; 'lime', {}; 'occlusion', {}; 'saliency_abs', {}; ...
+     'smoothgrad', {'validation', {d.tokens(va,:)}, 'seed', 3}};
+for k = 1:rows (M)
+  gk = ee_train (clf, d.tokens(1:20,:), M{k,1}, M{k,2}{:}, 'epochs', 1, 'verbose', false);
+  x = load (['expl_' M{k,1} '.mat']);
+  ok (sprintf ('ee train-explainer --targets %s: the struct of ee_train bit for bit, explains.method %s', M{k,1}, ...
+               x.model.explains.method), isequal (no_time (x.model), no_time (gk)) && strcmp (gk.explains.method, M{k,1}));
+end
 o = load ('one_predict.mat'); [l, lg] = ee_predict (clf, d.tokens, 'mask', d.mask);
 ok ('ee predict: labels and logits of ee_predict', isequal (o.labels, l) && close_to (o.logits, lg) && isequal (o.rows, (1:60)'));
 o = load ('one_ig.mat'); [A, info] = ee_ig (clf, d.tokens, 'rows', 3:60, 'steps', 5, 'target', d.tg, 'verbose', false);

@@ -86,6 +86,7 @@
 %!   if (exist (f, 'file')) delete (f); end
 %! end_unwind_protect
 
-%!error <METHOD> ee_convergence (clf, X, 'lime', 5)
+%!error <METHOD must be> ee_convergence (clf, X, 'shap', 5)
+%!error <'gradxinput' is deterministic> ee_convergence (clf, X, 'gradxinput', 5)
 %!error <unknown option> ee_convergence (clf, X, 'ig', 5, 'nosuch', 1)
 %!error <S must be> ee_convergence (clf, X, 'ig', 0)

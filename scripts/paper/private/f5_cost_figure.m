@@ -6,7 +6,9 @@
 ## rows in the same run; the s that decides the speed-up as the median of 3), every
 ## Empirical Explainer of the panel a point labelled with its passes, the
 ## floor a dotted line.  A point left of and below the curve costs less
-## than the expensive explainer at equal accuracy.  Writes
+## than the expensive explainer at equal accuracy.  A deterministic
+## method's panel has no curve: its one cost and the explainer's
+## (f5_exact_axes).  Writes
 ## figure5_cost.png, .pdf and .svg into @var{P}.figures.
 ## @end deftypefn
 function files = f5_cost_figure (P, panels)
@@ -29,6 +31,16 @@ end
 
 function draw_panel (p, box)
   red = [0.85 0 0]; green = [0 0.6 0]; blue = [0.2 0.35 0.8]; grey = [0.45 0.45 0.45];
+  if (isfield (p, 'exact') && p.exact)     # a deterministic method: its one cost, no curve
+    f5_exact_axes (p, [box(1) + 95, box(2) + 110, box(3) - 125, box(4) - 160]);
+    na = axes ('units', 'pixels', 'position', [box(1) + 10, box(2) + 5, box(3) - 20, 40], 'visible', 'off', ...
+               'xlim', [0 1], 'ylim', [0 2]);
+    text (na, 0, 1.5, sprintf ('black: %s, one run per explanation (exact), %d test rows; star: the explainer', ...
+                               p.label, p.n.test), 'fontsize', 8, 'interpreter', 'none');
+    text (na, 0, 0.5, sprintf ('speed ratio (not at equal accuracy): %.3gx in wall time, %.3gx in passes (medians of 3)', ...
+                               p.speedup.speedup_time, p.speedup.speedup_passes), 'fontsize', 8, 'interpreter', 'none');
+    return;
+  end
   C = p.curve; K = p.cost_curve; R = p.speedup;
   S = p.S;
   s = 1:S-1;                               # s = S is the target: MSE 0, off the log axis
@@ -75,8 +87,10 @@ function draw_panel (p, box)
   ylabel (ax, sprintf ('MSE against %s at s = %d', p.label, S));
   if (strcmp (p.method, 'ig'))
     ttl = sprintf ('Integrated Gradients, %s', p.dataset);
-  else
+  elseif (strcmp (p.method, 'sv'))
     ttl = sprintf ('Shapley Value Sampling, %s', p.dataset);
+  else
+    ttl = sprintf ('%s, %s', p.method_title, p.dataset);
   end
   title (ax, ttl, 'fontsize', 13, 'fontweight', 'bold');
   hold (ax, 'off');

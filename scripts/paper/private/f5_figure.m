@@ -3,7 +3,9 @@
 ## Draws Figure 5: one panel per element of @var{panels} (from f5_panel),
 ## IG panels in the left column and SV panels in the right one, as in the
 ## paper, a panel of another method (a function handle's KernelSHAP) in a
-## column of its own; writes figure5.png, .pdf and .svg into @var{P}.figures.
+## column of its own; a deterministic method's panel (no curve) is its cost
+## plane (f5_exact_axes); writes figure5.png, .pdf and .svg into
+## @var{P}.figures.
 ## @end deftypefn
 function files = f5_figure (P, panels)
   methods = {panels.method};
@@ -32,6 +34,11 @@ end
 ## One panel in the pixel box [x0 y0 w h] of the figure.
 function draw_panel (P, p, box)
   grey = [0.4 0.4 0.4]; red = [0.85 0 0]; green = [0 0.6 0]; blue = [0.2 0.35 0.8];
+  if (isfield (p, 'exact') && p.exact)  # no curve: the method's cost against the explainer's
+    f5_exact_axes (p, [box(1) + 95, box(2) + 150, box(3) - 125, box(4) - 200]);
+    draw_notes (P, p, box);
+    return;
+  end
   C = p.curve;
   S = p.S;
   s = 1:S-1;                       # s = S is exactly 0: off a log axis
@@ -72,14 +79,16 @@ function draw_panel (P, p, box)
   tk = unique ([1 2 5:5:S-1 cx(isfinite (cx))]);
   set (ax, 'xtick', tk);
   lg = @(px) 10 ^ (log10 (yl(1)) - px / axh * diff (log10 (yl)));
-  for t = tk
+  for t = tk(isfinite (C.passes(tk)))   # (none where no run at s determined the values)
     text (ax, t, lg (36), sprintf ('%.0f', C.passes(t)), 'horizontalalignment', 'center', ...
           'fontsize', 9, 'color', grey);
   end
   text (ax, 0.3, lg (36), 'passes:', 'horizontalalignment', 'right', 'fontsize', 9, 'color', grey);
   text (ax, 0.3, lg (17), 's:', 'horizontalalignment', 'right', 'fontsize', 9);
   what = 'IG steps / SV permutations';
-  if (strcmp (p.method, 'kernelshap'))
+  if (isfield (p, 'unit') && ! any (strcmp (p.method, {'ig', 'sv'})))   # a panel of another method
+    what = p.unit;
+  elseif (any (strcmp (p.method, {'kernelshap', 'lime'})))
     what = sprintf ('%d coalitions each', C.coalitions);
   end
   text (ax, S / 2, lg (62), sprintf ('s: %s; grey: passes per explanation (%.0f at s = %d)', what, ...
@@ -115,14 +124,16 @@ function draw_panel (P, p, box)
   end
   if (isfield (p, 'title'))          # a panel on a function handle (f5_fn_panel)
     ttl = p.title;
-  elseif (strcmp (p.method, 'ig'))
-    ttl = sprintf ('Integrated Gradients (%s), %s', p.settings.ig_method, p.dataset);
-  else
-    ttl = sprintf ('Shapley Value Sampling, %s', p.dataset);
+  else                               # the method's name (f5_method), on the dataset
+    ttl = sprintf ('%s, %s', p.method_title, p.dataset);
   end
   title (ax, ttl, 'fontsize', 13, 'fontweight', 'bold');
   hold (ax, 'off');
-  ## notes under the panel
+  draw_notes (P, p, box);
+end
+
+## notes under the panel
+function draw_notes (P, p, box)
   na = axes ('units', 'pixels', 'position', [box(1) + 10, box(2) + 5, box(3) - 20, 68], 'visible', 'off', ...
              'xlim', [0 1], 'ylim', [0 4]);
   if (isfield (p, 'notes'))
@@ -138,8 +149,13 @@ end
 ## the notes under a panel of a token classifier (f5_panel)
 function lines = token_notes (P, p)
   x = p.explainer;
-  lines = {sprintf('black: expensive %s, mean MSE over %d test sequences (grey: 25th-75th percentile)', ...
-                   p.label, p.n.test), ...
+  first = sprintf ('black: expensive %s, mean MSE over %d test sequences (grey: 25th-75th percentile)', ...
+                   p.label, p.n.test);
+  if (isfield (p, 'exact') && p.exact)
+    first = sprintf ('black: %s, deterministic: one run is exact (the target), %d test sequences; no floor', ...
+                     p.label, p.n.test);
+  end
+  lines = {first, ...
            sprintf('green: Empirical Explainer (%s head, %s%s), Spearman %.2f, top-5 overlap %.2f', ...
                    p.explainer_head, p.explainer_inputs, ensemble_text (x.ensemble), mean_ok (p.curve.explainer_spearman), ...
                    mean_ok (p.curve.explainer_top5)), ...

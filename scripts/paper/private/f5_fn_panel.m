@@ -1,8 +1,8 @@
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{p} =} f5_fn_panel (@var{M})
 ## A Figure 5 panel on a model given as a function handle (figure5's
-## @qcode{'model'} option): the convergence curve of SV sampling, IG or
-## KernelSHAP (in units of @code{@var{M}.coalitions}, default 16) of
+## @qcode{'model'} option): the convergence curve of SV sampling, IG,
+## KernelSHAP or LIME (in units of @code{@var{M}.coalitions}, default 16) of
 ## @code{@var{M}.f} on the rows @code{@var{M}.X} against the method's own
 ## result at s = S (@code{ee_convergence}), the line of the Empirical
 ## Explainer @code{@var{M}.explainer} (from @code{ee_train (@@f, @dots{})},
@@ -14,7 +14,7 @@
 ## @code{info.variance}) over S, spread over the player's columns as
 ## @code{ee_sv} spreads its value (a player of k columns adds var / (S k)
 ## to the sum over the row's F columns); IG, the MSE of IG at 2 S against S;
-## KernelSHAP, half the MSE between the target and a second run at s = S
+## KernelSHAP and LIME, half the MSE between the target and a second run at s = S
 ## with another seed (two independent estimates differ by twice the
 ## variance of one, which is the target's MSE against the exact values).
 ## @end deftypefn
@@ -42,8 +42,8 @@ function p = f5_fn_panel (M, verbose)
     error ('ee:badInput', '%s: ''model''.X must be the N x F rows to explain', me);
   end
   ## (the toolbox's ee_check is private to scripts/, so the checks are here)
-  if (! (ischar (M.method) && any (strcmpi (M.method, {'sv', 'ig', 'kernelshap'}))))
-    error ('ee:badInput', '%s: ''model''.method must be ''sv'', ''ig'' or ''kernelshap''', me);
+  if (! (ischar (M.method) && any (strcmpi (M.method, {'sv', 'ig', 'kernelshap', 'lime'}))))
+    error ('ee:badInput', '%s: ''model''.method must be ''sv'', ''ig'', ''kernelshap'' or ''lime''', me);
   end
   K = M.coalitions;
   if (! (isnumeric (K) && isreal (K) && isscalar (K) && K == fix (K) && K >= 1 && K <= 2^20))
@@ -66,13 +66,18 @@ function p = f5_fn_panel (M, verbose)
   ## values the explainer was trained with (as ee_convergence adds them),
   ## so the target computed here is the one ee_convergence would compute
   fo = ee_explainer_fn_options (M.explainer, M.options, [me ': ''model''.explainer']);
-  if (strcmp (M.method, 'kernelshap'))
-    ks = @(seed) ee_sv (M.f, X, 'method', 'kernelshap', 'samples', S * K, 'seed', seed, 'verbose', false, fo{:});
+  if (any (strcmp (M.method, {'kernelshap', 'lime'})))
+    if (strcmp (M.method, 'kernelshap'))
+      ks = @(seed) ee_sv (M.f, X, 'method', 'kernelshap', 'samples', S * K, 'seed', seed, 'verbose', false, fo{:});
+      label = 'KernelSHAP';
+    else
+      ks = @(seed) ee_lime (M.f, X, 'samples', S * K, 'seed', seed, 'verbose', false, fo{:});
+      label = 'LIME';
+    end
     [tg, ti] = ks (M.seed);
     ## a seed no run of the curve uses (they take seed + 1 .. seed + S - 1)
     floor_mse = mean ((ks (M.seed + S + 1) - tg) .^ 2, 2) / 2;
     floor_method = sprintf ('half the MSE of a second run at s = %d (%d coalitions) against the target', S, S * K);
-    label = 'KernelSHAP';
   elseif (strcmp (M.method, 'sv'))
     [tg, ti] = ee_sv (M.f, X, 'samples', S, 'seed', M.seed, 'verbose', false, fo{:});
     ## a player's columns: from 'groups' (the last one given wins, as in the gateway)
@@ -106,7 +111,8 @@ function p = f5_fn_panel (M, verbose)
   p.title = M.title;
   if (isempty (p.title))
     names = struct ('sv', 'Shapley Value Sampling', 'ig', 'Integrated Gradients', ...
-                    'kernelshap', sprintf ('KernelSHAP (s x %d coalitions)', K));
+                    'kernelshap', sprintf ('KernelSHAP (s x %d coalitions)', K), ...
+                    'lime', sprintf ('LIME (s x %d coalitions)', K));
     p.title = sprintf ('%s of %s', names.(M.method), M.name);
   end
   p.notes = M.notes;

@@ -23,8 +23,12 @@ function files = f5_heatmaps (P, p)
   epass = p.curve.explainer_passes;
   for k = 1:numel (sel)
     i = sel(k);
-    if (strcmp (p.method, 'ig'))
+    if (isfield (p, 'exact') && p.exact)
+      lab_t = sprintf ('%s (exact, %.0f passes per explanation)', p.method_title, p.curve.passes(1));
+    elseif (strcmp (p.method, 'ig'))
       lab_t = sprintf ('Integrated Gradients (s = %d, %.0f passes through the classifier)', p.S, p.curve.passes(p.S));
+    elseif (! strcmp (p.method, 'sv'))
+      lab_t = sprintf ('%s (s = %d, %.0f passes per explanation)', p.method_title, p.S, p.curve.passes(p.S));
     else
       n_real = sum (p.X(i, :) != 1 & p.X(i, :) != 3 & p.X(i, :) != 4);
       lab_t = sprintf ('Shapley Value Sampling (s = %d, %d passes through the classifier)', p.S, 2 + p.S * n_real);
@@ -42,9 +46,18 @@ function files = f5_heatmaps (P, p)
   end
   file = fullfile (P.figures, sprintf ('heatmaps_%s.html', p.name));
   ee_heatmap_html (file, p.X, p.vocab, p.target, p.empirical, ...
-                   'title', sprintf ('%s: %s targets (s = %d) and Empirical Explainer, %d test sequences', ...
-                                     p.dataset, p.label, p.S, N), ...
+                   'title', sprintf ('%s: %s targets (%s) and Empirical Explainer, %d test sequences', ...
+                                     p.dataset, p.label, s_text (p), N), ...
                    'classes', p.classes, 'target', p.target_class, 'labels', p.labels, ...
-                   'mse', p.curve.explainer_mse, 'names', {sprintf('%s s=%d', p.label, p.S), 'empirical'});
+                   'mse', p.curve.explainer_mse, 'names', {sprintf('%s %s', p.label, strrep (s_text (p), ' ', '')), ...
+                                                             'empirical'});
   files{end+1} = file;
+end
+
+## s = S, or 'exact' for a deterministic method
+function t = s_text (p)
+  t = sprintf ('s = %d', p.S);
+  if (isfield (p, 'exact') && p.exact)
+    t = 'exact';
+  end
 end

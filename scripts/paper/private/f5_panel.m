@@ -4,7 +4,9 @@
 ## valid, test and unlabelled rows), the Empirical Explainer (or an
 ## ensemble), the convergence curve, the floor and the agreement metrics,
 ## each cached under @var{P}.results by the settings it depends on.
-## @var{q} is one element of @var{P}.panels (see f5_presets).
+## @var{q} is one element of @var{P}.panels (see f5_presets).  A
+## deterministic method (f5_method's @code{exact}) has no curve and no
+## floor: its maps are the target at S = 1 (exact_curve below).
 ## @end deftypefn
 function S = f5_panel (P, q)
   t_panel = tic ();
@@ -16,8 +18,7 @@ function S = f5_panel (P, q)
   ensure_dir (cdir);
   ensure_dir (dir);
   vocab = numel (d.vocab);
-  nm = upper (q.method);
-  say (P, '\n== %s panel: %s (%s), kind %s\n', nm, dsname, q.data, q.kind);
+  preset = any (strcmp (q.method, {'ig', 'sv'}));   # the paper's methods (their keys as before)
   data_md5 = hash ('md5', fileread (q.data));   # the data's identity: its bytes
 
   ## subsets: evenly spaced rows of each split (deterministic, spread over
@@ -33,6 +34,22 @@ function S = f5_panel (P, q)
   end
   X = struct ('train', d.tokens(sub.train, :), 'valid', d.tokens(sub.valid, :), ...
               'test', d.tokens(sub.test, :), 'unlabelled', U);
+  if (isempty (q.coalitions))
+    q.coalitions = columns (d.tokens);   # KernelSHAP's, LIME's per unit of s: T
+  end
+  if (strcmp (q.method, 'gradientshap') && isempty (q.background))
+    q.background = X.train(1:min (8, rows (X.train)), :);   # GradientSHAP's baselines: rows of the domain
+  end
+  mt = f5_method (q);                  # how the method runs (and its names)
+  if (mt.exact)
+    ## a deterministic method: one run is its exact value, at every row
+    q.S = 1; q.S_train = 1;
+  end
+  nm = upper (q.method);
+  if (! preset)
+    nm = mt.label;
+  end
+  say (P, '\n== %s panel: %s (%s), kind %s\n', nm, dsname, q.data, q.kind);
 
   ## 1. the classifier (and a transformer backbone when it is a cnn)
   spec = q.models.(q.kind);
@@ -64,6 +81,9 @@ function S = f5_panel (P, q)
     ts.(p) = q.S;
     if (any (strcmp (p, {'train', 'unlabelled'}))) ts.(p) = q.S_train; end
     desc = struct ('method', q.method, 'S', ts.(p), 'ig_method', q.ig_method, 'seed', q.seed);
+    if (! preset)                      # what else defines the method's maps
+      desc.run = mt.convergence;
+    end
     tk.(p) = ee_cache_key ({'targets', ck, desc, p, X.(p)});
     tfile.(p) = fullfile (dir, ['targets_' p '_' tk.(p) '.mat']);
   end
@@ -134,12 +154,18 @@ function S = f5_panel (P, q)
   ## (it depends on the classifier and the test targets only)
   vk = ee_cache_key ({'curve', tk.test});
   cfile = fullfile (dir, ['curve_' vk '.mat']);
-  [cv, hits.curve] = f5_cached (P, cfile, sprintf ('%s convergence curve (%d test rows, s = 1..%d)', ...
-                                                   nm, rows (X.test), q.S), ...
-               @() struct ('C', ee_convergence (clf.model, X.test, q.method, q.S, ...
-                            'method', q.ig_method, 'seed', q.seed, ...
-                            'target', tg.test.A, 'target_info', tg.test.info, ...
-                            'checkpoint', [cfile '.partial'], 'verbose', P.verbose)));
+  if (mt.exact)
+    ## no curve: the target is the method's exact value (MSE 0 at its one cost)
+    cv = struct ('C', exact_curve (X.test, q, tg.test));
+    hits.curve = true;
+  else
+    [cv, hits.curve] = f5_cached (P, cfile, sprintf ('%s convergence curve (%d test rows, s = 1..%d)', ...
+                                                     nm, rows (X.test), q.S), ...
+                 @() struct ('C', ee_convergence (clf.model, X.test, q.method, q.S, ...
+                              'method', q.ig_method, 'seed', q.seed, mt.convergence{:}, ...
+                              'target', tg.test.A, 'target_info', tg.test.info, ...
+                              'checkpoint', [cfile '.partial'], 'verbose', P.verbose)));
+  end
   if (exist ([cfile '.partial'], 'file'))
     delete ([cfile '.partial']);
   end
@@ -148,8 +174,23 @@ function S = f5_panel (P, q)
   ## 5. the floor: the expected MSE of the exact attributions against the
   ## s = S target. SV: the per-permutation variance / S (ee_sv's
   ## info.variance of the target run); IG: the target's own quadrature
-  ## error, measured against a run at 2S.
-  if (strcmp (q.method, 'sv'))
+  ## error, measured against a run at 2S.  The other sampling methods: half
+  ## the MSE of a second, independent run at S against the target (two
+  ## independent estimates differ by twice the variance of one, which is
+  ## the target's MSE against the method's exact value).  A deterministic
+  ## method's target is exact: floor 0 (its explainer's MSE is then read
+  ## against the target's mean square, C.target_mean_square, instead).
+  if (mt.exact)
+    C.floor_mse = zeros (rows (X.test), 1);
+    C.floor_method = 'none: one run of a deterministic method is exact';
+  elseif (! preset)
+    fk = ee_cache_key ({'second_run', tk.test, q.seed + q.S + 1});
+    second = f5_cached (P, fullfile (dir, ['second_' fk '.mat']), sprintf ('%s at s = %d, another seed (floor)', ...
+                                                                          nm, q.S), ...
+                        @() struct ('A', mt.run (clf.model, X.test, q.S, q.seed + q.S + 1)));
+    C.floor_mse = mean ((double (second.A) - double (tg.test.A)) .^ 2, 2) / 2;
+    C.floor_method = sprintf ('half the MSE of a second run at s = %d against the target', q.S);
+  elseif (strcmp (q.method, 'sv'))
     C.floor_mse = mean (double (tg.test.info.variance), 2) / q.S;
     C.floor_method = sprintf ('mean per-permutation variance / %d', q.S);
   else
@@ -172,7 +213,7 @@ function S = f5_panel (P, q)
   C.explainer_quartiles = ee_quartiles (C.explainer_mse);
   C.explainer_passes = einfo.passes / rows (X.test);
   C.crossing = find (C.curve <= C.explainer_curve, 1);   # at or below: as accurate
-  if (isempty (C.crossing))
+  if (isempty (C.crossing) || mt.exact)  # (exact: no cheaper run to cross)
     C.crossing = NaN;
   end
 
@@ -202,21 +243,31 @@ function S = f5_panel (P, q)
   ## come from the cache, measured on another day under another load)
   C.retimed_seconds = NaN (1, q.S);
   for s = 1:q.S - 1
-    if (s != sx && (strcmp (q.method, 'sv') || strcmp (q.ig_method, 'gausslegendre') || s > 1))
+    if (s != sx && isfinite (C.curve(s)))   # (NaN: no run at s, e.g. IG's Riemann rules at s = 1)
       C.retimed_seconds(s) = time_of (expensive_at (clf.model, X.test, q, s));
     end
   end
   C.retimed_seconds(sx) = exp_seconds;
   cost = struct ('mse', C.curve, 'seconds', C.retimed_seconds / n_test, 'passes', C.passes);
-  say (P, ['%s: Empirical Explainer MSE %.4g (%.1f x the floor %.3g; median %.4g), %g passes, %.3g ms; ' ...
-              'expensive MSE at s = 1: %.4g; crossing at s = %s\n'], ...
-          nm, C.explainer_curve, C.explainer_curve / C.floor, C.floor, median (C.explainer_mse), ...
-          C.explainer_passes, 1e3 * emp_seconds / n_test, C.curve(1), num2str (C.crossing));
+  if (mt.exact)
+    say (P, ['%s: Empirical Explainer MSE %.4g (%.3g x the target''s mean square %.3g; exact method: no floor), ' ...
+                '%g passes, %.3g ms; the method: %g passes, %.3g ms\n'], nm, C.explainer_curve, ...
+            C.explainer_curve / C.target_mean_square, C.target_mean_square, C.explainer_passes, ...
+            1e3 * emp_seconds / n_test, C.passes(1), 1e3 * exp_seconds / n_test);
+  else
+    say (P, ['%s: Empirical Explainer MSE %.4g (%.1f x the floor %.3g; median %.4g), %g passes, %.3g ms; ' ...
+                'expensive MSE at s = 1: %.4g; crossing at s = %s\n'], ...
+            nm, C.explainer_curve, C.explainer_curve / C.floor, C.floor, median (C.explainer_mse), ...
+            C.explainer_passes, 1e3 * emp_seconds / n_test, C.curve(1), num2str (C.crossing));
+  end
 
   S = struct ();
   S.name = q.name;
   S.method = q.method;
-  S.label = upper (q.method);
+  S.label = nm;
+  S.method_title = mt.title;
+  S.unit = mt.unit;
+  S.exact = mt.exact;
   S.dataset = dsname;
   S.data = q.data;
   S.kind = q.kind;
@@ -292,6 +343,27 @@ function S = f5_panel (P, q)
   S.seconds = toc (t_panel);
 end
 
+## The "curve" of a deterministic method, in ee_convergence's fields: its
+## one run (s = 1) is the target, MSE 0 and full agreement at the cost of
+## the target's run; C.target_mean_square, the MSE of an all-zero map, is
+## the scale its explainer's MSE is read against (there is no floor).
+function C = exact_curve (X, q, tg)
+  N = rows (X);
+  A = double (tg.A);
+  C = struct ('method', q.method, 'ig_method', q.ig_method, 'seed', q.seed, 'S', 1, 'N', N, 'T', columns (X), ...
+              's', 1, 'mse', zeros (N, 1));
+  [C.spearman, C.top5] = ee_agreement (X, A, A);
+  C.passes = tg.info.passes / N;
+  C.seconds = tg.info.seconds;
+  C.target = tg.A;
+  C.target_passes = C.passes;
+  C.target_seconds = tg.info.seconds;
+  C.curve = 0;
+  C.quartiles = ee_quartiles (C.mse);
+  C.target_mean_square = mean (mean (A .^ 2, 2));
+  C.exact = true;
+end
+
 function t = member_text (j, k)
   t = '';
   if (k > 1)
@@ -353,7 +425,7 @@ function [members, n_fit, cost, hit] = distill_student (P, q, e, o, teacher, bac
   [st, hit2] = f5_cached (P, fullfile (dir, ['student_' sk '.mat']), ...
                           sprintf ('student explainer (inputs %s, %d + %d rows)', D.inputs, ...
                                    rows (X.train) + rows (X.unlabelled), rows (Xd)), ...
-                          @() train_student (P, backbone, X, tg, Xd, dm.A, e, D, desc));
+                          @() train_student (P, backbone, X, tg, Xd, dm.A, e, D, desc, q));
   h = st.model.history;
   say (P, '%s student (inputs %s): best epoch %d of %d, validation MSE %.4g, %.0f s (teacher''s maps %.0f s)\n', ...
           upper (q.method), st.model.inputs, h.best_epoch, h.epochs_run, min (h.valid_mse), st.seconds, dm.seconds);
@@ -380,11 +452,11 @@ function r = teacher_maps (teacher, Xd)
   r.seconds = toc (t0);
 end
 
-function r = train_student (P, backbone, X, tg, Xd, Ad, e, D, desc)
+function r = train_student (P, backbone, X, tg, Xd, Ad, e, D, desc, q)
   t0 = tic ();
   e.inputs = D.inputs;
   m = ee_train (backbone, [X.train; X.unlabelled; Xd], [tg.train.A; tg.unlabelled.A; Ad], ...
-                'validation', {X.valid, tg.valid.A}, design_options (e){:}, 'explains', desc, 'freeze', D.freeze, ...
+                'validation', {X.valid, tg.valid.A}, design_options (e, q){:}, 'explains', desc, 'freeze', D.freeze, ...
                 'epochs', D.epochs, 'lr', D.lr, 'batch', e.batch, 'schedule', e.schedule, ...
                 'patience', e.patience, 'seed', e.seed, 'standardize', e.standardize, 'verbose', P.verbose);
   r.seconds = toc (t0);
@@ -409,21 +481,16 @@ function t = time_of (f)
 end
 
 ## The expensive explainer on the test rows at s samples, as the
-## convergence curve runs it (SV: the curve's seed for s < S).
+## convergence curve runs it (the sampling methods: the curve's seed for
+## s < S).
 function f = expensive_at (model, X, q, s)
-  if (strcmp (q.method, 'ig'))
-    f = @() ee_ig (model, X, 'steps', s, 'method', q.ig_method, 'verbose', false);
-  else
-    f = @() ee_sv (model, X, 'samples', s, 'seed', q.seed + s * (s < q.S), 'verbose', false);
-  end
+  mt = f5_method (q);
+  f = @() mt.run (model, X, s, q.seed + s * (s < q.S));
 end
 
 function f = expensive (model, X, q, S)
-  if (strcmp (q.method, 'ig'))
-    f = @(varargin) ee_ig (model, X, 'steps', S, 'method', q.ig_method, 'verbose', false, varargin{:});
-  else
-    f = @(varargin) ee_sv (model, X, 'samples', S, 'seed', q.seed, 'verbose', false, varargin{:});
-  end
+  mt = f5_method (q);
+  f = @(varargin) mt.run (model, X, S, q.seed, varargin{:});
 end
 
 ## The expensive explainer's cost for the targets still to compute and the
@@ -443,15 +510,20 @@ function estimate_cost (P, q, model, X, tfile, parts, ts)
   [~, info] = f ();
   per_row = toc (t0) / rows (cal);
   per_pass = toc (t0) / info.passes;
-  ## rows in units of an s = S row (SV's cost grows with s; IG's as 2s + 2)
-  if (strcmp (q.method, 'ig'))
+  ## rows in units of an s = S row (SV's cost grows with s; IG's as 2s + 2;
+  ## a deterministic method has one cost and no curve)
+  if (f5_method (q).exact)
+    unit = @(s) 1;
+  elseif (strcmp (q.method, 'ig'))
     unit = @(s) (2 * s + 2) / (2 * q.S + 2);
   else
     unit = @(s) s / q.S;
   end
   n = sum (cellfun (@(p) rows (X.(p)) * unit (ts.(p)), todo));
   ## the curve: runs at s = 1..S-1 on the test rows (passes grow with s)
-  if (strcmp (q.method, 'ig'))
+  if (f5_method (q).exact)
+    curve_passes = 0;
+  elseif (strcmp (q.method, 'ig'))
     curve_passes = sum (2 * (1:q.S - 1) + 2) / (2 * q.S + 2);
   else
     curve_passes = sum (1:q.S - 1) / q.S;
@@ -522,7 +594,7 @@ function r = train_explainer (P, backbone, X, tg, q, e, dsname)
     loss = {'loss', 'shapley_kernel', 'coalitions', e.coalitions};
   end
   t0 = tic ();
-  m = ee_train (backbone, Xfit, Afit, 'validation', {X.valid, tg.valid.A}, loss{:}, design_options (e){:}, ...
+  m = ee_train (backbone, Xfit, Afit, 'validation', {X.valid, tg.valid.A}, loss{:}, design_options (e, q){:}, ...
                 'explains', desc, 'freeze', e.freeze, 'epochs', e.epochs, 'lr', e.lr, 'batch', e.batch, ...
                 'schedule', e.schedule, 'patience', e.patience, 'seed', e.seed, 'standardize', e.standardize, ...
                 'verbose', P.verbose);
@@ -532,13 +604,21 @@ end
 
 ## The explainer's design as ee_train's options: the design the preset
 ## names and those of its options the panel sets; libcore decides the rest
-## (ee_explainer_design), so no default is restated here.
-function c = design_options (e)
+## (ee_explainer_design), so no default is restated here, but one: maps
+## given to ee_train are taken to sum to f(x) - f(baseline), and those of
+## the methods that do not (LIME, the noise tunnels, GradientSHAP's
+## estimate) get no efficiency projection unless the panel asks for it, as
+## ee_train (clf, X, METHOD) decides for the maps it computes.
+function c = design_options (e, q)
   c = {};
   for f = {'design', 'head', 'inputs', 'attend', 'outputs', 'efficiency'}
     if (isfield (e, f{1}) && ! isempty (e.(f{1})))
       c(end+1:end+2) = {f{1}, e.(f{1})};
     end
+  end
+  mt = f5_method (q);
+  if (! mt.complete && ! any (strcmp (c(1:2:end), 'efficiency')))
+    c(end+1:end+2) = {'efficiency', false};
   end
 end
 

@@ -27,7 +27,13 @@ function P = f5_presets (root, name)
                  'clf', struct ('n_train', 2000, 'n_valid', 300, 'epochs', 3, 'lr', 1e-3, ...
                                 'patience', 1, 'seed', 1), ...
                  'n_train', Inf, 'n_valid', 200, 'n_test', 150, 'n_unlabelled', 0, 'S', 20, 'S_train', 20, ...
-                 'ig_method', 'gausslegendre', 'seed', 1, 'expl', expl);
+                 'ig_method', 'gausslegendre', 'seed', 1, 'expl', expl, ...
+                 'coalitions', [], 'stdev', 0.15, 'background', []);
+  ## (coalitions: KernelSHAP's and LIME's per row per unit of s, [] for T,
+  ## the row width, so that s = 1 already determines most rows' values;
+  ## stdev: the noise tunnels'; background: GradientSHAP's rows, [] for the
+  ## first 8 training rows of the panel: the settings of a panel of another
+  ## method, figure5's 'panels', 'METHOD_DATASET'; no preset panel reads them)
 
   ig_spam = base;
   ig_spam.name = 'ig_spam';

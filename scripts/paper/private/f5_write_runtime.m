@@ -3,7 +3,9 @@
 ## The runtime report (runtime_<preset>.txt in @var{P}.figures): per panel
 ## the time and model passes of each step, the cost of one explanation,
 ## empirical and expensive, the break-even number of explanations, and the
-## explainer's accuracy (MSE, floor, Spearman, top-5 overlap, crossing).
+## explainer's accuracy (MSE, floor, Spearman, top-5 overlap, crossing; a
+## deterministic method: the MSE against the target's mean square, the
+## speed ratio).
 ## @end deftypefn
 function [txt, file] = f5_write_runtime (P, panels)
   L = {};
@@ -37,10 +39,22 @@ function [txt, file] = f5_write_runtime (P, panels)
                         r.empirical_seconds, r.empirical_passes, r.empirical_seconds_per);
     L{end+1} = sprintf ('  expensive explanation of the test subset: %8.3f s  %12d passes  (%.5f s per explanation)', ...
                         r.targets_test_seconds, r.targets_test_passes, r.expensive_seconds_per);
-    L{end+1} = sprintf ('  speed-up per explanation: %.0fx in time, %.0fx in passes (%s s = %d against the explainer)', ...
+    L{end+1} = sprintf ('  speed-up per explanation: %.0fx in time, %.0fx in passes (%s %s against the explainer)', ...
                         r.expensive_seconds_per / r.empirical_seconds_per, r.expensive_passes_per / r.empirical_passes_per, ...
-                        p.label, p.S);
+                        p.label, ifelse (isfield (p, 'exact') && p.exact, 'exact', sprintf ('s = %d', p.S)));
     R = p.speedup;
+    if (isfield (p, 'exact') && p.exact)
+      ## a deterministic method: no curve, no floor, no crossing
+      L{end+1} = sprintf ('  %s is deterministic (one run is exact): no curve, no floor, no crossing', p.label);
+      L{end+1} = sprintf ('  timed in this run (medians of 3): explainer %.5f s, %s %.5f s per explanation', ...
+                          C.explainer_seconds / p.n.test, p.label, R.expensive_seconds);
+      L{end+1} = sprintf ('    speed ratio: %.3gx in time, %.3gx in passes; break-even %.0f explanations by time, %.0f by passes', ...
+                          R.speedup_time, R.speedup_passes, R.break_even_time, R.break_even_passes);
+      L{end+1} = sprintf ('  accuracy on %d test sequences: explainer MSE %.4g = %.3g x the target''s mean square %.4g;', ...
+                          p.n.test, C.explainer_curve, C.explainer_curve / C.target_mean_square, C.target_mean_square);
+      L{end+1} = sprintf ('    Spearman %.3f, top-5 overlap %.3f', m (C.explainer_spearman), m (C.explainer_top5));
+      continue;
+    end
     gt = ''; lt = '';
     if (R.bound) gt = '>'; lt = '<'; end
     L{end+1} = sprintf ('  at equal accuracy (%s; medians of 3 runs in this run): explainer %.5f s, expensive %s at s = %d %.5f s', ...

@@ -5,7 +5,10 @@
 ## Seconds are wall time per explanation on the test rows, measured in this
 ## run (medians of 3).  lower_bound = 1: no crossing before s = S, so
 ## crossing is S, the speed-ups are lower bounds and the break-evens upper
-## bounds.
+## bounds.  A deterministic method's panel (one run is exact): crossing
+## NaN (not applicable), lower_bound 0, floor 0, expensive_seconds_at_crossing
+## the method's own seconds, the speed-ups the plain ratios of its cost to
+## the explainer's (at explainer_mse, not at equal accuracy).
 ## @end deftypefn
 function file = f5_write_summary (P, panels)
   file = fullfile (P.figures, 'figure5_summary.csv');
