@@ -44,6 +44,13 @@
 
 static long fast_calls;
 
+int ee_cnn_coalition_fits(const EeModel *m)
+{
+    for (int k = 0; k < m->cfg.nwidths; k++)
+        if (m->cfg.widths[k] > EE_CNN_COALITION_WMAX) return 0;
+    return 1;
+}
+
 long ee_cnn_coalition_calls(void)
 {
     long c;
@@ -69,9 +76,9 @@ typedef struct {
 typedef struct {
     CnnView v;                  /* v.L: the row's active length */
     uint8_t *mask;
-    int32_t *base;
-    int *player, *map;
-    float *e2;                  /* [2L][d]: the input's embeddings, then the baseline's */
+    int32_t *base, *bid;        /* bid: the baseline's distinct tokens */
+    int *player, *map, *bsrc;
+    float *e2;                  /* [2L][d]: the input's embeddings, then the baseline's distinct ones */
     float *P[EE_MAX_WIDTHS];    /* width k: [2L][w][F], X (p < L) then B; then D = X - B in X's place */
     float *S[EE_MAX_WIDTHS];    /* width k: [2L][F], the windows all present Xs then all absent Bs */
     float *scratch, *outx, *bestx, *z;
@@ -80,10 +87,7 @@ typedef struct {
 
 /* A thread's buffers for one coalition. */
 typedef struct {
-    uint8_t *pres;              /* [T]: 1 where the copy holds the row's own token */
-    int *cnt;                   /* [T + 1]: the positions before t that do */
-    const float **lst;          /* its windows of one width (window_list) */
-    int *meta;
+    uint64_t *pbits;            /* bit t: the copy holds the row's own token at t */
     float *best;                /* [KF] */
 } Group;
 
@@ -96,12 +100,14 @@ static int row_alloc(const Job *j, const EeCnnView *w, const EeBackend *be, Row 
     r->base = malloc(sizeof(int32_t) * T);
     r->player = malloc(sizeof(int) * T);
     r->map = malloc(sizeof(int) * T);
+    r->bid = malloc(sizeof(int32_t) * T);
+    r->bsrc = malloc(sizeof(int) * T);
     r->e2 = malloc(sizeof(float) * 2 * (size_t)T * d);
     r->scratch = malloc(sizeof(float) * (size_t)T * j->wmax * d);
     r->outx = malloc(sizeof(float) * (size_t)T * F);
     r->bestx = malloc(sizeof(float) * j->KF);
     r->z = malloc(sizeof(float) * w->C);
-    int ok = r->mask && r->base && r->player && r->map && r->e2 && r->scratch && r->outx && r->bestx && r->z;
+    int ok = r->mask && r->base && r->player && r->map && r->bid && r->bsrc && r->e2 && r->scratch && r->outx && r->bestx && r->z;
     for (int k = 0; k < j->K && ok; k++) {
         r->P[k] = malloc(sizeof(float) * 2 * (size_t)T * w->widths[k] * F);
         r->S[k] = malloc(sizeof(float) * 2 * (size_t)T * F);
@@ -112,7 +118,7 @@ static int row_alloc(const Job *j, const EeCnnView *w, const EeBackend *be, Row 
 
 static void row_free(Row *r)
 {
-    free(r->mask); free(r->base); free(r->player); free(r->map); free(r->e2); free(r->scratch);
+    free(r->mask); free(r->base); free(r->player); free(r->map); free(r->bid); free(r->bsrc); free(r->e2); free(r->scratch);
     free(r->outx); free(r->bestx); free(r->z);
     for (int k = 0; k < EE_MAX_WIDTHS; k++) { free(r->P[k]); free(r->S[k]); }
 }
@@ -120,17 +126,14 @@ static void row_free(Row *r)
 static int group_alloc(const Job *j, Group *g)
 {
     memset(g, 0, sizeof *g);
-    g->pres = malloc((size_t)j->T);
-    g->lst = malloc(sizeof(float *) * (size_t)j->T * (j->wmax / 2 + 2));
-    g->meta = malloc(sizeof(int) * j->T);
-    g->cnt = malloc(sizeof(int) * (j->T + 1));
+    g->pbits = malloc(sizeof(uint64_t) * ((size_t)j->T / 64 + 2));
     g->best = malloc(sizeof(float) * j->KF);
-    return g->pres && g->lst && g->meta && g->cnt && g->best;
+    return g->pbits && g->best;
 }
 
 static void group_free(Group *g)
 {
-    free(g->pres); free(g->lst); free(g->meta); free(g->cnt); free(g->best);
+    free(g->pbits); free(g->best);
 }
 
 /* max over the attended positions of width k's pre-activations outx */
@@ -162,10 +165,24 @@ static void row_begin(const Job *j, Row *r, int i)
     }
     r->n = n;
     int L = v->L;
+    /* the input's embeddings, then the baseline's distinct ones: B[p]
+     * depends on p's token alone, so a token the input holds there (a
+     * special) or that the baseline held a few positions before (PAD, a
+     * repeated id) is the same row (bsrc[p]: its row in e2) */
+    int nd = 0;
     for (int t = 0; t < L; t++) {
         memcpy(r->e2 + (size_t)t * d, v->w.E + (size_t)ids[t] * d, sizeof(float) * d);
-        memcpy(r->e2 + (size_t)(L + t) * d, v->w.E + (size_t)r->base[t] * d, sizeof(float) * d);
+        if (r->base[t] == ids[t]) { r->bsrc[t] = t; continue; }
+        int q = nd - 1;
+        while (q >= 0 && q >= nd - 8 && r->bid[q] != r->base[t]) q--;
+        if (q < 0 || q < nd - 8) {
+            q = nd++;
+            r->bid[q] = r->base[t];
+        }
+        r->bsrc[t] = L + q;
     }
+    for (int q = 0; q < nd; q++)
+        memcpy(r->e2 + (size_t)(L + q) * d, v->w.E + (size_t)r->bid[q] * d, sizeof(float) * d);
     /* f(x): the model's own ops on the input (its max pool keeps a maximum
      * above 0, else 0; then the classifier), a forward pass's bits */
     for (int k = 0; k < K; k++) {
@@ -195,8 +212,13 @@ static void row_begin(const Job *j, Row *r, int i)
         float *X = r->P[k], *B = X + (size_t)L * wF;
         const float *bias = v->w.b[k] ? v->w.b[k] : j->zeros;
         for (int o = 0; o < w; o++)
-            v->be->gemm(0, 0, 2 * L, F, d, 1.0f, r->e2, d, v->w.W[k] + (size_t)o * d * F, F, 0.0f, X + (size_t)o * F,
-                        w * F);
+            v->be->gemm(0, 0, L + nd, F, d, 1.0f, r->e2, d, v->w.W[k] + (size_t)o * d * F, F, 0.0f,
+                        X + (size_t)o * F, w * F);
+        /* B [p] from its row, from the last position down: row L + q is
+         * written after every position that reads it (they come at or
+         * after its first reader, at or after q) */
+        for (int t = L - 1; t >= 0; t--)
+            if (r->bsrc[t] != L + t) memcpy(B + (size_t)t * wF, X + (size_t)r->bsrc[t] * wF, sizeof(float) * wF);
         /* Xs, Bs: each window all present and all absent, bias first,
          * then the offsets in order (zeros past L add nothing) */
         for (int h = 0; h < 2; h++)
@@ -216,49 +238,45 @@ static void row_begin(const Job *j, Row *r, int i)
     }
 }
 
-/* A coalition's windows of one width as a list: for each attended
- * window t with m of its nj positions present, its start Xs[t] (m = nj),
- * Bs[t] (m = 0), else Bs[t] followed by the rows D [t + o][o] of its
- * present positions when they are at most half, Xs[t] followed by those
- * of its absent ones, to subtract, otherwise: at most nj / 2 rows per
- * window (cnt[t]: the positions before t present). meta[q]: the rows after window q's start, + 65536 to subtract.
- * Returns the windows. */
-static int window_list(const Row *r, int k, const uint8_t *pr, const int *cnt, const float **lst, int *meta)
+/* Bits t .. t+63 of the presence bits pb (one zero word past the end). */
+static inline uint64_t bits_at(const uint64_t *pb, int t)
 {
-    int L = r->v.L, w = r->v.w.widths[k], F = r->v.w.F, nwin = 0;
-    size_t wF = (size_t)w * F;
-    const float *D = r->P[k], *Xs = r->S[k], *Bs = r->S[k] + (size_t)L * F;
-    for (int t = 0; t < L; t++) {
-        if (!r->mask[t]) continue;
-        int nj = L - t < w ? L - t : w, m = cnt[t + nj] - cnt[t];
-        int neg = 2 * m > nj, c = 0;
-        *lst++ = (neg ? Xs : Bs) + (size_t)t * F;
-        if (m != 0 && m != nj)
-            for (int o = 0; o < nj; o++)
-                if (pr[t + o] != neg) { *lst++ = D + (size_t)(t + o) * wF + (size_t)o * F; c++; }
-        meta[nwin++] = c + (neg << 16);
-    }
-    return nwin;
+    int q = t >> 6, r = t & 63;
+    uint64_t lo = pb[q] >> r;
+    return r ? lo | pb[q + 1] << (64 - r) : lo;
 }
 
-/* best[f] = the max over the listed windows of start[f] -/+ its rows[f]
- * (each filter's chain: the start, then the rows in order; a NaN never
- * wins), 16 filters at a time. */
-static inline __attribute__((always_inline)) void windows_max_c(const float *const *lst, const int *meta, int nwin,
-                                                                int F, float *best)
+/* One coalition's maxima of width k over the filters f0 .. f0+nf-1. The
+ * window t with m of its nj positions present starts from Xs[t] (m = nj),
+ * Bs[t] (m = 0), else Bs[t] plus the rows D [t + o][o] of its present
+ * positions when they are at most half, Xs[t] minus those of its absent
+ * ones otherwise: at most nj / 2 rows per window, in increasing o. Each
+ * filter's chain: the start, then the rows in order; the max keeps the
+ * larger (a NaN never wins). Plain C, 16 filters at a time. */
+static inline __attribute__((always_inline)) void windows_max_c(const Row *r, int k, const uint64_t *pb, int f0,
+                                                                int nf, float *best)
 {
-    for (int f0 = 0; f0 < F; f0 += 16) {
-        int nf = F - f0 < 16 ? F - f0 : 16;
+    int L = r->v.L, w = r->v.w.widths[k], F = r->v.w.F;
+    size_t wF = (size_t)w * F;
+    const float *D = r->P[k] + f0, *Xs = r->S[k] + f0, *Bs = r->S[k] + (size_t)L * F + f0;
+    for (int e0 = 0; e0 < nf; e0 += 16) {
+        int ne = nf - e0 < 16 ? nf - e0 : 16;
         float b[16], a[16];
-        for (int q = 0; q < 16; q++) b[q] = -INFINITY;
-        const float *const *p = lst;
-        for (int q = 0; q < nwin; q++) {
-            int c = meta[q] & 0xffff, neg = meta[q] >> 16;
-            if (nf == 16) {
+        for (int e = 0; e < 16; e++) b[e] = -INFINITY;
+        for (int t = 0; t < L; t++) {
+            if (!r->mask[t]) continue;
+            int nj = L - t < w ? L - t : w, m;
+            uint64_t full = nj == 64 ? ~0ULL : (1ULL << nj) - 1, bits = bits_at(pb, t) & full;
+            m = __builtin_popcountll(bits);
+            int neg = 2 * m > nj;
+            uint64_t sel = neg ? ~bits & full : bits;
+            const float *s0 = (neg ? Xs : Bs) + (size_t)t * F + e0;
+            if (ne == 16) { /* constant trip counts: vector code */
                 #pragma omp simd
-                for (int e = 0; e < 16; e++) a[e] = p[0][f0 + e];
-                for (int i = 1; i <= c; i++) {
-                    const float *d = p[i] + f0;
+                for (int e = 0; e < 16; e++) a[e] = s0[e];
+                for (; sel; sel &= sel - 1) {
+                    int o = __builtin_ctzll(sel);
+                    const float *d = D + (size_t)(t + o) * wF + (size_t)o * F + e0;
                     if (neg) {
                         #pragma omp simd
                         for (int e = 0; e < 16; e++) a[e] -= d[e];
@@ -269,69 +287,93 @@ static inline __attribute__((always_inline)) void windows_max_c(const float *con
                 }
                 #pragma omp simd
                 for (int e = 0; e < 16; e++) b[e] = a[e] > b[e] ? a[e] : b[e];
-            } else {
-                for (int e = 0; e < nf; e++) {
-                    float x = p[0][f0 + e];
-                    for (int i = 1; i <= c; i++) x = neg ? x - p[i][f0 + e] : x + p[i][f0 + e];
-                    b[e] = x > b[e] ? x : b[e];
-                }
+                continue;
             }
-            p += 1 + c;
+            for (int e = 0; e < ne; e++) a[e] = s0[e];
+            for (; sel; sel &= sel - 1) {
+                int o = __builtin_ctzll(sel);
+                const float *d = D + (size_t)(t + o) * wF + (size_t)o * F + e0;
+                if (neg)
+                    for (int e = 0; e < ne; e++) a[e] -= d[e];
+                else
+                    for (int e = 0; e < ne; e++) a[e] += d[e];
+            }
+            for (int e = 0; e < ne; e++) b[e] = a[e] > b[e] ? a[e] : b[e];
         }
-        memcpy(best + f0, b, sizeof(float) * nf);
+        memcpy(best + f0 + e0, b, sizeof(float) * ne);
     }
 }
 
-static void windows_max_base(const float *const *lst, const int *meta, int nwin, int F, float *best)
+static void windows_max_base(const Row *r, int k, const uint64_t *pb, float *best)
 {
-    windows_max_c(lst, meta, nwin, F, best);
+    windows_max_c(r, k, pb, 0, r->v.w.F, best);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
-__attribute__((target("avx2"))) static void windows_max_avx2(const float *const *lst, const int *meta, int nwin,
-                                                              int F, float *best)
+__attribute__((target("avx2"))) static void windows_max_avx2(const Row *r, int k, const uint64_t *pb, float *best)
 {
-    windows_max_c(lst, meta, nwin, F, best);
+    windows_max_c(r, k, pb, 0, r->v.w.F, best);
 }
 
-/* The same chains, 128 filters at a time in registers (the last vector
- * masked): vmaxps (a, b) is a > b ? a : b, the scalar comparison. */
-__attribute__((target("avx512f,avx2"))) static void windows_max_avx512(const float *const *lst, const int *meta,
-                                                                        int nwin, int F, float *best)
+/* The same chains, NV vectors of 16 filters (f0 ..) at a time in
+ * registers, the last one masked to `tail`; NV is a constant of each call
+ * below, so the loops over v unroll to straight code. vmaxps (a, b) is
+ * a > b ? a : b, the scalar comparison. */
+static inline __attribute__((always_inline, target("avx512f,avx2"))) void
+windows_block_avx512(const Row *r, int k, const uint64_t *pb, int f0, int NV, __mmask16 tail, float *best)
 {
+    int L = r->v.L, w = r->v.w.widths[k], F = r->v.w.F;
+    size_t wF = (size_t)w * F;
+    const float *D = r->P[k] + f0, *Xs = r->S[k] + f0, *Bs = r->S[k] + (size_t)L * F + f0;
+    __m512 b[8], a[8];
+    #pragma GCC unroll 8
+    for (int v = 0; v < NV; v++) b[v] = _mm512_set1_ps(-INFINITY);
+    for (int t = 0; t < L; t++) {
+        if (!r->mask[t]) continue;
+        int nj = L - t < w ? L - t : w, m;
+        uint64_t full = nj == 64 ? ~0ULL : (1ULL << nj) - 1, bits = bits_at(pb, t) & full;
+        m = __builtin_popcountll(bits);
+        int neg = 2 * m > nj;
+        uint64_t sel = neg ? ~bits & full : bits;
+        const float *s0 = (neg ? Xs : Bs) + (size_t)t * F;
+        #pragma GCC unroll 8
+        for (int v = 0; v < NV; v++)
+            a[v] = v < NV - 1 ? _mm512_loadu_ps(s0 + v * 16) : _mm512_maskz_loadu_ps(tail, s0 + v * 16);
+        for (; sel; sel &= sel - 1) {
+            int o = __builtin_ctzll(sel);
+            const float *d = D + (size_t)(t + o) * wF + (size_t)o * F;
+            #pragma GCC unroll 8
+            for (int v = 0; v < NV; v++) {
+                __m512 x = v < NV - 1 ? _mm512_loadu_ps(d + v * 16) : _mm512_maskz_loadu_ps(tail, d + v * 16);
+                a[v] = neg ? _mm512_sub_ps(a[v], x) : _mm512_add_ps(a[v], x);
+            }
+        }
+        #pragma GCC unroll 8
+        for (int v = 0; v < NV; v++) b[v] = _mm512_max_ps(a[v], b[v]);
+    }
+    #pragma GCC unroll 8
+    for (int v = 0; v < NV; v++) _mm512_mask_storeu_ps(best + f0 + v * 16, v < NV - 1 ? 0xFFFF : tail, b[v]);
+}
+
+__attribute__((target("avx512f,avx2"))) static void windows_max_avx512(const Row *r, int k, const uint64_t *pb,
+                                                                        float *best)
+{
+    int F = r->v.w.F;
     for (int f0 = 0; f0 < F; f0 += 128) {
         int nv = (F - f0 + 15) / 16 < 8 ? (F - f0 + 15) / 16 : 8, lanes = F - f0 - (nv - 1) * 16;
         __mmask16 tail = (__mmask16)(lanes >= 16 ? 0xFFFF : (1u << lanes) - 1);
-        __m512 b[8], a[8];
-        /* unrolled: a and b live in registers */
-        #pragma GCC unroll 8
-        for (int v = 0; v < 8; v++) b[v] = _mm512_set1_ps(-INFINITY), a[v] = _mm512_setzero_ps();
-        const float *const *p = lst;
-        for (int q = 0; q < nwin; q++) {
-            int c = meta[q] & 0xffff, neg = meta[q] >> 16;
-            #pragma GCC unroll 8
-            for (int v = 0; v < 8; v++)
-                if (v < nv - 1) a[v] = _mm512_loadu_ps(p[0] + f0 + v * 16);
-                else if (v == nv - 1) a[v] = _mm512_maskz_loadu_ps(tail, p[0] + f0 + v * 16);
-            for (int i = 1; i <= c; i++) {
-                #pragma GCC unroll 8
-                for (int v = 0; v < 8; v++) {
-                    if (v >= nv) continue;
-                    __m512 d = v < nv - 1 ? _mm512_loadu_ps(p[i] + f0 + v * 16)
-                                          : _mm512_maskz_loadu_ps(tail, p[i] + f0 + v * 16);
-                    a[v] = neg ? _mm512_sub_ps(a[v], d) : _mm512_add_ps(a[v], d);
-                }
-            }
-            #pragma GCC unroll 8
-            for (int v = 0; v < 8; v++)
-                if (v < nv) b[v] = _mm512_max_ps(a[v], b[v]);
-            p += 1 + c;
+        switch (nv) {
+        case 1: windows_block_avx512(r, k, pb, f0, 1, tail, best); break;
+        case 2: windows_block_avx512(r, k, pb, f0, 2, tail, best); break;
+        case 3: windows_block_avx512(r, k, pb, f0, 3, tail, best); break;
+        case 4: windows_block_avx512(r, k, pb, f0, 4, tail, best); break;
+        case 5: windows_block_avx512(r, k, pb, f0, 5, tail, best); break;
+        case 6: windows_block_avx512(r, k, pb, f0, 6, tail, best); break;
+        case 7: windows_block_avx512(r, k, pb, f0, 7, tail, best); break;
+        default: windows_block_avx512(r, k, pb, f0, 8, tail, best); break;
         }
-        #pragma GCC unroll 8
-        for (int v = 0; v < 8; v++)
-            if (v < nv) _mm512_mask_storeu_ps(best + f0 + v * 16, v < nv - 1 ? 0xFFFF : tail, b[v]);
     }
 }
 #endif
@@ -340,29 +382,28 @@ __attribute__((target("avx512f,avx2"))) static void windows_max_avx512(const flo
 static void group_values(const Job *j, const Row *r, int i, long c0, long c1, Group *gb)
 {
     const CnnView *v = &r->v;
-    int L = v->L, G = (int)(c1 - c0), K = j->K, F = j->F;
+    int L = v->L, G = (int)(c1 - c0), K = j->K;
     long k0 = j->first[i];
     for (int g = 0; g < G; g++) {
         const uint64_t *S = j->coal + (size_t)(k0 + c0 + g) * j->words;
-        uint8_t *pr = gb->pres;
-        int *cnt = gb->cnt;
-        cnt[0] = 0;
+        uint64_t *pb = gb->pbits, any = 0;
+        memset(pb, 0, sizeof(uint64_t) * ((size_t)L / 64 + 2));
         for (int t = 0; t < L; t++) {
             int pl = r->player[t];
             /* a special keeps its token: the baseline's is the same */
-            pr[t] = pl >= 0 && (S[pl / 64] >> (pl % 64) & 1);
-            cnt[t + 1] = cnt[t] + pr[t];
+            uint64_t in = pl >= 0 && (S[pl / 64] >> (pl % 64) & 1);
+            pb[t >> 6] |= in << (t & 63);
+            any |= in;
         }
-        if (!cnt[L]) { j->value[k0 + c0 + g] = j->vempty[i]; continue; } /* every token absent: v(empty) */
+        if (!any) { j->value[k0 + c0 + g] = j->vempty[i]; continue; } /* every token absent: v(empty) */
         for (int k = 0; k < K; k++) {
-            int nwin = window_list(r, k, pr, cnt, gb->lst, gb->meta);
-            float *best = gb->best + (size_t)k * F;
+            float *best = gb->best + (size_t)k * j->F;
 #if defined(__x86_64__) && defined(__GNUC__)
-            if (ee_cpu_use_avx512()) windows_max_avx512(gb->lst, gb->meta, nwin, F, best);
-            else if (ee_cpu_use_avx2()) windows_max_avx2(gb->lst, gb->meta, nwin, F, best);
+            if (ee_cpu_use_avx512()) windows_max_avx512(r, k, pb, best);
+            else if (ee_cpu_use_avx2()) windows_max_avx2(r, k, pb, best);
             else
 #endif
-                windows_max_base(gb->lst, gb->meta, nwin, F, best);
+                windows_max_base(r, k, pb, best);
         }
         j->value[k0 + c0 + g] = ee_cnn_value(v, gb->best, j->target[i]);
     }

@@ -50,6 +50,10 @@ float ee_cnn_value(const CnnView *v, const float *best, int tg);
 EeStatus ee_cnn_coalition_values(EeModel *m, const EeBackend *be, const EeInput *in, const EeAttrOptions *o,
                                  const char *what, const long *first, const uint64_t *coal, int words,
                                  int32_t *target, float *fx, float *value, float *vempty);
+/* Whether the cnn's widths suit it: a window's presence bits are read
+ * as one 64-bit word (widths up to EE_CNN_COALITION_WMAX). */
+#define EE_CNN_COALITION_WMAX 57
+int ee_cnn_coalition_fits(const EeModel *m);
 /* The calls of ee_cnn_coalition_values so far (the tests' proof that the
  * path ran). */
 long ee_cnn_coalition_calls(void);

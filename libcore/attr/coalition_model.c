@@ -568,8 +568,8 @@ EeStatus ee_coalition_attribute(EeModel *m, const EeInput *in, const EeAttrOptio
         /* the targets, f(x) and v(empty) from each row's full passes, the windows incrementally */
         st = cnn_occlusion_values(m, be, in, &opt, first, coal, words, target, fx, value, vempty);
         mv.passes = full_passes_of(m, in, first, coal, words);
-    } else if (!st && c->m.kind != EE_COAL_OCCLUSION && cfg->kind == EE_KIND_CNN && be->host_memory && !o->full_passes &&
-               o->precision == EE_PRECISION_FP32) {
+    } else if (!st && c->m.kind != EE_COAL_OCCLUSION && cfg->kind == EE_KIND_CNN && be->host_memory &&
+               !o->full_passes && o->precision == EE_PRECISION_FP32 && ee_cnn_coalition_fits(m)) {
         /* KernelSHAP and LIME: about half the tokens of a coalition are
          * absent, so each value from per-position products (cnn_coalitions.c) */
         st = ee_cnn_coalition_values(m, be, in, &opt, c->m.kind == EE_COAL_LIME ? "LIME" : "KernelSHAP", first,
