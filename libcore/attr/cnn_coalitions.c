@@ -6,27 +6,29 @@
  * baseline's (p absent); past the active length L only zeros (PAD's zero
  * embedding, or the convolution's zero padding at T). The pre-activation
  * of filter f of width w at window t is
- *     bias_f + sum_{j < w, t + j < L} W_j[f] . e(token at t + j),
+ *     bias_f + sum_{o < w, t + o < L} W_o[f] . e(token at t + o),
  * so each row computes once, per width, the products
- *     X[p][j][:] = W_j . e(x_p)   and   B[p][j][:] = W_j . e(baseline_p)
- * for every position p < L and offset j (w products [2L x d] x [d x F]
- * through the backend), and a coalition's window is then bias + a sum of w
- * rows of F numbers picked from X or B: w F additions instead of w d F
- * multiply-adds. Then, as the full pass: the max over the attended
+ *     X[p][o][:] = W_o . e(x_p)   and   B[p][o][:] = W_o . e(baseline_p)
+ * for every position p < L and offset o (w products [L + distinct
+ * baseline tokens] x d x F through the backend), then each window all
+ * present, Xs[t], and all absent, Bs[t] (bias first, then the offsets in
+ * order), and the differences D[p][o] = X - B. A coalition's window is
+ * Bs[t] plus D of its present positions, or Xs[t] minus D of its absent
+ * ones when those are fewer: at most w / 2 rows of F additions instead of
+ * w d F multiply-adds. Then, as the full pass: the max over the attended
  * positions (a NaN never wins; which of tied values wins changes no
  * value), the ReLU read through ee_cnn_value, the target logit summed in
  * double.
  *
  * Rounding: the window's terms are summed in another order than the full
- * pass's product (the d products of each offset first, then the offsets),
- * so a value agrees with a full pass to float rounding, not bit for bit.
- * Every value depends on its row's data alone, and a window's additions
- * are the same scalar chain in every instruction set (no multiplies to
- * fuse), so the values are the same bits for any thread count, batch or
- * vector width. f(x), the target and v(empty) are computed as the cnn's
- * incremental occlusion computes them (coalition_model.c: f(x) with a
- * forward pass's bits). The passes are counted as the full passes the
- * values stand for (the caller). */
+ * pass's product, so a value agrees with a full pass to float rounding,
+ * not bit for bit. Every value depends on its row's data alone, and each
+ * filter's chain of additions is the same in every instruction set (no
+ * multiplies to fuse), so the values are the same bits for any thread
+ * count, batch or vector width. f(x), the target and v(empty) are
+ * computed as the cnn's incremental occlusion computes them
+ * (coalition_model.c: f(x) with a forward pass's bits). The passes are
+ * counted as the full passes the values stand for (the caller). */
 #include "attr_common.h"
 #include "cnn_incremental.h"
 #include "../backend/cpu/cpu_internal.h"
