@@ -109,7 +109,8 @@ static int row_alloc(const Job *j, const EeCnnView *w, const EeBackend *be, Row 
     r->outx = malloc(sizeof(float) * (size_t)T * F);
     r->bestx = malloc(sizeof(float) * j->KF);
     r->z = malloc(sizeof(float) * w->C);
-    int ok = r->mask && r->base && r->player && r->map && r->bid && r->bsrc && r->e2 && r->scratch && r->outx && r->bestx && r->z;
+    int ok = r->mask && r->base && r->player && r->map && r->bid && r->bsrc && r->e2 && r->scratch && r->outx &&
+             r->bestx && r->z;
     for (int k = 0; k < j->K && ok; k++) {
         r->P[k] = malloc(sizeof(float) * 2 * (size_t)T * w->widths[k] * F);
         r->S[k] = malloc(sizeof(float) * 2 * (size_t)T * F);
@@ -120,8 +121,8 @@ static int row_alloc(const Job *j, const EeCnnView *w, const EeBackend *be, Row 
 
 static void row_free(Row *r)
 {
-    free(r->mask); free(r->base); free(r->player); free(r->map); free(r->bid); free(r->bsrc); free(r->e2); free(r->scratch);
-    free(r->outx); free(r->bestx); free(r->z);
+    free(r->mask); free(r->base); free(r->player); free(r->map); free(r->bid); free(r->bsrc); free(r->e2);
+    free(r->scratch); free(r->outx); free(r->bestx); free(r->z);
     for (int k = 0; k < EE_MAX_WIDTHS; k++) { free(r->P[k]); free(r->S[k]); }
 }
 
