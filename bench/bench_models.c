@@ -419,7 +419,8 @@ int main(int argc, char **argv)
     ee_config_defaults(&cc, EE_KIND_CNN);
     cc.vocab = 20000; cc.T = 128; cc.classes = 2;
     if (only_coal) {
-        bench_coalitions("transformer", &c, 4, gemm);
+        /* `coalitions cnn`: the cnn's rows alone */
+        if (argc < 3 || strcmp(argv[2], "cnn")) bench_coalitions("transformer", &c, 4, gemm);
         bench_coalitions("cnn", &cc, 16, gemm);
         ee_threads_leave();
         return 0;

@@ -1,7 +1,8 @@
 /* dump_outputs.c: every output of libcore on random models (predictions,
  * IG by each CPU path, SV incremental and full-pass with variances, exact
  * Shapley values, occlusion windows and feature ablation on the cnns
- * (incremental and full-pass), explainer features of every kind,
+ * (incremental and full-pass), KernelSHAP and LIME on the cnns (products
+ * and full passes: equal to float rounding, not bits), explainer features of every kind,
  * ee_explain of both designs, training of each kind), one file
  * DIR/<name>.bin each, for the
  * bit-for-bit comparison of two builds that claims "same bits":
@@ -139,6 +140,26 @@ static void occl(const char *name, EeModel *m, const EeInput *in, int T, int w, 
     free(A); free(tg); free(fx); free(fb); free(de);
 }
 
+/* KernelSHAP or LIME with `samples` drawn coalitions (seed 3); the cnn's
+ * per-position products and the full passes agree to float rounding only,
+ * so compare the two of one build rather than two builds' bits. */
+static void coal(const char *name, EeModel *m, const EeInput *in, int T, EeCoalitionKind kind, int samples, int full)
+{
+    int N = in->n;
+    EeAttrOptions o;
+    ee_attr_options_defaults(&o);
+    o.verbose = 0; o.device = EE_DEVICE_CPU; o.full_passes = full; o.seed = 3;
+    EeCoalitionModelOptions c = {.m = {.kind = kind, .samples = samples}};
+    float *A = malloc(sizeof(float) * N * T);
+    int32_t *tg = malloc(4 * N);
+    float *fx = malloc(4 * N), *fb = malloc(4 * N), *de = malloc(4 * N);
+    EeAttrInfo info = {.target = tg, .fx = fx, .fbaseline = fb, .delta = de};
+    OK(ee_coalition_attribute(m, in, &o, &c, A, &info));
+    put(name, A, sizeof(float) * N * T);
+    attr_info(name, &info, N, T);
+    free(A); free(tg); free(fx); free(fb); free(de);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) return 2;
@@ -182,6 +203,11 @@ int main(int argc, char **argv)
     occl("occl_cnn0_w7s2", cnn0, &in, T, 7, 2, 0);
     occl("occl_cnn_w6s1_short", cnn, &sin, T, 6, 1, 0);
     occl("occl_cnn_w3s1_full", cnn, &in, T, 3, 1, 1);
+    /* KernelSHAP and LIME on the cnns: per-position products and full passes */
+    coal("kernelshap_cnn", cnn, &in, T, EE_COAL_KERNELSHAP, 200, 0);
+    coal("kernelshap_cnn_full", cnn, &in, T, EE_COAL_KERNELSHAP, 200, 1);
+    coal("lime_cnn0_short", cnn0, &sin, T, EE_COAL_LIME, 100, 0);
+    coal("lime_cnn0_short_full", cnn0, &sin, T, EE_COAL_LIME, 100, 1);
     /* features of each kind, for both token models */
     EeInputs kinds[] = {EE_INPUTS_GRADIENT, EE_INPUTS_GRADIENT_VECTOR, EE_INPUTS_GRADIENT_ENDS, EE_INPUTS_OCCLUSION, EE_INPUTS_PATH};
     EeModel *clfs[2] = {tf, cnn};

@@ -41,4 +41,21 @@ void ee_cnn_max_update(const CnnView *v, const float *out, const uint8_t *mask, 
 /* Target logit from each width's maxima (summed in the order k, f). */
 float ee_cnn_value(const CnnView *v, const float *best, int tg);
 
+/* cnn_coalitions.c: the values of any coalitions (KernelSHAP, LIME) on the
+ * CPU from per-position products, no full pass per coalition: row i's
+ * coalitions first[i] .. first[i+1]-1 (bits, `words` each) into value,
+ * with each row's target, f(x) and v(empty) (a coalition with no player
+ * present takes v(empty)); what names the method in messages. The values
+ * are a full pass's up to float rounding. */
+EeStatus ee_cnn_coalition_values(EeModel *m, const EeBackend *be, const EeInput *in, const EeAttrOptions *o,
+                                 const char *what, const long *first, const uint64_t *coal, int words,
+                                 int32_t *target, float *fx, float *value, float *vempty);
+/* Whether the cnn's widths suit it: a window's presence bits are read
+ * as one 64-bit word (widths up to EE_CNN_COALITION_WMAX). */
+#define EE_CNN_COALITION_WMAX 57
+int ee_cnn_coalition_fits(const EeModel *m);
+/* The calls of ee_cnn_coalition_values so far (the tests' proof that the
+ * path ran). */
+long ee_cnn_coalition_calls(void);
+
 #endif

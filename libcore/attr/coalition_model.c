@@ -4,8 +4,10 @@
  * the generic draw of attr/coalition.c (P = the row's players) or, for
  * occlusion, from the windows below; their values from the one masked
  * evaluator, ee_masked_values (kernel_values.c), which fills the passes
- * with all rows' copies in length order; the values then go back to the
- * generic solve, row by row. */
+ * with all rows' copies in length order (a cnn on the CPU: occlusion
+ * incrementally below, KernelSHAP and LIME from per-position products,
+ * cnn_coalitions.c); the values then go back to the generic solve, row by
+ * row. */
 #include "attr_common.h"
 #include "cnn_incremental.h"
 #include "coalition.h"
@@ -565,6 +567,13 @@ EeStatus ee_coalition_attribute(EeModel *m, const EeInput *in, const EeAttrOptio
         o->precision == EE_PRECISION_FP32) {
         /* the targets, f(x) and v(empty) from each row's full passes, the windows incrementally */
         st = cnn_occlusion_values(m, be, in, &opt, first, coal, words, target, fx, value, vempty);
+        mv.passes = full_passes_of(m, in, first, coal, words);
+    } else if (!st && c->m.kind != EE_COAL_OCCLUSION && cfg->kind == EE_KIND_CNN && be->host_memory &&
+               !o->full_passes && o->precision == EE_PRECISION_FP32 && ee_cnn_coalition_fits(m)) {
+        /* KernelSHAP and LIME: about half the tokens of a coalition are
+         * absent, so each value from per-position products (cnn_coalitions.c) */
+        st = ee_cnn_coalition_values(m, be, in, &opt, c->m.kind == EE_COAL_LIME ? "LIME" : "KernelSHAP", first,
+                                     coal, words, target, fx, value, vempty);
         mv.passes = full_passes_of(m, in, first, coal, words);
     } else if (!st) {
         st = ee_masked_values(m, in, &opt, c->m.kind == EE_COAL_OCCLUSION ? "occlusion"

@@ -18,10 +18,14 @@
  * - the CPU shortcuts = full passes, to rounding: the cnn's incremental
  *   occlusion, the transformer's layer-0 cache; the cnn's occlusion where
  *   filters are tied at every position or at or below 0 everywhere, at 1
- *   and 2 threads;
+ *   and 2 threads; the cnn's KernelSHAP and LIME from per-position
+ *   products (taken, counted), value by value against full passes and the
+ *   reference, with ties, windows past a row's end, the empty and the full
+ *   coalition;
  * - bad input: window and stride out of range, coalitions with
  *   occlusion, coalitions that do not determine the fit, unknown kind. */
 #include "refmodel.h"
+#include "attr/cnn_incremental.h" /* the cnn's coalition products, called directly */
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -381,9 +385,15 @@ static void check_given(EeKind kind)
             c.count = gv.count;
             if (v[vi].weighted) c.weights = (const double *const *)gv.w;
         }
+        long fast0 = ee_cnn_coalition_calls();
         EeStatus st = run(&f, &o, &c, &g);
         CHECK(st == EE_OK, "%s variant %zu runs: %s", kn, vi, ee_last_error());
         if (st) { given_free(&gv); continue; }
+        /* the cnn's KernelSHAP and LIME take the per-position products
+         * (cnn_coalitions.c), nothing else does */
+        int fast = kind == EE_KIND_CNN && v[vi].k != EE_COAL_OCCLUSION;
+        CHECK(ee_cnn_coalition_calls() - fast0 == fast, "%s variant %zu: the cnn's coalition products ran %ld times, "
+              "expected %d", kn, vi, ee_cnn_coalition_calls() - fast0, fast);
         CheckCmp cmp = CMP_INIT;
         int tmis = 0;
         compare(&f, &o, &c, &gv, &g, &cmp, &tmis);
@@ -391,10 +401,11 @@ static void check_given(EeKind kind)
         CHECK_CMP(cmp, cmp_bound(&cmp, 2e-5, 1e-1), "%s variant %zu (kind %d, window %d, stride %d) against the "
                   "double reference: max err %.3g (scale %.3g)", kn, vi, v[vi].k, v[vi].window, v[vi].stride, cmp.err,
                   cmp.scale);
-        if ((kind == EE_KIND_CNN && v[vi].k == EE_COAL_OCCLUSION) || kind == EE_KIND_TRANSFORMER) {
+        if (kind == EE_KIND_CNN || kind == EE_KIND_TRANSFORMER) {
             /* the CPU shortcuts (the default) against full passes: the cnn's
-             * incremental occlusion windows, the transformer's layer-0
-             * cache: the same values up to float rounding */
+             * incremental occlusion windows and its coalition products,
+             * the transformer's layer-0 cache: the same values up to float
+             * rounding */
             float *A1 = malloc(sizeof(float) * f.N * f.W);
             memcpy(A1, g.A, sizeof(float) * f.N * f.W);
             long fwd = g.info.forward;
@@ -492,9 +503,12 @@ static void check_drawn(EeKind kind)
         o.row_offset = 40; /* the streams of rows 40.. of a larger set */
         EeCoalitionModelOptions c = {.m = {.kind = variant == 1 ? EE_COAL_LIME : EE_COAL_KERNELSHAP,
                                            .samples = 60, .paired = variant == 2}};
+        long fast0 = ee_cnn_coalition_calls();
         EeStatus st = run(&f, &o, &c, &g);
         CHECK(st == EE_OK, "%s drawn variant %d runs: %s", kn, variant, ee_last_error());
         if (st) continue;
+        CHECK(ee_cnn_coalition_calls() - fast0 == (kind == EE_KIND_CNN), "%s drawn variant %d: the cnn's coalition "
+              "products ran %ld times", kn, variant, ee_cnn_coalition_calls() - fast0);
         CheckCmp cmp = CMP_INIT;
         for (int i = 0; i < f.N; i++) {
             RefRow q;
@@ -608,30 +622,37 @@ static void check_bad(void)
  * maxima inside, before and after each window: the incremental windows
  * against full passes and the reference, windows at the row's ends, one
  * window over every player, and at 1 and several threads. */
+/* Filters 0 and 1 of every width tied at every position (zero weights;
+ * above and below 0), filter 2 below 0 everywhere; the reference reloaded. */
+static void tie_filters(Fix *f)
+{
+    for (int k = 0; k < f->ref.c.nwidths; k++) {
+        int wi = ee_model_find_param(f->m, "conv", k, "W"), bi = ee_model_find_param(f->m, "conv", k, "b");
+        REQUIRE(wi >= 0 && bi >= 0, "the convolution of width %d has weights and biases", k);
+        EeParamInfo pw, pb;
+        ee_model_param_info(f->m, wi, &pw);
+        ee_model_param_info(f->m, bi, &pb);
+        float *w = malloc(sizeof(float) * pw.count), *b = malloc(sizeof(float) * pb.count);
+        CHECK_OK(ee_param_get(f->m, wi, w, pw.count));
+        CHECK_OK(ee_param_get(f->m, bi, b, pb.count));
+        size_t per = pw.count / (size_t)f->ref.c.filters; /* column-major (w, d, F): a filter's weights in a run */
+        memset(w, 0, sizeof(float) * per * 2);            /* filters 0 and 1: the same at every position */
+        b[0] = 0.3f;                                      /* tied everywhere, above 0 */
+        b[1] = -0.2f;                                     /* tied everywhere, below 0 */
+        b[2] = -40.0f;                                    /* below 0 everywhere */
+        CHECK_OK(ee_param_set(f->m, wi, w, pw.count));
+        CHECK_OK(ee_param_set(f->m, bi, b, pb.count));
+        free(w); free(b);
+    }
+    ref_free(&f->ref);
+    ref_load(&f->ref, f->m);
+}
+
 static void check_cnn_maxima(void)
 {
     Fix f;
     fix_init(&f, EE_KIND_CNN);
-    for (int k = 0; k < f.ref.c.nwidths; k++) {
-        int wi = ee_model_find_param(f.m, "conv", k, "W"), bi = ee_model_find_param(f.m, "conv", k, "b");
-        REQUIRE(wi >= 0 && bi >= 0, "the convolution of width %d has weights and biases", k);
-        EeParamInfo pw, pb;
-        ee_model_param_info(f.m, wi, &pw);
-        ee_model_param_info(f.m, bi, &pb);
-        float *w = malloc(sizeof(float) * pw.count), *b = malloc(sizeof(float) * pb.count);
-        CHECK_OK(ee_param_get(f.m, wi, w, pw.count));
-        CHECK_OK(ee_param_get(f.m, bi, b, pb.count));
-        size_t per = pw.count / (size_t)f.ref.c.filters; /* column-major (w, d, F): a filter's weights in a run */
-        memset(w, 0, sizeof(float) * per * 2);           /* filters 0 and 1: the same at every position */
-        b[0] = 0.3f;                                     /* tied everywhere, above 0 */
-        b[1] = -0.2f;                                    /* tied everywhere, below 0 */
-        b[2] = -40.0f;                                   /* below 0 everywhere */
-        CHECK_OK(ee_param_set(f.m, wi, w, pw.count));
-        CHECK_OK(ee_param_set(f.m, bi, b, pb.count));
-        free(w); free(b);
-    }
-    ref_free(&f.ref);
-    ref_load(&f.ref, f.m);
+    tie_filters(&f);
     static const int ws[][2] = {{1, 1}, {2, 1}, {3, 2}, {5, 4}, {12, 1}};
     Got g = {0};
 #ifdef _OPENMP
@@ -675,6 +696,103 @@ static void check_cnn_maxima(void)
     fix_free(&f);
 }
 
+/* ---- the cnn's KernelSHAP and LIME values from per-position products --------------
+ * ee_cnn_coalition_values coalition by coalition against full passes
+ * (ee_masked_values with full_passes) and the double reference: baseline
+ * ids that differ per position, rows shorter than the widest window
+ * (windows reaching past the row's length; row 3 has one token), the
+ * coalition with every player absent and the one with every player
+ * present, each player alone, random ones (more than one group of a row),
+ * filters tied at every position above and below 0 and below 0
+ * everywhere; the same bits at 1 and 2 threads, by whole rows and with a
+ * row's groups shared out. */
+static void check_cnn_coalitions(void)
+{
+    Fix f;
+    fix_init(&f, EE_KIND_CNN);
+    tie_filters(&f);
+    EeAttrOptions o;
+    options(&f, &o, 1);
+    int differ = 0; /* the given baseline ids differ along a row */
+    for (int t = 1; t < f.T; t++) differ += f.bids[t] != f.bids[t - 1];
+    REQUIRE(differ > 0, "row 0's baseline ids differ per position");
+    long first[9] = {0};
+    int n[8];
+    for (int i = 0; i < f.N; i++) {
+        n[i] = ee_coalition_players(f.m, &f.in, i);
+        first[i + 1] = first[i] + (n[i] ? n[i] + 2 + 14 : 0);
+    }
+    long total = first[f.N];
+    uint64_t *coal = calloc(total, sizeof(uint64_t));
+    for (int i = 0; i < f.N; i++)
+        for (long k = 0; k < first[i + 1] - first[i]; k++) {
+            uint64_t *S = coal + first[i] + k;
+            if (k == 1) *S = (1ULL << n[i]) - 1;          /* every player present (k = 0: none) */
+            else if (k >= 2 && k < n[i] + 2) *S = 1ULL << (k - 2); /* one player */
+            else if (k >= 2) *S = ee_rng_next(&rng) & ((1ULL << n[i]) - 1);
+        }
+    EeDevice dev;
+    const EeBackend *be;
+    REQUIRE(ee_backend_resolve(o.device, o.precision, &dev, &be) == EE_OK, "the CPU backend");
+    float *v1 = malloc(sizeof(float) * total), *v2 = malloc(sizeof(float) * total), *vf = malloc(sizeof(float) * total);
+    int32_t tg1[8], tg2[8], tgf[8];
+    float fx1[8], fx2[8], fxf[8], ve1[8], ve2[8], vef[8];
+#ifdef _OPENMP
+    int saved = omp_get_max_threads();
+    omp_set_num_threads(2);
+#endif
+    long calls = ee_cnn_coalition_calls();
+    CHECK_OK(ee_cnn_coalition_values(f.m, be, &f.in, &o, "test", first, coal, 1, tg1, fx1, v1, ve1));
+    CHECK(ee_cnn_coalition_calls() == calls + 1, "the calls are counted");
+    EeAttrOptions of = o;
+    of.full_passes = 1;
+    EeMaskedValues mv = {.words = 1, .first = first, .coal = coal, .value = vf, .vempty = vef, .fx = fxf,
+                         .target = tgf};
+    CHECK_OK(ee_masked_values(f.m, &f.in, &of, "test", &mv));
+    CheckCmp full = CMP_INIT, ref = CMP_INIT;
+    int tmis = 0, fxbits = 0;
+    for (int i = 0; i < f.N; i++) {
+        tmis += tg1[i] != tgf[i];
+        fxbits += memcmp(&fx1[i], &fxf[i], sizeof(float)) != 0;
+        cmp_add(&full, ve1[i], vef[i]);
+        RefRow q;
+        row_of(&f, &o, i, tg1[i], &q);
+        uint8_t z[64] = {0};
+        if (n[i]) cmp_add(&ref, ve1[i], ref_value(&q, z));
+        for (long k = first[i]; k < first[i + 1]; k++) {
+            cmp_add(&full, v1[k], vf[k]);
+            for (int j = 0; j < n[i]; j++) z[j] = coal[k] >> j & 1;
+            cmp_add(&ref, v1[k], ref_value(&q, z));
+        }
+    }
+    CHECK(tmis == 0 && fxbits == 0, "cnn coalition products: targets (%d differ) and f(x) (%d differ) are a full "
+          "pass's", tmis, fxbits);
+    CHECK_CMP(full, cmp_bound(&full, 1e-5, 1e-1), "cnn coalition products = full passes, value by value (%ld "
+              "values): max err %.3g (scale %.3g)", total, full.err, full.scale);
+    CHECK_CMP(ref, cmp_bound(&ref, 2e-5, 1e-1), "cnn coalition products against the double reference: max err %.3g "
+              "(scale %.3g)", ref.err, ref.scale);
+#ifdef _OPENMP
+    omp_set_num_threads(1); /* one thread: the same bits */
+    CHECK_OK(ee_cnn_coalition_values(f.m, be, &f.in, &o, "test", first, coal, 1, tg2, fx2, v2, ve2));
+    CHECK(!memcmp(v1, v2, sizeof(float) * total) && !memcmp(ve1, ve2, sizeof(float) * f.N),
+          "cnn coalition products: 1 and 2 threads give the same bits");
+    omp_set_num_threads(2);
+#endif
+    /* rows 0 and 1 alone (fewer rows than twice the threads: each row's
+     * groups of coalitions shared out): the same bits */
+    EeInput two = f.in;
+    two.n = 2;
+    CHECK(first[1] > 16, "row 0 has more than one group of coalitions (%ld)", first[1]);
+    CHECK_OK(ee_cnn_coalition_values(f.m, be, &two, &o, "test", first, coal, 1, tg2, fx2, v2, ve2));
+    CHECK(!memcmp(v1, v2, sizeof(float) * first[2]) && !memcmp(ve1, ve2, sizeof(float) * 2),
+          "cnn coalition products: a row's groups shared out give the same bits");
+#ifdef _OPENMP
+    omp_set_num_threads(saved);
+#endif
+    free(coal); free(v1); free(v2); free(vf);
+    fix_free(&f);
+}
+
 int main(void)
 {
     ee_threads_enter();
@@ -685,6 +803,7 @@ int main(void)
         check_drawn(kinds[k]);
     }
     check_cnn_maxima();
+    check_cnn_coalitions();
     check_bad();
     ee_threads_leave();
     return check_finish("test_perturb");
