@@ -53,6 +53,25 @@ int ee_cnn_coalition_fits(const EeModel *m)
     return 1;
 }
 
+double ee_cnn_coalition_bytes(const EeModel *m)
+{
+    const EeConfig *c = &m->cfg;
+    double T = c->T, d = c->d, F = c->filters, wsum = 0, wmax = 1;
+    for (int k = 0; k < c->nwidths; k++) {
+        wsum += c->widths[k];
+        if (c->widths[k] > wmax) wmax = c->widths[k];
+    }
+    int nth = 1;
+#ifdef _OPENMP
+    nth = omp_get_max_threads();
+#endif
+    /* row_alloc (every thread may hold a row) and group_alloc, as allocated there */
+    double row = T * (1 + 5 * 4.0) + 4.0 * (2 * T * d + T * wmax * d + T * F + c->nwidths * F + c->classes) +
+                 4.0 * (2 * T * wsum * F + 2 * T * F * c->nwidths);
+    double group = 8.0 * (T / 64 + 2) + 4.0 * c->nwidths * F;
+    return nth * (row + group) + 4.0 * F;
+}
+
 long ee_cnn_coalition_calls(void)
 {
     long c;

@@ -54,6 +54,10 @@ EeStatus ee_cnn_coalition_values(EeModel *m, const EeBackend *be, const EeInput 
  * as one 64-bit word (widths up to EE_CNN_COALITION_WMAX). */
 #define EE_CNN_COALITION_WMAX 57
 int ee_cnn_coalition_fits(const EeModel *m);
+/* Host bytes of ee_cnn_coalition_values's buffers beside the caller's
+ * (each thread's per-row products and coalition scratch), for the
+ * memory budget of ee_coalition_attribute_bytes. */
+double ee_cnn_coalition_bytes(const EeModel *m);
 /* The calls of ee_cnn_coalition_values so far (the tests' proof that the
  * path ran). */
 long ee_cnn_coalition_calls(void);

@@ -655,5 +655,9 @@ double ee_coalition_attribute_bytes(const EeModel *m, const EeInput *in, const E
     bytes += (double)B * (W * (token ? 5.0 : 4.0) + cfg->classes * 4 + 12);
     /* the solve's normal equations */
     if (c->m.kind != EE_COAL_OCCLUSION) bytes += 8.0 * (nmax + 1) * (nmax + 2);
+    /* KernelSHAP/LIME's cnn shortcut on the CPU (ee_coalition_attribute's choice) */
+    if (c->m.kind != EE_COAL_OCCLUSION && cfg->kind == EE_KIND_CNN && dev == EE_DEVICE_CPU && !o->full_passes &&
+        o->precision == EE_PRECISION_FP32 && ee_cnn_coalition_fits(m))
+        bytes += ee_cnn_coalition_bytes(m);
     return bytes;
 }
