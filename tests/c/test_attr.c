@@ -498,7 +498,7 @@ static void check_shapley(EeKind kind, int bias)
  * real-token scores sum to f(x) - f(pad baseline) of the reference model
  * for the classifier's target, and the specials score 0. Without the
  * projection the sums are whatever the heads give. */
-static void check_explain(EeKind kind) /* explainer heads: the transformer only */
+static void check_explain(EeKind kind) /* explainers: the transformer and the cnn */
 {
     const int N = 4, T = 9, lens[4] = {7, 2, 5, 1};
     EeModel *clf = make_model(kind, 1, T), *ex[2] = {NULL, NULL};
@@ -869,6 +869,7 @@ int main(void)
     check_features(EE_KIND_CNN);
     check_attention_features();
     check_explain(EE_KIND_TRANSFORMER);
+    check_explain(EE_KIND_CNN);
     check_design();
     check_train_features(EE_KIND_TRANSFORMER); /* explainer heads: the transformer only */
     ee_threads_leave();
