@@ -714,6 +714,28 @@ static void cnn_explainer_tests(const EeConfig *cfg, const char *kn)
     ex = (EeModel *)1;
     CHECK(ee_explainer_new(clf, &att, 1, &ex) == EE_ERR_UNSUPPORTED && ex == NULL,
           "%s: inputs 'attention' refused", kn);
+    /* the front ends' check before the maps: the same answers from the
+     * caller's choices */
+    EeExplainerChoices ch;
+    ee_explainer_choices_init(&ch);
+    CHECK_OK(ee_explainer_check_choices(clf, &ch, EE_MAPS_SV));
+    ch.inputs = EE_INPUTS_PATH;
+    CHECK_OK(ee_explainer_check_choices(clf, &ch, EE_MAPS_GIVEN));
+    ee_explainer_choices_init(&ch);
+    ch.design = EE_DESIGN_PAPER;
+    CHECK(ee_explainer_check_choices(clf, &ch, EE_MAPS_GIVEN) == EE_ERR_UNSUPPORTED, "%s: choices: paper", kn);
+    ch.head = EE_HEAD_TOKEN;
+    ch.attend = 1;
+    CHECK_OK(ee_explainer_check_choices(clf, &ch, EE_MAPS_GIVEN)); /* the paper's but the head and attend */
+    ee_explainer_choices_init(&ch);
+    ch.attend = 0;
+    CHECK(ee_explainer_check_choices(clf, &ch, EE_MAPS_IG) == EE_ERR_UNSUPPORTED, "%s: choices: attend all", kn);
+    ee_explainer_choices_init(&ch);
+    ch.head = EE_HEAD_FLAT;
+    CHECK(ee_explainer_check_choices(clf, &ch, EE_MAPS_GIVEN) == EE_ERR_UNSUPPORTED, "%s: choices: flat", kn);
+    ee_explainer_choices_init(&ch);
+    ch.inputs = EE_INPUTS_ATTENTION;
+    CHECK(ee_explainer_check_choices(clf, &ch, EE_MAPS_GIVEN) == EE_ERR_UNSUPPORTED, "%s: choices: attention", kn);
     ee_model_free(clf);
 }
 
