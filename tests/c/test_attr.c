@@ -549,6 +549,39 @@ static void check_explain(EeKind kind) /* explainers: the transformer and the cn
     ee_model_free(clf);
 }
 
+/* ---- the passes of the explainer features do not depend on the batch -------------- */
+/* Rows of three lengths, two of each, one target: three distinct pad
+ * baselines, each evaluated once (a forward and a backward pass) whatever
+ * the batch, also when a baseline's copies straddle two batches (batch 2;
+ * they used to be evaluated again in the second); the features are the
+ * same bits. */
+static void check_feature_passes(void)
+{
+    const int N = 6, T = 8;
+    EeModel *clf = make_model(EE_KIND_CNN, 1, T);
+    int32_t ids[6 * 8], tg[6] = {0};
+    for (int i = 0; i < N; i++)
+        for (int t = 0; t < T; t++)
+            ids[i * T + t] = t == 0 ? EE_CLS : t <= 1 + i % 3 ? 5 + (i + t) % 2 : t == 2 + i % 3 ? EE_SEP : EE_PAD;
+    EeInput in = {.n = N, .ids = ids};
+    float F[2][6 * 8 * 2];
+    long fwd[2] = {0, 0}, bwd[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        EeAttrOptions o;
+        gc_cpu_options(&o);
+        o.batch = k ? N : 2;
+        o.target = tg;
+        EeAttrInfo info = {0};
+        CHECK_OK(ee_explainer_features(clf, EE_INPUTS_GRADIENT_ENDS, &in, &o, F[k], &info));
+        fwd[k] = info.forward;
+        bwd[k] = info.backward;
+    }
+    CHECK(fwd[0] == N + 3 && bwd[0] == N + 3 && fwd[1] == N + 3 && bwd[1] == N + 3,
+          "feature passes: batch 2 %ld/%ld, batch %d %ld/%ld, want %d each", fwd[0], bwd[0], N, fwd[1], bwd[1], N + 3);
+    CHECK(!memcmp(F[0], F[1], sizeof F[0]), "feature bits differ between batch 2 and batch %d", N);
+    ee_model_free(clf);
+}
+
 /* ---- the front ends' steps for training an explainer ---------------------------- */
 /* ee_explainer_design: the spec the gateway and cli/ee get from what the
  * caller named and the training maps. Each option the caller names wins;
@@ -870,6 +903,7 @@ int main(void)
     check_attention_features();
     check_explain(EE_KIND_TRANSFORMER);
     check_explain(EE_KIND_CNN);
+    check_feature_passes();
     check_design();
     check_train_features(EE_KIND_TRANSFORMER); /* explainer heads: the transformer only */
     ee_threads_leave();
