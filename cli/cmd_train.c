@@ -520,6 +520,9 @@ EeStatus ee_cmd_train_explainer(int argc, char **argv, const EePar *par)
     EeModel *clf = ms.m[0];
     EeExplainerChoices choices;
     if ((st = read_design(&o, &choices))) goto done;
+    /* a design the classifier's kind has not (e.g. the flat head on a
+     * cnn) is refused before any map is computed, as the gateway does */
+    if ((st = ee_explainer_check_choices(clf, &choices, EE_MAPS_GIVEN))) goto done;
     int seed = 1;
     if ((st = ee_opt_int(&o, "seed", 0, 0x7fffffff, &seed))) goto done;
     char fingerprint[32];

@@ -260,6 +260,13 @@ typedef enum { EE_MAPS_GIVEN = 0, EE_MAPS_IG, EE_MAPS_SV } EeMapsSource;
  * one place the front ends' explainer defaults are decided. */
 EeStatus ee_explainer_design(const EeExplainerChoices *c, EeMapsSource maps, const int32_t *ids, const float *A,
                              long n, int T, EeExplainerSpec *s);
+/* Whether clf can have an explainer of the caller's choices, asked before
+ * the training maps are known (the front ends ask before they compute
+ * them): the design ee_explainer_design makes without maps, checked as
+ * ee_explainer_new checks it (e.g. the cnn's explainer has the token head
+ * only: EE_ERR_UNSUPPORTED). What depends on the maps ('outputs' 'auto')
+ * is taken at its most permissive; ee_explainer_new decides it. */
+EeStatus ee_explainer_check_choices(const EeModel *clf, const EeExplainerChoices *c, EeMapsSource maps);
 /* Explainer built from a classifier: copies the embedding module and the
  * encoder, adds a fresh head (and the feature weights, zero) initialised
  * from seed. */

@@ -227,6 +227,34 @@
 %!error <share> ee_explain ({ex, ee_train(clf, X(1:20,:), A(1:20,:), 'epochs', 1, 'verbose', false)}, X)
 
 %!test
+%! ## a cnn's explainer learns the synthetic map too (held-out rows), from
+%! ## the embedding and convolutions copied from its classifier, the
+%! ## tokens alone; with each kind of classifier features it runs and is 0
+%! ## at [CLS], [SEP] and PAD, and its features cost the classifier's passes
+%! V = 24;
+%! y = int32 (1 + (sum (X == 7, 2) > 0));
+%! clfc = ee_train (struct ('kind', 'cnn', 'd', 16, 'filters', 16, 'widths', [1 2]), X, y, 'epochs', 2, ...
+%!                  'verbose', false, 'vocab', V);
+%! exc = ee_train (clfc, X(1:200,:), A(1:200,:), 'validation', {X(201:250,:), A(201:250,:)}, ...
+%!                 'epochs', 40, 'patience', 40, 'verbose', false, 'explains', struct ('method', 'synthetic'), ...
+%!                 'efficiency', false, 'inputs', 'tokens', 'lr', 1e-2);
+%! assert ({exc.kind, exc.head, exc.attend}, {'cnn', 'token', 'tokens'});
+%! assert (! isfield (exc, 'Wc'));
+%! [P, info] = ee_explain (exc, X(251:end,:));
+%! assert (info.passes, 50);
+%! assert (mean ((P(:) - reshape (A(251:end,:), [], 1)) .^ 2) < 0.05 * var (A(:)));
+%! special = X(251:end,:) == 1 | X(251:end,:) == 3 | X(251:end,:) == 4;
+%! assert (all (P(special) == 0));
+%! for in = {'gradient', 'gradient_vector', 'gradient_ends', 'occlusion', 'path'}
+%!   e = ee_train (clfc, X(1:50,:), A(1:50,:), 'inputs', in{1}, 'epochs', 2, 'verbose', false, ...
+%!                 'explains', struct ('method', 'synthetic'), 'efficiency', false);
+%!   [P, info] = ee_explain (e, X(251:end,:));
+%!   assert (info.inputs, in{1});
+%!   assert (info.passes >= 150);   # 50 rows: a forward and a backward pass of the classifier each, and more
+%!   assert (all (isfinite (P(:))) && all (P(special) == 0) && any (P(! special) != 0));
+%! end
+
+%!test
 %! ## the memory budget: refused before allocating, with ee:outOfMemory and
 %! ## the estimate; the loaded model is freed (no growth over many refusals)
 %! assert_budget_refusal (@() ee_explain (ex, repmat (X, 5000, 1)));

@@ -327,6 +327,9 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         if (ee_model_config(clf)->head != EE_HEAD_CLASSIFIER)
             ee_mx_error("ee:badModel", "the first argument is an explainer; pass the classifier it should explain");
         read_design(o, &choices);
+        /* a design the classifier's kind has not (e.g. the flat head on a
+         * cnn) is refused before any map is computed */
+        if ((st = ee_explainer_check_choices(clf, &choices, EE_MAPS_GIVEN))) ee_mx_fail(st);
         int seed = o[O_SEED].value ? ee_mx_int(o[O_SEED].value, "'seed'", 0, 0x7fffffff) : 1;
         for (int k = O_D; k <= O_KIND; k++)
             if (o[k].value)

@@ -50,11 +50,17 @@
 ## as a function handle: @code{ee_train (@@f, X, METHOD)}).  The efficiency
 ## projection is off by default but for @qcode{'deeplift'} and
 ## @qcode{'kernelshap'}, whose maps sum to f(x) - f(baseline).  Explainers
-## are built on a transformer classifier, where DeepLIFT is not defined
-## (@qcode{'deeplift'} is @code{ee:notSupported}); to imitate the DeepLIFT
-## maps of a cnn, give them as @var{A} to an explainer of a transformer
-## trained on the same data (as @code{figure5}'s @qcode{'kind', 'cnn'}
-## does with its targets).  Its design
+## are built on a transformer or a cnn classifier (not on an mlp; for a
+## function of feature vectors give @var{f} as a handle).  DeepLIFT is
+## defined on the cnn, not on the transformer (@qcode{'deeplift'} of a
+## transformer is @code{ee:notSupported}).  A cnn's explainer keeps the
+## classifier's embedding and convolutions and reads, at each position,
+## the ReLU'd windows of every width that start there (the values the
+## classifier max-pools over): it has the token head only, reads and
+## predicts the non-PAD positions only (@qcode{'attend', 'all'}, the
+## @qcode{'flat'} head, @qcode{'design', 'paper'} and @qcode{'inputs',
+## 'attention'} are @code{ee:notSupported} on a cnn), and takes every
+## other option below as the transformer's does.  Its design
 ## (doc/FIGURE5.md has the measurements behind the defaults):
 ## @table @asis
 ## @item 'head'
@@ -93,9 +99,10 @@
 ## @qcode{'gradient_vector'}: that score and its d terms;
 ## @qcode{'tokens'}: the token ids only (the paper's, one pass).
 ## @item 'attend'
-## @qcode{'tokens'} (default for the token head): attend to the non-PAD
-## positions and run at the active length, as the classifier does;
-## @qcode{'all'} (the paper's, and the flat head's): every position.
+## (transformer classifiers) @qcode{'tokens'} (default for the token head):
+## attend to the non-PAD positions and run at the active length, as the
+## classifier does; @qcode{'all'} (the paper's, and the flat head's): every
+## position.
 ## @item 'outputs'
 ## @qcode{'auto'} (default): @qcode{'tokens'} when every training map is 0
 ## at [CLS], [SEP] and PAD (the pad baseline), else @qcode{'all'};
@@ -462,13 +469,53 @@
 %!   real = X > 4;
 %!   assert (mean ((E(real) - A(real)) .^ 2) < 0.05 * mean (A(real) .^ 2));
 %! end
-%! ## DeepLIFT is not defined on the transformer (explainers are built
-%! ## from transformers)
+%! ## DeepLIFT is not defined on the transformer (it is on the cnn, below)
 %! try
 %!   ee_train (clf, X, 'deeplift', 'epochs', 1, 'verbose', false);
 %!   error ('no error');
 %! catch err
 %!   assert (err.identifier, 'ee:notSupported');
+%! end
+
+%!test
+%! ## a cnn's explainer (token head on the ReLU'd windows at each position)
+%! ## learns the cnn's DeepLIFT maps (efficiency on: they sum to
+%! ## f(x) - f(baseline)) and its IG maps; ee_explain gives the map, the
+%! ## same after a save and load
+%! clf = ee_train (struct ('kind', 'cnn', 'd', 8, 'filters', 6, 'widths', [2 3]), X, y, 'epochs', 30, ...
+%!                 'lr', 1e-2, 'seed', 2, 'verbose', false);
+%! real = X > 4;
+%! A = {ee_gradient(clf, X, 'method', 'deeplift', 'verbose', false), ee_ig(clf, X, 'verbose', false)};
+%! m = {'deeplift', 'ig'};
+%! for k = 1:2
+%!   e = ee_train (clf, X, m{k}, 'epochs', 200, 'batch', 4, 'verbose', false);
+%!   assert ({e.kind, e.head, e.inputs, e.explains.method}, {'cnn', 'token', 'gradient_ends', m{k}});
+%!   assert (e.efficiency, true);
+%!   E = ee_explain (e, X);
+%!   assert (size (E), size (A{k}));
+%!   assert (all (E(~real) == 0));
+%!   assert (mean ((E(real) - A{k}(real)) .^ 2) < 0.01 * mean (A{k}(real) .^ 2));
+%! end
+%! ## the tokens-only explainer learns from the convolutions alone
+%! e = ee_train (clf, X, A{1}, 'inputs', 'tokens', 'epochs', 300, 'batch', 4, 'lr', 1e-2, 'verbose', false);
+%! E = ee_explain (e, X);
+%! assert (mean ((E(real) - A{1}(real)) .^ 2) < 0.05 * mean (A{1}(real) .^ 2));
+%! f = [tempname() '.mat'];
+%! unwind_protect
+%!   save ('-v7', f, 'e');
+%!   s = load (f);
+%!   assert (ee_explain (s.e, X), E);
+%! unwind_protect_cleanup
+%!   delete (f);
+%! end_unwind_protect
+%! ## transformer-only design choices are refused on a cnn
+%! for o = {{'attend', 'all'}, {'head', 'flat'}, {'design', 'paper'}, {'inputs', 'attention'}}
+%!   try
+%!     ee_train (clf, X, A{1}, o{1}{:}, 'epochs', 1, 'verbose', false);
+%!     error ('no error');
+%!   catch err
+%!     assert (err.identifier, 'ee:notSupported');
+%!   end
 %! end
 
 %!test

@@ -121,9 +121,12 @@ static EeStatus baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *
     for (int q = 0; q < N && !st;) {
         if (ee_interrupted()) { st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during the baseline passes"); break; }
         int nb = 0, q0 = q;
-        while (q < N && nb < B) {
+        while (q < N) {
             int i = order[q];
+            /* the copies of a batch's last distinct row stay in its batch:
+             * each distinct row is evaluated once whatever the batch size */
             if (!(q > q0 && !cmp_rows(&i, &order[q - 1], &(RowSet){bids, mask, h, T, set.target, 1}))) {
+                if (nb == B) break;
                 memcpy(uids + (size_t)nb * T, bids + (size_t)i * T, sizeof(int32_t) * T);
                 memcpy(umask + (size_t)nb * T, mask + (size_t)i * T, (size_t)T);
                 utg[nb] = target[i];

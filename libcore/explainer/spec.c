@@ -87,24 +87,44 @@ EeStatus ee_model_make_explainer(const EeModel *clf, EeHead head, uint64_t seed,
     return ee_explainer_new(clf, &s, seed, out);
 }
 
-EeStatus ee_explainer_new(const EeModel *clf, const EeExplainerSpec *spec, uint64_t seed,
-                          EeModel **out)
+/* The configuration of clf's explainer of design spec (ee_config_check
+ * decides whether the kind has it). */
+static EeStatus explainer_config(const EeModel *clf, const EeExplainerSpec *spec, EeConfig *cfg)
 {
-    *out = NULL;
     if (clf->cfg.head != EE_HEAD_CLASSIFIER)
         return ee_fail(EE_ERR_MODEL, "an explainer is built from a classifier, not from an explainer");
     if (clf->cfg.kind == EE_KIND_MLP)
         return ee_fail(EE_ERR_UNSUPPORTED, "explainers are defined for token models (transformer, cnn), not mlp");
     if (spec->head != EE_HEAD_FLAT && spec->head != EE_HEAD_TOKEN)
         return ee_fail(EE_ERR_INPUT, "explainer head must be 'flat' or 'token'");
-    EeConfig cfg = clf->cfg;
-    cfg.head = spec->head;
-    cfg.inputs = spec->inputs;
-    cfg.attend_tokens = spec->attend_tokens != 0;
-    cfg.zero_special = spec->zero_special != 0;
-    cfg.efficiency = spec->efficiency != 0;
+    *cfg = clf->cfg;
+    cfg->head = spec->head;
+    cfg->inputs = spec->inputs;
+    cfg->attend_tokens = spec->attend_tokens != 0;
+    cfg->zero_special = spec->zero_special != 0;
+    cfg->efficiency = spec->efficiency != 0;
+    return EE_OK;
+}
+
+EeStatus ee_explainer_check_choices(const EeModel *clf, const EeExplainerChoices *c, EeMapsSource maps)
+{
+    EeExplainerSpec s;
+    EeConfig cfg;
+    EeStatus st = ee_explainer_design(c, maps, NULL, NULL, 0, clf->cfg.T, &s);
+    if (!st) st = explainer_config(clf, &s, &cfg);
+    if (!st) st = ee_config_check(&cfg);
+    return st;
+}
+
+EeStatus ee_explainer_new(const EeModel *clf, const EeExplainerSpec *spec, uint64_t seed,
+                          EeModel **out)
+{
+    *out = NULL;
+    EeConfig cfg;
+    EeStatus st = explainer_config(clf, spec, &cfg);
+    if (st) return st;
     EeModel *m;
-    EeStatus st = ee_model_new(&cfg, &m);
+    st = ee_model_new(&cfg, &m);
     if (st) return st;
     ee_model_init(m, seed);
     /* Copy every tensor that the classifier has under the same name: the

@@ -112,11 +112,14 @@ static double config_weights(const EeConfig *c)
         else if (c->head == EE_HEAD_FLAT) w += (double)c->T * d * c->T + c->T;
         else w += d + 1;
         break;
-    case EE_KIND_CNN:
-        w = (double)c->vocab * d + (double)c->nwidths * c->filters * ((double)c->classes + c->bias);
+    case EE_KIND_CNN: {
+        /* the classifier's Wc, bc or the token head's head_W, head_b */
+        double outs = c->head == EE_HEAD_CLASSIFIER ? c->classes : 1;
+        w = (double)c->vocab * d + (double)c->nwidths * c->filters * (outs + c->bias);
         for (int k = 0; k < c->nwidths && k < EE_MAX_WIDTHS; k++) w += (double)c->widths[k] * d * c->filters;
-        w += c->bias ? c->classes : 0;
+        w += c->head != EE_HEAD_CLASSIFIER || c->bias ? outs : 0;
         break;
+    }
     case EE_KIND_MLP: {
         double prev = c->D;
         for (int i = 0; i <= c->nhidden && i <= EE_MAX_HIDDEN; i++) {
@@ -134,13 +137,24 @@ EeStatus ee_config_check(const EeConfig *c)
 {
     if ((unsigned)c->kind > EE_KIND_MLP) return ee_fail(EE_ERR_MODEL, "unknown model kind %d", c->kind);
     if ((unsigned)c->head > EE_HEAD_TOKEN) return ee_fail(EE_ERR_MODEL, "unknown head %d", c->head);
-    /* explainers: the transformer's token heads, or an mlp with head 'flat'
-     * (the explainer of a function of feature vectors: D features in, one
-     * attribution per player out, nothing else to its design) */
+    /* explainers: the transformer's heads, the cnn's token head, or an mlp
+     * with head 'flat' (the explainer of a function of feature vectors: D
+     * features in, one attribution per player out, nothing else to its
+     * design) */
     int fexpl = c->head != EE_HEAD_CLASSIFIER && c->kind == EE_KIND_MLP;
-    if (c->head != EE_HEAD_CLASSIFIER && c->kind != EE_KIND_TRANSFORMER && !fexpl)
-        return ee_fail(EE_ERR_UNSUPPORTED, "explainer heads are implemented for the transformer and the mlp only, not %s",
-                       ee_kind_name(c->kind));
+    if (c->head != EE_HEAD_CLASSIFIER && c->kind == EE_KIND_CNN) {
+        /* the cnn has no attention: its explainer reads the non-PAD positions
+         * (PAD ones as zeros, as the classifier's padding) and predicts
+         * them, which is what attend 'tokens' means on the transformer */
+        if (c->head != EE_HEAD_TOKEN)
+            return ee_fail(EE_ERR_UNSUPPORTED, "the cnn's explainer has the token head only (the flat head, e.g. "
+                           "design 'paper', is implemented on the transformer)");
+        if (!c->attend_tokens)
+            return ee_fail(EE_ERR_UNSUPPORTED, "'attend' applies to the transformer: the cnn's explainer reads the "
+                           "non-PAD positions only (attend 'tokens')");
+        if (c->inputs == EE_INPUTS_ATTENTION)
+            return ee_fail(EE_ERR_UNSUPPORTED, "inputs 'attention' read a transformer classifier's attention, not a cnn's");
+    }
     if (fexpl && (c->head != EE_HEAD_FLAT || c->inputs || c->attend_tokens || c->zero_special || c->efficiency))
         return ee_fail(EE_ERR_MODEL, "an mlp explainer has head 'flat' and no inputs, attend, zero_special or efficiency");
     if ((unsigned)c->inputs >= EE_INPUTS_COUNT)

@@ -106,6 +106,9 @@ struct EeRun {
                             by feat_scale, at the active length */
     uint8_t *omask;      /* explainers: device [Bmax][T], 1 where the output is
                             predicted (NULL when it is everywhere) */
+    uint8_t *real_host;  /* cnn explainers with features: host [Bmax][T], 1 at the
+                            non-PAD positions of the current input (active length):
+                            ee_run_set_features gives the PAD ones zero features */
     int in_width;        /* T*d or D: floats per row of e, at the full T */
     int qkv0_given;      /* transformer: the next forward finds layer 0's
                             q, k, v already in place (ee_tf_layer0_qkv) */

@@ -93,6 +93,7 @@ EeStatus ee_run_new(EeModel *m, const EeBackend *be, int Bmax, int keep, int wit
     r->out = ee_run_alloc(r, rows * ee_config_outputs(c) * sizeof(float), &fail);
     int k = ee_config_features(c);
     if (k) r->feats = ee_run_alloc(r, rows * c->T * k * sizeof(float), &fail);
+    if (k && c->kind == EE_KIND_CNN && !(r->real_host = malloc(rows * c->T))) fail = 1;
     if (c->head != EE_HEAD_CLASSIFIER && (c->attend_tokens || c->zero_special))
         r->omask = ee_run_alloc(r, rows * c->T, &fail);
     if (!fail && ee_kind_ops(c->kind)->alloc(r)) fail = 1;
@@ -120,6 +121,7 @@ void ee_run_free(EeRun *r)
     be->release(r->out);
     be->release(r->feats);
     be->release(r->omask);
+    free(r->real_host);
     free(r);
 }
 
@@ -178,6 +180,8 @@ EeStatus ee_run_set_input_len(EeRun *r, const int32_t *ids, const uint8_t *mask,
     if (ho)
         for (size_t k = 0; k < nT; k++)
             ho[k] = c->zero_special ? !EE_IS_SPECIAL(ids[k]) : ids[k] != EE_PAD;
+    if (r->real_host)
+        for (size_t q = 0; q < n; q++) r->real_host[q] = hi[q] != EE_PAD;
     r->be->upload(r->ids, hi, sizeof(int32_t) * n);
     r->be->upload(r->mask, hm, n);
     if (ho) r->be->upload(r->omask, ho, nT);
@@ -202,7 +206,9 @@ EeStatus ee_run_set_features(EeRun *r, const float *feats, int B)
     for (int i = 0; i < B; i++)
         for (int t = 0; t < L; t++)
             for (int j = 0; j < k; j++)
-                h[((size_t)i * L + t) * k + j] = feats[((size_t)i * c->T + t) * k + j] / scale[j];
+                h[((size_t)i * L + t) * k + j] = r->real_host && !r->real_host[(size_t)i * L + t]
+                                                     ? 0.0f /* the cnn reads a PAD position as zeros */
+                                                     : feats[((size_t)i * c->T + t) * k + j] / scale[j];
     r->be->upload(r->feats, h, sizeof(float) * n);
     free(h);
     return EE_OK;

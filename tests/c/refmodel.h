@@ -148,9 +148,23 @@ static inline void ref_load(Ref *r, const EeModel *m)
             r->cb[k] = c->bias ? need_param(m, "conv", k, "b", 1, c->filters, 1) : -1;
             if (!c->bias) REQUIRE(ee_model_find_param(m, "conv", k, "b") < 0, "bias-free cnn has conv.b");
         }
-        r->wc = need_param(m, NULL, 0, "Wc", c->nwidths * c->filters, C, 1);
-        r->bc = c->bias ? need_param(m, NULL, 0, "bc", 1, C, 1) : -1;
-        if (!c->bias) REQUIRE(ee_model_find_param(m, NULL, 0, "bc") < 0, "bias-free cnn has bc");
+        r->fsc = r->fwt = r->fv = -1;
+        r->nfeat = 0;
+        if (c->head == EE_HEAD_CLASSIFIER) {
+            r->wc = need_param(m, NULL, 0, "Wc", c->nwidths * c->filters, C, 1);
+            r->bc = c->bias ? need_param(m, NULL, 0, "bc", 1, C, 1) : -1;
+            if (!c->bias) REQUIRE(ee_model_find_param(m, NULL, 0, "bc") < 0, "bias-free cnn has bc");
+        } else { /* the token head on H(t), K F values per position */
+            r->hw = need_param(m, NULL, 0, "head_W", c->nwidths * c->filters, 1, 1);
+            r->hb = need_param(m, NULL, 0, "head_b", 1, 1, 1);
+            r->nfeat = c->inputs == EE_INPUTS_GRADIENT ? 1 : c->inputs == EE_INPUTS_GRADIENT_VECTOR ? 1 + d
+                       : c->inputs == EE_INPUTS_GRADIENT_ENDS ? 2 : c->inputs == EE_INPUTS_OCCLUSION ? 4 : 0;
+            if (r->nfeat) {
+                r->fsc = need_param(m, NULL, 0, "feat_scale", 1, r->nfeat, 1);
+                r->fwt = need_param(m, NULL, 0, "feat_W", r->nfeat, d, 1);
+                r->fv = need_param(m, NULL, 0, "feat_v", r->nfeat, 1, 1);
+            }
+        }
         mx = T * d + c->nwidths * c->filters;
         break;
     case EE_KIND_MLP: {
@@ -316,11 +330,59 @@ static void ref_transformer(Ref *r, const double *e, const uint8_t *mask, double
     }
 }
 
+/* The cnn's explainer (MODELS.md): x0(t) = e(t) + (F(t) / feat_scale) feat_W
+ * at the non-PAD positions (e(t) alone at PAD), H(t) = relu(window of
+ * every width starting at t, zeros past T), out(t) = H(t) head_W + head_b
+ * + (F(t) / feat_scale) feat_v at the non-PAD positions (not special ones
+ * with zero_special), 0 elsewhere. Margins: the pre-activations of the
+ * predicted positions. */
+static void ref_cnn_explainer(Ref *r, const double *e, double *out)
+{
+    const EeConfig *c = &r->c;
+    int T = c->T, d = c->d, F = c->filters, K = c->nwidths, nf = r->nfeat;
+    double *x = r->s_x;
+    memcpy(x, e, sizeof(double) * T * d);
+    const int32_t *ids = r->row_ids;
+    for (int t = 0; t < T; t++) {
+        int real = !ids || ids[t] != EE_PAD;
+        if (nf && r->row_feats && real)
+            for (int j = 0; j < d; j++)
+                for (int q = 0; q < nf; q++)
+                    x[t * d + j] += r->row_feats[t * nf + q] / r->p[r->fsc][q] * r->p[r->fwt][q + (size_t)nf * j];
+    }
+    for (int t = 0; t < T; t++) {
+        int32_t id = ids ? ids[t] : 4;
+        int predicted = id != EE_PAD && !(c->zero_special && EE_IS_SPECIAL(id));
+        double y = r->p[r->hb][0];
+        int alive = 0;
+        for (int k = 0; k < K; k++) {
+            int w = c->widths[k];
+            const double *W = r->p[r->cw[k]];
+            for (int f = 0; f < F; f++) {
+                double s = c->bias ? r->p[r->cb[k]][f] : 0;
+                for (int j = 0; j < w && t + j < T; j++)
+                    for (int a = 0; a < d; a++) s += x[(t + j) * d + a] * W[j + (size_t)w * (a + (size_t)d * f)];
+                if (predicted) r->margin = fmin(r->margin, fabs(s));
+                alive += s > 0;
+                if (s > 0) y += s * r->p[r->hw][k * F + f];
+            }
+        }
+        if (predicted && !alive) r->weak++; /* a position without a live unit passes no gradient */
+        if (nf && r->row_feats)
+            for (int q = 0; q < nf; q++) y += r->row_feats[t * nf + q] / r->p[r->fsc][q] * r->p[r->fv][q];
+        out[t] = predicted ? y : 0;
+    }
+}
+
 static void ref_cnn(Ref *r, const double *e, const uint8_t *mask, double *out)
 {
     const EeConfig *c = &r->c;
     int T = c->T, d = c->d, F = c->filters, K = c->nwidths;
     double *zf = r->s_z;
+    if (c->head != EE_HEAD_CLASSIFIER) {
+        ref_cnn_explainer(r, e, out);
+        return;
+    }
     for (int k = 0; k < K; k++) {
         int w = c->widths[k];
         const double *W = r->p[r->cw[k]];

@@ -498,7 +498,7 @@ static void check_shapley(EeKind kind, int bias)
  * real-token scores sum to f(x) - f(pad baseline) of the reference model
  * for the classifier's target, and the specials score 0. Without the
  * projection the sums are whatever the heads give. */
-static void check_explain(EeKind kind) /* explainer heads: the transformer only */
+static void check_explain(EeKind kind) /* explainers: the transformer and the cnn */
 {
     const int N = 4, T = 9, lens[4] = {7, 2, 5, 1};
     EeModel *clf = make_model(kind, 1, T), *ex[2] = {NULL, NULL};
@@ -546,6 +546,39 @@ static void check_explain(EeKind kind) /* explainer heads: the transformer only 
     ee_model_free(ex[1]);
     free(ids);
     ref_free(&ref);
+    ee_model_free(clf);
+}
+
+/* ---- the passes of the explainer features do not depend on the batch -------------- */
+/* Rows of three lengths, two of each, one target: three distinct pad
+ * baselines, each evaluated once (a forward and a backward pass) whatever
+ * the batch, also when a baseline's copies straddle two batches (batch 2;
+ * they used to be evaluated again in the second); the features are the
+ * same bits. */
+static void check_feature_passes(void)
+{
+    const int N = 6, T = 8;
+    EeModel *clf = make_model(EE_KIND_CNN, 1, T);
+    int32_t ids[6 * 8], tg[6] = {0};
+    for (int i = 0; i < N; i++)
+        for (int t = 0; t < T; t++)
+            ids[i * T + t] = t == 0 ? EE_CLS : t <= 1 + i % 3 ? 5 + (i + t) % 2 : t == 2 + i % 3 ? EE_SEP : EE_PAD;
+    EeInput in = {.n = N, .ids = ids};
+    float F[2][6 * 8 * 2];
+    long fwd[2] = {0, 0}, bwd[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        EeAttrOptions o;
+        gc_cpu_options(&o);
+        o.batch = k ? N : 2;
+        o.target = tg;
+        EeAttrInfo info = {0};
+        CHECK_OK(ee_explainer_features(clf, EE_INPUTS_GRADIENT_ENDS, &in, &o, F[k], &info));
+        fwd[k] = info.forward;
+        bwd[k] = info.backward;
+    }
+    CHECK(fwd[0] == N + 3 && bwd[0] == N + 3 && fwd[1] == N + 3 && bwd[1] == N + 3,
+          "feature passes: batch 2 %ld/%ld, batch %d %ld/%ld, want %d each", fwd[0], bwd[0], N, fwd[1], bwd[1], N + 3);
+    CHECK(!memcmp(F[0], F[1], sizeof F[0]), "feature bits differ between batch 2 and batch %d", N);
     ee_model_free(clf);
 }
 
@@ -869,6 +902,8 @@ int main(void)
     check_features(EE_KIND_CNN);
     check_attention_features();
     check_explain(EE_KIND_TRANSFORMER);
+    check_explain(EE_KIND_CNN);
+    check_feature_passes();
     check_design();
     check_train_features(EE_KIND_TRANSFORMER); /* explainer heads: the transformer only */
     ee_threads_leave();

@@ -1245,6 +1245,10 @@ static void test_models(void)
     model_parity("cnn bias=true", &c, 7, 0.5f);
     c = cnn_config(0);
     model_parity("cnn bias=false", &c, 7, 0.0f);
+    c = cnn_config(1); /* the cnn's explainer: the token head on H(t) (cnn.c) */
+    c.head = EE_HEAD_TOKEN;
+    c.attend_tokens = c.zero_special = 1;
+    model_parity("cnn token head", &c, 7, 0.3f);
     c = mlp_config(1);
     model_parity("mlp bias=true", &c, 9, 0.2f);
     c = mlp_config(0);
@@ -1259,6 +1263,9 @@ static void test_models(void)
     predict_parity("cnn bias=true", &c, 300);
     c = cnn_config(0);
     predict_parity("cnn bias=false", &c, 300);
+    c.head = EE_HEAD_TOKEN;
+    c.attend_tokens = c.zero_special = 1;
+    predict_parity("cnn token head", &c, 300);
     c = mlp_config(1);
     predict_parity("mlp", &c, 1500);
 

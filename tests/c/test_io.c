@@ -8,6 +8,8 @@
  *   size, a kind with a NUL, encoder layers when layers = 0, biases of a
  *   bias-free cnn or mlp, another head's weights; the valid struct loads
  *   and predicts the same logits.
+ * - a cnn explainer with features survives a .mat round trip bit for bit;
+ *   one that carries the classifier's Wc is refused.
  * - every truncation (8-byte steps; 40 with EE_TEST_QUICK) of each reference .mat file is
  *   refused (EE_ERR_IO); 300 (60) random byte damages of each are opened and
  *   loaded: each ends in EE_OK or an error, never a crash or a read of
@@ -200,6 +202,69 @@ static void test_inconsistent(void)
     free(s);
 }
 
+/* A cnn explainer (token head, gradient-ends features with nonzero
+ * feature weights and scale) survives a .mat round trip: the same outputs
+ * bit for bit, with its features; one that carries the classifier's Wc is
+ * refused. */
+static void test_cnn_explainer(void)
+{
+    EeConfig c;
+    ee_config_defaults(&c, EE_KIND_CNN);
+    c.vocab = 12; c.T = 6; c.d = 3; c.filters = 2; c.nwidths = 2; c.widths[0] = 1; c.widths[1] = 2; c.classes = 2;
+    EeModel *clf = NULL, *m = NULL, *r = NULL;
+    CHECK_OK(ee_model_new(&c, &clf));
+    if (!clf) return;
+    ee_model_init(clf, 4);
+    EeExplainerSpec spec = {EE_HEAD_TOKEN, EE_INPUTS_GRADIENT_ENDS, 1, 1, 1};
+    CHECK_OK(ee_explainer_new(clf, &spec, 5, &m));
+    if (!m) { ee_model_free(clf); return; }
+    const char *fields[3] = {"feat_scale", "feat_W", "feat_v"};
+    for (int k = 0; k < 3; k++) { /* the feature tensors start at 1 and 0: give them values */
+        int i = ee_model_find_param(m, NULL, 0, fields[k]);
+        CHECK(i >= 0, "cnn explainer without %s", fields[k]);
+        if (i < 0) continue;
+        EeParamInfo info;
+        ee_model_param_info(m, i, &info);
+        float v[8];
+        for (size_t q = 0; q < info.count && q < 8; q++) v[q] = (float)(k == 0 ? 0.5 + 0.25 * q : ee_rng_normal(&rng));
+        CHECK_OK(ee_param_set(m, i, v, info.count));
+    }
+    int32_t ids[2 * 6] = {2, 5, 6, 7, 3, 0, 2, 9, 3, 0, 0, 0};
+    float feats[2 * 6 * 2], a[12], b[12];
+    for (int q = 0; q < 24; q++) feats[q] = (float)ee_rng_normal(&rng);
+    EeInput in = {.n = 2, .ids = ids, .feats = feats};
+    CHECK_OK(ee_model_predict(m, &in, a, 0, EE_DEVICE_CPU));
+    memset(b, 0, sizeof b);
+    char path[512];
+    snprintf(path, sizeof path, "%s/cnn_explainer.mat", tmpdir);
+    CHECK_OK(ee_mat_save_model(path, "model", m));
+    EeMatIn *f;
+    EeFieldSource src;
+    if (ee_matin_open(path, &f) == EE_OK) {
+        CHECK_OK(ee_mat_struct_source(f, "model", &src));
+        CHECK_OK(ee_model_load(&src, "model", &r));
+        if (r) CHECK_OK(ee_model_predict(r, &in, b, 0, EE_DEVICE_CPU));
+        CHECK(r && ee_model_config(r)->kind == EE_KIND_CNN && ee_model_config(r)->head == EE_HEAD_TOKEN &&
+              ee_model_config(r)->inputs == EE_INPUTS_GRADIENT_ENDS && ee_model_config(r)->efficiency == 1,
+              "the loaded cnn explainer's design");
+        ee_model_free(r);
+        ee_matin_close(f);
+    }
+    CHECK(!memcmp(a, b, sizeof a), "cnn explainer: outputs differ after a .mat round trip");
+    unlink(path);
+    MemSource *s = calloc(1, sizeof *s);
+    CHECK_OK(ms_from_model(s, m));
+    expect_load(s, EE_OK, NULL, "the saved cnn explainer"); /* its outputs: the round trip above */
+    float wc[4 * 2] = {0};
+    size_t wd[2] = {4, 2};
+    ms_put(s, NULL, 0, "Wc", EE_VAL_SINGLE, 2, wd, wc, sizeof(float));
+    expect_load(s, EE_ERR_MODEL, NULL, "a cnn explainer with Wc");
+    ms_free(s);
+    free(s);
+    ee_model_free(m);
+    ee_model_free(clf);
+}
+
 /* Opens and loads a damaged copy; returns the status (never crashes).
  * Whatever loads must predict: loaded_runs and loaded_fails count those
  * (one CHECK per file below, not one per copy: thousands of copies are
@@ -373,6 +438,7 @@ int main(void)
     test_deep();
     test_size_guard();
     test_inconsistent();
+    test_cnn_explainer();
     test_damaged_files();
     test_compressed();
     rmdir(tmpdir);

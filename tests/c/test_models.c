@@ -27,8 +27,13 @@
  * - the training path: with dropout (train = 1, fixed seed) the forward is
  *   reproducible, differs from inference, train = 0 ignores the dropout
  *   rate, and run->de matches central differences of the run itself;
+ * - the cnn's explainers (token head; with features 'gradient_ends' and
+ *   'gradient_vector', with zeroed special tokens, on the cnn with and
+ *   without bias) through every check above against the reference's
+ *   ref_cnn_explainer; the flat head, attend 'all' and inputs 'attention'
+ *   refused on the cnn (ee:notSupported);
  * - also: an mlp without hidden layer, explainers copy the embedding module
- *   and encoder and drop the pooler/classifier, a cnn explainer is refused;
+ *   and encoder (convolutions) and drop the pooler/classifier;
  * - ee_train on small separable problems reaches high validation accuracy
  *   for transformer, cnn and mlp; early stopping keeps the weights of the
  *   best epoch (best_epoch = argmin valid_loss, the returned model
@@ -642,17 +647,96 @@ static void test_transformer(void)
     }
     ee_model_free(clf);
 
-    /* explainers are for the transformer only (cnn: not implemented; mlp: not
-     * a token model) */
-    EeConfig cc;
-    ee_config_defaults(&cc, EE_KIND_CNN);
-    cc.vocab = 20; cc.T = 8; cc.d = 4; cc.filters = 3; cc.nwidths = 1; cc.widths[0] = 2; cc.classes = 2;
-    EeModel *cm = new_model(&cc, 1), *ex = (EeModel *)1;
-    if (cm) {
-        CHECK(ee_model_make_explainer(cm, EE_HEAD_FLAT, 1, &ex) != EE_OK && ex == NULL,
-              "cnn explainer should be refused");
-        ee_model_free(cm);
+}
+
+/* The cnn's explainers (token head): copied embedding and convolutions,
+ * fresh head, with and without features, zeroed special tokens; every
+ * check of full_check against the reference's ref_cnn_explainer. The flat
+ * head, attend 'all' and the attention inputs are refused. */
+static void cnn_explainer_tests(const EeConfig *cfg, const char *kn)
+{
+    EeModel *clf = new_model(cfg, 5);
+    if (!clf) return;
+    randomize(clf, 0);
+    struct { EeExplainerSpec s; const char *name; } designs[] = {
+        {{EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 1, 0, 0}, "token head"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 1, 1, 0}, "token head, zero special"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_GRADIENT_ENDS, 1, 1, 1}, "token head, gradient ends"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_GRADIENT_VECTOR, 1, 0, 0}, "token head, gradient vector"},
+    };
+    for (size_t h = 0; h < sizeof designs / sizeof *designs; h++) {
+        char name[96];
+        snprintf(name, sizeof name, "%s %s", kn, designs[h].name);
+        EeModel *ex = NULL;
+        CHECK_OK(ee_explainer_new(clf, &designs[h].s, 99, &ex));
+        if (!ex) continue;
+        const EeConfig *ec = ee_model_config(ex);
+        int nf = ee_config_features(ec), copied = 1, fresh = 0;
+        CHECK(ee_model_nparams(ex) == ee_model_nparams(clf) + (cfg->bias ? 0 : 1) + (nf ? 3 : 0),
+              "%s: %d tensors, classifier %d", name, ee_model_nparams(ex), ee_model_nparams(clf));
+        for (int i = 0; i < ee_model_nparams(ex); i++) {
+            EeParamInfo info;
+            ee_model_param_info(ex, i, &info);
+            if (!strncmp(info.field, "head_", 5) || !strncmp(info.field, "feat_", 5)) { fresh++; continue; }
+            int j = ee_model_find_param(clf, info.group, info.index, info.field);
+            CHECK(j >= 0, "%s: explainer tensor %s not in the classifier", name, info.field);
+            if (j < 0) continue;
+            float *a = gc_alloc(info.count * 4), *b = gc_alloc(info.count * 4);
+            ee_param_get(ex, i, a, info.count);
+            ee_param_get(clf, j, b, info.count);
+            copied &= memcmp(a, b, info.count * 4) == 0;
+            free(a);
+            free(b);
+        }
+        CHECK(copied && fresh == 2 + (nf ? 3 : 0), "%s: embedding/convolutions copied, head fresh", name);
+        CHECK(ee_model_find_param(ex, NULL, 0, "Wc") < 0, "%s: classifier not dropped", name);
+        Case k = {.m = ex, .B = 3, .name = name};
+        k.outs = cfg->T;
+        k.width = cfg->T * cfg->d;
+        make_inputs(&k, 1); /* the hole must be ignored: explainers set their own masks */
+        check_outputs(&k, "init head");
+        randomize(ex, 0);
+        full_check(&k, 1);
+        case_free(&k);
     }
+    /* refused: the flat head (and with it the paper's design), attend 'all',
+     * the transformer's attention inputs */
+    EeExplainerSpec flat = {EE_HEAD_FLAT, EE_INPUTS_TOKENS, 0, 0, 0};
+    EeExplainerSpec all = {EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 0, 0, 0};
+    EeExplainerSpec att = {EE_HEAD_TOKEN, EE_INPUTS_ATTENTION, 1, 1, 0};
+    EeModel *ex = (EeModel *)1;
+    CHECK(ee_explainer_new(clf, &flat, 1, &ex) == EE_ERR_UNSUPPORTED && ex == NULL, "%s: flat head refused", kn);
+    ex = (EeModel *)1;
+    CHECK(ee_model_make_explainer(clf, EE_HEAD_FLAT, 1, &ex) == EE_ERR_UNSUPPORTED && ex == NULL,
+          "%s: the paper's design refused", kn);
+    ex = (EeModel *)1;
+    CHECK(ee_explainer_new(clf, &all, 1, &ex) == EE_ERR_UNSUPPORTED && ex == NULL, "%s: attend 'all' refused", kn);
+    ex = (EeModel *)1;
+    CHECK(ee_explainer_new(clf, &att, 1, &ex) == EE_ERR_UNSUPPORTED && ex == NULL,
+          "%s: inputs 'attention' refused", kn);
+    /* the front ends' check before the maps: the same answers from the
+     * caller's choices */
+    EeExplainerChoices ch;
+    ee_explainer_choices_init(&ch);
+    CHECK_OK(ee_explainer_check_choices(clf, &ch, EE_MAPS_SV));
+    ch.inputs = EE_INPUTS_PATH;
+    CHECK_OK(ee_explainer_check_choices(clf, &ch, EE_MAPS_GIVEN));
+    ee_explainer_choices_init(&ch);
+    ch.design = EE_DESIGN_PAPER;
+    CHECK(ee_explainer_check_choices(clf, &ch, EE_MAPS_GIVEN) == EE_ERR_UNSUPPORTED, "%s: choices: paper", kn);
+    ch.head = EE_HEAD_TOKEN;
+    ch.attend = 1;
+    CHECK_OK(ee_explainer_check_choices(clf, &ch, EE_MAPS_GIVEN)); /* the paper's but the head and attend */
+    ee_explainer_choices_init(&ch);
+    ch.attend = 0;
+    CHECK(ee_explainer_check_choices(clf, &ch, EE_MAPS_IG) == EE_ERR_UNSUPPORTED, "%s: choices: attend all", kn);
+    ee_explainer_choices_init(&ch);
+    ch.head = EE_HEAD_FLAT;
+    CHECK(ee_explainer_check_choices(clf, &ch, EE_MAPS_GIVEN) == EE_ERR_UNSUPPORTED, "%s: choices: flat", kn);
+    ee_explainer_choices_init(&ch);
+    ch.inputs = EE_INPUTS_ATTENTION;
+    CHECK(ee_explainer_check_choices(clf, &ch, EE_MAPS_GIVEN) == EE_ERR_UNSUPPORTED, "%s: choices: attention", kn);
+    ee_model_free(clf);
 }
 
 static void test_cnn(void)
@@ -663,8 +747,10 @@ static void test_cnn(void)
     cfg.widths[0] = 2; cfg.widths[1] = 3; cfg.classes = 3;
     cfg.bias = 1;
     model_tests(&cfg, "cnn bias", 5);
+    cnn_explainer_tests(&cfg, "cnn bias");
     cfg.bias = 0;
     model_tests(&cfg, "cnn nobias", 5);
+    cnn_explainer_tests(&cfg, "cnn nobias");
 }
 
 static void test_mlp(void)
