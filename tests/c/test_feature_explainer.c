@@ -85,7 +85,8 @@ static void test_construction(void)
     CHECK(ee_model_new(&cfg, &bad) == EE_ERR_MODEL && !bad, "mlp explainer with features refused");
     ee_config_defaults(&cfg, EE_KIND_CNN);
     cfg.head = EE_HEAD_FLAT;
-    CHECK(ee_config_check(&cfg) == EE_ERR_UNSUPPORTED, "cnn explainer with the flat head refused (the cnn has the token head only)");
+    CHECK(ee_config_check(&cfg) == EE_ERR_UNSUPPORTED,
+          "cnn explainer with the flat head refused (the cnn has the token head only)");
 }
 
 static void test_forward_and_gradient(void)
