@@ -545,7 +545,7 @@
 %! assert ([e.explains.samples, e.explains.seed], [12 1]);
 %!error <'steps' applies when ee_train computes IG, SV, KernelSHAP or LIME maps> ee_train (ee_train ('cnn', X, y, 'epochs', 1, 'verbose', false), X, 'occlusion', 'steps', 3)
 %!error <'steps' applies when ee_train computes IG, SV, KernelSHAP or LIME maps> ee_train (ee_train ('cnn', X, y, 'epochs', 1, 'verbose', false), X, 'saliency', 'steps', 3)
-%!error <not of an mlp>
+%!error <explainers are defined for token models \(transformer, cnn\), not mlp>
 %! ## an mlp classifier's maps are N x D: refused before anything is computed
 %! v = load (fullfile (fileparts (which ('ee_sv')), '..', 'tests', 'vectors', 'mlp_tiny.mat'));
 %! ee_train (v.model, v.X, 'kernelshap', 'verbose', false);

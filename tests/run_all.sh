@@ -87,12 +87,18 @@ echo "== C tests with AddressSanitizer and UndefinedBehaviorSanitizer (clang)"
 if make -s san-tests > "$log/san-build.out" 2>&1; then
   clean=0; dirty=0
   for t in $(sed -n 's/^SAN_TESTS = //p' Makefile.am); do
-    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-      "san/tests/c/$t" > "$log/san.out" 2>&1; rc=$?
+    # OpenBLAS's own worker threads off (libcore's OpenMP threads stay at
+    # their count): LeakSanitizer's exit-time tracer of clang 14 crashes
+    # ("Tracer caught signal 11", "LeakSanitizer has encountered a fatal
+    # error") reading the dynamic TLS of OpenBLAS's pthreads on Debian 12's
+    # glibc, a tool failure, not a finding (test_attr, Nov 2026: clean with
+    # OPENBLAS_NUM_THREADS=1 and with detect_leaks=0 at 2 threads)
+    OPENBLAS_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+      UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 "san/tests/c/$t" > "$log/san.out" 2>&1; rc=$?
     line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log/san.out" | tail -1)
     echo "san/$t: ${line:-no summary} (exit $rc)"
     if [ $rc -ne 0 ] || [ -z "$line" ]; then
-      grep -E 'FAIL|ERROR: (Address|Leak)Sanitizer|runtime error|SUMMARY' "$log/san.out" | head -20
+      grep -E 'FAIL|ERROR: (Address|Leak)Sanitizer|Sanitizer has encountered|runtime error|SUMMARY' "$log/san.out" | head -20
       dirty=$((dirty + 1))
     else
       clean=$((clean + 1))

@@ -119,10 +119,10 @@
 %!   if (exist (d, 'dir')) rmdir (d, 's'); end
 %! end_unwind_protect
 
-%!error <'model'.method must be 'sv', 'ig' or 'kernelshap'> figure5 ('model', struct ('f', @(x) x, 'X', 1, 'method', 'lime'), 'figures', tempname ())
+%!error <'model'.method must be 'sv', 'ig', 'kernelshap' or 'lime'> figure5 ('model', struct ('f', @(x) x, 'X', 1, 'method', 'shap'), 'figures', tempname ())
 %!error <'model'.coalitions> figure5 ('model', struct ('f', @(x) x, 'X', 1, 'method', 'kernelshap', 'coalitions', 0), 'figures', tempname ())
 %!error <'model' has no field 'nosuch'> figure5 ('model', struct ('f', @(x) x, 'X', 1, 'nosuch', 1), 'figures', tempname ())
 %!error <'model'.X must be> figure5 ('model', struct ('f', @(x) x), 'figures', tempname ())
 %!error <excludes 'data_ig'> figure5 ('model', struct ('f', @(x) x, 'X', 1), 'panels', 'ig')
-%!error <'model'.method must be> figure5 ('model', struct ('f', @(x) x, 'X', 1, 'method', 'lime'), 'figures', tempname ())
+%!error <'model'.method must be> figure5 ('model', struct ('f', @(x) x, 'X', 1, 'method', 'saliency'), 'figures', tempname ())
 %!error <'model'.S must be> figure5 ('model', struct ('f', @(x) x, 'X', 1, 'S', 1.5), 'figures', tempname ())
