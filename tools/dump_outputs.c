@@ -121,23 +121,30 @@ static void attr(const char *name, EeModel *m, const EeInput *in, int T, int sv,
     free(A); free(tg); free(fx); free(fb); free(de); free(var);
 }
 
-/* Occlusion with windows of w tokens and stride s (w = s = 1: feature
- * ablation); the values and the info as for attr. */
-static void occl(const char *name, EeModel *m, const EeInput *in, int T, int w, int s, int full)
+/* A coalition method's values and info (as for attr), dumped under name. */
+static void coalition_dump(const char *name, EeModel *m, const EeInput *in, int T, const EeAttrOptions *o,
+                           const EeCoalitionModelOptions *c)
 {
     int N = in->n;
-    EeAttrOptions o;
-    ee_attr_options_defaults(&o);
-    o.verbose = 0; o.device = EE_DEVICE_CPU; o.full_passes = full;
-    EeCoalitionModelOptions c = {.m = {.kind = EE_COAL_OCCLUSION}, .window = w, .stride = s};
     float *A = malloc(sizeof(float) * N * T);
     int32_t *tg = malloc(4 * N);
     float *fx = malloc(4 * N), *fb = malloc(4 * N), *de = malloc(4 * N);
     EeAttrInfo info = {.target = tg, .fx = fx, .fbaseline = fb, .delta = de};
-    OK(ee_coalition_attribute(m, in, &o, &c, A, &info));
+    OK(ee_coalition_attribute(m, in, o, c, A, &info));
     put(name, A, sizeof(float) * N * T);
     attr_info(name, &info, N, T);
     free(A); free(tg); free(fx); free(fb); free(de);
+}
+
+/* Occlusion with windows of w tokens and stride s (w = s = 1: feature
+ * ablation); the values and the info as for attr. */
+static void occl(const char *name, EeModel *m, const EeInput *in, int T, int w, int s, int full)
+{
+    EeAttrOptions o;
+    ee_attr_options_defaults(&o);
+    o.verbose = 0; o.device = EE_DEVICE_CPU; o.full_passes = full;
+    EeCoalitionModelOptions c = {.m = {.kind = EE_COAL_OCCLUSION}, .window = w, .stride = s};
+    coalition_dump(name, m, in, T, &o, &c);
 }
 
 /* KernelSHAP or LIME with `samples` drawn coalitions (seed 3); the cnn's
@@ -145,19 +152,11 @@ static void occl(const char *name, EeModel *m, const EeInput *in, int T, int w, 
  * so compare the two of one build rather than two builds' bits. */
 static void coal(const char *name, EeModel *m, const EeInput *in, int T, EeCoalitionKind kind, int samples, int full)
 {
-    int N = in->n;
     EeAttrOptions o;
     ee_attr_options_defaults(&o);
     o.verbose = 0; o.device = EE_DEVICE_CPU; o.full_passes = full; o.seed = 3;
     EeCoalitionModelOptions c = {.m = {.kind = kind, .samples = samples}};
-    float *A = malloc(sizeof(float) * N * T);
-    int32_t *tg = malloc(4 * N);
-    float *fx = malloc(4 * N), *fb = malloc(4 * N), *de = malloc(4 * N);
-    EeAttrInfo info = {.target = tg, .fx = fx, .fbaseline = fb, .delta = de};
-    OK(ee_coalition_attribute(m, in, &o, &c, A, &info));
-    put(name, A, sizeof(float) * N * T);
-    attr_info(name, &info, N, T);
-    free(A); free(tg); free(fx); free(fb); free(de);
+    coalition_dump(name, m, in, T, &o, &c);
 }
 
 int main(int argc, char **argv)

@@ -268,6 +268,17 @@ static inline uint64_t bits_at(const uint64_t *pb, int t)
     return r ? lo | pb[q + 1] << (64 - r) : lo;
 }
 
+/* Which rows D window t of width w adds (*neg 0: its present positions,
+ * onto Bs[t]) or subtracts (*neg 1: its absent ones, from Xs[t]): the
+ * fewer of the two, bit o for offset o, over the nj positions before L. */
+static inline __attribute__((always_inline)) uint64_t window_rows(const uint64_t *pb, int t, int L, int w, int *neg)
+{
+    int nj = L - t < w ? L - t : w;
+    uint64_t full = nj == 64 ? ~0ULL : (1ULL << nj) - 1, bits = bits_at(pb, t) & full;
+    *neg = 2 * __builtin_popcountll(bits) > nj;
+    return *neg ? ~bits & full : bits;
+}
+
 /* One coalition's maxima of width k over the filters f0 .. f0+nf-1. The
  * window t with m of its nj positions present starts from Xs[t] (m = nj),
  * Bs[t] (m = 0), else Bs[t] plus the rows D [t + o][o] of its present
@@ -287,11 +298,8 @@ static inline __attribute__((always_inline)) void windows_max_c(const Row *r, in
         for (int e = 0; e < 16; e++) b[e] = -INFINITY;
         for (int t = 0; t < L; t++) {
             if (!r->mask[t]) continue;
-            int nj = L - t < w ? L - t : w, m;
-            uint64_t full = nj == 64 ? ~0ULL : (1ULL << nj) - 1, bits = bits_at(pb, t) & full;
-            m = __builtin_popcountll(bits);
-            int neg = 2 * m > nj;
-            uint64_t sel = neg ? ~bits & full : bits;
+            int neg;
+            uint64_t sel = window_rows(pb, t, L, w, &neg);
             const float *s0 = (neg ? Xs : Bs) + (size_t)t * F + e0;
             if (ne == 16) { /* constant trip counts: vector code */
                 #pragma omp simd
@@ -354,11 +362,8 @@ windows_block_avx512(const Row *r, int k, const uint64_t *pb, int f0, int NV, __
     for (int v = 0; v < NV; v++) b[v] = _mm512_set1_ps(-INFINITY);
     for (int t = 0; t < L; t++) {
         if (!r->mask[t]) continue;
-        int nj = L - t < w ? L - t : w, m;
-        uint64_t full = nj == 64 ? ~0ULL : (1ULL << nj) - 1, bits = bits_at(pb, t) & full;
-        m = __builtin_popcountll(bits);
-        int neg = 2 * m > nj;
-        uint64_t sel = neg ? ~bits & full : bits;
+        int neg;
+        uint64_t sel = window_rows(pb, t, L, w, &neg);
         const float *s0 = (neg ? Xs : Bs) + (size_t)t * F;
         #pragma GCC unroll 8
         for (int v = 0; v < NV; v++)
