@@ -198,6 +198,10 @@ struct EeBackend {
 
 /* The CPU backend (always present). */
 const EeBackend *ee_backend_cpu(void);
+/* The bytes of the CPU backend's live buffers that it maps itself rather
+ * than taking from malloc (those of 128 KB and more, cpu_mem.c): what a
+ * count of the heap (mallinfo2) does not see. */
+size_t ee_cpu_mapped_bytes(void);
 /* The CUDA backend (FP32), or NULL when the build has no CUDA or no GPU is seen. */
 const EeBackend *ee_backend_cuda(void);
 /* Its table for precision p (NULL where ee_backend_cuda() is). */

@@ -181,7 +181,7 @@ static void test_training(void)
     EeDataset tr = {.in = {.n = NT, .x = x}, .maps = t};
     EeHistory hist;
     CHECK_OK(ee_train(m, &tr, NULL, &o, &hist));
-    double rel = mse_of(m, x, t, NT < N ? NT : N) / (ss / (NT * P));
+    double rel = mse_of(m, x, t, (int)NT < (int)N ? (int)NT : (int)N) / (ss / (NT * P));
     CHECK(rel < 1e-8, "linear explainer: MSE / mean square of the maps = %.3g (< 1e-8)", rel);
     CHECK(hist.epochs_run == 150 && hist.train_loss[149] < hist.train_loss[0],
           "training loss fell (%.4g -> %.4g)", hist.epochs_run ? hist.train_loss[0] : NAN,

@@ -16,21 +16,39 @@
  * before it reads them. With 4 KB pages the kernel traps on every page of
  * that first touch, which on a virtual machine costs about as much as a
  * model pass over the same memory: IG at s = 1 on 256-token rows spent a
- * third of its time in page faults (issue 19). Blocks of BIG_BLOCK bytes
+ * third of its time in page faults (issue 19). Blocks of HUGE_BLOCK bytes
  * and more are mapped here, aligned to 2 MB, with transparent huge pages
  * asked for (MADV_HUGEPAGE: the kernel's "madvise" setting grants them),
- * which traps once per 2 MB instead of 512 times; smaller ones come from
- * calloc. Both come zeroed, as calloc's do. The mapped blocks are listed
- * so that ee_cpu_free tells them apart (a handful live at a time). */
-#define BIG_BLOCK ((size_t)4 << 20)
+ * which traps once per 2 MB instead of 512 times. Blocks from BIG_BLOCK
+ * (malloc's own threshold for mapping) up are mapped here too, in 4 KB
+ * pages, so that they can be kept for the next call below: from malloc
+ * they were unmapped when freed and faulted in again by every call (an
+ * ablation of 4 rows on the transformer: 4,800 faults a call, half its
+ * time, in a process whose malloc had not yet raised that threshold).
+ * Smaller ones come from calloc. All come zeroed, as calloc's do. The
+ * mapped blocks are listed so that ee_cpu_free tells them apart (tens
+ * live at a time). Under AddressSanitizer every block comes from calloc,
+ * so that it keeps its redzones. */
+#if defined(__SANITIZE_ADDRESS__)
+#define BIG_BLOCK ((size_t)-1)
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BIG_BLOCK ((size_t)-1)
+#endif
+#endif
+#ifndef BIG_BLOCK
+#define BIG_BLOCK ((size_t)128 << 10)
+#endif
+#define HUGE_BLOCK ((size_t)4 << 20)
 #define HUGE_ALIGN ((size_t)2 << 20)
 #define MAX_BIG 1024
 
 static struct {
     void *p, *map;
-    size_t len;
+    size_t len, bytes; /* mapped, asked for */
 } big[MAX_BIG];
 static int nbig;
+static size_t live_bytes; /* the bytes asked for of the listed blocks */
 static pthread_mutex_t big_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Freed big blocks are kept (up to KEEP_BYTES in all) for the next call's
@@ -40,7 +58,7 @@ static pthread_mutex_t big_lock = PTHREAD_MUTEX_INITIALIZER;
  * with memset when it is handed out again, so the contract (zeroed, as
  * calloc) holds; only the page faults are saved. */
 #define KEEP_BYTES ((size_t)256 << 20)
-#define MAX_KEPT 64
+#define MAX_KEPT 256
 static struct {
     void *p, *map;
     size_t len, cap;
@@ -48,9 +66,18 @@ static struct {
 static int nkept;
 static size_t kept_bytes;
 
-static void remember(void *p, void *map, size_t len)
+static void remember(void *p, void *map, size_t len, size_t bytes)
 {
-    big[nbig++] = (typeof(big[0])){p, map, len};
+    big[nbig++] = (typeof(big[0])){p, map, len, bytes};
+    live_bytes += bytes;
+}
+
+size_t ee_cpu_mapped_bytes(void)
+{
+    pthread_mutex_lock(&big_lock);
+    size_t n = live_bytes;
+    pthread_mutex_unlock(&big_lock);
+    return n;
 }
 
 void *ee_cpu_alloc(size_t bytes)
@@ -66,22 +93,23 @@ void *ee_cpu_alloc(size_t bytes)
         size_t len = kept[best].len;
         kept_bytes -= len;
         kept[best] = kept[--nkept];
-        remember(p, map, len);
+        remember(p, map, len, bytes);
         pthread_mutex_unlock(&big_lock);
         memset(p, 0, bytes);
         return p;
     }
     pthread_mutex_unlock(&big_lock);
-    size_t len = bytes + HUGE_ALIGN;
+    int huge = bytes >= HUGE_BLOCK;
+    size_t len = bytes + (huge ? HUGE_ALIGN : 0);
     void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (map == MAP_FAILED) return NULL;
-    void *p = (void *)(((uintptr_t)map + HUGE_ALIGN - 1) & ~(uintptr_t)(HUGE_ALIGN - 1));
+    void *p = huge ? (void *)(((uintptr_t)map + HUGE_ALIGN - 1) & ~(uintptr_t)(HUGE_ALIGN - 1)) : map;
 #ifdef MADV_HUGEPAGE
-    madvise(p, bytes, MADV_HUGEPAGE); /* a request: without it the pages are 4 KB */
+    if (huge) madvise(p, bytes, MADV_HUGEPAGE); /* a request: without it the pages are 4 KB */
 #endif
     pthread_mutex_lock(&big_lock);
     int ok = nbig < MAX_BIG;
-    if (ok) remember(p, map, len);
+    if (ok) remember(p, map, len, bytes);
     pthread_mutex_unlock(&big_lock);
     if (!ok) { /* more live blocks than ever seen: give this one back, use calloc */
         munmap(map, len);
@@ -98,6 +126,7 @@ void ee_cpu_free(void *p)
         if (big[i].p == p) {
             void *map = big[i].map;
             size_t len = big[i].len;
+            live_bytes -= big[i].bytes;
             big[i] = big[--nbig];
             if (nkept < MAX_KEPT && kept_bytes + len <= KEEP_BYTES) {
                 kept[nkept++] = (typeof(kept[0])){p, map, len, len - ((uintptr_t)p - (uintptr_t)map)};
