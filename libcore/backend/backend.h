@@ -202,6 +202,13 @@ const EeBackend *ee_backend_cpu(void);
  * than taking from malloc (those of 128 KB and more, cpu_mem.c): what a
  * count of the heap (mallinfo2) does not see. */
 size_t ee_cpu_mapped_bytes(void);
+/* Host memory for a call's own buffers (staging rows for a pass, per-unit
+ * work), as malloc: not zeroed, NULL when out of memory, released with
+ * ee_host_free. Blocks of 128 KB and more come from the CPU backend's
+ * kept mappings, so that a call does not fault in afresh the pages the
+ * previous call freed (malloc unmaps such blocks, or trims them). */
+void *ee_host_alloc(size_t bytes);
+void ee_host_free(void *p);
 /* The CUDA backend (FP32), or NULL when the build has no CUDA or no GPU is seen. */
 const EeBackend *ee_backend_cuda(void);
 /* Its table for precision p (NULL where ee_backend_cuda() is). */

@@ -80,9 +80,9 @@ size_t ee_cpu_mapped_bytes(void)
     return n;
 }
 
-void *ee_cpu_alloc(size_t bytes)
+static void *take(size_t bytes, int zero)
 {
-    if (bytes < BIG_BLOCK) return calloc(1, bytes ? bytes : 1);
+    if (bytes < BIG_BLOCK) return zero ? calloc(1, bytes ? bytes : 1) : malloc(bytes ? bytes : 1);
     pthread_mutex_lock(&big_lock);
     int best = -1;
     for (int i = 0; i < nkept; i++) /* the smallest kept block that holds it, if not twice its size */
@@ -95,7 +95,7 @@ void *ee_cpu_alloc(size_t bytes)
         kept[best] = kept[--nkept];
         remember(p, map, len, bytes);
         pthread_mutex_unlock(&big_lock);
-        memset(p, 0, bytes);
+        if (zero) memset(p, 0, bytes);
         return p;
     }
     pthread_mutex_unlock(&big_lock);
@@ -113,10 +113,16 @@ void *ee_cpu_alloc(size_t bytes)
     pthread_mutex_unlock(&big_lock);
     if (!ok) { /* more live blocks than ever seen: give this one back, use calloc */
         munmap(map, len);
-        return calloc(1, bytes);
+        return zero ? calloc(1, bytes) : malloc(bytes);
     }
-    return p;
+    return p; /* a fresh mapping reads as zeros */
 }
+
+void *ee_cpu_alloc(size_t bytes) { return take(bytes, 1); }
+
+void *ee_host_alloc(size_t bytes) { return take(bytes, 0); }
+
+void ee_host_free(void *p) { ee_cpu_free(p); }
 
 void ee_cpu_free(void *p)
 {
