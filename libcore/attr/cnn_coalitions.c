@@ -117,22 +117,23 @@ static int row_alloc(const Job *j, const EeCnnView *w, const EeBackend *be, Row 
     int T = j->T, d = j->d, F = j->F;
     memset(r, 0, sizeof *r);
     r->v = (CnnView){.w = *w, .be = be};
+    /* the products and windows (up to MBs a row) from ee_host_alloc: kept between calls */
     r->mask = malloc((size_t)T);
     r->base = malloc(sizeof(int32_t) * T);
     r->player = malloc(sizeof(int) * T);
     r->map = malloc(sizeof(int) * T);
     r->bid = malloc(sizeof(int32_t) * T);
     r->bsrc = malloc(sizeof(int) * T);
-    r->e2 = malloc(sizeof(float) * 2 * (size_t)T * d);
-    r->scratch = malloc(sizeof(float) * (size_t)T * j->wmax * d);
-    r->outx = malloc(sizeof(float) * (size_t)T * F);
+    r->e2 = ee_host_alloc(sizeof(float) * 2 * (size_t)T * d);
+    r->scratch = ee_host_alloc(sizeof(float) * (size_t)T * j->wmax * d);
+    r->outx = ee_host_alloc(sizeof(float) * (size_t)T * F);
     r->bestx = malloc(sizeof(float) * j->KF);
     r->z = malloc(sizeof(float) * w->C);
     int ok = r->mask && r->base && r->player && r->map && r->bid && r->bsrc && r->e2 && r->scratch && r->outx &&
              r->bestx && r->z;
     for (int k = 0; k < j->K && ok; k++) {
-        r->P[k] = malloc(sizeof(float) * 2 * (size_t)T * w->widths[k] * F);
-        r->S[k] = malloc(sizeof(float) * 2 * (size_t)T * F);
+        r->P[k] = ee_host_alloc(sizeof(float) * 2 * (size_t)T * w->widths[k] * F);
+        r->S[k] = ee_host_alloc(sizeof(float) * 2 * (size_t)T * F);
         ok = r->P[k] && r->S[k];
     }
     return ok;
@@ -140,9 +141,9 @@ static int row_alloc(const Job *j, const EeCnnView *w, const EeBackend *be, Row 
 
 static void row_free(Row *r)
 {
-    free(r->mask); free(r->base); free(r->player); free(r->map); free(r->bid); free(r->bsrc); free(r->e2);
-    free(r->scratch); free(r->outx); free(r->bestx); free(r->z);
-    for (int k = 0; k < EE_MAX_WIDTHS; k++) { free(r->P[k]); free(r->S[k]); }
+    free(r->mask); free(r->base); free(r->player); free(r->map); free(r->bid); free(r->bsrc); ee_host_free(r->e2);
+    ee_host_free(r->scratch); ee_host_free(r->outx); free(r->bestx); free(r->z);
+    for (int k = 0; k < EE_MAX_WIDTHS; k++) { ee_host_free(r->P[k]); ee_host_free(r->S[k]); }
 }
 
 static int group_alloc(const Job *j, Group *g)
