@@ -190,11 +190,11 @@ static EeStatus run(void *ctx, int Bwant)
     int32_t *h_ids = token ? malloc(sizeof(int32_t) * (size_t)2 * B * T) : NULL;
     uint8_t *h_mask = token ? malloc((size_t)2 * B * T) : NULL;
     /* the buffers of B or U rows of T x d: tens of MB, kept between calls (ee_host_alloc) */
-    float *h_e = ee_host_alloc(sizeof(float) * (size_t)B * Wfull), *h_de = ee_host_alloc(sizeof(float) * (size_t)B * Wfull);
+    size_t b_rows = sizeof(float) * (size_t)B * Wfull, u_rows = sizeof(float) * (size_t)U * Wfull;
+    float *h_e = ee_host_alloc(b_rows), *h_de = ee_host_alloc(b_rows);
     float *h_out = malloc(sizeof(float) * (size_t)B * C), *h_dout = malloc(sizeof(float) * (size_t)B * C);
     /* per unit of the pass: its row's e_x and e_b (L x per), its noise and e~ */
-    float *ux = ee_host_alloc(sizeof(float) * (size_t)U * Wfull), *ub = ee_host_alloc(sizeof(float) * (size_t)U * Wfull);
-    float *uz = ee_host_alloc(sizeof(float) * (size_t)U * Wfull), *ue = ee_host_alloc(sizeof(float) * (size_t)U * Wfull);
+    float *ux = ee_host_alloc(u_rows), *ub = ee_host_alloc(u_rows), *uz = ee_host_alloc(u_rows), *ue = ee_host_alloc(u_rows);
     double *acc = malloc(sizeof(double) * (size_t)Wfull), *a = malloc(sizeof(double) * (size_t)cols);
     int *ubase = malloc(sizeof(int) * (size_t)U);       /* gradientshap: each unit's background row */
     double *ualpha = malloc(sizeof(double) * (size_t)U); /* and its point on the path */
@@ -406,8 +406,9 @@ static EeStatus run(void *ctx, int Bwant)
 done:
     be->release(d_dout);
     ee_run_free(r);
-    free(alpha); free(wts); free(order); free(tgt); free(fx); free(h_ids); free(h_mask); ee_host_free(h_e); ee_host_free(h_de);
-    free(h_out); free(h_dout); ee_host_free(ux); ee_host_free(ub); ee_host_free(uz); ee_host_free(ue); free(acc); free(a); free(S1); free(S2);
+    free(alpha); free(wts); free(order); free(tgt); free(fx); free(h_ids); free(h_mask);
+    ee_host_free(h_e); ee_host_free(h_de); ee_host_free(ux); ee_host_free(ub); ee_host_free(uz); ee_host_free(ue);
+    free(h_out); free(h_dout); free(acc); free(a); free(S1); free(S2);
     free(ubase); free(ualpha); free(Wm); free(Wv); free(Fx); free(Fb);
     return st;
 }

@@ -4,9 +4,10 @@
  *   is positive.
  * - ee_run_bytes (what the budget counts for a run) matches what
  *   ee_run_new really allocates (glibc's mallinfo2 and the CPU backend's
- *   own mappings, in the plain build: valgrind and ASan replace malloc) within 10 %, for each kind, with
- *   and without kept activations and gradients; the call
- *   estimates grow with the batch and training costs more than predicting.
+ *   own mappings, in the plain build: valgrind and ASan replace malloc)
+ *   within 10 %, for each kind, with and without kept activations and
+ *   gradients; the call estimates grow with the batch and training costs
+ *   more than predicting.
  * - an interrupt hook that says stop ends prediction, training, IG, SV and
  *   exact Shapley values with EE_ERR_INTERRUPTED (valgrind: nothing
  *   leaked on the way out); the hook is asked again only after 20 ms;

@@ -48,7 +48,6 @@ static struct {
     size_t len, bytes; /* mapped, asked for */
 } big[MAX_BIG];
 static int nbig;
-static size_t live_bytes; /* the bytes asked for of the listed blocks */
 static pthread_mutex_t big_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Freed big blocks are kept (up to KEEP_BYTES in all) for the next call's
@@ -69,13 +68,13 @@ static size_t kept_bytes;
 static void remember(void *p, void *map, size_t len, size_t bytes)
 {
     big[nbig++] = (typeof(big[0])){p, map, len, bytes};
-    live_bytes += bytes;
 }
 
 size_t ee_cpu_mapped_bytes(void)
 {
+    size_t n = 0;
     pthread_mutex_lock(&big_lock);
-    size_t n = live_bytes;
+    for (int i = 0; i < nbig; i++) n += big[i].bytes;
     pthread_mutex_unlock(&big_lock);
     return n;
 }
@@ -132,7 +131,6 @@ void ee_cpu_free(void *p)
         if (big[i].p == p) {
             void *map = big[i].map;
             size_t len = big[i].len;
-            live_bytes -= big[i].bytes;
             big[i] = big[--nbig];
             if (nkept < MAX_KEPT && kept_bytes + len <= KEEP_BYTES) {
                 kept[nkept++] = (typeof(kept[0])){p, map, len, len - ((uintptr_t)p - (uintptr_t)map)};
