@@ -65,12 +65,13 @@ void ee_fn_info_totals(EeFnInfo *info, long rows, long calls, double seconds_eva
 /* The transformer on the CPU with its layer-0 projections reused
  * (tf_cache.c): ee_tf_cache_fill writes row i's cache (ee_tf_cache_floats
  * floats: embedding outputs and layer-0 q, k, v of the input and of the
- * baseline; r needs Bmax >= 2); ee_tf_cached_logits runs nb coalition rows
+ * baseline; any r of the model); ee_tf_cached_logits runs nb coalition rows
  * (each position the input's or the baseline's token) of rows row_i[j]
- * whose caches are cache[j], and writes their logits. Used where the
- * backend has host memory, the model has more than one layer and
- * o->full_passes is 0. */
+ * whose caches are cache[j], and writes their logits. Used where
+ * ee_tf_cache_applies: a transformer of more than one layer, a backend
+ * with host memory, o->full_passes 0. */
 #define EE_TF_CACHE_BATCH_MAX 4096
+int ee_tf_cache_applies(const EeRun *r, const EeAttrOptions *o);
 size_t ee_tf_cache_floats(const EeConfig *c);
 EeStatus ee_tf_cache_fill(EeRun *r, const EeInput *in, const EeAttrOptions *o, int i, float *cache);
 EeStatus ee_tf_cached_logits(EeRun *r, const EeInput *in, const float *const *cache, const int *row_i,

@@ -143,7 +143,7 @@ EeStatus ee_masked_values(EeModel *clf, const EeInput *in, const EeAttrOptions *
     /* the transformer's cache embeds two rows at once */
     if ((st = ee_run_new(clf, be, B > 2 ? B : 2, 0, 0, &r))) return st;
     mv->passes = N;
-    int tf_fast = c->kind == EE_KIND_TRANSFORMER && be->host_memory && !o->full_passes && c->layers > 1;
+    int tf_fast = ee_tf_cache_applies(r, o);
     TfCaches tcs = {0}, *tc = NULL;
     if (tf_fast) {
         tcs.cache = calloc((size_t)(N ? N : 1), sizeof(float *));

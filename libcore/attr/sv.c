@@ -312,8 +312,7 @@ static EeStatus sv_run(EeModel *m, const EeInput *in, const EeAttrOptions *o, fl
 
     /* generator position */
     int gi = 0, gk = 0, gj = -1, nb = 0;
-    int tf_fast = c->kind == EE_KIND_TRANSFORMER && be->host_memory && !o->full_passes &&
-                  c->layers > 1;
+    int tf_fast = ee_tf_cache_applies(r, o);
     while (finished < N && !st) {
         if (ee_interrupted()) {
             st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during SV");

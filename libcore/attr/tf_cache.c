@@ -14,28 +14,41 @@ enum { C_EX, C_EB, C_QX, C_QB, C_KX, C_KB, C_VX, C_VB, C_N };
 
 size_t ee_tf_cache_floats(const EeConfig *c) { return (size_t)c->T * c->d * C_N; }
 
+int ee_tf_cache_applies(const EeRun *r, const EeAttrOptions *o)
+{
+    const EeConfig *c = &r->m->cfg;
+    return c->kind == EE_KIND_TRANSFORMER && r->be->host_memory && !o->full_passes && c->layers > 1;
+}
+
 EeStatus ee_tf_cache_fill(EeRun *r, const EeInput *in, const EeAttrOptions *o, int i, float *cache)
 {
     EeModel *m = r->m;
     const EeConfig *c = &m->cfg;
     int T = c->T, d = c->d;
     size_t Td = (size_t)T * d;
-    int32_t *ids = malloc(sizeof(int32_t) * 2 * T);
-    uint8_t *mask = malloc((size_t)2 * T);
+    int32_t *ids = malloc(sizeof(int32_t) * T);
+    uint8_t *mask = malloc((size_t)T);
     if (!ids || !mask) { free(ids); free(mask); return ee_fail(EE_ERR_NOMEM, "out of memory"); }
-    memcpy(ids, in->ids + (size_t)i * T, sizeof(int32_t) * T);
-    ee_attr_row_baseline(m, in, o, i, ids + T);
-    memset(mask, 1, (size_t)2 * T); /* the embedding module ignores the mask */
-    EeStatus st = ee_run_set_input_len(r, ids, mask, NULL, 2, T);
+    memset(mask, 1, (size_t)T); /* the embedding module ignores the mask */
+    EeStatus st = EE_OK;
+    /* one row at a time, so that a run of any batch (even 1) can fill it;
+     * a row's embedding is the same bits alone or beside another */
+    for (int b = 0; b < 2 && !st; b++) {
+        if (b == 0) memcpy(ids, in->ids + (size_t)i * T, sizeof(int32_t) * T);
+        else ee_attr_row_baseline(m, in, o, i, ids);
+        if (!(st = ee_run_set_input_len(r, ids, mask, NULL, 1, T))) {
+            ee_run_embed(r, 1);
+            memcpy(cache + (C_EX + b) * Td, r->e, sizeof(float) * Td); /* C_EX, C_EB */
+        }
+    }
     free(ids);
     free(mask);
     if (st) return st;
-    ee_run_embed(r, 2);
-    memcpy(cache + C_EX * Td, r->e, sizeof(float) * 2 * Td); /* C_EX, C_EB */
     EeTfQkvView qkv;
     if ((st = ee_tf_qkv0_view(m, r->w, &qkv))) return st;
+    /* both rows' projections in one product, read from the cache itself */
     for (int k = 0; k < 3; k++)
-        ee_linear_fwd(r->be, r->e, qkv.W[k], qkv.b[k], cache + (C_QX + 2 * k) * Td, 2 * T, d, d);
+        ee_linear_fwd(r->be, cache + C_EX * Td, qkv.W[k], qkv.b[k], cache + (C_QX + 2 * k) * Td, 2 * T, d, d);
     return EE_OK;
 }
 

@@ -8,7 +8,12 @@
  * kept) and mask (the input's). Every Shapley value lies between such
  * first-order terms and the interactions the explainer has to learn; they
  * cost 2 n + 2 forward passes for n real tokens, about as much as two SV
- * permutations. */
+ * permutations. Every copy takes each position's token from the input or
+ * the baseline, so a transformer on the CPU runs them as ee_sv does, with
+ * the row's layer-0 projections computed once (tf_cache.c): the values
+ * then agree with full passes to float rounding (tools/dump_outputs'
+ * models even give the same bits), at 1.4-1.6x the rate of full passes
+ * on 32- and 64-token rows. */
 #include "explainer.h"
 
 #include <stdlib.h>
@@ -32,6 +37,12 @@ typedef struct {
     Copy *copy;       /* B */
     int n;            /* copies in the batch */
     long passes;
+    /* the layer-0 caches (NULL: full passes): cache[i] while row i has
+     * copies not yet run, left[i] of them */
+    const EeInput *in;
+    float **cache;
+    int *left, *row_i;      /* N, N, B */
+    const float **row_cache; /* B */
 } Batch;
 
 /* Runs the batch; the target logits go to fx / fb or, for the copies of
@@ -40,7 +51,19 @@ static EeStatus flush(Batch *b)
 {
     if (!b->n) return EE_OK;
     if (ee_interrupted()) return ee_fail(EE_ERR_INTERRUPTED, "interrupted while computing occlusion features");
-    EeStatus st = ee_attr_logits(b->r, b->ids, b->mask, b->n, b->out);
+    EeStatus st;
+    if (b->cache) {
+        for (int j = 0; j < b->n; j++) {
+            b->row_i[j] = b->copy[j].i;
+            b->row_cache[j] = b->cache[b->copy[j].i];
+        }
+        st = ee_tf_cached_logits(b->r, b->in, b->row_cache, b->row_i, b->ids, b->mask, b->n, b->out);
+        for (int j = 0; j < b->n && !st; j++)
+            if (--b->left[b->copy[j].i] == 0) {
+                ee_host_free(b->cache[b->copy[j].i]);
+                b->cache[b->copy[j].i] = NULL;
+            }
+    } else st = ee_attr_logits(b->r, b->ids, b->mask, b->n, b->out);
     if (st) return st;
     for (int j = 0; j < b->n; j++) {
         const Copy *c = &b->copy[j];
@@ -88,6 +111,15 @@ EeStatus ee_occlusion_features(EeRun *r, const EeInput *in, const EeAttrOptions 
     EeStatus st = EE_OK;
     if (!b.fx || !b.fb || !b.ids || !b.mask || !b.out || !b.copy || !x || !base || !mask)
         st = ee_fail(EE_ERR_NOMEM, "out of memory for occlusion features (batch %d)", B);
+    if (!st && ee_tf_cache_applies(r, o)) {
+        b.in = in;
+        b.cache = calloc(N ? N : 1, sizeof(float *));
+        b.left = calloc(N ? N : 1, sizeof(int));
+        b.row_i = malloc(sizeof(int) * (size_t)B);
+        b.row_cache = malloc(sizeof(float *) * (size_t)B);
+        if (!b.cache || !b.left || !b.row_i || !b.row_cache)
+            st = ee_fail(EE_ERR_NOMEM, "out of memory for occlusion features (batch %d)", B);
+    }
     double work_total = 0; /* passes: rows differ in length */
     for (int i = 0; i < N; i++) work_total += 2.0 * ee_count_real(in->ids + (size_t)i * T, T) + 2;
     EeProgress prog;
@@ -99,6 +131,15 @@ EeStatus ee_occlusion_features(EeRun *r, const EeInput *in, const EeAttrOptions 
         memcpy(x, in->ids + (size_t)i * T, sizeof(int32_t) * T);
         ee_attr_row_mask(m, in, i, mask);
         ee_attr_row_baseline(m, in, o, i, base);
+        if (b.cache) { /* the row's cache, freed with its last copy's pass */
+            b.left[i] = 2 * ee_count_real(x, T) + 2;
+            size_t bytes = sizeof(float) * ee_tf_cache_floats(&m->cfg);
+            if (!(b.cache[i] = ee_host_alloc(bytes))) {
+                st = ee_fail(EE_ERR_NOMEM, "out of memory for occlusion features (%zu bytes a row)", bytes);
+                break;
+            }
+            if ((st = ee_tf_cache_fill(r, in, o, i, b.cache[i]))) break;
+        }
         if ((st = push(&b, x, NULL, mask, i, -1, 0)) || (st = push(&b, base, NULL, mask, i, -2, 0))) break;
         for (int t = 0; t < T && !st; t++) {
             if (EE_IS_SPECIAL(x[t])) continue;
@@ -118,6 +159,9 @@ EeStatus ee_occlusion_features(EeRun *r, const EeInput *in, const EeAttrOptions 
         }
     }
     if (fwd) *fwd += b.passes;
+    if (b.cache)
+        for (int i = 0; i < N; i++) ee_host_free(b.cache[i]); /* left by an error */
+    free(b.cache); free(b.left); free(b.row_i); free(b.row_cache);
     free(b.fx); free(b.fb); free(b.ids); free(b.mask); free(b.out); free(b.copy);
     free(x); free(base); free(mask);
     return st;

@@ -147,20 +147,28 @@ static void predict_case(EeKind kind, EeHead head)
     ee_model_free(m);
 }
 
-static void attr_case(EeKind kind, int sv, int full)
+/* an explainer's occlusion features (4 per position), in ee_ig's shape */
+static EeStatus occlusion_features(EeModel *m, const EeInput *in, const EeAttrOptions *o, float *F, EeAttrInfo *info)
 {
-    const int N = 9, T = 14;
+    return ee_explainer_features(m, EE_INPUTS_OCCLUSION, in, o, F, info);
+}
+
+/* what: 0 IG, 1 SV, 2 the occlusion features */
+static void attr_case(EeKind kind, int what, int full)
+{
+    const int N = 9, T = 14, k = what == 2 ? 4 : 1;
+    int sv = what == 1;
     EeModel *m = make_model(kind, EE_HEAD_CLASSIFIER, T, 0);
     int32_t *ids = make_ids(N, T);
     EeInput in = {.n = N, .ids = ids};
-    float *ref = malloc(sizeof(float) * N * T), *A = malloc(sizeof(float) * N * T);
+    float *ref = malloc(sizeof(float) * N * T * k), *A = malloc(sizeof(float) * N * T * k);
     EeAttrOptions o;
     gc_cpu_options(&o);
     o.steps = sv ? 3 : 4;
     o.full_passes = full;
     gc_set_threads(1);
     EeStatus (*fn)(EeModel *, const EeInput *, const EeAttrOptions *, float *, EeAttrInfo *) =
-        sv ? ee_sv_attribute : ee_ig_attribute;
+        what == 2 ? occlusion_features : sv ? ee_sv_attribute : ee_ig_attribute;
     CHECK_OK(fn(m, &in, &o, ref, NULL));
     int batches[3] = {1, 5, 0}, bad = 0;
     for (int th = 1; th <= (quick ? 2 : 3); th++) {
@@ -168,17 +176,17 @@ static void attr_case(EeKind kind, int sv, int full)
         for (int b = 0; b < 3; b++) {
             o.batch = batches[b];
             CHECK_OK(fn(m, &in, &o, A, NULL));
-            bad += memcmp(A, ref, sizeof(float) * N * T) != 0;
+            bad += memcmp(A, ref, sizeof(float) * N * T * k) != 0;
         }
         o.batch = 0;
         EeInput part = {.n = 4, .ids = ids + 3 * T};
         o.row_offset = 3; /* SV streams follow the row; IG ignores it */
         CHECK_OK(fn(m, &part, &o, A, NULL));
-        bad += memcmp(A, ref + 3 * T, sizeof(float) * 4 * T) != 0;
+        bad += memcmp(A, ref + 3 * T * k, sizeof(float) * 4 * T * k) != 0;
         o.row_offset = 0;
     }
-    CHECK(bad == 0, "%s %s%s: %d runs differ from the reference run", sv ? "SV" : "IG", ee_kind_name(kind),
-          full ? " (full passes)" : "", bad);
+    CHECK(bad == 0, "%s %s%s: %d runs differ from the reference run",
+          what == 2 ? "occlusion features" : sv ? "SV" : "IG", ee_kind_name(kind), full ? " (full passes)" : "", bad);
     gc_set_threads(2);
     free(ids); free(ref); free(A);
     ee_model_free(m);
@@ -261,10 +269,10 @@ int main(void)
     predict_case(EE_KIND_TRANSFORMER, EE_HEAD_TOKEN);
     predict_case(EE_KIND_CNN, EE_HEAD_CLASSIFIER);
     predict_case(EE_KIND_MLP, EE_HEAD_CLASSIFIER);
-    for (int sv = 0; sv <= 1; sv++)
+    for (int what = 0; what <= 2; what++)
         for (int full = 0; full <= !quick; full++) {
-            attr_case(EE_KIND_TRANSFORMER, sv, full);
-            attr_case(EE_KIND_CNN, sv, full);
+            attr_case(EE_KIND_TRANSFORMER, what, full);
+            attr_case(EE_KIND_CNN, what, full);
         }
     if (!quick) train_case(EE_KIND_TRANSFORMER, EE_HEAD_CLASSIFIER, 1);
     train_case(EE_KIND_TRANSFORMER, EE_HEAD_CLASSIFIER, 2);
