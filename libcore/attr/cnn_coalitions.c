@@ -15,7 +15,10 @@
  * order), and the differences D[p][o] = X - B. A coalition's window is
  * Bs[t] plus D of its present positions, or Xs[t] minus D of its absent
  * ones when those are fewer: at most w / 2 rows of F additions instead of
- * w d F multiply-adds. Then, as the full pass: the max over the attended
+ * w d F multiply-adds. For widths up to EE_CNN_TABLE_WMAX the row also
+ * builds the subset table of those sums (cnn_table.c: every window's 2^w
+ * possible sums, each the same chain of additions), and a coalition's
+ * window is one row read. Then, as the full pass: the max over the attended
  * positions (a NaN never wins; which of tied values wins changes no
  * value), the ReLU read through ee_cnn_value, the target logit summed in
  * double.
@@ -24,13 +27,14 @@
  * pass's product, so a value agrees with a full pass to float rounding,
  * not bit for bit. Every value depends on its row's data alone, and each
  * filter's chain of additions is the same in every instruction set (no
- * multiplies to fuse), so the values are the same bits for any thread
- * count, batch or vector width. f(x), the target and v(empty) are
+ * multiplies to fuse) and with or without the table, so the values are the
+ * same bits for any thread count, batch or vector width. f(x), the target and v(empty) are
  * computed as the cnn's incremental occlusion computes them
  * (coalition_model.c: f(x) with a forward pass's bits). The passes are
  * counted as the full passes the values stand for (the caller). */
 #include "attr_common.h"
 #include "cnn_incremental.h"
+#include "cnn_table.h"
 #include "../backend/cpu/cpu_internal.h"
 #include "../models/layers.h"
 
@@ -56,10 +60,11 @@ int ee_cnn_coalition_fits(const EeModel *m)
 double ee_cnn_coalition_bytes(const EeModel *m)
 {
     const EeConfig *c = &m->cfg;
-    double T = c->T, d = c->d, F = c->filters, wsum = 0, wmax = 1;
+    double T = c->T, d = c->d, F = c->filters, wsum = 0, wmax = 1, tab = 0;
     for (int k = 0; k < c->nwidths; k++) {
         wsum += c->widths[k];
         if (c->widths[k] > wmax) wmax = c->widths[k];
+        tab += (double)ee_cnn_table_floats(c->widths[k], c->T, c->filters);
     }
     int nth = 1;
 #ifdef _OPENMP
@@ -67,7 +72,7 @@ double ee_cnn_coalition_bytes(const EeModel *m)
 #endif
     /* row_alloc (every thread may hold a row) and group_alloc, as allocated there */
     double row = T * (1 + 5 * 4.0) + 4.0 * (2 * T * d + T * wmax * d + T * F + c->nwidths * F + c->classes) +
-                 4.0 * (2 * T * wsum * F + 2 * T * F * c->nwidths);
+                 4.0 * (2 * T * wsum * F + 2 * T * F * c->nwidths + tab);
     double group = 8.0 * (T / 64 + 2) + 4.0 * c->nwidths * F;
     return nth * (row + group) + 4.0 * F;
 }
@@ -102,6 +107,7 @@ typedef struct {
     float *e2;                  /* [2L][d]: the input's embeddings, then the baseline's distinct ones */
     float *P[EE_MAX_WIDTHS];    /* width k: [2L][w][F], X (p < L) then B; then D = X - B in X's place */
     float *S[EE_MAX_WIDTHS];    /* width k: [2L][F], the windows all present Xs then all absent Bs */
+    float *tab[EE_MAX_WIDTHS];  /* width k's subset table (cnn_table.h), NULL: its difference rows are read */
     float *scratch, *outx, *bestx, *z;
     int n;                      /* players */
 } Row;
@@ -134,7 +140,9 @@ static int row_alloc(const Job *j, const EeCnnView *w, const EeBackend *be, Row 
     for (int k = 0; k < j->K && ok; k++) {
         r->P[k] = ee_host_alloc(sizeof(float) * 2 * (size_t)T * w->widths[k] * F);
         r->S[k] = ee_host_alloc(sizeof(float) * 2 * (size_t)T * F);
-        ok = r->P[k] && r->S[k];
+        size_t nt = ee_cnn_table_floats(w->widths[k], T, F);
+        if (nt) r->tab[k] = ee_host_alloc(sizeof(float) * nt);
+        ok = r->P[k] && r->S[k] && (!nt || r->tab[k]);
     }
     return ok;
 }
@@ -143,7 +151,7 @@ static void row_free(Row *r)
 {
     free(r->mask); free(r->base); free(r->player); free(r->map); free(r->bid); free(r->bsrc); ee_host_free(r->e2);
     ee_host_free(r->scratch); ee_host_free(r->outx); free(r->bestx); free(r->z);
-    for (int k = 0; k < EE_MAX_WIDTHS; k++) { ee_host_free(r->P[k]); ee_host_free(r->S[k]); }
+    for (int k = 0; k < EE_MAX_WIDTHS; k++) { ee_host_free(r->P[k]); ee_host_free(r->S[k]); ee_host_free(r->tab[k]); }
 }
 
 static int group_alloc(const Job *j, Group *g)
@@ -258,15 +266,8 @@ static void row_begin(const Job *j, Row *r, int i)
         /* D = X - B, the change of a window when one of its positions
          * turns present */
         for (size_t q = 0; q < (size_t)L * wF; q++) X[q] -= B[q];
+        if (r->tab[k]) ee_cnn_table_build(r->tab[k], X, r->S[k], r->S[k] + (size_t)L * F, L, w, F);
     }
-}
-
-/* Bits t .. t+63 of the presence bits pb (one zero word past the end). */
-static inline uint64_t bits_at(const uint64_t *pb, int t)
-{
-    int q = t >> 6, r = t & 63;
-    uint64_t lo = pb[q] >> r;
-    return r ? lo | pb[q + 1] << (64 - r) : lo;
 }
 
 /* Which rows D window t of width w adds (*neg 0: its present positions,
@@ -275,7 +276,7 @@ static inline uint64_t bits_at(const uint64_t *pb, int t)
 static inline __attribute__((always_inline)) uint64_t window_rows(const uint64_t *pb, int t, int L, int w, int *neg)
 {
     int nj = L - t < w ? L - t : w;
-    uint64_t full = nj == 64 ? ~0ULL : (1ULL << nj) - 1, bits = bits_at(pb, t) & full;
+    uint64_t full = nj == 64 ? ~0ULL : (1ULL << nj) - 1, bits = ee_cnn_bits_at(pb, t) & full;
     *neg = 2 * __builtin_popcountll(bits) > nj;
     return *neg ? ~bits & full : bits;
 }
@@ -426,6 +427,10 @@ static void group_values(const Job *j, const Row *r, int i, long c0, long c1, Gr
         if (!any) { j->value[k0 + c0 + g] = j->vempty[i]; continue; } /* every token absent: v(empty) */
         for (int k = 0; k < K; k++) {
             float *best = gb->best + (size_t)k * j->F;
+            if (r->tab[k]) {
+                ee_cnn_table_max(r->tab[k], pb, r->mask, L, v->w.widths[k], j->F, best);
+                continue;
+            }
 #if defined(__x86_64__) && defined(__GNUC__)
             if (ee_cpu_use_avx512()) windows_max_avx512(r, k, pb, best);
             else if (ee_cpu_use_avx2()) windows_max_avx2(r, k, pb, best);

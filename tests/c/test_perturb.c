@@ -26,6 +26,7 @@
  *   occlusion, coalitions that do not determine the fit, unknown kind. */
 #include "refmodel.h"
 #include "attr/cnn_incremental.h" /* the cnn's coalition products, called directly */
+#include "attr/cnn_table.h"       /* its subset tables: the widths that use them */
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -192,12 +193,20 @@ typedef struct {
     EeInput in;
 } Fix;
 
-static void fix_init(Fix *f, EeKind kind)
+/* The fixture's model of kind `kind`; wide: a cnn with every width 1 ..
+ * 6 and 21 filters (a vector of 16 and a tail), the table's widths and a
+ * wider one (cnn_table.h). */
+static void fix_init_wide(Fix *f, EeKind kind, int wide)
 {
     static const int lens[5] = {9, 3, 10, 1, 6};
     memset(f, 0, sizeof *f);
     EeConfig c;
     refm_config(&c, kind, 12, 9, 8, 6);
+    if (wide) {
+        c.filters = 21;
+        c.nwidths = 6;
+        for (int k = 0; k < 6; k++) c.widths[k] = k + 1;
+    }
     f->m = refm_model(&c, 7, 0.6, &rng);
     REQUIRE(f->m != NULL, "model");
     ref_load(&f->ref, f->m);
@@ -213,6 +222,11 @@ static void fix_init(Fix *f, EeKind kind)
         for (int k = 0; k < f->N * f->W; k++) f->x[k] = (float)ee_rng_normal(&rng);
     }
     f->in = (EeInput){.n = f->N, .ids = f->ids, .x = f->x};
+}
+
+static void fix_init(Fix *f, EeKind kind)
+{
+    fix_init_wide(f, kind, 0);
 }
 
 static void fix_free(Fix *f)
@@ -702,15 +716,20 @@ static void check_cnn_maxima(void)
  * ids that differ per position, rows shorter than the widest window
  * (windows reaching past the row's length; row 3 has one token), the
  * coalition with every player absent and the one with every player
- * present, each player alone, random ones (more than one group of a row),
- * filters tied at every position above and below 0 and below 0
- * everywhere; the same bits at 1 and 2 threads, by whole rows and with a
- * row's groups shared out. */
-static void check_cnn_coalitions(void)
+ * present, each player alone and each player absent alone, random ones
+ * (more than one group of a row), filters tied at every position above and
+ * below 0 and below 0 everywhere; the same bits at 1 and 2 threads, by
+ * whole rows and with a row's groups shared out. On the wide model (every
+ * width 1 .. 6, 21 filters) also: the subset tables (cnn_table.c) give the
+ * difference rows' bits at every limit of the table's widths (0: none;
+ * 6 exceeds EE_CNN_TABLE_WMAX, so width 6 always takes the rows), and
+ * ee_cnn_coalition_bytes counts each thread's tables. */
+static void cnn_coalitions_on(int wide)
 {
     Fix f;
-    fix_init(&f, EE_KIND_CNN);
+    fix_init_wide(&f, EE_KIND_CNN, wide);
     tie_filters(&f);
+    const char *kn = wide ? "wide cnn" : "cnn";
     EeAttrOptions o;
     options(&f, &o, 1);
     int differ = 0; /* the given baseline ids differ along a row */
@@ -720,16 +739,17 @@ static void check_cnn_coalitions(void)
     int n[8];
     for (int i = 0; i < f.N; i++) {
         n[i] = ee_coalition_players(f.m, &f.in, i);
-        first[i + 1] = first[i] + (n[i] ? n[i] + 2 + 14 : 0);
+        first[i + 1] = first[i] + (n[i] ? 2 * n[i] + 2 + 14 : 0);
     }
     long total = first[f.N];
     uint64_t *coal = calloc(total, sizeof(uint64_t));
     for (int i = 0; i < f.N; i++)
         for (long k = 0; k < first[i + 1] - first[i]; k++) {
-            uint64_t *S = coal + first[i] + k;
-            if (k == 1) *S = (1ULL << n[i]) - 1;          /* every player present (k = 0: none) */
-            else if (k >= 2 && k < n[i] + 2) *S = 1ULL << (k - 2); /* one player */
-            else if (k >= 2) *S = ee_rng_next(&rng) & ((1ULL << n[i]) - 1);
+            uint64_t *S = coal + first[i] + k, all = (1ULL << n[i]) - 1;
+            if (k == 1) *S = all;                                          /* every player present (k = 0: none) */
+            else if (k >= 2 && k < n[i] + 2) *S = 1ULL << (k - 2);         /* one player */
+            else if (k >= n[i] + 2 && k < 2 * n[i] + 2) *S = all & ~(1ULL << (k - n[i] - 2)); /* all but one */
+            else if (k >= 2) *S = ee_rng_next(&rng) & all;
         }
     EeDevice dev;
     const EeBackend *be;
@@ -743,7 +763,7 @@ static void check_cnn_coalitions(void)
 #endif
     long calls = ee_cnn_coalition_calls();
     CHECK_OK(ee_cnn_coalition_values(f.m, be, &f.in, &o, "test", first, coal, 1, tg1, fx1, v1, ve1));
-    CHECK(ee_cnn_coalition_calls() == calls + 1, "the calls are counted");
+    CHECK(ee_cnn_coalition_calls() == calls + 1, "%s: the calls are counted", kn);
     EeAttrOptions of = o;
     of.full_passes = 1;
     EeMaskedValues mv = {.words = 1, .first = first, .coal = coal, .value = vf, .vempty = vef, .fx = fxf,
@@ -765,17 +785,17 @@ static void check_cnn_coalitions(void)
             cmp_add(&ref, v1[k], ref_value(&q, z));
         }
     }
-    CHECK(tmis == 0 && fxbits == 0, "cnn coalition products: targets (%d differ) and f(x) (%d differ) are a full "
-          "pass's", tmis, fxbits);
-    CHECK_CMP(full, cmp_bound(&full, 1e-5, 1e-1), "cnn coalition products = full passes, value by value (%ld "
-              "values): max err %.3g (scale %.3g)", total, full.err, full.scale);
-    CHECK_CMP(ref, cmp_bound(&ref, 2e-5, 1e-1), "cnn coalition products against the double reference: max err %.3g "
-              "(scale %.3g)", ref.err, ref.scale);
+    CHECK(tmis == 0 && fxbits == 0, "%s coalition products: targets (%d differ) and f(x) (%d differ) are a full "
+          "pass's", kn, tmis, fxbits);
+    CHECK_CMP(full, cmp_bound(&full, 1e-5, 1e-1), "%s coalition products = full passes, value by value (%ld "
+              "values): max err %.3g (scale %.3g)", kn, total, full.err, full.scale);
+    CHECK_CMP(ref, cmp_bound(&ref, 2e-5, 1e-1), "%s coalition products against the double reference: max err %.3g "
+              "(scale %.3g)", kn, ref.err, ref.scale);
 #ifdef _OPENMP
     omp_set_num_threads(1); /* one thread: the same bits */
     CHECK_OK(ee_cnn_coalition_values(f.m, be, &f.in, &o, "test", first, coal, 1, tg2, fx2, v2, ve2));
     CHECK(!memcmp(v1, v2, sizeof(float) * total) && !memcmp(ve1, ve2, sizeof(float) * f.N),
-          "cnn coalition products: 1 and 2 threads give the same bits");
+          "%s coalition products: 1 and 2 threads give the same bits", kn);
     omp_set_num_threads(2);
 #endif
     /* rows 0 and 1 alone (fewer rows than twice the threads: each row's
@@ -785,12 +805,57 @@ static void check_cnn_coalitions(void)
     CHECK(first[1] > 16, "row 0 has more than one group of coalitions (%ld)", first[1]);
     CHECK_OK(ee_cnn_coalition_values(f.m, be, &two, &o, "test", first, coal, 1, tg2, fx2, v2, ve2));
     CHECK(!memcmp(v1, v2, sizeof(float) * first[2]) && !memcmp(ve1, ve2, sizeof(float) * 2),
-          "cnn coalition products: a row's groups shared out give the same bits");
+          "%s coalition products: a row's groups shared out give the same bits", kn);
+    /* the tables: each limit of their widths gives the same bits (at 1
+     * thread too when the limit is odd), and each table is counted */
+    int nth = 1;
+#ifdef _OPENMP
+    nth = omp_get_max_threads();
+#endif
+    double bytes0 = 0;
+    for (int lim = 0; lim <= 6; lim++) {
+        ee_cnn_table_set_wmax(lim);
+        double tab = 0;
+        int tables = 0;
+        for (int k = 0; k < f.ref.c.nwidths; k++) {
+            size_t nt = ee_cnn_table_floats(f.ref.c.widths[k], f.T, f.ref.c.filters);
+            tab += 4.0 * nt;
+            tables += nt > 0;
+        }
+        int expect = 0;
+        for (int k = 0; k < f.ref.c.nwidths; k++)
+            expect += f.ref.c.widths[k] <= lim && f.ref.c.widths[k] <= EE_CNN_TABLE_WMAX;
+        CHECK(tables == expect, "%s, table limit %d: %d widths with a table, expected %d", kn, lim, tables, expect);
+        double bytes = ee_cnn_coalition_bytes(f.m);
+        if (lim == 0) bytes0 = bytes;
+        CHECK(bytes - bytes0 == nth * tab, "%s, table limit %d: the bytes count each thread's tables (%.0f more "
+              "than without, expected %.0f)", kn, lim, bytes - bytes0, nth * tab);
+#ifdef _OPENMP
+        omp_set_num_threads(lim % 2 ? 1 : 2);
+#endif
+        memset(v2, 0, sizeof(float) * total);
+        CHECK_OK(ee_cnn_coalition_values(f.m, be, &f.in, &o, "test", first, coal, 1, tg2, fx2, v2, ve2));
+        long diff = 0;
+        for (long k = 0; k < total; k++) diff += memcmp(&v1[k], &v2[k], sizeof(float)) != 0;
+        CHECK(diff == 0 && !memcmp(ve1, ve2, sizeof(float) * f.N), "%s, table limit %d (%d of %d widths with a "
+              "table): the same bits as the default (%ld of %ld values differ)", kn, lim, tables, f.ref.c.nwidths,
+              diff, total);
+#ifdef _OPENMP
+        omp_set_num_threads(2);
+#endif
+    }
+    ee_cnn_table_set_wmax(-1);
 #ifdef _OPENMP
     omp_set_num_threads(saved);
 #endif
     free(coal); free(v1); free(v2); free(vf);
     fix_free(&f);
+}
+
+static void check_cnn_coalitions(void)
+{
+    cnn_coalitions_on(0);
+    cnn_coalitions_on(1);
 }
 
 int main(void)
