@@ -14,13 +14,17 @@
 #include <math.h>
 #include <string.h>
 
-static int table_wmax = EE_CNN_TABLE_WMAX;
+static int table_wmax = EE_CNN_TABLE_WMAX, table_always;
 
-int ee_cnn_table_set_wmax(int wmax)
+void ee_cnn_table_set(int wmax, int always)
 {
-    int old = table_wmax;
     table_wmax = wmax < 0 ? EE_CNN_TABLE_WMAX : wmax;
-    return old;
+    table_always = always;
+}
+
+int ee_cnn_table_always(void)
+{
+    return table_always;
 }
 
 size_t ee_cnn_table_floats(int w, int T, int F)
@@ -65,14 +69,14 @@ void ee_cnn_table_build(float *tab, const float *D, const float *Xs, const float
 
 /* Filters f0 .. f0+nf-1 (at most 16) over the windows, plain C. */
 static inline __attribute__((always_inline)) void table_max_c(const float *tab, const uint64_t *pb,
-                                                              const uint8_t *mask, int L, int w, int F,
-                                                              float *best)
+                                                              const uint8_t *mask, int t0, int t1, int w,
+                                                              int F, float *best)
 {
     for (int f0 = 0; f0 < F; f0 += 16) {
         int ne = F - f0 < 16 ? F - f0 : 16;
         float b[16];
         for (int e = 0; e < 16; e++) b[e] = -INFINITY;
-        for (int t = 0; t < L; t++) {
+        for (int t = t0; t <= t1; t++) {
             if (!mask[t]) continue;
             const float *a = ee_cnn_table_row(tab, pb, t, w, F) + f0;
             if (ne == 16) { /* constant trip count: vector code */
@@ -86,32 +90,33 @@ static inline __attribute__((always_inline)) void table_max_c(const float *tab, 
     }
 }
 
-static void table_max_base(const float *tab, const uint64_t *pb, const uint8_t *mask, int L, int w, int F,
+static void table_max_base(const float *tab, const uint64_t *pb, const uint8_t *mask, int t0, int t1, int w, int F,
                            float *best)
 {
-    table_max_c(tab, pb, mask, L, w, F, best);
+    table_max_c(tab, pb, mask, t0, t1, w, F, best);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
 __attribute__((target("avx2"))) static void table_max_avx2(const float *tab, const uint64_t *pb,
-                                                           const uint8_t *mask, int L, int w, int F, float *best)
+                                                           const uint8_t *mask, int t0, int t1, int w, int F,
+                                                           float *best)
 {
-    table_max_c(tab, pb, mask, L, w, F, best);
+    table_max_c(tab, pb, mask, t0, t1, w, F, best);
 }
 
 /* NV vectors of 16 filters (f0 ..) in registers, the last one masked to
  * `tail`; NV is a constant of each call below, so the loops over v unroll.
  * vmaxps (a, b) is a > b ? a : b, the scalar comparison. */
 static inline __attribute__((always_inline, target("avx512f,avx2"))) void
-table_block_avx512(const float *tab, const uint64_t *pb, const uint8_t *mask, int L, int w, int F, int f0, int NV,
-                   __mmask16 tail, float *best)
+table_block_avx512(const float *tab, const uint64_t *pb, const uint8_t *mask, int t0, int t1, int w, int F, int f0,
+                   int NV, __mmask16 tail, float *best)
 {
     __m512 b[8];
     #pragma GCC unroll 8
     for (int v = 0; v < NV; v++) b[v] = _mm512_set1_ps(-INFINITY);
-    for (int t = 0; t < L; t++) {
+    for (int t = t0; t <= t1; t++) {
         if (!mask[t]) continue;
         const float *a = ee_cnn_table_row(tab, pb, t, w, F) + f0;
         #pragma GCC unroll 8
@@ -125,32 +130,33 @@ table_block_avx512(const float *tab, const uint64_t *pb, const uint8_t *mask, in
 }
 
 __attribute__((target("avx512f,avx2"))) static void table_max_avx512(const float *tab, const uint64_t *pb,
-                                                                      const uint8_t *mask, int L, int w, int F,
-                                                                      float *best)
+                                                                      const uint8_t *mask, int t0, int t1, int w,
+                                                                      int F, float *best)
 {
     for (int f0 = 0; f0 < F; f0 += 128) {
         int nv = (F - f0 + 15) / 16 < 8 ? (F - f0 + 15) / 16 : 8, lanes = F - f0 - (nv - 1) * 16;
         __mmask16 tail = (__mmask16)(lanes >= 16 ? 0xFFFF : (1u << lanes) - 1);
         switch (nv) {
-        case 1: table_block_avx512(tab, pb, mask, L, w, F, f0, 1, tail, best); break;
-        case 2: table_block_avx512(tab, pb, mask, L, w, F, f0, 2, tail, best); break;
-        case 3: table_block_avx512(tab, pb, mask, L, w, F, f0, 3, tail, best); break;
-        case 4: table_block_avx512(tab, pb, mask, L, w, F, f0, 4, tail, best); break;
-        case 5: table_block_avx512(tab, pb, mask, L, w, F, f0, 5, tail, best); break;
-        case 6: table_block_avx512(tab, pb, mask, L, w, F, f0, 6, tail, best); break;
-        case 7: table_block_avx512(tab, pb, mask, L, w, F, f0, 7, tail, best); break;
-        default: table_block_avx512(tab, pb, mask, L, w, F, f0, 8, tail, best); break;
+        case 1: table_block_avx512(tab, pb, mask, t0, t1, w, F, f0, 1, tail, best); break;
+        case 2: table_block_avx512(tab, pb, mask, t0, t1, w, F, f0, 2, tail, best); break;
+        case 3: table_block_avx512(tab, pb, mask, t0, t1, w, F, f0, 3, tail, best); break;
+        case 4: table_block_avx512(tab, pb, mask, t0, t1, w, F, f0, 4, tail, best); break;
+        case 5: table_block_avx512(tab, pb, mask, t0, t1, w, F, f0, 5, tail, best); break;
+        case 6: table_block_avx512(tab, pb, mask, t0, t1, w, F, f0, 6, tail, best); break;
+        case 7: table_block_avx512(tab, pb, mask, t0, t1, w, F, f0, 7, tail, best); break;
+        default: table_block_avx512(tab, pb, mask, t0, t1, w, F, f0, 8, tail, best); break;
         }
     }
 }
 #endif
 
-void ee_cnn_table_max(const float *tab, const uint64_t *pb, const uint8_t *mask, int L, int w, int F, float *best)
+void ee_cnn_table_max(const float *tab, const uint64_t *pb, const uint8_t *mask, int t0, int t1, int w, int F,
+                      float *best)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (ee_cpu_use_avx512()) table_max_avx512(tab, pb, mask, L, w, F, best);
-    else if (ee_cpu_use_avx2()) table_max_avx2(tab, pb, mask, L, w, F, best);
+    if (ee_cpu_use_avx512()) table_max_avx512(tab, pb, mask, t0, t1, w, F, best);
+    else if (ee_cpu_use_avx2()) table_max_avx2(tab, pb, mask, t0, t1, w, F, best);
     else
 #endif
-        table_max_base(tab, pb, mask, L, w, F, best);
+        table_max_base(tab, pb, mask, t0, t1, w, F, best);
 }

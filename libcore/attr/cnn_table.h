@@ -24,9 +24,13 @@
  * width w keeps the difference rows (wider than the limit, or too big). */
 size_t ee_cnn_table_floats(int w, int T, int F);
 /* Tests: the widest window with a table, to reach both paths on one model
- * (0: none; -1: EE_CNN_TABLE_WMAX, the default). Returns the previous
- * limit. Not to be called while a call runs. */
-int ee_cnn_table_set_wmax(int wmax);
+ * (0: none; -1: EE_CNN_TABLE_WMAX, the default), and `always`: every row
+ * reads its tables, also where its coalitions read too few windows for the
+ * table to pay (cnn_coalitions.c; 0: the default). Not to be called while
+ * a call runs. */
+void ee_cnn_table_set(int wmax, int always);
+/* Whether rows read their tables wherever they have them (tests). */
+int ee_cnn_table_always(void);
 
 /* Bits t .. t+63 of the presence bits pb (one zero word past the end). */
 static inline uint64_t ee_cnn_bits_at(const uint64_t *pb, int t)
@@ -46,10 +50,10 @@ static inline uint64_t ee_cnn_bits_at(const uint64_t *pb, int t)
  * Xs[t] minus those of the absent ones in increasing order. Each row is
  * built from the row one addition shorter, so the same bits. */
 void ee_cnn_table_build(float *tab, const float *D, const float *Xs, const float *Bs, int L, int w, int F);
-/* Each filter's maximum over the attended positions t < L (mask[t]) of
- * the windows that the presence bits pb select (bits past L zero), into
- * best [F] (-inf where none; a NaN never wins). */
-void ee_cnn_table_max(const float *tab, const uint64_t *pb, const uint8_t *mask, int L, int w, int F,
+/* Each filter's maximum over the attended windows t0 .. t1 (mask[t]; t1 <
+ * L) that the presence bits pb select (bits past L zero), into best [F]
+ * (-inf where none; a NaN never wins). */
+void ee_cnn_table_max(const float *tab, const uint64_t *pb, const uint8_t *mask, int t0, int t1, int w, int F,
                       float *best);
 /* Row of window t for the presence bits pb. */
 static inline const float *ee_cnn_table_row(const float *tab, const uint64_t *pb, int t, int w, int F)

@@ -403,9 +403,9 @@ static void check_given(EeKind kind)
         EeStatus st = run(&f, &o, &c, &g);
         CHECK(st == EE_OK, "%s variant %zu runs: %s", kn, vi, ee_last_error());
         if (st) { given_free(&gv); continue; }
-        /* the cnn's KernelSHAP and LIME take the per-position products
-         * (cnn_coalitions.c), nothing else does */
-        int fast = kind == EE_KIND_CNN && v[vi].k != EE_COAL_OCCLUSION;
+        /* the cnn's coalitions (KernelSHAP, LIME and occlusion) take the
+         * per-position products (cnn_coalitions.c), nothing else does */
+        int fast = kind == EE_KIND_CNN;
         CHECK(ee_cnn_coalition_calls() - fast0 == fast, "%s variant %zu: the cnn's coalition products ran %ld times, "
               "expected %d", kn, vi, ee_cnn_coalition_calls() - fast0, fast);
         CheckCmp cmp = CMP_INIT;
@@ -662,11 +662,12 @@ static void tie_filters(Fix *f)
     ref_load(&f->ref, f->m);
 }
 
-static void check_cnn_maxima(void)
+static void cnn_maxima_on(int wide)
 {
     Fix f;
-    fix_init(&f, EE_KIND_CNN);
+    fix_init_wide(&f, EE_KIND_CNN, wide);
     tie_filters(&f);
+    const char *kn = wide ? "wide cnn" : "cnn";
     static const int ws[][2] = {{1, 1}, {2, 1}, {3, 2}, {5, 4}, {12, 1}};
     Got g = {0};
 #ifdef _OPENMP
@@ -678,29 +679,40 @@ static void check_cnn_maxima(void)
         options(&f, &o, vi % 2);
         EeCoalitionModelOptions c = {.m = {.kind = EE_COAL_OCCLUSION}, .window = ws[vi][0], .stride = ws[vi][1]};
         EeStatus st = run(&f, &o, &c, &g);
-        CHECK(st == EE_OK, "cnn maxima, window %d: %s", ws[vi][0], ee_last_error());
+        CHECK(st == EE_OK, "%s maxima, window %d: %s", kn, ws[vi][0], ee_last_error());
         if (st) continue;
         CheckCmp cmp = CMP_INIT;
         int tmis = 0;
         compare(&f, &o, &c, NULL, &g, &cmp, &tmis);
-        CHECK(tmis == 0, "cnn maxima, window %d: %d rows with another target", ws[vi][0], tmis);
-        CHECK_CMP(cmp, cmp_bound(&cmp, 2e-5, 1e-1), "cnn maxima, window %d stride %d, against the double reference: "
-                  "max err %.3g (scale %.3g)", ws[vi][0], ws[vi][1], cmp.err, cmp.scale);
+        CHECK(tmis == 0, "%s maxima, window %d: %d rows with another target", kn, ws[vi][0], tmis);
+        CHECK_CMP(cmp, cmp_bound(&cmp, 2e-5, 1e-1), "%s maxima, window %d stride %d, against the double reference: "
+                  "max err %.3g (scale %.3g)", kn, ws[vi][0], ws[vi][1], cmp.err, cmp.scale);
         float *A1 = malloc(sizeof(float) * f.N * f.W);
         memcpy(A1, g.A, sizeof(float) * f.N * f.W);
 #ifdef _OPENMP
         omp_set_num_threads(1); /* the same bits on one thread */
         CHECK_OK(run(&f, &o, &c, &g));
-        CHECK(!memcmp(A1, g.A, sizeof(float) * f.N * f.W), "cnn maxima, window %d stride %d: 1 and 2 threads give "
-              "the same bits", ws[vi][0], ws[vi][1]);
+        CHECK(!memcmp(A1, g.A, sizeof(float) * f.N * f.W), "%s maxima, window %d stride %d: 1 and 2 threads give "
+              "the same bits", kn, ws[vi][0], ws[vi][1]);
         omp_set_num_threads(2);
 #endif
+        /* no subset tables, and the tables read wherever a row has them
+         * (by default only where they pay): the same bits */
+        for (int mode = 0; mode < 2; mode++) {
+            long calls = ee_cnn_coalition_calls();
+            ee_cnn_table_set(mode ? -1 : 0, mode);
+            CHECK_OK(run(&f, &o, &c, &g));
+            ee_cnn_table_set(-1, 0);
+            CHECK(ee_cnn_coalition_calls() == calls + 1, "%s maxima: occlusion takes the coalition products", kn);
+            CHECK(!memcmp(A1, g.A, sizeof(float) * f.N * f.W), "%s maxima, window %d stride %d: %s give the same "
+                  "bits", kn, ws[vi][0], ws[vi][1], mode ? "the tables read always" : "no tables");
+        }
         o.full_passes = 1;
         CHECK_OK(run(&f, &o, &c, &g));
         CheckCmp inc = CMP_INIT;
         for (int k = 0; k < f.N * f.W; k++) cmp_add(&inc, A1[k], g.A[k]);
-        CHECK_CMP(inc, cmp_bound(&inc, 1e-5, 1e-1), "cnn maxima, window %d stride %d: incremental = full passes (err "
-                  "%.3g)", ws[vi][0], ws[vi][1], inc.err);
+        CHECK_CMP(inc, cmp_bound(&inc, 1e-5, 1e-1), "%s maxima, window %d stride %d: incremental = full passes (err "
+                  "%.3g)", kn, ws[vi][0], ws[vi][1], inc.err);
         free(A1);
     }
 #ifdef _OPENMP
@@ -708,6 +720,12 @@ static void check_cnn_maxima(void)
 #endif
     free(g.A);
     fix_free(&f);
+}
+
+static void check_cnn_maxima(void)
+{
+    cnn_maxima_on(0);
+    cnn_maxima_on(1);
 }
 
 /* ---- the cnn's KernelSHAP and LIME values from per-position products --------------
@@ -762,7 +780,7 @@ static void cnn_coalitions_on(int wide)
     omp_set_num_threads(2);
 #endif
     long calls = ee_cnn_coalition_calls();
-    CHECK_OK(ee_cnn_coalition_values(f.m, be, &f.in, &o, "test", first, coal, 1, tg1, fx1, v1, ve1));
+    CHECK_OK(ee_cnn_coalition_values(f.m, be, &f.in, &o, "test", 0, first, coal, 1, tg1, fx1, v1, ve1));
     CHECK(ee_cnn_coalition_calls() == calls + 1, "%s: the calls are counted", kn);
     EeAttrOptions of = o;
     of.full_passes = 1;
@@ -793,17 +811,25 @@ static void cnn_coalitions_on(int wide)
               "(scale %.3g)", kn, ref.err, ref.scale);
 #ifdef _OPENMP
     omp_set_num_threads(1); /* one thread: the same bits */
-    CHECK_OK(ee_cnn_coalition_values(f.m, be, &f.in, &o, "test", first, coal, 1, tg2, fx2, v2, ve2));
+    CHECK_OK(ee_cnn_coalition_values(f.m, be, &f.in, &o, "test", 0, first, coal, 1, tg2, fx2, v2, ve2));
     CHECK(!memcmp(v1, v2, sizeof(float) * total) && !memcmp(ve1, ve2, sizeof(float) * f.N),
           "%s coalition products: 1 and 2 threads give the same bits", kn);
     omp_set_num_threads(2);
 #endif
+    /* as occlusion's copies: the same bits, but NaN where no player is
+     * absent (k = 1; a row's one player alone) */
+    CHECK_OK(ee_cnn_coalition_values(f.m, be, &f.in, &o, "test", 1, first, coal, 1, tg2, fx2, v2, ve2));
+    long odiff = 0;
+    for (int i = 0; i < f.N; i++)
+        for (long k = first[i]; k < first[i + 1]; k++)
+            odiff += coal[k] == (1ULL << n[i]) - 1 ? !isnan(v2[k]) : memcmp(&v1[k], &v2[k], sizeof(float)) != 0;
+    CHECK(odiff == 0, "%s coalition products as occlusion's copies: %ld values differ", kn, odiff);
     /* rows 0 and 1 alone (fewer rows than twice the threads: each row's
      * groups of coalitions shared out): the same bits */
     EeInput two = f.in;
     two.n = 2;
     CHECK(first[1] > 16, "row 0 has more than one group of coalitions (%ld)", first[1]);
-    CHECK_OK(ee_cnn_coalition_values(f.m, be, &two, &o, "test", first, coal, 1, tg2, fx2, v2, ve2));
+    CHECK_OK(ee_cnn_coalition_values(f.m, be, &two, &o, "test", 0, first, coal, 1, tg2, fx2, v2, ve2));
     CHECK(!memcmp(v1, v2, sizeof(float) * first[2]) && !memcmp(ve1, ve2, sizeof(float) * 2),
           "%s coalition products: a row's groups shared out give the same bits", kn);
     /* the tables: each limit of their widths gives the same bits (at 1
@@ -814,7 +840,7 @@ static void cnn_coalitions_on(int wide)
 #endif
     double bytes0 = 0;
     for (int lim = 0; lim <= 6; lim++) {
-        ee_cnn_table_set_wmax(lim);
+        ee_cnn_table_set(lim, 1);
         double tab = 0;
         int tables = 0;
         for (int k = 0; k < f.ref.c.nwidths; k++) {
@@ -834,7 +860,7 @@ static void cnn_coalitions_on(int wide)
         omp_set_num_threads(lim % 2 ? 1 : 2);
 #endif
         memset(v2, 0, sizeof(float) * total);
-        CHECK_OK(ee_cnn_coalition_values(f.m, be, &f.in, &o, "test", first, coal, 1, tg2, fx2, v2, ve2));
+        CHECK_OK(ee_cnn_coalition_values(f.m, be, &f.in, &o, "test", 0, first, coal, 1, tg2, fx2, v2, ve2));
         long diff = 0;
         for (long k = 0; k < total; k++) diff += memcmp(&v1[k], &v2[k], sizeof(float)) != 0;
         CHECK(diff == 0 && !memcmp(ve1, ve2, sizeof(float) * f.N), "%s, table limit %d (%d of %d widths with a "
@@ -844,7 +870,7 @@ static void cnn_coalitions_on(int wide)
         omp_set_num_threads(2);
 #endif
     }
-    ee_cnn_table_set_wmax(-1);
+    ee_cnn_table_set(-1, 0);
 #ifdef _OPENMP
     omp_set_num_threads(saved);
 #endif
