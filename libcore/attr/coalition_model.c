@@ -157,6 +157,102 @@ static long full_passes_of(const EeModel *m, const EeInput *in, const long *firs
     return p;
 }
 
+/* A thread's buffers for one row: its coalitions as bytes, their values,
+ * the attributions and the players' positions. */
+typedef struct {
+    uint8_t *Z;
+    double *v, *phi;
+    int *pos;
+} RowBuf;
+
+/* What the rows share: the coalitions of every row (bits, `words` each,
+ * from first[i]), their weights and values, each row's f(x) and v(empty). */
+typedef struct {
+    EeModel *m;
+    const EeInput *in;
+    const EeAttrOptions *o;
+    const EeCoalitionModelOptions *c;
+    const long *first;
+    uint64_t *coal;
+    double *weight;
+    const float *value, *fx, *vempty;
+    int words, W, token;
+} Rows;
+
+/* Row i's coalitions drawn (or taken) into its bits and weights. */
+static EeStatus row_draw(const Rows *R, int i, RowBuf *b)
+{
+    int n = ee_masked_players(R->m, R->in, i);
+    long count = R->first[i + 1] - R->first[i];
+    EeStatus st = draw_row(R->c, R->o, i, n, count, b->Z, R->weight + R->first[i]);
+    for (long k = 0; k < count && !st; k++) {
+        uint64_t *S = R->coal + (size_t)(R->first[i] + k) * R->words;
+        for (int j = 0; j < n; j++)
+            if (b->Z[(size_t)k * n + j]) S[j / 64] |= 1ULL << (j % 64);
+    }
+    return st;
+}
+
+/* Row i's attributions a [W] from its coalitions' values: occlusion's
+ * means, or the generic solve (its error names the row). */
+static EeStatus row_solve(const Rows *R, int i, RowBuf *b, float *a)
+{
+    int n = 0, W = R->W;
+    memset(a, 0, sizeof(float) * W);
+    if (R->token) {
+        const int32_t *ids = R->in->ids + (size_t)i * W;
+        for (int t = 0; t < W; t++)
+            if (!EE_IS_SPECIAL(ids[t])) b->pos[n++] = t;
+    } else {
+        for (int t = 0; t < W; t++) b->pos[n++] = t;
+    }
+    long count = R->first[i + 1] - R->first[i];
+    if (n == 0) return EE_OK;
+    /* the coalitions back as bytes for the generic solve */
+    for (long k = 0; k < count; k++) {
+        const uint64_t *S = R->coal + (size_t)(R->first[i] + k) * R->words;
+        for (int j = 0; j < n; j++) b->Z[(size_t)k * n + j] = (uint8_t)(S[j / 64] >> (j % 64) & 1);
+        b->v[k] = R->value[R->first[i] + k];
+    }
+    if (R->c->m.kind == EE_COAL_OCCLUSION) {
+        occlusion_solve(n, count, b->Z, b->v, R->fx[i], b->phi);
+    } else {
+        EeCoalitionOptions mo = row_options(R->c, i, n);
+        EeStatus st = ee_coalition_solve(&mo, n, count, b->Z, R->weight + R->first[i], b->v, R->vempty[i], R->fx[i],
+                                         b->phi);
+        if (st) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "%s", ee_last_error());
+            return ee_fail(st, "row %d: %s", i + 1, msg);
+        }
+    }
+    for (int j = 0; j < n; j++) a[b->pos[j]] = (float)b->phi[j];
+    return EE_OK;
+}
+
+/* Rows 0..N-1 through f (row_draw, or row_solve into A) in parallel: a
+ * row's numbers depend on its own data alone, whichever thread takes it.
+ * The first failing row's error comes from running it again on the
+ * calling thread (errors are the thread's own). */
+static EeStatus rows_each(const Rows *R, RowBuf *bufs, int N, float *A, int solve)
+{
+    EeStatus *rst = calloc((size_t)N + 1, sizeof(EeStatus));
+    if (!rst) return ee_fail(EE_ERR_NOMEM, "out of memory for the coalitions");
+    #pragma omp parallel for schedule(dynamic, 1) if (N > 1)
+    for (int i = 0; i < N; i++) {
+        int th = 0;
+#ifdef _OPENMP
+        th = omp_get_thread_num();
+#endif
+        rst[i] = solve ? row_solve(R, i, bufs + th, A + (size_t)i * R->W) : row_draw(R, i, bufs + th);
+    }
+    EeStatus st = EE_OK;
+    for (int i = 0; i < N && !st; i++)
+        if (rst[i]) st = solve ? row_solve(R, i, bufs, A + (size_t)i * R->W) : row_draw(R, i, bufs);
+    free(rst);
+    return st;
+}
+
 EeStatus ee_coalition_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o,
                                 const EeCoalitionModelOptions *c, float *A, EeAttrInfo *info)
 {
@@ -179,28 +275,30 @@ EeStatus ee_coalition_attribute(EeModel *m, const EeInput *in, const EeAttrOptio
     long total = first[N];
     uint64_t *coal = calloc((size_t)total * words + 1, sizeof(uint64_t));
     float *value = malloc(sizeof(float) * ((size_t)total + 1));
-    double *weight = malloc(sizeof(double) * ((size_t)total + 1)), *v = malloc(sizeof(double) * ((size_t)cmax + 1));
-    double *phi = malloc(sizeof(double) * ((size_t)nmax + 1));
-    uint8_t *Z = malloc((size_t)cmax * (nmax ? nmax : 1) + 1);
+    double *weight = malloc(sizeof(double) * ((size_t)total + 1));
     int32_t *target = malloc(sizeof(int32_t) * (N ? N : 1));
     float *fx = malloc(sizeof(float) * (N ? N : 1)), *vempty = malloc(sizeof(float) * (N ? N : 1));
-    int *pos = malloc(sizeof(int) * ((size_t)W + 1));
-    if (!coal || !value || !weight || !v || !phi || !Z || !target || !fx || !vempty || !pos) {
+    int nth = 1;
+#ifdef _OPENMP
+    nth = omp_get_max_threads();
+#endif
+    RowBuf *bufs = calloc((size_t)nth, sizeof *bufs);
+    int ok = coal && value && weight && target && fx && vempty && bufs;
+    for (int t = 0; ok && t < nth; t++) {
+        bufs[t].Z = malloc((size_t)cmax * (nmax ? nmax : 1) + 1);
+        bufs[t].v = malloc(sizeof(double) * ((size_t)cmax + 1));
+        bufs[t].phi = malloc(sizeof(double) * ((size_t)nmax + 1));
+        bufs[t].pos = malloc(sizeof(int) * ((size_t)W + 1));
+        ok = bufs[t].Z && bufs[t].v && bufs[t].phi && bufs[t].pos;
+    }
+    if (!ok) {
         st = ee_fail(EE_ERR_NOMEM, "out of memory for %ld coalitions", total);
         goto done;
     }
+    Rows R = {m, in, &opt, c, first, coal, weight, value, fx, vempty, words, W, token};
     /* every row's coalitions first, as bits, so that the evaluator can
      * fill its passes across rows */
-    for (int i = 0; i < N && !st; i++) {
-        int n = ee_masked_players(m, in, i);
-        long count = first[i + 1] - first[i];
-        if ((st = draw_row(c, &opt, i, n, count, Z, weight + first[i]))) break;
-        for (long k = 0; k < count; k++) {
-            uint64_t *S = coal + (size_t)(first[i] + k) * words;
-            for (int j = 0; j < n; j++)
-                if (Z[(size_t)k * n + j]) S[j / 64] |= 1ULL << (j % 64);
-        }
-    }
+    st = rows_each(&R, bufs, N, A, 0);
     EeMaskedValues mv = {.words = words, .first = first, .coal = coal, .value = value, .vempty = vempty,
                          .fx = fx, .target = target};
     EeDevice dev;
@@ -219,38 +317,7 @@ EeStatus ee_coalition_attribute(EeModel *m, const EeInput *in, const EeAttrOptio
         st = ee_masked_values(m, in, &opt, c->m.kind == EE_COAL_OCCLUSION ? "occlusion"
                                            : c->m.kind == EE_COAL_LIME ? "LIME" : "KernelSHAP", &mv);
     }
-    for (int i = 0; i < N && !st; i++) {
-        int n = 0;
-        float *a = A + (size_t)i * W;
-        memset(a, 0, sizeof(float) * W);
-        if (token) {
-            const int32_t *ids = in->ids + (size_t)i * W;
-            for (int t = 0; t < W; t++)
-                if (!EE_IS_SPECIAL(ids[t])) pos[n++] = t;
-        } else {
-            for (int t = 0; t < W; t++) pos[n++] = t;
-        }
-        long count = first[i + 1] - first[i];
-        if (n == 0) continue;
-        /* the coalitions back as bytes for the generic solve */
-        for (long k = 0; k < count; k++) {
-            const uint64_t *S = coal + (size_t)(first[i] + k) * words;
-            for (int j = 0; j < n; j++) Z[(size_t)k * n + j] = (uint8_t)(S[j / 64] >> (j % 64) & 1);
-            v[k] = value[first[i] + k];
-        }
-        if (c->m.kind == EE_COAL_OCCLUSION) {
-            occlusion_solve(n, count, Z, v, fx[i], phi);
-        } else {
-            EeCoalitionOptions mo = row_options(c, i, n);
-            if ((st = ee_coalition_solve(&mo, n, count, Z, weight + first[i], v, vempty[i], fx[i], phi))) {
-                char msg[256];
-                snprintf(msg, sizeof msg, "%s", ee_last_error());
-                st = ee_fail(st, "row %d: %s", i + 1, msg);
-                break;
-            }
-        }
-        for (int j = 0; j < n; j++) a[pos[j]] = (float)phi[j];
-    }
+    if (!st) st = rows_each(&R, bufs, N, A, 1);
     if (!st && info) {
         if (info->target) memcpy(info->target, target, sizeof(int32_t) * N);
         if (info->fx) memcpy(info->fx, fx, sizeof(float) * N);
@@ -266,8 +333,9 @@ EeStatus ee_coalition_attribute(EeModel *m, const EeInput *in, const EeAttrOptio
         info->seconds = ee_now() - t0;
     }
 done:
-    free(first); free(coal); free(value); free(weight); free(v); free(phi); free(Z);
-    free(target); free(fx); free(vempty); free(pos);
+    for (int t = 0; bufs && t < nth; t++) { free(bufs[t].Z); free(bufs[t].v); free(bufs[t].phi); free(bufs[t].pos); }
+    free(first); free(coal); free(value); free(weight); free(bufs);
+    free(target); free(fx); free(vempty);
     return st;
 }
 
@@ -291,7 +359,12 @@ double ee_coalition_attribute_bytes(const EeModel *m, const EeInput *in, const E
     if (B > total + in->n) B = (int)(total + in->n);
     if (B < 2) B = 2;
     double bytes = ee_run_bytes((EeModel *)m, dev, B, 0, 0);
-    bytes += total * (words * 8 + 4 + 8) + cmax * (nmax + 8.0) + (double)in->n * 32 + W * 13.0;
+    int nth = 1;
+#ifdef _OPENMP
+    nth = omp_get_max_threads();
+#endif
+    /* each thread's row buffers (rows_each) and the per-row status */
+    bytes += total * (words * 8 + 4 + 8) + nth * (cmax * (nmax + 8.0) + W * 4.0 + nmax * 8.0) + (double)in->n * 36;
     bytes += (double)B * (W * (token ? 5.0 : 4.0) + cfg->classes * 4 + 12);
     /* the solve's normal equations */
     if (c->m.kind != EE_COAL_OCCLUSION) bytes += 8.0 * (nmax + 1) * (nmax + 2);
