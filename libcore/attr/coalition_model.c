@@ -157,6 +157,16 @@ static long full_passes_of(const EeModel *m, const EeInput *in, const long *firs
     return p;
 }
 
+/* The work from which the rows' draws and solves run in parallel (see
+ * ee_coalition_attribute). */
+#define PARALLEL_WORK 5e7
+static double parallel_work = PARALLEL_WORK;
+
+void ee_coalition_set_parallel_work(double work)
+{
+    parallel_work = work < 0 ? PARALLEL_WORK : work;
+}
+
 /* A thread's buffers for one row: its coalitions as bytes, their values,
  * the attributions and the players' positions. */
 typedef struct {
@@ -230,15 +240,15 @@ static EeStatus row_solve(const Rows *R, int i, RowBuf *b, float *a)
     return EE_OK;
 }
 
-/* Rows 0..N-1 through f (row_draw, or row_solve into A) in parallel: a
- * row's numbers depend on its own data alone, whichever thread takes it.
- * The first failing row's error comes from running it again on the
- * calling thread (errors are the thread's own). */
-static EeStatus rows_each(const Rows *R, RowBuf *bufs, int N, float *A, int solve)
+/* Rows 0..N-1 through row_draw, or row_solve into A, in parallel where
+ * `par`: a row's numbers depend on its own data alone, whichever thread
+ * takes it. The first failing row's error comes from running it again on
+ * the calling thread (errors are the thread's own). */
+static EeStatus rows_each(const Rows *R, RowBuf *bufs, int N, float *A, int solve, int par)
 {
     EeStatus *rst = calloc((size_t)N + 1, sizeof(EeStatus));
     if (!rst) return ee_fail(EE_ERR_NOMEM, "out of memory for the coalitions");
-    #pragma omp parallel for schedule(dynamic, 1) if (N > 1)
+    #pragma omp parallel for schedule(dynamic, 1) if (par && N > 1)
     for (int i = 0; i < N; i++) {
         int th = 0;
 #ifdef _OPENMP
@@ -296,9 +306,20 @@ EeStatus ee_coalition_attribute(EeModel *m, const EeInput *in, const EeAttrOptio
         goto done;
     }
     Rows R = {m, in, &opt, c, first, coal, weight, value, fx, vempty, words, W, token};
+    /* the draws and solves in parallel only where they take long (a solve
+     * about count n^2 operations, occlusion's means count n): a few ms of
+     * them gain less than a wake of the team can cost on a shared machine
+     * (measured: 2 threads on 2 busy cores, the bench's cnn occlusion took
+     * 3 to 40 ms a call with these loops parallel, 3 to 20 serial) */
+    double work = 0;
+    for (int i = 0; i < N; i++) {
+        double n = ee_masked_players(m, in, i) + 1.0;
+        work += (double)(first[i + 1] - first[i]) * n * (c->m.kind == EE_COAL_OCCLUSION ? 1 : n);
+    }
+    int par = work >= parallel_work;
     /* every row's coalitions first, as bits, so that the evaluator can
      * fill its passes across rows */
-    st = rows_each(&R, bufs, N, A, 0);
+    st = rows_each(&R, bufs, N, A, 0, par);
     EeMaskedValues mv = {.words = words, .first = first, .coal = coal, .value = value, .vempty = vempty,
                          .fx = fx, .target = target};
     EeDevice dev;
@@ -317,7 +338,7 @@ EeStatus ee_coalition_attribute(EeModel *m, const EeInput *in, const EeAttrOptio
         st = ee_masked_values(m, in, &opt, c->m.kind == EE_COAL_OCCLUSION ? "occlusion"
                                            : c->m.kind == EE_COAL_LIME ? "LIME" : "KernelSHAP", &mv);
     }
-    if (!st) st = rows_each(&R, bufs, N, A, 1);
+    if (!st) st = rows_each(&R, bufs, N, A, 1, par);
     if (!st && info) {
         if (info->target) memcpy(info->target, target, sizeof(int32_t) * N);
         if (info->fx) memcpy(info->fx, fx, sizeof(float) * N);

@@ -27,6 +27,7 @@
 #include "refmodel.h"
 #include "attr/cnn_incremental.h" /* the cnn's coalition products, called directly */
 #include "attr/cnn_table.h"       /* its subset tables: the widths that use them */
+#include "attr/coalition.h"       /* the work from which rows are drawn and solved in parallel */
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -591,6 +592,45 @@ static void check_drawn(EeKind kind)
     fix_free(&f);
 }
 
+/* ---- the rows' draws and solves in parallel ----------------------------------------
+ * ee_coalition_attribute draws and solves its rows in parallel only where
+ * they are long: forced for every call here, at 2 threads, the same bits
+ * as one by one, for each method and each model kind. */
+static void check_parallel_rows(void)
+{
+    const EeKind kinds[3] = {EE_KIND_TRANSFORMER, EE_KIND_CNN, EE_KIND_MLP};
+#ifdef _OPENMP
+    int saved = omp_get_max_threads();
+    omp_set_num_threads(2);
+#endif
+    for (int ki = 0; ki < 3; ki++) {
+        Fix f;
+        fix_init(&f, kinds[ki]);
+        Got g = {0};
+        EeAttrOptions o;
+        options(&f, &o, 0);
+        static const EeCoalitionModelOptions cs[3] = {{.m = {.kind = EE_COAL_KERNELSHAP, .samples = 40}},
+                                                      {.m = {.kind = EE_COAL_LIME, .samples = 40}},
+                                                      {.m = {.kind = EE_COAL_OCCLUSION}, .window = 2, .stride = 1}};
+        float *A1 = malloc(sizeof(float) * f.N * f.W);
+        for (int ci = 0; ci < 3; ci++) {
+            CHECK_OK(run(&f, &o, &cs[ci], &g));
+            memcpy(A1, g.A, sizeof(float) * f.N * f.W);
+            ee_coalition_set_parallel_work(0);
+            CHECK_OK(run(&f, &o, &cs[ci], &g));
+            ee_coalition_set_parallel_work(-1);
+            CHECK(!memcmp(A1, g.A, sizeof(float) * f.N * f.W), "%s, method %d: the rows in parallel give the same "
+                  "bits", ee_kind_name(kinds[ki]), cs[ci].m.kind);
+        }
+        free(A1);
+        free(g.A);
+        fix_free(&f);
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(saved);
+#endif
+}
+
 static void check_bad(void)
 {
     Fix f;
@@ -619,6 +659,19 @@ static void check_bad(void)
     c.m.kind = EE_COAL_KERNELSHAP;
     CHECK(run(&f, &o, &c, &g) == EE_ERR_INPUT && strstr(ee_last_error(), "KernelSHAP"), "KernelSHAP, one coalition: %s",
           ee_last_error());
+    /* the rows solved in parallel: the first failing row's message all the same */
+#ifdef _OPENMP
+    int saved = omp_get_max_threads();
+    omp_set_num_threads(2);
+#endif
+    ee_coalition_set_parallel_work(0);
+    c.m.kind = EE_COAL_LIME;
+    CHECK(run(&f, &o, &c, &g) == EE_ERR_INPUT && strstr(ee_last_error(), "row 1: LIME"), "LIME, one coalition, rows in "
+          "parallel: %s", ee_last_error());
+    ee_coalition_set_parallel_work(-1);
+#ifdef _OPENMP
+    omp_set_num_threads(saved);
+#endif
     c.m.kind = (EeCoalitionKind)7;
     CHECK(run(&f, &o, &c, &g) == EE_ERR_INPUT, "unknown kind: %s", ee_last_error());
     o.baseline = EE_BASELINE_ZERO;
@@ -895,6 +948,7 @@ int main(void)
     }
     check_cnn_maxima();
     check_cnn_coalitions();
+    check_parallel_rows();
     check_bad();
     ee_threads_leave();
     return check_finish("test_perturb");
