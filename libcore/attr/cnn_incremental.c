@@ -1,6 +1,6 @@
 /* cnn_incremental.c: the pieces of the cnn's incremental evaluation
- * (cnn_incremental.h), shared by Shapley sampling (sv.c) and occlusion
- * (coalition_model.c). The windows go through the backend's product, the
+ * (cnn_incremental.h), shared by Shapley sampling (sv.c) and the coalition
+ * values (cnn_coalitions.c). The windows go through the backend's product, the
  * same chains as the full pass's convolution; the target logit is summed in
  * double: the same number as a full pass up to float rounding. */
 #include "cnn_incremental.h"

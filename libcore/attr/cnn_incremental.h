@@ -1,8 +1,8 @@
 /* cnn_incremental.h: the cnn classifier evaluated one coalition change at
  * a time on the CPU (cnn_incremental.c): Shapley sampling adds one token
- * per step (sv.c), occlusion removes one window from the input
- * (coalition_model.c); both recompute only the convolution windows a
- * change touches. */
+ * per step (sv.c) and recomputes only the convolution windows it touches;
+ * the coalition methods (KernelSHAP, LIME, occlusion: cnn_coalitions.c)
+ * share its pieces. */
 #ifndef EE_CNN_INCREMENTAL_H
 #define EE_CNN_INCREMENTAL_H
 
@@ -41,15 +41,16 @@ void ee_cnn_max_update(const CnnView *v, const float *out, const uint8_t *mask, 
 /* Target logit from each width's maxima (summed in the order k, f). */
 float ee_cnn_value(const CnnView *v, const float *best, int tg);
 
-/* cnn_coalitions.c: the values of any coalitions (KernelSHAP, LIME) on the
- * CPU from per-position products, no full pass per coalition: row i's
- * coalitions first[i] .. first[i+1]-1 (bits, `words` each) into value,
- * with each row's target, f(x) and v(empty) (a coalition with no player
- * present takes v(empty)); what names the method in messages. The values
- * are a full pass's up to float rounding. */
+/* cnn_coalitions.c: the values of any coalitions (KernelSHAP, LIME,
+ * occlusion's windows) on the CPU from per-position products, no full pass
+ * per coalition: row i's coalitions first[i] .. first[i+1]-1 (bits,
+ * `words` each) into value, with each row's target, f(x) and v(empty) (a
+ * coalition with no player present takes v(empty); with `occlusion`, one
+ * with no player absent takes NaN: no occlusion window); what names the
+ * method in messages. The values are a full pass's up to float rounding. */
 EeStatus ee_cnn_coalition_values(EeModel *m, const EeBackend *be, const EeInput *in, const EeAttrOptions *o,
-                                 const char *what, const long *first, const uint64_t *coal, int words,
-                                 int32_t *target, float *fx, float *value, float *vempty);
+                                 const char *what, int occlusion, const long *first, const uint64_t *coal,
+                                 int words, int32_t *target, float *fx, float *value, float *vempty);
 /* Whether the cnn's widths suit it: a window's presence bits are read
  * as one 64-bit word (widths up to EE_CNN_COALITION_WMAX). */
 #define EE_CNN_COALITION_WMAX 57

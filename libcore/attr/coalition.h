@@ -15,6 +15,12 @@
 /* expected gradients' draw of a row's baselines (one stream per row) */
 #define EE_EG_STREAM (0x4547ull << 32)
 
+/* coalition_model.c: the work (about count n^2 operations of the solves
+ * summed over the rows; occlusion: count n) from which
+ * ee_coalition_attribute draws and solves its rows in parallel. Tests: 0
+ * for always, a negative value for the default. Not while a call runs. */
+void ee_coalition_set_parallel_work(double work);
+
 /* spd_solve.c: solves G u = r in place (r becomes u) for the n x n symmetric G
  * (row-major, overwritten by its Cholesky factor). Returns 0, or -1 when
  * a pivot falls to 1e-10 of G's largest diagonal entry or below (G is

@@ -4,10 +4,9 @@
  * the generic draw of attr/coalition.c (P = the row's players) or, for
  * occlusion, from the windows below; their values from the one masked
  * evaluator, ee_masked_values (kernel_values.c), which fills the passes
- * with all rows' copies in length order (a cnn on the CPU: occlusion
- * incrementally below, KernelSHAP and LIME from per-position products,
- * cnn_coalitions.c); the values then go back to the generic solve, row by
- * row. */
+ * with all rows' copies in length order (a cnn on the CPU: every method
+ * from per-position products, cnn_coalitions.c); the values then go back
+ * to the generic solve, row by row. */
 #include "attr_common.h"
 #include "cnn_incremental.h"
 #include "coalition.h"
@@ -141,362 +140,6 @@ static int max_players(const EeModel *m, const EeInput *in)
     return nmax;
 }
 
-/* Occlusion of a cnn on the CPU: each window's copy is the input with a few
- * tokens replaced, so only the convolution windows those tokens touch
- * change (cnn_incremental.c, as Shapley sampling adds tokens). Each
- * filter's maximum is then the larger of the input's running maxima
- * before and after those windows (computed once per row) and of the new
- * windows; the new windows of several copies go through one product (a
- * row's bits do not depend on the others: ee_cnn_rows). Whole rows in
- * parallel, or the groups of copies of a row when there are few rows
- * (cnn_occlusion_values). Nothing per copy scales with the length.
- * v(empty) is the baseline's full evaluation. The values are a full
- * pass's up to float rounding; the passes are counted as the full passes
- * they stand for. Writes value (first[N]) and vempty. */
-typedef struct {
-    const CnnView *v;
-    const float *ex, *eb;      /* the input's and the baseline's embeddings [L][d] */
-    const int *player;         /* the player at each position, -1: none */
-    const uint64_t *coal;      /* the row's coalitions, `words` each */
-    int words;
-    const int *lo, *hi;        /* each copy's first and last absent position */
-} OcclRow;
-
-/* Copy c's windows t0..hi of width w as rows of A (w * d floats each):
- * the input's embeddings, the baseline's where c leaves the player out,
- * zeros past L. Returns the rows written. */
-static int occl_windows(const OcclRow *r, long c, int w, float *A)
-{
-    const CnnView *v = r->v;
-    int d = v->w.d, lo = r->lo[c], hi = r->hi[c], t0 = lo - w + 1 > 0 ? lo - w + 1 : 0;
-    const uint64_t *S = r->coal + (size_t)c * r->words;
-    for (int t = t0; t <= hi; t++)
-        for (int j = 0; j < w; j++, A += d) {
-            int p = t + j, pl = p < v->L ? r->player[p] : -1;
-            if (p >= v->L) memset(A, 0, sizeof(float) * d);
-            else if (p >= lo && p <= hi && pl >= 0 && !(S[pl / 64] >> (pl % 64) & 1))
-                memcpy(A, r->eb + (size_t)p * d, sizeof(float) * d);
-            else memcpy(A, r->ex + (size_t)p * d, sizeof(float) * d);
-        }
-    return hi - t0 + 1;
-}
-
-/* One row's numbers, shared by the copies of the row: built by
- * occl_row_begin, read by occl_row_groups. */
-typedef struct {
-    CnnView v;                 /* v.L: the row's active length */
-    uint8_t *mask;
-    int32_t *base;
-    int *player, *pos, *map, *lo, *hi;
-    float *ex, *eb, *outx, *scratch0, *pre, *suf, *bestx, *z;
-    int n, rows, G;            /* players; the most windows of one width a copy changes; copies per product */
-} OcclRowBuf;
-
-/* A thread's buffers for a group of copies: G x rows windows of one width,
- * grown to the rows' need (buffers sized for the longest possible row
- * measured 15 % slower per copy on this machine). */
-typedef struct {
-    float *A, *out, *best;
-    size_t cap; /* windows of one width it holds */
-} OcclGroupBuf;
-
-
-typedef struct {
-    EeModel *m;
-    const EeInput *in;
-    const EeAttrOptions *o;
-    const long *first;
-    const uint64_t *coal;
-    int words, T, d, K, F, wmax;
-    size_t KF;
-    int32_t *target;
-    float *fx, *value, *vempty;
-} OcclJob;
-
-/* gb holds at least row r's G x rows windows (grown as rows need). */
-static int occl_group_fit(const OcclJob *j, const OcclRowBuf *r, OcclGroupBuf *gb)
-{
-    size_t need = (size_t)r->G * r->rows;
-    if (need <= gb->cap) return 1;
-    free(gb->A); free(gb->out);
-    gb->A = malloc(sizeof(float) * need * j->wmax * j->d);
-    gb->out = malloc(sizeof(float) * need * j->F);
-    gb->cap = gb->A && gb->out ? need : 0;
-    return gb->cap > 0;
-}
-
-static int occl_row_alloc(const OcclJob *j, const EeCnnView *w, const EeBackend *be, long cmax, OcclRowBuf *r)
-{
-    int T = j->T, d = j->d;
-    size_t TF1 = (size_t)(T + 1) * j->F;
-    memset(r, 0, sizeof *r);
-    r->v = (CnnView){.w = *w, .be = be};
-    r->mask = malloc((size_t)T);
-    r->base = malloc(sizeof(int32_t) * T);
-    r->player = malloc(sizeof(int) * T); r->pos = malloc(sizeof(int) * T); r->map = malloc(sizeof(int) * T);
-    r->lo = malloc(sizeof(int) * (cmax + 1)); r->hi = malloc(sizeof(int) * (cmax + 1));
-    r->ex = malloc(sizeof(float) * (size_t)T * d); r->eb = malloc(sizeof(float) * (size_t)T * d);
-    r->outx = malloc(sizeof(float) * (size_t)T * j->KF); r->scratch0 = malloc(sizeof(float) * (size_t)T * j->wmax * d);
-    r->pre = malloc(sizeof(float) * TF1 * j->K); r->suf = malloc(sizeof(float) * TF1 * j->K);
-    r->bestx = malloc(sizeof(float) * j->KF); r->z = malloc(sizeof(float) * w->C);
-    return r->mask && r->base && r->player && r->pos && r->map && r->lo && r->hi && r->ex && r->eb && r->outx &&
-           r->scratch0 && r->pre && r->suf && r->bestx && r->z;
-}
-
-static void occl_row_free(OcclRowBuf *r)
-{
-    free(r->mask); free(r->base); free(r->player); free(r->pos); free(r->map); free(r->lo); free(r->hi);
-    free(r->ex); free(r->eb); free(r->outx); free(r->scratch0); free(r->pre); free(r->suf); free(r->bestx); free(r->z);
-}
-
-/* Row i: the input in full, its running maxima, f(x) and the target, the
- * baseline's value, each copy's absent positions (the copies with none
- * absent or none present settled here) and the group size. */
-static void occl_row_begin(const OcclJob *j, OcclRowBuf *r, int i)
-{
-    int T = j->T, d = j->d, K = j->K, F = j->F;
-    CnnView *v = &r->v;
-    const int32_t *ids = j->in->ids + (size_t)i * T;
-    ee_attr_row_mask(j->m, j->in, i, r->mask);
-    ee_attr_row_baseline(j->m, j->in, j->o, i, r->base);
-    int n = 0;
-    v->L = 1; /* windows past the last token or attended position see only zeros */
-    for (int t = 0; t < T; t++) {
-        if (r->mask[t] || ids[t] != EE_PAD || r->base[t] != EE_PAD) v->L = t + 1;
-        r->player[t] = EE_IS_SPECIAL(ids[t]) ? -1 : n;
-        if (r->player[t] >= 0) r->pos[n++] = t;
-    }
-    r->n = n;
-    size_t LF = (size_t)v->L * F, LF1 = (size_t)(v->L + 1) * F;
-    for (int t = 0; t < v->L; t++) {
-        memcpy(r->ex + (size_t)t * d, v->w.E + (size_t)ids[t] * d, sizeof(float) * d);
-        memcpy(r->eb + (size_t)t * d, v->w.E + (size_t)r->base[t] * d, sizeof(float) * d);
-    }
-    /* the input in full, its running maxima and its logits: the model's
-     * own ops on the same numbers (its max pool keeps a maximum above 0,
-     * else 0; then the classifier), so f(x) has a forward pass's bits;
-     * then the baseline */
-    for (int k = 0; k < K; k++) {
-        ee_cnn_windows(v, k, r->ex, 0, v->L - 1, r->scratch0, r->outx + LF * k);
-        ee_cnn_running_max(v, r->outx + LF * k, r->mask, r->pre + LF1 * k, r->suf + LF1 * k);
-        for (int f = 0; f < F; f++) {
-            float b = r->pre[LF1 * k + (size_t)v->L * F + f];
-            r->bestx[(size_t)k * F + f] = b > 0 ? b : 0;
-        }
-    }
-    ee_linear_fwd(v->be, r->bestx, v->w.Wc, v->w.bc, r->z, 1, (int)j->KF, v->w.C);
-    j->target[i] = j->o->target ? j->o->target[i] : ee_argmax(r->z, v->w.C);
-    j->fx[i] = r->z[j->target[i]];
-    for (int k = 0; k < K; k++) {
-        ee_cnn_windows_ids(v, k, r->base, r->scratch0, r->map, r->outx + LF * k);
-        /* the maxima's values alone (ee_cnn_value reads nothing else), a vector of filters at a time */
-        float *b = r->bestx + (size_t)k * F;
-        for (int f = 0; f < F; f++) b[f] = -INFINITY;
-        for (int t = 0; t < v->L; t++) {
-            const float *ot = r->outx + LF * k + (size_t)t * F;
-            if (!r->mask[t]) continue;
-            #pragma omp simd
-            for (int f = 0; f < F; f++) b[f] = ot[f] > b[f] ? ot[f] : b[f];
-        }
-    }
-    j->vempty[i] = ee_cnn_value(v, r->bestx, j->target[i]);
-    long k0 = j->first[i], nk = j->first[i + 1] - j->first[i];
-    r->rows = 1;
-    for (long k = 0; k < nk; k++) {
-        /* a word at a time: the first and the last absent player */
-        const uint64_t *S = j->coal + (size_t)(k0 + k) * j->words;
-        int any = 0, first_out = -1, last_out = -1;
-        for (int wd = 0; wd * 64 < n; wd++) {
-            uint64_t valid = n - wd * 64 >= 64 ? ~0ULL : (1ULL << (n - wd * 64)) - 1, out = ~S[wd] & valid;
-            any |= (S[wd] & valid) != 0;
-            if (!out) continue;
-            if (first_out < 0) first_out = wd * 64 + __builtin_ctzll(out);
-            last_out = wd * 64 + 63 - __builtin_clzll(out);
-        }
-        r->lo[k] = first_out < 0 ? -1 : r->pos[first_out];
-        r->hi[k] = last_out < 0 ? -1 : r->pos[last_out];
-        if (!any) j->value[k0 + k] = j->vempty[i];          /* every token absent: v(empty) */
-        else if (r->lo[k] < 0) j->value[k0 + k] = NAN;      /* nothing absent: not an occlusion window */
-        if (!any || r->lo[k] < 0) { r->lo[k] = -1; continue; }
-        int t0 = r->lo[k] - j->wmax + 1 > 0 ? r->lo[k] - j->wmax + 1 : 0;
-        if (r->hi[k] - t0 + 1 > r->rows) r->rows = r->hi[k] - t0 + 1;
-    }
-    /* copies per product: enough rows to fill the product's tiles */
-    r->G = 48 / r->rows;
-    if (r->G < 1) r->G = 1;
-    if (r->G > 16) r->G = 16;
-}
-
-static long occl_row_groups_count(const OcclJob *j, const OcclRowBuf *r, int i)
-{
-    long nk = j->first[i + 1] - j->first[i];
-    return (nk + r->G - 1) / r->G;
-}
-
-/* Groups g0..g1-1 of row i's copies (G copies each): their new windows
- * width by width through one product, each copy's maxima from the row's
- * running maxima around its windows, its value. */
-static void occl_row_groups(const OcclJob *j, const OcclRowBuf *r, int i, long g0, long g1, OcclGroupBuf *gb)
-{
-    const CnnView *v = &r->v;
-    int K = j->K, F = j->F, d = j->d, G = r->G;
-    size_t LF1 = (size_t)(v->L + 1) * F, KF = j->KF;
-    long k0 = j->first[i], nk = j->first[i + 1] - j->first[i];
-    OcclRow R = {v, r->ex, r->eb, r->player, j->coal + (size_t)k0 * j->words, j->words, r->lo, r->hi};
-    for (long g = g0; g < g1; g++) {
-        long c0 = g * G, c1 = c0 + G < nk ? c0 + G : nk;
-        for (int kk = 0; kk < K; kk++) {
-            int w = v->w.widths[kk], M = 0;
-            size_t wd = (size_t)w * d;
-            for (long cc = c0; cc < c1; cc++)
-                if (r->lo[cc] >= 0) M += occl_windows(&R, cc, w, gb->A + (size_t)M * wd);
-            if (!M) break;
-            ee_cnn_rows(v, kk, gb->A, M, gb->out);
-            /* each copy's maxima: before its windows, the windows, after */
-            const float *o = gb->out;
-            for (long cc = c0; cc < c1; cc++) {
-                if (r->lo[cc] < 0) continue;
-                int t0 = r->lo[cc] - w + 1 > 0 ? r->lo[cc] - w + 1 : 0, t1 = r->hi[cc];
-                float *b = gb->best + KF * (cc - c0) + (size_t)kk * F;
-                const float *p = r->pre + LF1 * kk + (size_t)t0 * F, *s = r->suf + LF1 * kk + (size_t)(t1 + 1) * F;
-                memcpy(b, p, sizeof(float) * F);
-                for (int t = t0; t <= t1; t++, o += F)
-                    if (r->mask[t]) {
-                        #pragma omp simd
-                        for (int f = 0; f < F; f++) b[f] = o[f] > b[f] ? o[f] : b[f];
-                    }
-                #pragma omp simd
-                for (int f = 0; f < F; f++) b[f] = s[f] > b[f] ? s[f] : b[f];
-            }
-        }
-        for (long cc = c0; cc < c1; cc++)
-            if (r->lo[cc] >= 0) j->value[k0 + cc] = ee_cnn_value(v, gb->best + KF * (cc - c0), j->target[i]);
-    }
-}
-
-/* Rows by decreasing count of copies (ties by index). */
-typedef struct {
-    long copies;
-    int i;
-} OcclOrder;
-
-static int occl_order_cmp(const void *a, const void *b)
-{
-    const OcclOrder *x = a, *y = b;
-    if (x->copies != y->copies) return x->copies > y->copies ? -1 : 1;
-    return (x->i > y->i) - (x->i < y->i);
-}
-
-/* The rows: with at least two rows per thread, each thread takes whole
- * rows (one team for the call: no barrier per row, and a row's begin
- * runs beside the others' copies), else the rows one by one with their
- * groups of copies shared out. Which thread computes what changes no
- * bit: a row's numbers depend on its own data alone. */
-static EeStatus cnn_occlusion_values(EeModel *m, const EeBackend *be, const EeInput *in, const EeAttrOptions *o,
-                                     const long *first, const uint64_t *coal, int words, int32_t *target,
-                                     float *fx, float *value, float *vempty)
-{
-    const EeConfig *c = &m->cfg;
-    EeCnnView w;
-    EeStatus st = ee_cnn_view(m, m->w, &w);
-    if (st) return st;
-    OcclJob j = {m, in, o, first, coal, words, c->T, c->d, w.K, w.F, 1, (size_t)w.K * w.F, target, fx, value, vempty};
-    for (int k = 0; k < w.K; k++)
-        if (c->widths[k] > j.wmax) j.wmax = c->widths[k];
-    long cmax = 0;
-    for (int i = 0; i < in->n; i++)
-        if (first[i + 1] - first[i] > cmax) cmax = first[i + 1] - first[i];
-    int nth = 1;
-#ifdef _OPENMP
-    nth = omp_get_max_threads();
-#endif
-    int by_rows = in->n >= 2 * nth && nth > 1;
-    int nrow = by_rows ? nth : 1;
-    OcclRowBuf *rb = calloc((size_t)nrow, sizeof *rb);
-    OcclGroupBuf *gb = calloc((size_t)nth, sizeof *gb);
-    int ok = rb && gb;
-    for (int t = 0; ok && t < nrow; t++) ok = occl_row_alloc(&j, &w, be, cmax, rb + t);
-    for (int t = 0; ok && t < nth; t++) ok = (gb[t].best = malloc(sizeof(float) * j.KF * 16)) != NULL;
-    if (!ok) st = ee_fail(EE_ERR_NOMEM, "out of memory for the cnn's occlusion");
-    EeProgress prog;
-    ee_progress_start(&prog, o, "occlusion", in->n);
-    if (!st && by_rows) {
-        /* longest rows first, so that the last ones to finish are short */
-        OcclOrder *order = malloc(sizeof(OcclOrder) * in->n);
-        if (!order) st = ee_fail(EE_ERR_NOMEM, "out of memory for the cnn's occlusion");
-        for (int i = 0; order && i < in->n; i++) order[i] = (OcclOrder){first[i + 1] - first[i], i};
-        if (order) qsort(order, (size_t)in->n, sizeof *order, occl_order_cmp);
-        int stop = 0, nomem = 0;
-        long done = 0;
-        #pragma omp parallel if (order)
-        {
-            int th = 0;
-#ifdef _OPENMP
-            th = omp_get_thread_num();
-#endif
-            #pragma omp for schedule(dynamic, 1)
-            for (int q = 0; q < in->n; q++) {
-                int halt;
-                #pragma omp atomic read
-                halt = stop;
-                if (!halt) {
-                    #pragma omp atomic read
-                    halt = nomem;
-                }
-                if (halt) continue;
-                if (th == 0) { /* the interrupt hook and the progress belong to the calling thread */
-                    long dn;
-                    #pragma omp atomic read
-                    dn = done;
-                    ee_progress_tick(&prog, dn);
-                    if (ee_interrupted()) {
-                        #pragma omp atomic write
-                        stop = 1;
-                        continue;
-                    }
-                }
-                int i = order[q].i;
-                occl_row_begin(&j, rb + th, i);
-                if (!occl_group_fit(&j, rb + th, gb + th)) {
-                    #pragma omp atomic write
-                    nomem = 1;
-                    continue;
-                }
-                occl_row_groups(&j, rb + th, i, 0, occl_row_groups_count(&j, rb + th, i), gb + th);
-                #pragma omp atomic
-                done++;
-            }
-        }
-        free(order);
-        if (!st && nomem) st = ee_fail(EE_ERR_NOMEM, "out of memory for the cnn's occlusion");
-        if (!st && stop) st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during occlusion");
-    }
-    for (int i = 0; i < in->n && !st && !by_rows; i++) {
-        if (ee_interrupted()) { st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during occlusion"); break; }
-        ee_progress_tick(&prog, i);
-        occl_row_begin(&j, rb, i);
-        long groups = occl_row_groups_count(&j, rb, i);
-        int fail = 0;
-        #pragma omp parallel reduction(|| : fail)
-        {
-            int th = 0;
-#ifdef _OPENMP
-            th = omp_get_thread_num();
-#endif
-            fail = !occl_group_fit(&j, rb, gb + th);
-            #pragma omp for schedule(dynamic, 1)
-            for (long g = 0; g < groups; g++)
-                if (gb[th].cap) occl_row_groups(&j, rb, i, g, g + 1, gb + th);
-        }
-        if (fail) st = ee_fail(EE_ERR_NOMEM, "out of memory for the cnn's occlusion");
-    }
-    ee_progress_end(&prog, st ? 0 : in->n, 0);
-    for (int t = 0; rb && t < nrow; t++) occl_row_free(rb + t);
-    for (int t = 0; gb && t < nth; t++) { free(gb[t].A); free(gb[t].out); free(gb[t].best); }
-    free(rb); free(gb);
-    return st;
-}
-
 /* The passes a full evaluation makes (f(x), v(empty), one per non-empty
  * coalition): the count the incremental path reports. */
 static long full_passes_of(const EeModel *m, const EeInput *in, const long *first, const uint64_t *coal, int words)
@@ -512,6 +155,112 @@ static long full_passes_of(const EeModel *m, const EeInput *in, const long *firs
         }
     }
     return p;
+}
+
+/* The work from which the rows' draws and solves run in parallel (see
+ * ee_coalition_attribute). */
+#define PARALLEL_WORK 5e7
+static double parallel_work = PARALLEL_WORK;
+
+void ee_coalition_set_parallel_work(double work)
+{
+    parallel_work = work < 0 ? PARALLEL_WORK : work;
+}
+
+/* A thread's buffers for one row: its coalitions as bytes, their values,
+ * the attributions and the players' positions. */
+typedef struct {
+    uint8_t *Z;
+    double *v, *phi;
+    int *pos;
+} RowBuf;
+
+/* What the rows share: the coalitions of every row (bits, `words` each,
+ * from first[i]), their weights and values, each row's f(x) and v(empty). */
+typedef struct {
+    EeModel *m;
+    const EeInput *in;
+    const EeAttrOptions *o;
+    const EeCoalitionModelOptions *c;
+    const long *first;
+    uint64_t *coal;
+    double *weight;
+    const float *value, *fx, *vempty;
+    int words, W, token;
+} Rows;
+
+/* Row i's coalitions drawn (or taken) into its bits and weights. */
+static EeStatus row_draw(const Rows *R, int i, RowBuf *b)
+{
+    int n = ee_masked_players(R->m, R->in, i);
+    long count = R->first[i + 1] - R->first[i];
+    EeStatus st = draw_row(R->c, R->o, i, n, count, b->Z, R->weight + R->first[i]);
+    for (long k = 0; k < count && !st; k++) {
+        uint64_t *S = R->coal + (size_t)(R->first[i] + k) * R->words;
+        for (int j = 0; j < n; j++)
+            if (b->Z[(size_t)k * n + j]) S[j / 64] |= 1ULL << (j % 64);
+    }
+    return st;
+}
+
+/* Row i's attributions a [W] from its coalitions' values: occlusion's
+ * means, or the generic solve (its error names the row). */
+static EeStatus row_solve(const Rows *R, int i, RowBuf *b, float *a)
+{
+    int n = 0, W = R->W;
+    memset(a, 0, sizeof(float) * W);
+    if (R->token) {
+        const int32_t *ids = R->in->ids + (size_t)i * W;
+        for (int t = 0; t < W; t++)
+            if (!EE_IS_SPECIAL(ids[t])) b->pos[n++] = t;
+    } else {
+        for (int t = 0; t < W; t++) b->pos[n++] = t;
+    }
+    long count = R->first[i + 1] - R->first[i];
+    if (n == 0) return EE_OK;
+    /* the coalitions back as bytes for the generic solve */
+    for (long k = 0; k < count; k++) {
+        const uint64_t *S = R->coal + (size_t)(R->first[i] + k) * R->words;
+        for (int j = 0; j < n; j++) b->Z[(size_t)k * n + j] = (uint8_t)(S[j / 64] >> (j % 64) & 1);
+        b->v[k] = R->value[R->first[i] + k];
+    }
+    if (R->c->m.kind == EE_COAL_OCCLUSION) {
+        occlusion_solve(n, count, b->Z, b->v, R->fx[i], b->phi);
+    } else {
+        EeCoalitionOptions mo = row_options(R->c, i, n);
+        EeStatus st = ee_coalition_solve(&mo, n, count, b->Z, R->weight + R->first[i], b->v, R->vempty[i], R->fx[i],
+                                         b->phi);
+        if (st) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "%s", ee_last_error());
+            return ee_fail(st, "row %d: %s", i + 1, msg);
+        }
+    }
+    for (int j = 0; j < n; j++) a[b->pos[j]] = (float)b->phi[j];
+    return EE_OK;
+}
+
+/* Rows 0..N-1 through row_draw, or row_solve into A, in parallel where
+ * `par`: a row's numbers depend on its own data alone, whichever thread
+ * takes it. The first failing row's error comes from running it again on
+ * the calling thread (errors are the thread's own). */
+static EeStatus rows_each(const Rows *R, RowBuf *bufs, int N, float *A, int solve, int par)
+{
+    EeStatus *rst = calloc((size_t)N + 1, sizeof(EeStatus));
+    if (!rst) return ee_fail(EE_ERR_NOMEM, "out of memory for the coalitions");
+    #pragma omp parallel for schedule(dynamic, 1) if (par && N > 1)
+    for (int i = 0; i < N; i++) {
+        int th = 0;
+#ifdef _OPENMP
+        th = omp_get_thread_num();
+#endif
+        rst[i] = solve ? row_solve(R, i, bufs + th, A + (size_t)i * R->W) : row_draw(R, i, bufs + th);
+    }
+    EeStatus st = EE_OK;
+    for (int i = 0; i < N && !st; i++)
+        if (rst[i]) st = solve ? row_solve(R, i, bufs, A + (size_t)i * R->W) : row_draw(R, i, bufs);
+    free(rst);
+    return st;
 }
 
 EeStatus ee_coalition_attribute(EeModel *m, const EeInput *in, const EeAttrOptions *o,
@@ -536,81 +285,60 @@ EeStatus ee_coalition_attribute(EeModel *m, const EeInput *in, const EeAttrOptio
     long total = first[N];
     uint64_t *coal = calloc((size_t)total * words + 1, sizeof(uint64_t));
     float *value = malloc(sizeof(float) * ((size_t)total + 1));
-    double *weight = malloc(sizeof(double) * ((size_t)total + 1)), *v = malloc(sizeof(double) * ((size_t)cmax + 1));
-    double *phi = malloc(sizeof(double) * ((size_t)nmax + 1));
-    uint8_t *Z = malloc((size_t)cmax * (nmax ? nmax : 1) + 1);
+    double *weight = malloc(sizeof(double) * ((size_t)total + 1));
     int32_t *target = malloc(sizeof(int32_t) * (N ? N : 1));
     float *fx = malloc(sizeof(float) * (N ? N : 1)), *vempty = malloc(sizeof(float) * (N ? N : 1));
-    int *pos = malloc(sizeof(int) * ((size_t)W + 1));
-    if (!coal || !value || !weight || !v || !phi || !Z || !target || !fx || !vempty || !pos) {
+    int nth = 1;
+#ifdef _OPENMP
+    nth = omp_get_max_threads();
+#endif
+    RowBuf *bufs = calloc((size_t)nth, sizeof *bufs);
+    int ok = coal && value && weight && target && fx && vempty && bufs;
+    for (int t = 0; ok && t < nth; t++) {
+        bufs[t].Z = malloc((size_t)cmax * (nmax ? nmax : 1) + 1);
+        bufs[t].v = malloc(sizeof(double) * ((size_t)cmax + 1));
+        bufs[t].phi = malloc(sizeof(double) * ((size_t)nmax + 1));
+        bufs[t].pos = malloc(sizeof(int) * ((size_t)W + 1));
+        ok = bufs[t].Z && bufs[t].v && bufs[t].phi && bufs[t].pos;
+    }
+    if (!ok) {
         st = ee_fail(EE_ERR_NOMEM, "out of memory for %ld coalitions", total);
         goto done;
     }
+    Rows R = {m, in, &opt, c, first, coal, weight, value, fx, vempty, words, W, token};
+    /* the draws and solves in parallel only where they take long (a solve
+     * about count n^2 operations, occlusion's means count n): a few ms of
+     * them gain less than a wake of the team can cost on a shared machine
+     * (measured: 2 threads on 2 busy cores, the bench's cnn occlusion took
+     * 3 to 40 ms a call with these loops parallel, 3 to 20 serial) */
+    double work = 0;
+    for (int i = 0; i < N; i++) {
+        double n = ee_masked_players(m, in, i) + 1.0;
+        work += (double)(first[i + 1] - first[i]) * n * (c->m.kind == EE_COAL_OCCLUSION ? 1 : n);
+    }
+    int par = work >= parallel_work;
     /* every row's coalitions first, as bits, so that the evaluator can
      * fill its passes across rows */
-    for (int i = 0; i < N && !st; i++) {
-        int n = ee_masked_players(m, in, i);
-        long count = first[i + 1] - first[i];
-        if ((st = draw_row(c, &opt, i, n, count, Z, weight + first[i]))) break;
-        for (long k = 0; k < count; k++) {
-            uint64_t *S = coal + (size_t)(first[i] + k) * words;
-            for (int j = 0; j < n; j++)
-                if (Z[(size_t)k * n + j]) S[j / 64] |= 1ULL << (j % 64);
-        }
-    }
+    st = rows_each(&R, bufs, N, A, 0, par);
     EeMaskedValues mv = {.words = words, .first = first, .coal = coal, .value = value, .vempty = vempty,
                          .fx = fx, .target = target};
     EeDevice dev;
     const EeBackend *be = NULL;
     if (!st) st = ee_backend_resolve(o->device, o->precision, &dev, &be);
-    if (!st && c->m.kind == EE_COAL_OCCLUSION && cfg->kind == EE_KIND_CNN && be->host_memory && !o->full_passes &&
-        o->precision == EE_PRECISION_FP32) {
-        /* the targets, f(x) and v(empty) from each row's full passes, the windows incrementally */
-        st = cnn_occlusion_values(m, be, in, &opt, first, coal, words, target, fx, value, vempty);
-        mv.passes = full_passes_of(m, in, first, coal, words);
-    } else if (!st && c->m.kind != EE_COAL_OCCLUSION && cfg->kind == EE_KIND_CNN && be->host_memory &&
-               !o->full_passes && o->precision == EE_PRECISION_FP32 && ee_cnn_coalition_fits(m)) {
-        /* KernelSHAP and LIME: about half the tokens of a coalition are
-         * absent, so each value from per-position products (cnn_coalitions.c) */
-        st = ee_cnn_coalition_values(m, be, in, &opt, c->m.kind == EE_COAL_LIME ? "LIME" : "KernelSHAP", first,
-                                     coal, words, target, fx, value, vempty);
+    if (!st && cfg->kind == EE_KIND_CNN && be->host_memory && !o->full_passes && o->precision == EE_PRECISION_FP32 &&
+        ee_cnn_coalition_fits(m)) {
+        /* each value from per-position products (cnn_coalitions.c): a
+         * coalition's window is one of two tokens at each position; an
+         * occlusion copy reads only the windows that see its window */
+        const char *what = c->m.kind == EE_COAL_OCCLUSION ? "occlusion" : c->m.kind == EE_COAL_LIME ? "LIME" : "KernelSHAP";
+        st = ee_cnn_coalition_values(m, be, in, &opt, what, c->m.kind == EE_COAL_OCCLUSION, first, coal, words, target,
+                                     fx, value, vempty);
         mv.passes = full_passes_of(m, in, first, coal, words);
     } else if (!st) {
         st = ee_masked_values(m, in, &opt, c->m.kind == EE_COAL_OCCLUSION ? "occlusion"
                                            : c->m.kind == EE_COAL_LIME ? "LIME" : "KernelSHAP", &mv);
     }
-    for (int i = 0; i < N && !st; i++) {
-        int n = 0;
-        float *a = A + (size_t)i * W;
-        memset(a, 0, sizeof(float) * W);
-        if (token) {
-            const int32_t *ids = in->ids + (size_t)i * W;
-            for (int t = 0; t < W; t++)
-                if (!EE_IS_SPECIAL(ids[t])) pos[n++] = t;
-        } else {
-            for (int t = 0; t < W; t++) pos[n++] = t;
-        }
-        long count = first[i + 1] - first[i];
-        if (n == 0) continue;
-        /* the coalitions back as bytes for the generic solve */
-        for (long k = 0; k < count; k++) {
-            const uint64_t *S = coal + (size_t)(first[i] + k) * words;
-            for (int j = 0; j < n; j++) Z[(size_t)k * n + j] = (uint8_t)(S[j / 64] >> (j % 64) & 1);
-            v[k] = value[first[i] + k];
-        }
-        if (c->m.kind == EE_COAL_OCCLUSION) {
-            occlusion_solve(n, count, Z, v, fx[i], phi);
-        } else {
-            EeCoalitionOptions mo = row_options(c, i, n);
-            if ((st = ee_coalition_solve(&mo, n, count, Z, weight + first[i], v, vempty[i], fx[i], phi))) {
-                char msg[256];
-                snprintf(msg, sizeof msg, "%s", ee_last_error());
-                st = ee_fail(st, "row %d: %s", i + 1, msg);
-                break;
-            }
-        }
-        for (int j = 0; j < n; j++) a[pos[j]] = (float)phi[j];
-    }
+    if (!st) st = rows_each(&R, bufs, N, A, 1, par);
     if (!st && info) {
         if (info->target) memcpy(info->target, target, sizeof(int32_t) * N);
         if (info->fx) memcpy(info->fx, fx, sizeof(float) * N);
@@ -626,8 +354,9 @@ EeStatus ee_coalition_attribute(EeModel *m, const EeInput *in, const EeAttrOptio
         info->seconds = ee_now() - t0;
     }
 done:
-    free(first); free(coal); free(value); free(weight); free(v); free(phi); free(Z);
-    free(target); free(fx); free(vempty); free(pos);
+    for (int t = 0; bufs && t < nth; t++) { free(bufs[t].Z); free(bufs[t].v); free(bufs[t].phi); free(bufs[t].pos); }
+    free(first); free(coal); free(value); free(weight); free(bufs);
+    free(target); free(fx); free(vempty);
     return st;
 }
 
@@ -651,13 +380,18 @@ double ee_coalition_attribute_bytes(const EeModel *m, const EeInput *in, const E
     if (B > total + in->n) B = (int)(total + in->n);
     if (B < 2) B = 2;
     double bytes = ee_run_bytes((EeModel *)m, dev, B, 0, 0);
-    bytes += total * (words * 8 + 4 + 8) + cmax * (nmax + 8.0) + (double)in->n * 32 + W * 13.0;
+    int nth = 1;
+#ifdef _OPENMP
+    nth = omp_get_max_threads();
+#endif
+    /* each thread's row buffers (rows_each) and the per-row status */
+    bytes += total * (words * 8 + 4 + 8) + nth * (cmax * (nmax + 8.0) + W * 4.0 + nmax * 8.0) + (double)in->n * 36;
     bytes += (double)B * (W * (token ? 5.0 : 4.0) + cfg->classes * 4 + 12);
     /* the solve's normal equations */
     if (c->m.kind != EE_COAL_OCCLUSION) bytes += 8.0 * (nmax + 1) * (nmax + 2);
-    /* KernelSHAP/LIME's cnn shortcut on the CPU (ee_coalition_attribute's choice) */
-    if (c->m.kind != EE_COAL_OCCLUSION && cfg->kind == EE_KIND_CNN && dev == EE_DEVICE_CPU && !o->full_passes &&
-        o->precision == EE_PRECISION_FP32 && ee_cnn_coalition_fits(m))
+    /* the cnn's shortcut on the CPU (ee_coalition_attribute's choice) */
+    if (cfg->kind == EE_KIND_CNN && dev == EE_DEVICE_CPU && !o->full_passes && o->precision == EE_PRECISION_FP32 &&
+        ee_cnn_coalition_fits(m))
         bytes += ee_cnn_coalition_bytes(m);
     return bytes;
 }

@@ -26,6 +26,8 @@
  *   occlusion, coalitions that do not determine the fit, unknown kind. */
 #include "refmodel.h"
 #include "attr/cnn_incremental.h" /* the cnn's coalition products, called directly */
+#include "attr/cnn_table.h"       /* its subset tables: the widths that use them */
+#include "attr/coalition.h"       /* the work from which rows are drawn and solved in parallel */
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -192,12 +194,20 @@ typedef struct {
     EeInput in;
 } Fix;
 
-static void fix_init(Fix *f, EeKind kind)
+/* The fixture's model of kind `kind`; wide: a cnn with every width 1 ..
+ * 6 and 21 filters (a vector of 16 and a tail), the table's widths and a
+ * wider one (cnn_table.h). */
+static void fix_init_wide(Fix *f, EeKind kind, int wide)
 {
     static const int lens[5] = {9, 3, 10, 1, 6};
     memset(f, 0, sizeof *f);
     EeConfig c;
     refm_config(&c, kind, 12, 9, 8, 6);
+    if (wide) {
+        c.filters = 21;
+        c.nwidths = 6;
+        for (int k = 0; k < 6; k++) c.widths[k] = k + 1;
+    }
     f->m = refm_model(&c, 7, 0.6, &rng);
     REQUIRE(f->m != NULL, "model");
     ref_load(&f->ref, f->m);
@@ -213,6 +223,11 @@ static void fix_init(Fix *f, EeKind kind)
         for (int k = 0; k < f->N * f->W; k++) f->x[k] = (float)ee_rng_normal(&rng);
     }
     f->in = (EeInput){.n = f->N, .ids = f->ids, .x = f->x};
+}
+
+static void fix_init(Fix *f, EeKind kind)
+{
+    fix_init_wide(f, kind, 0);
 }
 
 static void fix_free(Fix *f)
@@ -389,9 +404,9 @@ static void check_given(EeKind kind)
         EeStatus st = run(&f, &o, &c, &g);
         CHECK(st == EE_OK, "%s variant %zu runs: %s", kn, vi, ee_last_error());
         if (st) { given_free(&gv); continue; }
-        /* the cnn's KernelSHAP and LIME take the per-position products
-         * (cnn_coalitions.c), nothing else does */
-        int fast = kind == EE_KIND_CNN && v[vi].k != EE_COAL_OCCLUSION;
+        /* the cnn's coalitions (KernelSHAP, LIME and occlusion) take the
+         * per-position products (cnn_coalitions.c), nothing else does */
+        int fast = kind == EE_KIND_CNN;
         CHECK(ee_cnn_coalition_calls() - fast0 == fast, "%s variant %zu: the cnn's coalition products ran %ld times, "
               "expected %d", kn, vi, ee_cnn_coalition_calls() - fast0, fast);
         CheckCmp cmp = CMP_INIT;
@@ -577,6 +592,45 @@ static void check_drawn(EeKind kind)
     fix_free(&f);
 }
 
+/* ---- the rows' draws and solves in parallel ----------------------------------------
+ * ee_coalition_attribute draws and solves its rows in parallel only where
+ * they are long: forced for every call here, at 2 threads, the same bits
+ * as one by one, for each method and each model kind. */
+static void check_parallel_rows(void)
+{
+    const EeKind kinds[3] = {EE_KIND_TRANSFORMER, EE_KIND_CNN, EE_KIND_MLP};
+#ifdef _OPENMP
+    int saved = omp_get_max_threads();
+    omp_set_num_threads(2);
+#endif
+    for (int ki = 0; ki < 3; ki++) {
+        Fix f;
+        fix_init(&f, kinds[ki]);
+        Got g = {0};
+        EeAttrOptions o;
+        options(&f, &o, 0);
+        static const EeCoalitionModelOptions cs[3] = {{.m = {.kind = EE_COAL_KERNELSHAP, .samples = 40}},
+                                                      {.m = {.kind = EE_COAL_LIME, .samples = 40}},
+                                                      {.m = {.kind = EE_COAL_OCCLUSION}, .window = 2, .stride = 1}};
+        float *A1 = malloc(sizeof(float) * f.N * f.W);
+        for (int ci = 0; ci < 3; ci++) {
+            CHECK_OK(run(&f, &o, &cs[ci], &g));
+            memcpy(A1, g.A, sizeof(float) * f.N * f.W);
+            ee_coalition_set_parallel_work(0);
+            CHECK_OK(run(&f, &o, &cs[ci], &g));
+            ee_coalition_set_parallel_work(-1);
+            CHECK(!memcmp(A1, g.A, sizeof(float) * f.N * f.W), "%s, method %d: the rows in parallel give the same "
+                  "bits", ee_kind_name(kinds[ki]), cs[ci].m.kind);
+        }
+        free(A1);
+        free(g.A);
+        fix_free(&f);
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(saved);
+#endif
+}
+
 static void check_bad(void)
 {
     Fix f;
@@ -605,6 +659,19 @@ static void check_bad(void)
     c.m.kind = EE_COAL_KERNELSHAP;
     CHECK(run(&f, &o, &c, &g) == EE_ERR_INPUT && strstr(ee_last_error(), "KernelSHAP"), "KernelSHAP, one coalition: %s",
           ee_last_error());
+    /* the rows solved in parallel: the first failing row's message all the same */
+#ifdef _OPENMP
+    int saved = omp_get_max_threads();
+    omp_set_num_threads(2);
+#endif
+    ee_coalition_set_parallel_work(0);
+    c.m.kind = EE_COAL_LIME;
+    CHECK(run(&f, &o, &c, &g) == EE_ERR_INPUT && strstr(ee_last_error(), "row 1: LIME"), "LIME, one coalition, rows in "
+          "parallel: %s", ee_last_error());
+    ee_coalition_set_parallel_work(-1);
+#ifdef _OPENMP
+    omp_set_num_threads(saved);
+#endif
     c.m.kind = (EeCoalitionKind)7;
     CHECK(run(&f, &o, &c, &g) == EE_ERR_INPUT, "unknown kind: %s", ee_last_error());
     o.baseline = EE_BASELINE_ZERO;
@@ -648,11 +715,12 @@ static void tie_filters(Fix *f)
     ref_load(&f->ref, f->m);
 }
 
-static void check_cnn_maxima(void)
+static void cnn_maxima_on(int wide)
 {
     Fix f;
-    fix_init(&f, EE_KIND_CNN);
+    fix_init_wide(&f, EE_KIND_CNN, wide);
     tie_filters(&f);
+    const char *kn = wide ? "wide cnn" : "cnn";
     static const int ws[][2] = {{1, 1}, {2, 1}, {3, 2}, {5, 4}, {12, 1}};
     Got g = {0};
 #ifdef _OPENMP
@@ -664,29 +732,40 @@ static void check_cnn_maxima(void)
         options(&f, &o, vi % 2);
         EeCoalitionModelOptions c = {.m = {.kind = EE_COAL_OCCLUSION}, .window = ws[vi][0], .stride = ws[vi][1]};
         EeStatus st = run(&f, &o, &c, &g);
-        CHECK(st == EE_OK, "cnn maxima, window %d: %s", ws[vi][0], ee_last_error());
+        CHECK(st == EE_OK, "%s maxima, window %d: %s", kn, ws[vi][0], ee_last_error());
         if (st) continue;
         CheckCmp cmp = CMP_INIT;
         int tmis = 0;
         compare(&f, &o, &c, NULL, &g, &cmp, &tmis);
-        CHECK(tmis == 0, "cnn maxima, window %d: %d rows with another target", ws[vi][0], tmis);
-        CHECK_CMP(cmp, cmp_bound(&cmp, 2e-5, 1e-1), "cnn maxima, window %d stride %d, against the double reference: "
-                  "max err %.3g (scale %.3g)", ws[vi][0], ws[vi][1], cmp.err, cmp.scale);
+        CHECK(tmis == 0, "%s maxima, window %d: %d rows with another target", kn, ws[vi][0], tmis);
+        CHECK_CMP(cmp, cmp_bound(&cmp, 2e-5, 1e-1), "%s maxima, window %d stride %d, against the double reference: "
+                  "max err %.3g (scale %.3g)", kn, ws[vi][0], ws[vi][1], cmp.err, cmp.scale);
         float *A1 = malloc(sizeof(float) * f.N * f.W);
         memcpy(A1, g.A, sizeof(float) * f.N * f.W);
 #ifdef _OPENMP
         omp_set_num_threads(1); /* the same bits on one thread */
         CHECK_OK(run(&f, &o, &c, &g));
-        CHECK(!memcmp(A1, g.A, sizeof(float) * f.N * f.W), "cnn maxima, window %d stride %d: 1 and 2 threads give "
-              "the same bits", ws[vi][0], ws[vi][1]);
+        CHECK(!memcmp(A1, g.A, sizeof(float) * f.N * f.W), "%s maxima, window %d stride %d: 1 and 2 threads give "
+              "the same bits", kn, ws[vi][0], ws[vi][1]);
         omp_set_num_threads(2);
 #endif
+        /* no subset tables, and the tables read wherever a row has them
+         * (by default only where they pay): the same bits */
+        for (int mode = 0; mode < 2; mode++) {
+            long calls = ee_cnn_coalition_calls();
+            ee_cnn_table_set(mode ? -1 : 0, mode);
+            CHECK_OK(run(&f, &o, &c, &g));
+            ee_cnn_table_set(-1, 0);
+            CHECK(ee_cnn_coalition_calls() == calls + 1, "%s maxima: occlusion takes the coalition products", kn);
+            CHECK(!memcmp(A1, g.A, sizeof(float) * f.N * f.W), "%s maxima, window %d stride %d: %s give the same "
+                  "bits", kn, ws[vi][0], ws[vi][1], mode ? "the tables read always" : "no tables");
+        }
         o.full_passes = 1;
         CHECK_OK(run(&f, &o, &c, &g));
         CheckCmp inc = CMP_INIT;
         for (int k = 0; k < f.N * f.W; k++) cmp_add(&inc, A1[k], g.A[k]);
-        CHECK_CMP(inc, cmp_bound(&inc, 1e-5, 1e-1), "cnn maxima, window %d stride %d: incremental = full passes (err "
-                  "%.3g)", ws[vi][0], ws[vi][1], inc.err);
+        CHECK_CMP(inc, cmp_bound(&inc, 1e-5, 1e-1), "%s maxima, window %d stride %d: incremental = full passes (err "
+                  "%.3g)", kn, ws[vi][0], ws[vi][1], inc.err);
         free(A1);
     }
 #ifdef _OPENMP
@@ -696,21 +775,32 @@ static void check_cnn_maxima(void)
     fix_free(&f);
 }
 
+static void check_cnn_maxima(void)
+{
+    cnn_maxima_on(0);
+    cnn_maxima_on(1);
+}
+
 /* ---- the cnn's KernelSHAP and LIME values from per-position products --------------
  * ee_cnn_coalition_values coalition by coalition against full passes
  * (ee_masked_values with full_passes) and the double reference: baseline
  * ids that differ per position, rows shorter than the widest window
  * (windows reaching past the row's length; row 3 has one token), the
  * coalition with every player absent and the one with every player
- * present, each player alone, random ones (more than one group of a row),
- * filters tied at every position above and below 0 and below 0
- * everywhere; the same bits at 1 and 2 threads, by whole rows and with a
- * row's groups shared out. */
-static void check_cnn_coalitions(void)
+ * present, each player alone and each player absent alone, random ones
+ * (more than one group of a row), filters tied at every position above and
+ * below 0 and below 0 everywhere; the same bits at 1 and 2 threads, by
+ * whole rows and with a row's groups shared out. On the wide model (every
+ * width 1 .. 6, 21 filters) also: the subset tables (cnn_table.c) give the
+ * difference rows' bits at every limit of the table's widths (0: none;
+ * 6 exceeds EE_CNN_TABLE_WMAX, so width 6 always takes the rows), and
+ * ee_cnn_coalition_bytes counts each thread's tables. */
+static void cnn_coalitions_on(int wide)
 {
     Fix f;
-    fix_init(&f, EE_KIND_CNN);
+    fix_init_wide(&f, EE_KIND_CNN, wide);
     tie_filters(&f);
+    const char *kn = wide ? "wide cnn" : "cnn";
     EeAttrOptions o;
     options(&f, &o, 1);
     int differ = 0; /* the given baseline ids differ along a row */
@@ -720,16 +810,17 @@ static void check_cnn_coalitions(void)
     int n[8];
     for (int i = 0; i < f.N; i++) {
         n[i] = ee_coalition_players(f.m, &f.in, i);
-        first[i + 1] = first[i] + (n[i] ? n[i] + 2 + 14 : 0);
+        first[i + 1] = first[i] + (n[i] ? 2 * n[i] + 2 + 14 : 0);
     }
     long total = first[f.N];
     uint64_t *coal = calloc(total, sizeof(uint64_t));
     for (int i = 0; i < f.N; i++)
         for (long k = 0; k < first[i + 1] - first[i]; k++) {
-            uint64_t *S = coal + first[i] + k;
-            if (k == 1) *S = (1ULL << n[i]) - 1;          /* every player present (k = 0: none) */
-            else if (k >= 2 && k < n[i] + 2) *S = 1ULL << (k - 2); /* one player */
-            else if (k >= 2) *S = ee_rng_next(&rng) & ((1ULL << n[i]) - 1);
+            uint64_t *S = coal + first[i] + k, all = (1ULL << n[i]) - 1;
+            if (k == 1) *S = all;                                          /* every player present (k = 0: none) */
+            else if (k >= 2 && k < n[i] + 2) *S = 1ULL << (k - 2);         /* one player */
+            else if (k >= n[i] + 2 && k < 2 * n[i] + 2) *S = all & ~(1ULL << (k - n[i] - 2)); /* all but one */
+            else if (k >= 2) *S = ee_rng_next(&rng) & all;
         }
     EeDevice dev;
     const EeBackend *be;
@@ -742,8 +833,8 @@ static void check_cnn_coalitions(void)
     omp_set_num_threads(2);
 #endif
     long calls = ee_cnn_coalition_calls();
-    CHECK_OK(ee_cnn_coalition_values(f.m, be, &f.in, &o, "test", first, coal, 1, tg1, fx1, v1, ve1));
-    CHECK(ee_cnn_coalition_calls() == calls + 1, "the calls are counted");
+    CHECK_OK(ee_cnn_coalition_values(f.m, be, &f.in, &o, "test", 0, first, coal, 1, tg1, fx1, v1, ve1));
+    CHECK(ee_cnn_coalition_calls() == calls + 1, "%s: the calls are counted", kn);
     EeAttrOptions of = o;
     of.full_passes = 1;
     EeMaskedValues mv = {.words = 1, .first = first, .coal = coal, .value = vf, .vempty = vef, .fx = fxf,
@@ -765,32 +856,85 @@ static void check_cnn_coalitions(void)
             cmp_add(&ref, v1[k], ref_value(&q, z));
         }
     }
-    CHECK(tmis == 0 && fxbits == 0, "cnn coalition products: targets (%d differ) and f(x) (%d differ) are a full "
-          "pass's", tmis, fxbits);
-    CHECK_CMP(full, cmp_bound(&full, 1e-5, 1e-1), "cnn coalition products = full passes, value by value (%ld "
-              "values): max err %.3g (scale %.3g)", total, full.err, full.scale);
-    CHECK_CMP(ref, cmp_bound(&ref, 2e-5, 1e-1), "cnn coalition products against the double reference: max err %.3g "
-              "(scale %.3g)", ref.err, ref.scale);
+    CHECK(tmis == 0 && fxbits == 0, "%s coalition products: targets (%d differ) and f(x) (%d differ) are a full "
+          "pass's", kn, tmis, fxbits);
+    CHECK_CMP(full, cmp_bound(&full, 1e-5, 1e-1), "%s coalition products = full passes, value by value (%ld "
+              "values): max err %.3g (scale %.3g)", kn, total, full.err, full.scale);
+    CHECK_CMP(ref, cmp_bound(&ref, 2e-5, 1e-1), "%s coalition products against the double reference: max err %.3g "
+              "(scale %.3g)", kn, ref.err, ref.scale);
 #ifdef _OPENMP
     omp_set_num_threads(1); /* one thread: the same bits */
-    CHECK_OK(ee_cnn_coalition_values(f.m, be, &f.in, &o, "test", first, coal, 1, tg2, fx2, v2, ve2));
+    CHECK_OK(ee_cnn_coalition_values(f.m, be, &f.in, &o, "test", 0, first, coal, 1, tg2, fx2, v2, ve2));
     CHECK(!memcmp(v1, v2, sizeof(float) * total) && !memcmp(ve1, ve2, sizeof(float) * f.N),
-          "cnn coalition products: 1 and 2 threads give the same bits");
+          "%s coalition products: 1 and 2 threads give the same bits", kn);
     omp_set_num_threads(2);
 #endif
+    /* as occlusion's copies: the same bits, but NaN where no player is
+     * absent (k = 1; a row's one player alone) */
+    CHECK_OK(ee_cnn_coalition_values(f.m, be, &f.in, &o, "test", 1, first, coal, 1, tg2, fx2, v2, ve2));
+    long odiff = 0;
+    for (int i = 0; i < f.N; i++)
+        for (long k = first[i]; k < first[i + 1]; k++)
+            odiff += coal[k] == (1ULL << n[i]) - 1 ? !isnan(v2[k]) : memcmp(&v1[k], &v2[k], sizeof(float)) != 0;
+    CHECK(odiff == 0, "%s coalition products as occlusion's copies: %ld values differ", kn, odiff);
     /* rows 0 and 1 alone (fewer rows than twice the threads: each row's
      * groups of coalitions shared out): the same bits */
     EeInput two = f.in;
     two.n = 2;
     CHECK(first[1] > 16, "row 0 has more than one group of coalitions (%ld)", first[1]);
-    CHECK_OK(ee_cnn_coalition_values(f.m, be, &two, &o, "test", first, coal, 1, tg2, fx2, v2, ve2));
+    CHECK_OK(ee_cnn_coalition_values(f.m, be, &two, &o, "test", 0, first, coal, 1, tg2, fx2, v2, ve2));
     CHECK(!memcmp(v1, v2, sizeof(float) * first[2]) && !memcmp(ve1, ve2, sizeof(float) * 2),
-          "cnn coalition products: a row's groups shared out give the same bits");
+          "%s coalition products: a row's groups shared out give the same bits", kn);
+    /* the tables: each limit of their widths gives the same bits (at 1
+     * thread too when the limit is odd), and each table is counted */
+    int nth = 1;
+#ifdef _OPENMP
+    nth = omp_get_max_threads();
+#endif
+    double bytes0 = 0;
+    for (int lim = 0; lim <= 6; lim++) {
+        ee_cnn_table_set(lim, 1);
+        double tab = 0;
+        int tables = 0;
+        for (int k = 0; k < f.ref.c.nwidths; k++) {
+            size_t nt = ee_cnn_table_floats(f.ref.c.widths[k], f.T, f.ref.c.filters);
+            tab += 4.0 * nt;
+            tables += nt > 0;
+        }
+        int expect = 0;
+        for (int k = 0; k < f.ref.c.nwidths; k++)
+            expect += f.ref.c.widths[k] <= lim && f.ref.c.widths[k] <= EE_CNN_TABLE_WMAX;
+        CHECK(tables == expect, "%s, table limit %d: %d widths with a table, expected %d", kn, lim, tables, expect);
+        double bytes = ee_cnn_coalition_bytes(f.m);
+        if (lim == 0) bytes0 = bytes;
+        CHECK(bytes - bytes0 == nth * tab, "%s, table limit %d: the bytes count each thread's tables (%.0f more "
+              "than without, expected %.0f)", kn, lim, bytes - bytes0, nth * tab);
+#ifdef _OPENMP
+        omp_set_num_threads(lim % 2 ? 1 : 2);
+#endif
+        memset(v2, 0, sizeof(float) * total);
+        CHECK_OK(ee_cnn_coalition_values(f.m, be, &f.in, &o, "test", 0, first, coal, 1, tg2, fx2, v2, ve2));
+        long diff = 0;
+        for (long k = 0; k < total; k++) diff += memcmp(&v1[k], &v2[k], sizeof(float)) != 0;
+        CHECK(diff == 0 && !memcmp(ve1, ve2, sizeof(float) * f.N), "%s, table limit %d (%d of %d widths with a "
+              "table): the same bits as the default (%ld of %ld values differ)", kn, lim, tables, f.ref.c.nwidths,
+              diff, total);
+#ifdef _OPENMP
+        omp_set_num_threads(2);
+#endif
+    }
+    ee_cnn_table_set(-1, 0);
 #ifdef _OPENMP
     omp_set_num_threads(saved);
 #endif
     free(coal); free(v1); free(v2); free(vf);
     fix_free(&f);
+}
+
+static void check_cnn_coalitions(void)
+{
+    cnn_coalitions_on(0);
+    cnn_coalitions_on(1);
 }
 
 int main(void)
@@ -804,6 +948,7 @@ int main(void)
     }
     check_cnn_maxima();
     check_cnn_coalitions();
+    check_parallel_rows();
     check_bad();
     ee_threads_leave();
     return check_finish("test_perturb");
