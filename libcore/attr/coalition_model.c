@@ -559,7 +559,7 @@ EeStatus ee_coalition_attribute(EeModel *m, const EeInput *in, const EeAttrOptio
         }
     }
     EeMaskedValues mv = {.words = words, .first = first, .coal = coal, .value = value, .vempty = vempty,
-                         .fx = fx, .target = target};
+                         .fx = fx, .target = target, .windows = c->m.kind == EE_COAL_OCCLUSION};
     EeDevice dev;
     const EeBackend *be = NULL;
     if (!st) st = ee_backend_resolve(o->device, o->precision, &dev, &be);

@@ -392,12 +392,13 @@ static void tf_forward(EeRun *r, int B, int train)
         /* without backward, alternate the output between two buffers */
         float *x_out = r->keep ? L->x2 : (x == a->L[0].x2 ? a->L[0].x_in : a->L[0].x2);
         if (r->keep) L->x_in = x;
-        if (!(l == 0 && r->qkv0_given)) {
+        int ctx_given = l == 0 && r->ctx0_given;
+        if (!(l == 0 && (r->qkv0_given || ctx_given))) {
             ee_linear_fwd(be, x, ee_run_w(r, LP(l, L_WQ)), ee_run_w(r, LP(l, L_BQ)), L->q, R, d, d);
             ee_linear_fwd(be, x, ee_run_w(r, LP(l, L_WK)), ee_run_w(r, LP(l, L_BK)), L->k, R, d, d);
             ee_linear_fwd(be, x, ee_run_w(r, LP(l, L_WV)), ee_run_w(r, LP(l, L_BV)), L->v, R, d, d);
         }
-        be->attention_fwd(L->q, L->k, L->v, r->mask, L->P, L->ctx, B, T, d, c->heads);
+        if (!ctx_given) be->attention_fwd(L->q, L->k, L->v, r->mask, L->P, L->ctx, B, T, d, c->heads);
         sublayer_end(r, L->ctx, LP(l, L_WO), LP(l, L_BO), L->y1, L->keep_a, site_seed(r, l, 1), x,
                      LP(l, L_LN1_G), LP(l, L_LN1_B), L->x1, L->mean1, L->rstd1, R, d, pdrop);
         ee_linear_gelu_fwd(be, L->x1, ee_run_w(r, LP(l, L_W1)), ee_run_w(r, LP(l, L_B1)), L->z, L->gz, R, d, f);
@@ -532,6 +533,8 @@ void ee_tf_layer0_qkv(EeRun *r, float **q, float **k, float **v)
     *k = a->L[0].k;
     *v = a->L[0].v;
 }
+
+float *ee_tf_layer0_ctx(EeRun *r) { return layer_at(r, 0)->ctx; }
 
 EeStatus ee_tf_qkv0_view(const EeModel *m, const float *w, EeTfQkvView *v)
 {
