@@ -194,6 +194,14 @@ static inline void *ee_run_alloc(EeRun *r, size_t bytes, int *fail)
     if (!p) *fail = 1;
     return p;
 }
+/* Same, not zero-filled where the backend has alloc_scratch: for a
+ * buffer that every pass writes before it reads it. */
+static inline void *ee_run_alloc_scratch(EeRun *r, size_t bytes, int *fail)
+{
+    void *p = r->be->alloc_scratch ? r->be->alloc_scratch(bytes) : r->be->alloc(bytes);
+    if (!p) *fail = 1;
+    return p;
+}
 
 /* ---- views: the weights that code outside a kind reads (the samplers'
  * incremental paths), as checked pointers into w (m->w, or a run's r->w)
