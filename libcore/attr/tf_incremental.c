@@ -4,8 +4,10 @@
  * Why: an occlusion or ablation copy differs from its row x only in one
  * window of positions [lo, hi]. With layer 0's q, k, v of every position
  * taken from the row's cache (tf_cache.c), the full attention still costs
- * O(L^2 d) per copy, a quarter of the pass, while only the window's keys
- * and values differ from x's. So per row, once: for every query i and
+ * O(L^2 d) per copy (with its zeroed score blocks and the copies of q, k,
+ * v into the run, about a quarter of an ablation call's time on the
+ * bench's model), while only the window's keys and values differ from
+ * x's. So per row, once: for every query i and
  * head, the softmax state of x's keys before each position a (prefix) and
  * from each position b on (suffix): the largest score m, the sum s of
  * exp(score - m) and the sum u of exp(score - m) v. Each is built by
