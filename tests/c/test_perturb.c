@@ -700,6 +700,22 @@ static void check_cnn_maxima(void)
     fix_free(&f);
 }
 
+/* A row's values (v(empty) ve, then v[k0..k1) of one-word coalitions)
+ * against full passes' (vef, vf) into full and the reference row q's into
+ * ref. */
+static void cmp_row_values(RefRow *q, int n, long k0, long k1, const uint64_t *coal, const float *v, const float *vf,
+                           float ve, float vef, CheckCmp *full, CheckCmp *ref)
+{
+    uint8_t z[64] = {0};
+    cmp_add(full, ve, vef);
+    if (n) cmp_add(ref, ve, ref_value(q, z));
+    for (long k = k0; k < k1; k++) {
+        cmp_add(full, v[k], vf[k]);
+        for (int j = 0; j < n; j++) z[j] = coal[k] >> j & 1;
+        cmp_add(ref, v[k], ref_value(q, z));
+    }
+}
+
 /* ---- the cnn's KernelSHAP and LIME values from per-position products --------------
  * ee_cnn_coalition_values coalition by coalition against full passes
  * (ee_masked_values with full_passes) and the double reference: baseline
@@ -758,16 +774,9 @@ static void check_cnn_coalitions(void)
     for (int i = 0; i < f.N; i++) {
         tmis += tg1[i] != tgf[i];
         fxbits += memcmp(&fx1[i], &fxf[i], sizeof(float)) != 0;
-        cmp_add(&full, ve1[i], vef[i]);
         RefRow q;
         row_of(&f, &o, i, tg1[i], &q);
-        uint8_t z[64] = {0};
-        if (n[i]) cmp_add(&ref, ve1[i], ref_value(&q, z));
-        for (long k = first[i]; k < first[i + 1]; k++) {
-            cmp_add(&full, v1[k], vf[k]);
-            for (int j = 0; j < n[i]; j++) z[j] = coal[k] >> j & 1;
-            cmp_add(&ref, v1[k], ref_value(&q, z));
-        }
+        cmp_row_values(&q, n[i], first[i], first[i + 1], coal, v1, vf, ve1[i], vef[i], &full, &ref);
     }
     CHECK(tmis == 0 && fxbits == 0, "cnn coalition products: targets (%d differ) and f(x) (%d differ) are a full "
           "pass's", tmis, fxbits);
@@ -885,16 +894,9 @@ static void check_tf_windows(void)
         for (int i = 0; i < N; i++) {
             tmis += tg1[i] != tgf[i];
             fxbits += memcmp(&fx1[i], &fxf[i], sizeof(float)) != 0;
-            cmp_add(&full, ve1[i], vef[i]);
             RefRow q;
             row_init(&q, &ref, ids + i * T, given ? bids + i * T : NULL, NULL, tg1[i]);
-            uint8_t z[64] = {0};
-            if (n[i]) cmp_add(&refc, ve1[i], ref_value(&q, z));
-            for (long k = first[i]; k < first[i + 1]; k++) {
-                cmp_add(&full, v1[k], vf[k]);
-                for (int j = 0; j < n[i]; j++) z[j] = coal[k] >> j & 1;
-                cmp_add(&refc, v1[k], ref_value(&q, z));
-            }
+            cmp_row_values(&q, n[i], first[i], first[i + 1], coal, v1, vf, ve1[i], vef[i], &full, &refc);
         }
         CHECK(tmis == 0 && fxbits == 0, "baseline %d: targets (%d differ) and f(x) (%d differ) are a full pass's",
               given, tmis, fxbits);
