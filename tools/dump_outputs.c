@@ -1,7 +1,7 @@
 /* dump_outputs.c: every output of libcore on random models (predictions,
  * IG by each CPU path, SV incremental and full-pass with variances, exact
- * Shapley values, occlusion windows and feature ablation on the cnns
- * (incremental and full-pass), KernelSHAP and LIME on the cnns (products
+ * Shapley values, occlusion windows and feature ablation on the cnns and
+ * the transformer (incremental and full-pass), KernelSHAP and LIME on the cnns (products
  * and full passes: equal to float rounding, not bits), explainer features of every kind,
  * ee_explain of both designs, training of each kind), one file
  * DIR/<name>.bin each, for the
@@ -202,6 +202,14 @@ int main(int argc, char **argv)
     occl("occl_cnn0_w7s2", cnn0, &in, T, 7, 2, 0);
     occl("occl_cnn_w6s1_short", cnn, &sin, T, 6, 1, 0);
     occl("occl_cnn_w3s1_full", cnn, &in, T, 3, 1, 1);
+    /* the transformer's: layer 0's attention from the row's (tf_incremental.c,
+     * float rounding from the full passes, so compare two builds' bits or the
+     * two of one build to rounding) and the full passes */
+    occl("ablation_tf", tf, &in, T, 1, 1, 0);
+    occl("ablation_tf_short", tf, &sin, T, 1, 1, 0);
+    occl("occl_tf_w3s1", tf, &in, T, 3, 1, 0);
+    occl("occl_tf_w4s3", tf, &in, T, 4, 3, 0);
+    occl("occl_tf_w3s1_full", tf, &in, T, 3, 1, 1);
     /* KernelSHAP and LIME on the cnns: per-position products and full passes */
     coal("kernelshap_cnn", cnn, &in, T, EE_COAL_KERNELSHAP, 200, 0);
     coal("kernelshap_cnn_full", cnn, &in, T, EE_COAL_KERNELSHAP, 200, 1);

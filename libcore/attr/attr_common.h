@@ -72,10 +72,35 @@ void ee_fn_info_totals(EeFnInfo *info, long rows, long calls, double seconds_eva
  * with host memory, o->full_passes 0. */
 #define EE_TF_CACHE_BATCH_MAX 4096
 int ee_tf_cache_applies(const EeRun *r, const EeAttrOptions *o);
+/* A cache's parts, T x d floats each: embedding outputs, q, k, v of the
+ * input (X) and of the baseline (B). */
+enum { EE_TFC_EX, EE_TFC_EB, EE_TFC_QX, EE_TFC_QB, EE_TFC_KX, EE_TFC_KB, EE_TFC_VX, EE_TFC_VB, EE_TFC_N };
 size_t ee_tf_cache_floats(const EeConfig *c);
+/* Rows [0, nb) of dst[0 .. parts-1] (at the active length L: parts 0..3
+ * = e, q, k, v) from the caches, each position the input's part where the
+ * coalition row (ids) has the input's token, else the baseline's. */
+void ee_tf_cache_copy(const EeConfig *c, const EeInput *in, const float *const *cache, const int *row_i,
+                      const int32_t *ids, int nb, int L, int parts, float *const *dst);
 EeStatus ee_tf_cache_fill(EeRun *r, const EeInput *in, const EeAttrOptions *o, int i, float *cache);
 EeStatus ee_tf_cached_logits(EeRun *r, const EeInput *in, const float *const *cache, const int *row_i,
                              const int32_t *ids, const uint8_t *mask, int nb, float *out);
+
+/* Occlusion on the transformer on the CPU (tf_incremental.c): a copy that
+ * differs from its row in one window of positions gets layer 0's
+ * attention from the row's (prefix and suffix sums over the keys, built
+ * once per row by ee_tf_windows_new from its cache), then the rest of a
+ * forward pass. ee_tf_window_logits: as ee_tf_cached_logits, from the
+ * rows' windows[j] (each made from the cache of row row_i[j]). Used
+ * under the conditions of the cache, for a classifier without explainer
+ * features. ee_tf_window_calls: the calls so far (the tests' proof that
+ * the path runs). ee_tf_windows_bytes: the host memory one row's holds. */
+typedef struct EeTfWindows EeTfWindows;
+EeStatus ee_tf_windows_new(const EeModel *m, const EeInput *in, int i, const float *cache, EeTfWindows **out);
+void ee_tf_windows_free(EeTfWindows *w);
+EeStatus ee_tf_window_logits(EeRun *r, const EeInput *in, const EeTfWindows *const *windows, const int *row_i,
+                             const int32_t *ids, const uint8_t *mask, int nb, float *out);
+long ee_tf_window_calls(void);
+double ee_tf_windows_bytes(const EeConfig *c);
 
 /* The values v(S) of coalitions of each row's players (kernel_values.c;
  * the one masked evaluator of target-free training and the coalition
@@ -93,6 +118,9 @@ typedef struct {
     float *vempty, *fx;     /* N: v(empty), v(all) = f(x) */
     int32_t *target;        /* N */
     long passes;            /* written */
+    int windows;            /* each coalition leaves out one window of the row's
+                               players (occlusion): the transformer's layer-0
+                               attention from the row's (tf_incremental.c) */
 } EeMaskedValues;
 EeStatus ee_masked_values(EeModel *clf, const EeInput *in, const EeAttrOptions *o, const char *what,
                           EeMaskedValues *mv);

@@ -5,8 +5,9 @@
  * occlusion, from the windows below; their values from the one masked
  * evaluator, ee_masked_values (kernel_values.c), which fills the passes
  * with all rows' copies in length order (a cnn on the CPU: every method
- * from per-position products, cnn_coalitions.c); the values then go back
- * to the generic solve, row by row. */
+ * from per-position products, cnn_coalitions.c; a transformer's occlusion
+ * on the CPU with layer 0's attention from the row's, tf_incremental.c);
+ * the values then go back to the generic solve, row by row. */
 #include "attr_common.h"
 #include "cnn_incremental.h"
 #include "coalition.h"
@@ -321,7 +322,7 @@ EeStatus ee_coalition_attribute(EeModel *m, const EeInput *in, const EeAttrOptio
      * fill its passes across rows */
     st = rows_each(&R, bufs, N, A, 0, par);
     EeMaskedValues mv = {.words = words, .first = first, .coal = coal, .value = value, .vempty = vempty,
-                         .fx = fx, .target = target};
+                         .fx = fx, .target = target, .windows = c->m.kind == EE_COAL_OCCLUSION};
     EeDevice dev;
     const EeBackend *be = NULL;
     if (!st) st = ee_backend_resolve(o->device, o->precision, &dev, &be);
@@ -366,13 +367,14 @@ double ee_coalition_attribute_bytes(const EeModel *m, const EeInput *in, const E
     const EeConfig *cfg = &m->cfg;
     if (!c || in->n < 1) return 0;
     int token = ee_is_token_model(cfg), W = token ? cfg->T : cfg->D, nmax = max_players(m, in);
-    double words = ee_kernel_words(nmax), total = 0, cmax = 0;
+    double words = ee_kernel_words(nmax), total = 0, cmax = 0, cmin = 0;
     for (int i = 0; i < in->n; i++) {
         int n = ee_masked_players(m, in, i);
         long k = c->m.kind == EE_COAL_OCCLUSION || !c->coalitions ? row_count(c, i, n) : (c->count ? c->count[i] : 0);
         if (k < 0) k = 0;
         total += k;
         if (k > cmax) cmax = k;
+        if (n && (cmin == 0 || k + 1 < cmin)) cmin = k + 1; /* the row's passes: v(empty) and its coalitions */
     }
     EeDevice dev;
     if (ee_device_resolve(o->device, &dev)) dev = EE_DEVICE_CPU;
@@ -387,6 +389,17 @@ double ee_coalition_attribute_bytes(const EeModel *m, const EeInput *in, const E
     /* each thread's row buffers (rows_each) and the per-row status */
     bytes += total * (words * 8 + 4 + 8) + nth * (cmax * (nmax + 8.0) + W * 4.0 + nmax * 8.0) + (double)in->n * 36;
     bytes += (double)B * (W * (token ? 5.0 : 4.0) + cfg->classes * 4 + 12);
+    /* the transformer's layer-0 caches (and occlusion's attention sums) of
+     * the rows in flight (ee_masked_values): those with copies in the batch
+     * being filled, at most B / (the fewest passes of a row) + 2 */
+    if (cfg->kind == EE_KIND_TRANSFORMER && dev == EE_DEVICE_CPU && !o->full_passes && cfg->layers > 1 && cmin > 0) {
+        double inflight = B / cmin + 2;
+        if (inflight > in->n) inflight = in->n;
+        double per = sizeof(float) * (double)ee_tf_cache_floats(cfg);
+        if (c->m.kind == EE_COAL_OCCLUSION && cfg->head == EE_HEAD_CLASSIFIER && !ee_config_features(cfg))
+            per += ee_tf_windows_bytes(cfg);
+        bytes += inflight * per;
+    }
     /* the solve's normal equations */
     if (c->m.kind != EE_COAL_OCCLUSION) bytes += 8.0 * (nmax + 1) * (nmax + 2);
     /* the cnn's shortcut on the CPU (ee_coalition_attribute's choice) */

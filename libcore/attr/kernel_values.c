@@ -90,7 +90,16 @@ typedef struct {
     float **cache;
     long *left;
     const float **row_cache; /* per batch row */
+    EeTfWindows **win;       /* occlusion: row i's layer-0 attention sums (NULL: not occlusion) */
+    const EeTfWindows **row_win;
 } TfCaches;
+
+static void tf_row_free(TfCaches *tc, int i)
+{
+    free(tc->cache[i]);
+    tc->cache[i] = NULL;
+    if (tc->win) { ee_tf_windows_free(tc->win[i]); tc->win[i] = NULL; }
+}
 
 static EeStatus flush(EeRun *r, int token, const EeInput *in, TfCaches *tc, const int32_t *h_ids,
                       const uint8_t *h_mask, const float *h_x, int nb, float *h_out, const int *row_i,
@@ -100,9 +109,14 @@ static EeStatus flush(EeRun *r, int token, const EeInput *in, TfCaches *tc, cons
     EeStatus st;
     if (tc) {
         for (int j = 0; j < nb; j++) tc->row_cache[j] = tc->cache[row_i[j]];
-        st = ee_tf_cached_logits(r, in, tc->row_cache, row_i, h_ids, h_mask, nb, h_out);
+        if (tc->win) {
+            for (int j = 0; j < nb; j++) tc->row_win[j] = tc->win[row_i[j]];
+            st = ee_tf_window_logits(r, in, tc->row_win, row_i, h_ids, h_mask, nb, h_out);
+        } else {
+            st = ee_tf_cached_logits(r, in, tc->row_cache, row_i, h_ids, h_mask, nb, h_out);
+        }
         for (int j = 0; j < nb && !st; j++)
-            if (--tc->left[row_i[j]] == 0) { free(tc->cache[row_i[j]]); tc->cache[row_i[j]] = NULL; }
+            if (--tc->left[row_i[j]] == 0) tf_row_free(tc, row_i[j]);
     } else if (token) st = ee_attr_logits(r, h_ids, h_mask, nb, h_out);
     else if (!(st = ee_run_set_input(r, NULL, NULL, h_x, nb))) {
         ee_run_embed(r, nb);
@@ -144,11 +158,16 @@ EeStatus ee_masked_values(EeModel *clf, const EeInput *in, const EeAttrOptions *
     if ((st = ee_run_new(clf, be, B > 2 ? B : 2, 0, 0, &r))) return st;
     mv->passes = N;
     int tf_fast = ee_tf_cache_applies(r, o);
+    int tf_win = tf_fast && mv->windows && c->head == EE_HEAD_CLASSIFIER && !ee_config_features(c);
     TfCaches tcs = {0}, *tc = NULL;
     if (tf_fast) {
         tcs.cache = calloc((size_t)(N ? N : 1), sizeof(float *));
         tcs.left = calloc((size_t)(N ? N : 1), sizeof(long));
         tcs.row_cache = malloc(sizeof(float *) * B);
+        if (tf_win) {
+            tcs.win = calloc((size_t)(N ? N : 1), sizeof(EeTfWindows *));
+            tcs.row_win = malloc(sizeof(EeTfWindows *) * B);
+        }
         tc = &tcs;
     }
     int32_t *h_ids = token ? malloc(sizeof(int32_t) * (size_t)B * W) : NULL, *base = malloc(sizeof(int32_t) * W);
@@ -158,7 +177,8 @@ EeStatus ee_masked_values(EeModel *clf, const EeInput *in, const EeAttrOptions *
     int *row_i = malloc(sizeof(int) * B);
     long *row_k = malloc(sizeof(long) * B);
     if ((token ? !h_ids || !h_mask : !h_x) || !base || !h_out || !mask || !order || !pos || !row_i || !row_k ||
-        (tc && (!tcs.cache || !tcs.left || !tcs.row_cache))) {
+        (tc && (!tcs.cache || !tcs.left || !tcs.row_cache)) ||
+        (tf_win && (!tcs.win || !tcs.row_win))) {
         st = ee_fail(EE_ERR_NOMEM, "out of memory for the %s (batch %d)", what, B);
         goto done;
     }
@@ -202,6 +222,7 @@ EeStatus ee_masked_values(EeModel *clf, const EeInput *in, const EeAttrOptions *
                 break;
             }
             if ((st = ee_tf_cache_fill(r, in, o, i, tcs.cache[i]))) break;
+            if (tcs.win && (st = ee_tf_windows_new(clf, in, i, tcs.cache[i], &tcs.win[i]))) break;
         }
         /* the row's passes: the empty coalition, then each non-empty one */
         for (long k = mv->first[i] - 1; k < mv->first[i + 1] && !st; k++) {
@@ -246,9 +267,9 @@ EeStatus ee_masked_values(EeModel *clf, const EeInput *in, const EeAttrOptions *
 done:
     free(h_ids); free(base); free(h_out); free(h_x); free(h_mask); free(mask);
     free(order); free(pos); free(row_i); free(row_k);
-    if (tc)
-        for (int i = 0; i < N; i++) free(tcs.cache[i]); /* rows left by an error */
-    free(tcs.cache); free(tcs.left); free(tcs.row_cache);
+    if (tc && tcs.cache)
+        for (int i = 0; i < N; i++) tf_row_free(&tcs, i); /* rows left by an error */
+    free(tcs.cache); free(tcs.left); free(tcs.row_cache); free(tcs.win); free(tcs.row_win);
     ee_run_free(r);
     return st;
 }

@@ -10,9 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { C_EX, C_EB, C_QX, C_QB, C_KX, C_KB, C_VX, C_VB, C_N };
-
-size_t ee_tf_cache_floats(const EeConfig *c) { return (size_t)c->T * c->d * C_N; }
+size_t ee_tf_cache_floats(const EeConfig *c) { return (size_t)c->T * c->d * EE_TFC_N; }
 
 int ee_tf_cache_applies(const EeRun *r, const EeAttrOptions *o)
 {
@@ -38,7 +36,7 @@ EeStatus ee_tf_cache_fill(EeRun *r, const EeInput *in, const EeAttrOptions *o, i
         else ee_attr_row_baseline(m, in, o, i, ids);
         if (!(st = ee_run_set_input_len(r, ids, mask, NULL, 1, T))) {
             ee_run_embed(r, 1);
-            memcpy(cache + (C_EX + b) * Td, r->e, sizeof(float) * Td); /* C_EX, C_EB */
+            memcpy(cache + (EE_TFC_EX + b) * Td, r->e, sizeof(float) * Td); /* EE_TFC_EX, EE_TFC_EB */
         }
     }
     free(ids);
@@ -48,34 +46,41 @@ EeStatus ee_tf_cache_fill(EeRun *r, const EeInput *in, const EeAttrOptions *o, i
     if ((st = ee_tf_qkv0_view(m, r->w, &qkv))) return st;
     /* both rows' projections in one product, read from the cache itself */
     for (int k = 0; k < 3; k++)
-        ee_linear_fwd(r->be, cache + C_EX * Td, qkv.W[k], qkv.b[k], cache + (C_QX + 2 * k) * Td, 2 * T, d, d);
+        ee_linear_fwd(r->be, cache + EE_TFC_EX * Td, qkv.W[k], qkv.b[k], cache + (EE_TFC_QX + 2 * k) * Td, 2 * T, d,
+                      d);
     return EE_OK;
+}
+
+void ee_tf_cache_copy(const EeConfig *c, const EeInput *in, const float *const *cache, const int *row_i,
+                      const int32_t *ids, int nb, int L, int parts, float *const *dst)
+{
+    int T = c->T, d = c->d;
+    size_t Td = (size_t)T * d;
+    /* megabytes per pass: copied by the whole team (the ops after it are) */
+    #pragma omp parallel for schedule(static) if ((size_t)nb * L * d * parts > 262144)
+    for (int j = 0; j < nb; j++) {
+        const float *q = cache[j];
+        const int32_t *x = in->ids + (size_t)row_i[j] * T, *row = ids + (size_t)j * T;
+        for (int t = 0; t < L; t++) {
+            int from_x = row[t] == x[t];
+            for (int k = 0; k < parts; k++)
+                memcpy(dst[k] + ((size_t)j * L + t) * d, q + (2 * k + !from_x) * Td + (size_t)t * d,
+                       sizeof(float) * d);
+        }
+    }
 }
 
 EeStatus ee_tf_cached_logits(EeRun *r, const EeInput *in, const float *const *cache, const int *row_i,
                              const int32_t *ids, const uint8_t *mask, int nb, float *out)
 {
     const EeConfig *c = &r->m->cfg;
-    int T = c->T, d = c->d;
-    size_t Td = (size_t)T * d;
     int L = ee_run_needed_len(r, ids, mask, nb);
     EeStatus st = ee_run_set_input_len(r, ids, mask, NULL, nb, L);
     if (st) return st;
     float *dq, *dk, *dv;
     ee_tf_layer0_qkv(r, &dq, &dk, &dv);
     float *dst[4] = {r->e, dq, dk, dv};
-    /* megabytes per pass: copied by the whole team (the ops after it are) */
-    #pragma omp parallel for schedule(static) if ((size_t)nb * L * d > 65536)
-    for (int j = 0; j < nb; j++) {
-        const float *q = cache[j];
-        const int32_t *x = in->ids + (size_t)row_i[j] * T, *row = ids + (size_t)j * T;
-        for (int t = 0; t < L; t++) {
-            int from_x = row[t] == x[t];
-            for (int k = 0; k < 4; k++)
-                memcpy(dst[k] + ((size_t)j * L + t) * d, q + (2 * k + !from_x) * Td + (size_t)t * d,
-                       sizeof(float) * d);
-        }
-    }
+    ee_tf_cache_copy(c, in, cache, row_i, ids, nb, L, 4, dst);
     r->qkv0_given = 1;
     ee_run_forward(r, nb, 0);
     r->be->download(out, r->out, sizeof(float) * (size_t)nb * c->classes);

@@ -33,6 +33,11 @@ struct EeBackend {
 
     /* memory */
     void *(*alloc)(size_t bytes);             /* NULL on failure; zero-filled */
+    /* optional (NULL: alloc): the same memory, released the same way, but
+     * not zeroed: for buffers every pass writes before it reads them (a
+     * forward-only run's activations), whose zeroing was a fixed cost of
+     * each call (tens of MB) */
+    void *(*alloc_scratch)(size_t bytes);
     void (*release)(void *p);
     void (*upload)(void *dst, const void *host, size_t bytes);
     void (*download)(void *host, const void *src, size_t bytes);

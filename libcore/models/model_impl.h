@@ -112,6 +112,10 @@ struct EeRun {
     int in_width;        /* T*d or D: floats per row of e, at the full T */
     int qkv0_given;      /* transformer: the next forward finds layer 0's
                             q, k, v already in place (ee_tf_layer0_qkv) */
+    int ctx0_given;      /* transformer classifier of 2 or more layers, no
+                            dropout: the next forward finds layer 0's
+                            attention output in place (ee_tf_layer0_ctx)
+                            and starts at its out projection */
     float *value_path;   /* transformer classifier, host [B][T][H + L H] or NULL:
                             when set, the next backward writes there, per row and
                             position (at the active length T), the last layer's
@@ -165,6 +169,14 @@ static inline float *ee_run_g(EeRun *r, int i) { return r->g ? r->g + r->m->p[i]
  * sets r->qkv0_given skips those projections in the next forward (SV reuses
  * the projections of unchanged positions). */
 void ee_tf_layer0_qkv(EeRun *r, float **q, float **k, float **v);
+/* Its buffer for layer 0's attention output ([Bmax*T][d], heads side by
+ * side, at the active length). A caller that fills it (and r->e) and sets
+ * r->ctx0_given skips layer 0's projections and attention in the next
+ * forward (occlusion computes it from the row's, attr/tf_incremental.c).
+ * Only for a classifier of 2 or more layers without dropout: layer 0 is
+ * then not the [CLS]-only last layer, and nothing else reads its q, k,
+ * v or P. */
+float *ee_tf_layer0_ctx(EeRun *r);
 
 /* Explainer features of B rows (host [B][cfg.T][k], the layout of
  * EeInput.feats) for the input set last; divided by the model's feat_scale. */
@@ -179,6 +191,14 @@ void ee_run_drop_fixed_grads(EeRun *r);
 static inline void *ee_run_alloc(EeRun *r, size_t bytes, int *fail)
 {
     void *p = r->be->alloc(bytes);
+    if (!p) *fail = 1;
+    return p;
+}
+/* Same, not zero-filled where the backend has alloc_scratch: for a
+ * buffer that every pass writes before it reads it. */
+static inline void *ee_run_alloc_scratch(EeRun *r, size_t bytes, int *fail)
+{
+    void *p = r->be->alloc_scratch ? r->be->alloc_scratch(bytes) : r->be->alloc(bytes);
     if (!p) *fail = 1;
     return p;
 }

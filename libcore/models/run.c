@@ -226,7 +226,7 @@ void ee_run_forward(EeRun *r, int B, int train)
 {
     r->dropout_on = train && r->keep ? r->dropout : 0.0f;
     ee_kind_ops(r->m->cfg.kind)->forward(r, B, train);
-    r->qkv0_given = 0; /* applies to one pass */
+    r->qkv0_given = r->ctx0_given = 0; /* apply to one pass */
 }
 
 void ee_run_backward(EeRun *r, int B, const float *dout, int need_de, int param_grads)

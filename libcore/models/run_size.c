@@ -23,7 +23,7 @@ double ee_run_bytes(EeModel *m, EeDevice dev, int Bmax, int keep, int with_grads
 {
     if (dev == EE_DEVICE_GPU) return 0;
     EeBackend be = *ee_backend_cpu();
-    be.alloc = count_alloc;
+    be.alloc = be.alloc_scratch = count_alloc;
     be.release = count_release;
     counted = 0;
     EeRun *r = NULL;

@@ -117,44 +117,49 @@ static EeStatus tf_alloc(EeRun *r)
     int fail = 0;
     /* Without backward, layers share one set of buffers (only x_in/x2 alternate). */
     int sets = r->keep ? c->layers : (c->layers ? 1 : 0);
-    a->pre = ee_run_alloc(r, R * d * F, &fail);
-    a->mean_e = ee_run_alloc(r, R * F, &fail);
-    a->rstd_e = ee_run_alloc(r, R * F, &fail);
-    a->x0 = ee_run_alloc(r, R * d * F, &fail);
+    /* A forward-only run's activations: each pass writes them before it
+     * reads them (at its active length), so they need no zeroing, which
+     * was a fixed cost of every call (the coalition methods', ee_predict's).
+     * A run kept for backward zeroes them as before. */
+#define ACT(bytes) (r->keep ? ee_run_alloc(r, (bytes), &fail) : ee_run_alloc_scratch(r, (bytes), &fail))
+    a->pre = ACT(R * d * F);
+    a->mean_e = ACT(R * F);
+    a->rstd_e = ACT(R * F);
+    a->x0 = ACT(R * d * F);
     if (r->keep) a->keep_e = ee_run_alloc(r, R * d, &fail);
     for (int l = 0; l < sets; l++) {
         TfLayer *L = &a->L[l];
-        L->q = ee_run_alloc(r, R * d * F, &fail);
-        L->k = ee_run_alloc(r, R * d * F, &fail);
-        L->v = ee_run_alloc(r, R * d * F, &fail);
-        L->P = ee_run_alloc(r, PT * F, &fail);
-        L->ctx = ee_run_alloc(r, R * d * F, &fail);
-        L->y1 = ee_run_alloc(r, R * d * F, &fail);
-        L->mean1 = ee_run_alloc(r, R * F, &fail);
-        L->rstd1 = ee_run_alloc(r, R * F, &fail);
-        L->x1 = ee_run_alloc(r, R * d * F, &fail);
-        L->z = ee_run_alloc(r, R * f * F, &fail);
-        L->gz = ee_run_alloc(r, R * f * F, &fail);
-        L->y2 = ee_run_alloc(r, R * d * F, &fail);
-        L->mean2 = ee_run_alloc(r, R * F, &fail);
-        L->rstd2 = ee_run_alloc(r, R * F, &fail);
-        L->x2 = ee_run_alloc(r, R * d * F, &fail);
+        L->q = ACT(R * d * F);
+        L->k = ACT(R * d * F);
+        L->v = ACT(R * d * F);
+        L->P = ACT(PT * F);
+        L->ctx = ACT(R * d * F);
+        L->y1 = ACT(R * d * F);
+        L->mean1 = ACT(R * F);
+        L->rstd1 = ACT(R * F);
+        L->x1 = ACT(R * d * F);
+        L->z = ACT(R * f * F);
+        L->gz = ACT(R * f * F);
+        L->y2 = ACT(R * d * F);
+        L->mean2 = ACT(R * F);
+        L->rstd2 = ACT(R * F);
+        L->x2 = ACT(R * d * F);
         if (r->keep) {
             L->keep_a = ee_run_alloc(r, R * d, &fail);
             L->keep_m = ee_run_alloc(r, R * d, &fail);
         }
     }
     if (!r->keep && c->layers > 1) { /* ping-pong output buffer */
-        a->L[0].x_in = ee_run_alloc(r, R * d * F, &fail);
+        a->L[0].x_in = ACT(R * d * F);
     }
     if (c->head == EE_HEAD_TOKEN) {
-        a->y = ee_run_alloc(r, R * F, &fail);
+        a->y = ACT(R * F);
         if (r->keep) a->gyh = ee_run_alloc(r, R * F, &fail);
     }
-    a->cls = ee_run_alloc(r, (size_t)r->Bmax * d * F, &fail);
-    a->xcls = ee_run_alloc(r, (size_t)r->Bmax * d * F, &fail);
-    a->ppre = ee_run_alloc(r, (size_t)r->Bmax * d * F, &fail);
-    a->p = ee_run_alloc(r, (size_t)r->Bmax * d * F, &fail);
+    a->cls = ACT((size_t)r->Bmax * d * F);
+    a->xcls = ACT((size_t)r->Bmax * d * F);
+    a->ppre = ACT((size_t)r->Bmax * d * F);
+    a->p = ACT((size_t)r->Bmax * d * F);
     if (r->keep) {
         a->gx = ee_run_alloc(r, R * d * F, &fail);
         a->gy = ee_run_alloc(r, R * d * F, &fail);
@@ -168,6 +173,7 @@ static EeStatus tf_alloc(EeRun *r)
         a->gx_in = ee_run_alloc(r, R * d * F, &fail);
         a->gp = ee_run_alloc(r, (size_t)r->Bmax * d * F, &fail);
     }
+#undef ACT
     return fail ? EE_ERR_NOMEM : EE_OK;
 }
 
@@ -392,12 +398,13 @@ static void tf_forward(EeRun *r, int B, int train)
         /* without backward, alternate the output between two buffers */
         float *x_out = r->keep ? L->x2 : (x == a->L[0].x2 ? a->L[0].x_in : a->L[0].x2);
         if (r->keep) L->x_in = x;
-        if (!(l == 0 && r->qkv0_given)) {
+        int ctx_given = l == 0 && r->ctx0_given;
+        if (!(l == 0 && (r->qkv0_given || ctx_given))) {
             ee_linear_fwd(be, x, ee_run_w(r, LP(l, L_WQ)), ee_run_w(r, LP(l, L_BQ)), L->q, R, d, d);
             ee_linear_fwd(be, x, ee_run_w(r, LP(l, L_WK)), ee_run_w(r, LP(l, L_BK)), L->k, R, d, d);
             ee_linear_fwd(be, x, ee_run_w(r, LP(l, L_WV)), ee_run_w(r, LP(l, L_BV)), L->v, R, d, d);
         }
-        be->attention_fwd(L->q, L->k, L->v, r->mask, L->P, L->ctx, B, T, d, c->heads);
+        if (!ctx_given) be->attention_fwd(L->q, L->k, L->v, r->mask, L->P, L->ctx, B, T, d, c->heads);
         sublayer_end(r, L->ctx, LP(l, L_WO), LP(l, L_BO), L->y1, L->keep_a, site_seed(r, l, 1), x,
                      LP(l, L_LN1_G), LP(l, L_LN1_B), L->x1, L->mean1, L->rstd1, R, d, pdrop);
         ee_linear_gelu_fwd(be, L->x1, ee_run_w(r, LP(l, L_W1)), ee_run_w(r, LP(l, L_B1)), L->z, L->gz, R, d, f);
@@ -532,6 +539,8 @@ void ee_tf_layer0_qkv(EeRun *r, float **q, float **k, float **v)
     *k = a->L[0].k;
     *v = a->L[0].v;
 }
+
+float *ee_tf_layer0_ctx(EeRun *r) { return layer_at(r, 0)->ctx; }
 
 EeStatus ee_tf_qkv0_view(const EeModel *m, const float *w, EeTfQkvView *v)
 {

@@ -400,10 +400,14 @@ static void check_given(EeKind kind)
             c.count = gv.count;
             if (v[vi].weighted) c.weights = (const double *const *)gv.w;
         }
-        long fast0 = ee_cnn_coalition_calls();
+        long fast0 = ee_cnn_coalition_calls(), win0 = ee_tf_window_calls();
         EeStatus st = run(&f, &o, &c, &g);
         CHECK(st == EE_OK, "%s variant %zu runs: %s", kn, vi, ee_last_error());
         if (st) { given_free(&gv); continue; }
+        /* the transformer's occlusion takes layer 0's attention from the row's (tf_incremental.c) */
+        int win = kind == EE_KIND_TRANSFORMER && v[vi].k == EE_COAL_OCCLUSION;
+        CHECK((ee_tf_window_calls() > win0) == win, "%s variant %zu: the windows' attention ran %ld times", kn, vi,
+              ee_tf_window_calls() - win0);
         /* the cnn's coalitions (KernelSHAP, LIME and occlusion) take the
          * per-position products (cnn_coalitions.c), nothing else does */
         int fast = kind == EE_KIND_CNN;
@@ -781,6 +785,22 @@ static void check_cnn_maxima(void)
     cnn_maxima_on(1);
 }
 
+/* A row's values (v(empty) ve, then v[k0..k1) of one-word coalitions)
+ * against full passes' (vef, vf) into full and the reference row q's into
+ * ref. */
+static void cmp_row_values(RefRow *q, int n, long k0, long k1, const uint64_t *coal, const float *v, const float *vf,
+                           float ve, float vef, CheckCmp *full, CheckCmp *ref)
+{
+    uint8_t z[64] = {0};
+    cmp_add(full, ve, vef);
+    if (n) cmp_add(ref, ve, ref_value(q, z));
+    for (long k = k0; k < k1; k++) {
+        cmp_add(full, v[k], vf[k]);
+        for (int j = 0; j < n; j++) z[j] = coal[k] >> j & 1;
+        cmp_add(ref, v[k], ref_value(q, z));
+    }
+}
+
 /* ---- the cnn's KernelSHAP and LIME values from per-position products --------------
  * ee_cnn_coalition_values coalition by coalition against full passes
  * (ee_masked_values with full_passes) and the double reference: baseline
@@ -845,16 +865,9 @@ static void cnn_coalitions_on(int wide)
     for (int i = 0; i < f.N; i++) {
         tmis += tg1[i] != tgf[i];
         fxbits += memcmp(&fx1[i], &fxf[i], sizeof(float)) != 0;
-        cmp_add(&full, ve1[i], vef[i]);
         RefRow q;
         row_of(&f, &o, i, tg1[i], &q);
-        uint8_t z[64] = {0};
-        if (n[i]) cmp_add(&ref, ve1[i], ref_value(&q, z));
-        for (long k = first[i]; k < first[i + 1]; k++) {
-            cmp_add(&full, v1[k], vf[k]);
-            for (int j = 0; j < n[i]; j++) z[j] = coal[k] >> j & 1;
-            cmp_add(&ref, v1[k], ref_value(&q, z));
-        }
+        cmp_row_values(&q, n[i], first[i], first[i + 1], coal, v1, vf, ve1[i], vef[i], &full, &ref);
     }
     CHECK(tmis == 0 && fxbits == 0, "%s coalition products: targets (%d differ) and f(x) (%d differ) are a full "
           "pass's", kn, tmis, fxbits);
@@ -937,6 +950,132 @@ static void check_cnn_coalitions(void)
     cnn_coalitions_on(1);
 }
 
+/* ---- the transformer's occlusion with layer 0's attention from the row's ----------
+ * ee_masked_values with windows (tf_incremental.c) against full passes and
+ * the double reference, value by value: rows of 38, 17, 1 and 25 real
+ * tokens (and a 3-token row of the 12-position fixture's kin), windows of
+ * 1 and 3 players at stride 1 and 2, at both ends of a row, the empty
+ * coalition (every position the baseline's: every query computed in full)
+ * and the full one (nothing changed: the prefix alone), baseline PAD and
+ * given ids that differ per position (some equal to the row's token: an
+ * unchanged position inside a window); the path is taken (counted) and
+ * not without windows or with full passes; the same bits at batch 1, 5
+ * and 64 and at 1 and 2 threads. */
+static void check_tf_windows(void)
+{
+    enum { N = 4, T = 40 };
+    static const int lens[N] = {38, 17, 1, 25};
+    EeConfig c;
+    refm_config(&c, EE_KIND_TRANSFORMER, T, 0, 0, 0);
+    c.d = 12; c.heads = 3;
+    EeModel *m = refm_model(&c, 9, 0.6, &rng);
+    REQUIRE(m != NULL, "model");
+    Ref ref;
+    ref_load(&ref, m);
+    int32_t *ids = refm_ids(N, T, lens, &rng), bids[N * T];
+    for (int k = 0; k < N * T; k++) bids[k] = k % 5 == 0 ? ids[k] : 4 + (int)ee_rng_below(&rng, 26);
+    EeInput in = {.n = N, .ids = ids};
+    /* per row: the empty and the full coalition, w = 1 s = 1, w = 3 s = 1, w = 3 s = 2 */
+    long first[N + 1] = {0};
+    int n[N];
+    for (int i = 0; i < N; i++) {
+        n[i] = ee_coalition_players(m, &in, i);
+        first[i + 1] = first[i] + 2 + n[i] + 2 * (n[i] > 3 ? n[i] - 2 : 1) + (n[i] > 3 ? (n[i] - 2) / 2 : 0);
+    }
+    long total = first[N];
+    uint64_t *coal = calloc(total, sizeof(uint64_t));
+    int ends = 0;
+    for (int i = 0; i < N; i++) {
+        uint64_t all = (1ULL << n[i]) - 1, *S = coal + first[i];
+        long k = 0;
+        S[k++] = 0;
+        S[k++] = all;
+        for (int ww = 1; ww <= 3; ww += 2)
+            for (int st = 1; st <= (ww == 3 ? 2 : 1); st++)
+                for (int a = 0; a == 0 || a + ww <= n[i]; a += st) {
+                    int b = a + ww < n[i] ? a + ww : n[i];
+                    S[k++] = all & ~(((1ULL << b) - 1) & ~((1ULL << a) - 1));
+                    ends += a == 0 || b == n[i];
+                    if (b == n[i]) break;
+                }
+        REQUIRE(k <= first[i + 1] - first[i], "row %d: %ld coalitions fit", i + 1, k);
+        for (; k < first[i + 1] - first[i]; k++) S[k] = all & ~1ULL; /* fill: the first player out */
+    }
+    CHECK(ends > 6, "windows at both ends of the rows (%d)", ends);
+    float *v1 = malloc(sizeof(float) * total), *v2 = malloc(sizeof(float) * total), *vf = malloc(sizeof(float) * total);
+    int32_t tg1[N], tg2[N], tgf[N];
+    float fx1[N], fx2[N], fxf[N], ve1[N], ve2[N], vef[N];
+#ifdef _OPENMP
+    int saved = omp_get_max_threads();
+    omp_set_num_threads(2);
+#endif
+    for (int given = 0; given <= 1; given++) {
+        EeAttrOptions o;
+        gc_cpu_options(&o);
+        o.batch = 5;
+        o.baseline = given ? EE_BASELINE_IDS : EE_BASELINE_PAD;
+        o.baseline_ids = given ? bids : NULL;
+        long calls = ee_tf_window_calls();
+        EeMaskedValues mv = {.words = 1, .first = first, .coal = coal, .value = v1, .vempty = ve1, .fx = fx1,
+                             .target = tg1, .windows = 1};
+        CHECK_OK(ee_masked_values(m, &in, &o, "test", &mv));
+        CHECK(ee_tf_window_calls() > calls, "baseline %d: the windows' attention ran (%ld calls)", given,
+              ee_tf_window_calls() - calls);
+        EeAttrOptions of = o;
+        of.full_passes = 1;
+        calls = ee_tf_window_calls();
+        EeMaskedValues mf = {.words = 1, .first = first, .coal = coal, .value = vf, .vempty = vef, .fx = fxf,
+                             .target = tgf, .windows = 1};
+        CHECK_OK(ee_masked_values(m, &in, &of, "test", &mf));
+        mf.windows = 0;
+        of.full_passes = 0;
+        CHECK_OK(ee_masked_values(m, &in, &of, "test", &mf)); /* the layer-0 cache alone */
+        CHECK(ee_tf_window_calls() == calls, "baseline %d: not with full passes or without windows", given);
+        of.full_passes = 1;
+        CHECK_OK(ee_masked_values(m, &in, &of, "test", &mf));
+        CheckCmp full = CMP_INIT, refc = CMP_INIT;
+        int tmis = 0, fxbits = 0;
+        for (int i = 0; i < N; i++) {
+            tmis += tg1[i] != tgf[i];
+            fxbits += memcmp(&fx1[i], &fxf[i], sizeof(float)) != 0;
+            RefRow q;
+            row_init(&q, &ref, ids + i * T, given ? bids + i * T : NULL, NULL, tg1[i]);
+            cmp_row_values(&q, n[i], first[i], first[i + 1], coal, v1, vf, ve1[i], vef[i], &full, &refc);
+        }
+        CHECK(tmis == 0 && fxbits == 0, "baseline %d: targets (%d differ) and f(x) (%d differ) are a full pass's",
+              given, tmis, fxbits);
+        CHECK_CMP(full, cmp_bound(&full, 1e-5, 1e-1), "baseline %d: the windows' attention = full passes, value by "
+                  "value (%ld values): max err %.3g (scale %.3g)", given, total, full.err, full.scale);
+        CHECK_CMP(refc, cmp_bound(&refc, 2e-5, 1e-1), "baseline %d: the windows' attention against the double "
+                  "reference: max err %.3g (scale %.3g)", given, refc.err, refc.scale);
+        static const int batches[3] = {1, 5, 64};
+        for (int b = 0; b < 3; b++) { /* the same bits for any batch */
+            o.batch = batches[b];
+            EeMaskedValues m2 = {.words = 1, .first = first, .coal = coal, .value = v2, .vempty = ve2, .fx = fx2,
+                                 .target = tg2, .windows = 1};
+            CHECK_OK(ee_masked_values(m, &in, &o, "test", &m2));
+            CHECK(!memcmp(v1, v2, sizeof(float) * total) && !memcmp(ve1, ve2, sizeof(float) * N),
+                  "baseline %d: batch %d gives the same bits", given, o.batch);
+        }
+#ifdef _OPENMP
+        omp_set_num_threads(1); /* one thread: the same bits */
+        o.batch = 5;
+        EeMaskedValues m1 = {.words = 1, .first = first, .coal = coal, .value = v2, .vempty = ve2, .fx = fx2,
+                             .target = tg2, .windows = 1};
+        CHECK_OK(ee_masked_values(m, &in, &o, "test", &m1));
+        CHECK(!memcmp(v1, v2, sizeof(float) * total) && !memcmp(ve1, ve2, sizeof(float) * N),
+              "baseline %d: 1 and 2 threads give the same bits", given);
+        omp_set_num_threads(2);
+#endif
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(saved);
+#endif
+    free(coal); free(v1); free(v2); free(vf); free(ids);
+    ref_free(&ref);
+    ee_model_free(m);
+}
+
 int main(void)
 {
     ee_threads_enter();
@@ -949,6 +1088,7 @@ int main(void)
     check_cnn_maxima();
     check_cnn_coalitions();
     check_parallel_rows();
+    check_tf_windows();
     check_bad();
     ee_threads_leave();
     return check_finish("test_perturb");

@@ -54,6 +54,7 @@ static int team_worth(size_t work, size_t threshold)
 
 /* ---- memory ------------------------------------------------------------- */
 static void *cpu_alloc(size_t bytes) { return ee_cpu_alloc(bytes); }
+static void *cpu_alloc_scratch(size_t bytes) { return ee_host_alloc(bytes); }
 static void cpu_release(void *p) { ee_cpu_free(p); }
 /* Copies of a megabyte and more (a batch's activations) are shared out
  * over the team, which would otherwise wait for one thread. */
@@ -772,6 +773,7 @@ static const EeBackend cpu_backend = {
     .device = EE_DEVICE_CPU,
     .host_memory = 1,
     .alloc = cpu_alloc,
+    .alloc_scratch = cpu_alloc_scratch,
     .release = cpu_release,
     .upload = cpu_memcpy,
     .download = cpu_memcpy,
