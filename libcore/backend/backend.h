@@ -33,10 +33,12 @@ struct EeBackend {
 
     /* memory */
     void *(*alloc)(size_t bytes);             /* NULL on failure; zero-filled */
-    /* optional (NULL: alloc): the same memory, released the same way, but
-     * not zeroed: for buffers every pass writes before it reads them (a
-     * forward-only run's activations), whose zeroing was a fixed cost of
-     * each call (tens of MB) */
+    /* the same memory, released the same way, but not zeroed: for buffers
+     * every pass writes before it reads them (a forward-only run's
+     * activations), whose zeroing was a fixed cost of each call (tens of
+     * MB). A backend without a cheaper way gives its alloc here (the CUDA
+     * backend's table must have every op; ee_run_alloc_scratch also takes
+     * NULL as alloc) */
     void *(*alloc_scratch)(size_t bytes);
     void (*release)(void *p);
     void (*upload)(void *dst, const void *host, size_t bytes);

@@ -1064,6 +1064,9 @@ static void fill_table(EeBackend *be)
     be->precision = PREC;
     be->host_memory = 0; /* device memory: the samplers' host paths do not run */
     EECU_SET_OP(be, alloc, cu_alloc);
+    /* the zero-filled allocation: a forward-only run's activations are
+     * zeroed on the device as before (the saving measured was the CPU's) */
+    EECU_SET_OP(be, alloc_scratch, cu_alloc);
     EECU_SET_OP(be, release, cu_release);
     EECU_SET_OP(be, weights_acquire, cu_weights_acquire);
     EECU_SET_OP(be, weights_release, cu_weights_release);
