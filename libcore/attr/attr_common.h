@@ -72,6 +72,9 @@ void ee_fn_info_totals(EeFnInfo *info, long rows, long calls, double seconds_eva
  * with host memory, o->full_passes 0. */
 #define EE_TF_CACHE_BATCH_MAX 4096
 int ee_tf_cache_applies(const EeRun *r, const EeAttrOptions *o);
+/* the same rule before a run exists (memory estimates): host_memory of the
+ * backend that will run it */
+int ee_tf_cache_applies_to(const EeConfig *c, int host_memory, const EeAttrOptions *o);
 /* A cache's parts, T x d floats each: embedding outputs, q, k, v of the
  * input (X) and of the baseline (B). */
 enum { EE_TFC_EX, EE_TFC_EB, EE_TFC_QX, EE_TFC_QB, EE_TFC_KX, EE_TFC_KB, EE_TFC_VX, EE_TFC_VB, EE_TFC_N };
@@ -101,6 +104,9 @@ EeStatus ee_tf_window_logits(EeRun *r, const EeInput *in, const EeTfWindows *con
                              const int32_t *ids, const uint8_t *mask, int nb, float *out);
 long ee_tf_window_calls(void);
 double ee_tf_windows_bytes(const EeConfig *c);
+/* the models whose copies can take layer 0's attention from the row's: a
+ * transformer classifier of 2 or more layers without explainer features */
+int ee_tf_windows_apply(const EeConfig *c);
 
 /* The values v(S) of coalitions of each row's players (kernel_values.c;
  * the one masked evaluator of target-free training and the coalition

@@ -392,11 +392,11 @@ double ee_coalition_attribute_bytes(const EeModel *m, const EeInput *in, const E
     /* the transformer's layer-0 caches (and occlusion's attention sums) of
      * the rows in flight (ee_masked_values): those with copies in the batch
      * being filled, at most B / (the fewest passes of a row) + 2 */
-    if (cfg->kind == EE_KIND_TRANSFORMER && dev == EE_DEVICE_CPU && !o->full_passes && cfg->layers > 1 && cmin > 0) {
+    if (ee_tf_cache_applies_to(cfg, dev == EE_DEVICE_CPU, o) && cmin > 0) {
         double inflight = B / cmin + 2;
         if (inflight > in->n) inflight = in->n;
         double per = sizeof(float) * (double)ee_tf_cache_floats(cfg);
-        if (c->m.kind == EE_COAL_OCCLUSION && cfg->head == EE_HEAD_CLASSIFIER && !ee_config_features(cfg))
+        if (c->m.kind == EE_COAL_OCCLUSION && ee_tf_windows_apply(cfg))
             per += ee_tf_windows_bytes(cfg);
         bytes += inflight * per;
     }

@@ -158,7 +158,7 @@ EeStatus ee_masked_values(EeModel *clf, const EeInput *in, const EeAttrOptions *
     if ((st = ee_run_new(clf, be, B > 2 ? B : 2, 0, 0, &r))) return st;
     mv->passes = N;
     int tf_fast = ee_tf_cache_applies(r, o);
-    int tf_win = tf_fast && mv->windows && c->head == EE_HEAD_CLASSIFIER && !ee_config_features(c);
+    int tf_win = tf_fast && mv->windows && ee_tf_windows_apply(c);
     TfCaches tcs = {0}, *tc = NULL;
     if (tf_fast) {
         tcs.cache = calloc((size_t)(N ? N : 1), sizeof(float *));

@@ -12,10 +12,14 @@
 
 size_t ee_tf_cache_floats(const EeConfig *c) { return (size_t)c->T * c->d * EE_TFC_N; }
 
+int ee_tf_cache_applies_to(const EeConfig *c, int host_memory, const EeAttrOptions *o)
+{
+    return c->kind == EE_KIND_TRANSFORMER && host_memory && !o->full_passes && c->layers > 1;
+}
+
 int ee_tf_cache_applies(const EeRun *r, const EeAttrOptions *o)
 {
-    const EeConfig *c = &r->m->cfg;
-    return c->kind == EE_KIND_TRANSFORMER && r->be->host_memory && !o->full_passes && c->layers > 1;
+    return ee_tf_cache_applies_to(&r->m->cfg, r->be->host_memory, o);
 }
 
 EeStatus ee_tf_cache_fill(EeRun *r, const EeInput *in, const EeAttrOptions *o, int i, float *cache)

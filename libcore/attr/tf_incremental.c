@@ -59,6 +59,11 @@ static size_t record_floats(const EeConfig *c) { return (size_t)(c->T + 1) * c->
 
 double ee_tf_windows_bytes(const EeConfig *c) { return 2.0 * record_floats(c) * sizeof(float) + c->T; }
 
+int ee_tf_windows_apply(const EeConfig *c)
+{
+    return c->kind == EE_KIND_TRANSFORMER && c->head == EE_HEAD_CLASSIFIER && c->layers >= 2 && !ee_config_features(c);
+}
+
 /* out[h] = scale q_h . k_h for each head h of the d = H dh columns */
 static inline void head_dots(const float *q, const float *k, int H, int dh, float scale, float *out)
 {
@@ -264,7 +269,7 @@ EeStatus ee_tf_window_logits(EeRun *r, const EeInput *in, const EeTfWindows *con
                              const int32_t *ids, const uint8_t *mask, int nb, float *out)
 {
     const EeConfig *c = &r->m->cfg;
-    if (c->kind != EE_KIND_TRANSFORMER || c->head != EE_HEAD_CLASSIFIER || c->layers < 2 || ee_config_features(c))
+    if (!ee_tf_windows_apply(c))
         return ee_fail(EE_ERR_MODEL, "layer 0's attention of a copy needs a transformer classifier of 2 or more "
                                      "layers");
     int T = c->T, d = c->d;
