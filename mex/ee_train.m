@@ -95,7 +95,10 @@
 ## at it: what the token adds through that head, linearised at the text),
 ## 2 + H + L H features read from the same passes as the two ends (no pass
 ## more; on the SV fortunes panel of doc/FIGURE5.md the error fell from
-## 4.1 to 3.1 times the floor, on SV wordnet it stayed at 4.6); @qcode{'gradient'}: the score at the text only;
+## 4.1 to 3.1 times the floor, on SV wordnet it stayed at 4.6; trained
+## with @qcode{'loss', 'shapley_kernel'} on many more rows for 30 epochs,
+## 1.7 and 2.4 times the floor: the SV presets of figure5, at 4-5 passes
+## per explanation, where the occlusion inputs cost 2 n + 2 more); @qcode{'gradient'}: the score at the text only;
 ## @qcode{'gradient_vector'}: that score and its d terms;
 ## @qcode{'tokens'}: the token ids only (the paper's, one pass).
 ## @item 'attend'

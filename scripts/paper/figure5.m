@@ -79,14 +79,16 @@
 ## @item 'kind'
 ## classifier kind, @qcode{'transformer'} (default) or @qcode{'cnn'} (the
 ## explainer is then built on a transformer backbone trained on the same
-## data and reads the tokens only).
+## data, reads the tokens only and trains on SV maps: the target-free loss
+## needs the classifier as its backbone).
 ## @item 'head', 'inputs', 'ensemble'
 ## the explainer's head (@qcode{'token'}, @qcode{'flat'}: the paper's),
 ## inputs (@qcode{'gradient'}, @qcode{'tokens'}: the paper's,
 ## @qcode{'gradient_vector'}, @qcode{'gradient_ends'}, @qcode{'occlusion'},
-## @qcode{'path'}) and ensemble size, for every panel (the presets:
-## @qcode{'gradient_ends'} on IG spam, @qcode{'path'} on IG wordnet,
-## @qcode{'occlusion'} on the SV panels).
+## @qcode{'path'}, @qcode{'attention'}) and ensemble size, for every panel
+## (the presets: @qcode{'tokens'} on IG spam, @qcode{'path'} on IG wordnet,
+## @qcode{'attention'} with the Shapley-kernel loss on SV fortunes,
+## @qcode{'occlusion'} on SV wordnet).
 ## @item 'ig', 'sv', another method, or a panel name
 ## a struct of overrides merged into the settings of every panel of that
 ## method or of that panel (e.g. @code{struct ('n_train', 800, 'expl', struct
@@ -357,6 +359,9 @@ function P = settings_from_args (root, args)
       ## the explainer is a transformer trained beside the cnn: the gradient
       ## it could read is not the gradient of the classifier explained
       P.panels(i).expl.inputs = 'tokens';
+      ## and the target-free loss needs the classifier as its backbone: the
+      ## cnn's explainer trains on SV maps
+      P.panels(i).expl.loss = 'mse';
     end
   end
   ## a run on the user's data goes to folders named after the data
@@ -442,6 +447,13 @@ function Q = method_panels (panels, select)
       q.method = m;
       q.expl.distill = [];              # the preset's distillation belongs to its own method
       q.expl.loss = 'mse';
+      if (strcmp (panels(at).expl.loss, 'shapley_kernel'))
+        ## that panel's rows need no maps (coalition values are cheap);
+        ## this one learns the method's maps: as many rows as the SV
+        ## panels had when they learned SV maps
+        q.n_train = min (q.n_train, 8000);
+        q.n_unlabelled = min (q.n_unlabelled, 4000);
+      end
       if (any (strcmp (m, deterministic_methods ())))
         q.expl.inputs = 'tokens';       # cheaper than the method itself (1 to n + 2 passes)
       end

@@ -110,6 +110,12 @@
 %!     h = R1.panels(k).cache_hits;
 %!     ## only the wordnet classifier is shared (the SV panel finds the IG panel's)
 %!     assert (h.classifier, k == 4);
+%!     if (k >= 3)
+%!       ## the SV panels train with the target-free loss: no SV maps of
+%!       ## their training and unlabelled rows (nothing computed, nothing cached)
+%!       assert ([R1.panels(k).runtime.targets_train_passes R1.panels(k).runtime.targets_unlabelled_passes], [0 0]);
+%!       h = rmfield (h, {'targets_train', 'targets_unlabelled'});
+%!     end
 %!     assert (! any (cell2mat (struct2cell (rmfield (h, 'classifier')))));
 %!     C = R1.panels(k).curve;
 %!     assert (all (C.mse(:, end) == 0));
@@ -139,16 +145,26 @@
 %!   ## a changed classifier setting recomputes everything downstream
 %!   R4 = figure5 ('tiny', 'results', res, 'figures', tempname (), 'verbose', false, 'panels', 'sv_fortunes', ...
 %!                 'sv', struct ('clf', struct ('epochs', 1)));
-%!   assert (! any (cell2mat (struct2cell (R4.panels(1).cache_hits))));
+%!   assert (! any (cell2mat (struct2cell (rmfield (R4.panels(1).cache_hits, {'targets_train', 'targets_unlabelled'})))));
 %!   assert (R3.panels(1).keys.targets, R1.panels(3).keys.targets);
 %!   assert (! strcmp (R3.panels(1).keys.explainer{1}, R1.panels(3).keys.explainer{1}));
-%!   ## expl.loss 'mse' (the default) keeps the explainers' keys of before
-%!   ## the option: everything from the cache
+%!   ## expl.loss 'mse': the explainer learns SV maps of its training and
+%!   ## unlabelled rows, computed now; the rest from the cache
 %!   R5 = figure5 ('tiny', 'results', res, 'figures', tempname (), 'verbose', false, 'panels', 'sv_fortunes', ...
 %!                 'sv', struct ('expl', struct ('loss', 'mse', 'coalitions', 8)));
-%!   assert (all (cell2mat (struct2cell (R5.panels(1).cache_hits))));
-%!   ## the target-free loss: another explainer, trained without targets for
-%!   ## its training and unlabelled rows; the rest from the cache
+%!   h = R5.panels(1).cache_hits;
+%!   assert ([h.classifier h.targets_valid h.targets_test h.curve], true (1, 4));
+%!   assert ([h.targets_train h.targets_unlabelled h.explainer], false (1, 3));
+%!   rt = R5.panels(1).runtime;
+%!   assert (rt.targets_train_passes > 0 && rt.targets_unlabelled_passes > 0);
+%!   assert (isfinite (R5.panels(1).curve.explainer_curve));
+%!   ## ... whose key does not hold the coalitions (an MSE explainer reads
+%!   ## none): everything from the cache
+%!   R5b = figure5 ('tiny', 'results', res, 'figures', tempname (), 'verbose', false, 'panels', 'sv_fortunes', ...
+%!                  'sv', struct ('expl', struct ('loss', 'mse', 'coalitions', 16)));
+%!   assert (all (cell2mat (struct2cell (R5b.panels(1).cache_hits))));
+%!   ## the target-free loss with other coalitions: another explainer, still
+%!   ## no SV maps of its training and unlabelled rows; the rest from the cache
 %!   R6 = figure5 ('tiny', 'results', res, 'figures', tempname (), 'verbose', false, 'panels', 'sv_fortunes', ...
 %!                 'sv', struct ('expl', struct ('loss', 'shapley_kernel', 'coalitions', 8)));
 %!   h = R6.panels(1).cache_hits;
