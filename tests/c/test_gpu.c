@@ -1646,12 +1646,15 @@ static void attr_parity(const char *label, const EeConfig *cfg)
         }
     }
     /* an explainer's input features (gradients at the path's ends and
-     * inside it, occlusion scores) on both devices */
+     * inside it, occlusion scores, and on a transformer its attention and
+     * value-path scores: the SV presets' inputs) on both devices */
     if (ee_is_token_model(cfg)) {
-        static const EeInputs kinds[3] = {EE_INPUTS_GRADIENT_ENDS, EE_INPUTS_OCCLUSION, EE_INPUTS_PATH};
+        static const EeInputs kinds[4] = {EE_INPUTS_GRADIENT_ENDS, EE_INPUTS_OCCLUSION, EE_INPUTS_PATH,
+                                          EE_INPUTS_ATTENTION};
         EeConfig ec = *cfg;
         ec.head = EE_HEAD_TOKEN;
-        for (int j = 0; j < 3; j++) {
+        int nk = cfg->kind == EE_KIND_TRANSFORMER ? 4 : 3;
+        for (int j = 0; j < nk; j++) {
             ec.inputs = kinds[j];
             int k = ee_config_features(&ec);
             float *fc = xmalloc(sizeof(float) * N * T * k), *fg = xmalloc(sizeof(float) * N * T * k), fx[6];
@@ -1668,6 +1671,40 @@ static void attr_parity(const char *label, const EeConfig *cfg)
                   info.forward, info.backward);
             free(fc); free(fg);
         }
+        /* the target-free loss's coalition values (ee_kernel_values, what
+         * the SV presets train on): the coalitions drawn once, their values
+         * on each device */
+        int K = 12, words = 0;
+        for (int i = 0; i < N; i++) {
+            int w = ee_kernel_words(ee_count_real(ids + (size_t)i * T, T));
+            if (w > words) words = w;
+        }
+        EeKernelTargets kc = {.K = K, .words = words}, kg = kc;
+        kc.coal = xmalloc(sizeof(uint64_t) * N * K * words);
+        kg.coal = xmalloc(sizeof(uint64_t) * N * K * words);
+        kc.value = xmalloc(sizeof(float) * N * K);
+        kg.value = xmalloc(sizeof(float) * N * K);
+        kc.total = xmalloc(sizeof(float) * N);
+        kg.total = xmalloc(sizeof(float) * N);
+        EeAttrOptions oc = attr_opts(EE_DEVICE_CPU), og = attr_opts(GPU_DEV);
+        og.batch = 4;
+        CHECK_OK(ee_kernel_values(m, &in, &oc, &kc, 1));
+        memcpy(kg.coal, kc.coal, sizeof(uint64_t) * N * K * words);
+        CHECK_OK(ee_kernel_values(m, &in, &og, &kg, 0));
+        /* relative to the largest logit, as the occlusion scores above (the
+         * values are differences of logits: relative to themselves they
+         * would magnify the devices' rounding of the logits) */
+        float *logits = xmalloc(sizeof(float) * N * cfg->classes);
+        CHECK_OK(ee_model_predict(m, &in, logits, N, EE_DEVICE_CPU));
+        double scale = maxabs(logits, (size_t)N * cfg->classes);
+        free(logits);
+        char what[96];
+        snprintf(what, sizeof what, "%s coalition values (K %d)", label, K);
+        cmp_map(what, kg.value, kc.value, (size_t)N * K, scale, 1e-4);
+        snprintf(what, sizeof what, "%s coalition values' v(N) - v(empty)", label);
+        cmp_map(what, kg.total, kc.total, (size_t)N, scale, 1e-4);
+        CHECK(kg.passes == kc.passes, "%s: %ld passes on the GPU, %ld on the CPU", what, kg.passes, kc.passes);
+        free(kc.coal); free(kg.coal); free(kc.value); free(kg.value); free(kc.total); free(kg.total);
     }
     free(a); free(b); free(ids);
     ee_model_free(m);
