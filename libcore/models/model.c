@@ -289,15 +289,22 @@ const float *ee_param_view(const EeModel *m, const float *w, int i, const char *
     return w + p->offset;
 }
 
-/* Internal index (row-major over the logical dims) of the element at
- * exchange position k (column-major over the same dims). */
-static size_t internal_index(const EeParam *p, size_t k)
+/* Copies one tensor between the exchange order (column-major over the
+ * logical dims: the first index runs fastest) and the internal one
+ * (row-major: the last runs fastest), walking the exchange order with the
+ * internal index kept as a running offset (no division per element; a
+ * tensor has at most 3 logical dims). From exchange order when from is not
+ * NULL (into in), else into exchange order (to, from in). */
+static void exchange_copy(const EeParam *p, float *in, const float *from, float *to)
 {
-    size_t sub[3], rest = k;
-    for (int a = 0; a < p->nl; a++) { sub[a] = rest % (size_t)p->ldims[a]; rest /= (size_t)p->ldims[a]; }
-    size_t idx = 0;
-    for (int a = 0; a < p->nl; a++) idx = idx * (size_t)p->ldims[a] + sub[a];
-    return idx;
+    size_t a0 = (size_t)p->ldims[0], a1 = p->nl > 1 ? (size_t)p->ldims[1] : 1, a2 = p->nl > 2 ? (size_t)p->ldims[2] : 1;
+    size_t k = 0;
+    for (size_t s2 = 0; s2 < a2; s2++)
+        for (size_t s1 = 0; s1 < a1; s1++)
+            for (size_t s0 = 0, idx = s1 * a2 + s2; s0 < a0; s0++, k++, idx += a1 * a2) {
+                if (from) in[idx] = from[k];
+                else to[k] = in[idx];
+            }
 }
 
 EeStatus ee_param_set(EeModel *m, int i, const float *src, size_t count)
@@ -315,8 +322,7 @@ EeStatus ee_param_set(EeModel *m, int i, const float *src, size_t count)
         for (int c = 0; c < p->dims[1]; c++)
             if (src[(size_t)c * p->dims[0]] != 0.0f)
                 return ee_fail(EE_ERR_MODEL, "%s: the [PAD] row (row 1) must be zero", p->field);
-    float *w = m->w + p->offset;
-    for (size_t k = 0; k < count; k++) w[internal_index(p, k)] = src[k];
+    exchange_copy(p, m->w + p->offset, src, NULL);
     return EE_OK;
 }
 
@@ -325,8 +331,7 @@ EeStatus ee_param_get(const EeModel *m, int i, float *dst, size_t count)
     if (i < 0 || i >= m->np) return ee_fail(EE_ERR_INPUT, "no parameter %d", i);
     const EeParam *p = &m->p[i];
     if (count != p->count) return ee_fail(EE_ERR_INPUT, "buffer size mismatch for %s", p->field);
-    const float *w = m->w + p->offset;
-    for (size_t k = 0; k < count; k++) dst[k] = w[internal_index(p, k)];
+    exchange_copy(p, (float *)(m->w + p->offset), NULL, dst);
     return EE_OK;
 }
 

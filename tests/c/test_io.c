@@ -425,6 +425,65 @@ static void test_compressed(void)
     unlink(path);
 }
 
+/* FNV-1a over the bytes of every weight in exchange order, byte by byte
+ * (the definition of doc/MODEL_FORMAT.md, written out here). */
+static void reference_fingerprint(const EeModel *m, char *out, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (int i = 0; i < ee_model_nparams(m); i++) {
+        EeParamInfo pi;
+        ee_model_param_info(m, i, &pi);
+        float *buf = malloc(sizeof(float) * pi.count);
+        if (!buf) continue;
+        CHECK_OK(ee_param_get(m, i, buf, pi.count));
+        const unsigned char *b = (const unsigned char *)buf;
+        for (size_t k = 0; k < pi.count * sizeof(float); k++) h = (h ^ b[k]) * 0x100000001b3ULL;
+        free(buf);
+    }
+    snprintf(out, n, "%016llx", (unsigned long long)h);
+}
+
+/* ee_model_fingerprint against the reference, as a weight changes and
+ * changes back, and for a second model of the same shape: the fingerprints
+ * it keeps must answer only for the weights they were computed from. */
+static void test_fingerprint(void)
+{
+    EeModel *m = transformer(2, EE_HEAD_CLASSIFIER), *m2 = transformer(2, EE_HEAD_CLASSIFIER);
+    CHECK(m && m2, "models for the fingerprint");
+    if (!m || !m2) { ee_model_free(m); ee_model_free(m2); return; }
+    ee_model_init(m2, 4);
+    int pi_w = ee_model_nparams(m) - 1; /* a weight of the last tensor */
+    EeParamInfo pi;
+    ee_model_param_info(m, pi_w, &pi);
+    float *w = malloc(sizeof(float) * pi.count);
+    if (!w) { ee_model_free(m); ee_model_free(m2); return; }
+    CHECK_OK(ee_param_get(m, pi_w, w, pi.count));
+    char got[4][32], want[4][32];
+    for (int round = 0; round < 2; round++) { /* the second round: from what was kept */
+        CHECK_OK(ee_model_fingerprint(m, got[0], sizeof got[0]));
+        reference_fingerprint(m, want[0], sizeof want[0]);
+        float keep = w[pi.count - 1];
+        w[pi.count - 1] = keep + 0.25f;
+        CHECK_OK(ee_param_set(m, pi_w, w, pi.count));
+        CHECK_OK(ee_model_fingerprint(m, got[1], sizeof got[1]));
+        reference_fingerprint(m, want[1], sizeof want[1]);
+        w[pi.count - 1] = keep;
+        CHECK_OK(ee_param_set(m, pi_w, w, pi.count));
+        CHECK_OK(ee_model_fingerprint(m, got[2], sizeof got[2]));
+        reference_fingerprint(m, want[2], sizeof want[2]);
+        CHECK_OK(ee_model_fingerprint(m2, got[3], sizeof got[3]));
+        reference_fingerprint(m2, want[3], sizeof want[3]);
+        for (int k = 0; k < 4; k++)
+            CHECK(!strcmp(got[k], want[k]), "fingerprint %d (round %d): %s, the reference %s", k, round, got[k],
+                  want[k]);
+        CHECK(strcmp(want[0], want[1]) && !strcmp(want[0], want[2]) && strcmp(want[0], want[3]),
+              "the reference fingerprints tell the weights apart (%s %s %s %s)", want[0], want[1], want[2], want[3]);
+    }
+    free(w);
+    ee_model_free(m);
+    ee_model_free(m2);
+}
+
 int main(void)
 {
     ee_threads_enter();
@@ -441,6 +500,7 @@ int main(void)
     test_cnn_explainer();
     test_damaged_files();
     test_compressed();
+    test_fingerprint();
     rmdir(tmpdir);
     ee_threads_leave();
     return check_finish("test_io");
