@@ -87,8 +87,7 @@
 ## @qcode{'gradient_vector'}, @qcode{'gradient_ends'}, @qcode{'occlusion'},
 ## @qcode{'path'}, @qcode{'attention'}) and ensemble size, for every panel
 ## (the presets: @qcode{'tokens'} on IG spam, @qcode{'path'} on IG wordnet,
-## @qcode{'attention'} with the Shapley-kernel loss on SV fortunes,
-## @qcode{'occlusion'} on SV wordnet).
+## @qcode{'attention'} with the Shapley-kernel loss on the SV panels).
 ## @item 'ig', 'sv', another method, or a panel name
 ## a struct of overrides merged into the settings of every panel of that
 ## method or of that panel (e.g. @code{struct ('n_train', 800, 'expl', struct
