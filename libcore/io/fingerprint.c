@@ -18,7 +18,7 @@
 #define FP_LANES 8
 #define FP_KEPT 4
 typedef struct {
-    uint64_t key[2];
+    uint64_t key;
     size_t count;
     uint64_t fnv;
 } FpEntry;
@@ -32,72 +32,67 @@ static uint64_t mix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
-/* The lanes' hash of n floats into lane (continued from call to call). */
-static void lanes_hash(uint64_t lane[FP_LANES], const float *w, size_t n)
+/* The key of n floats of the given layout: their 32-bit words in FP_LANES
+ * interleaved FNV-style chains, mixed with the layout. */
+static uint64_t lanes_key(uint64_t layout, const float *w, size_t n)
 {
-    const unsigned char *b = (const unsigned char *)w;
+    uint64_t lane[FP_LANES];
+    for (int l = 0; l < FP_LANES; l++) lane[l] = 0xcbf29ce484222325ULL + (uint64_t)l;
     size_t q = 0;
-    for (; q + FP_LANES <= n; q += FP_LANES)
+    for (; q + FP_LANES <= n; q += FP_LANES) /* the lanes side by side: vectorised */
         for (int l = 0; l < FP_LANES; l++) {
             uint32_t v;
-            memcpy(&v, b + (q + (size_t)l) * sizeof(float), sizeof v);
+            memcpy(&v, w + q + l, sizeof v);
             lane[l] = (lane[l] ^ v) * 0x100000001b3ULL;
         }
     for (; q < n; q++) {
         uint32_t v;
-        memcpy(&v, b + q * sizeof(float), sizeof v);
+        memcpy(&v, w + q, sizeof v);
         lane[q % FP_LANES] = (lane[q % FP_LANES] ^ v) * 0x100000001b3ULL;
     }
+    uint64_t key = mix64(layout ^ (uint64_t)n);
+    for (int l = 0; l < FP_LANES; l++) key = mix64(key ^ lane[l]);
+    return key;
 }
 
 EeStatus ee_model_fingerprint(const EeModel *m, char *out, size_t n)
 {
     int np = ee_model_nparams(m);
-    size_t total = 0, most = 1;
-    uint64_t layout = 0x9E3779B97F4A7C15ULL, lane[FP_LANES];
-    for (int l = 0; l < FP_LANES; l++) lane[l] = 0xcbf29ce484222325ULL + (uint64_t)l;
+    size_t total = 0;
+    uint64_t layout = 0x9E3779B97F4A7C15ULL;
     for (int i = 0; i < np; i++) {
         EeParamInfo pi;
         ee_model_param_info(m, i, &pi);
         total += pi.count;
-        if (pi.count > most) most = pi.count;
         for (int a = 0; a < pi.ndims; a++) layout = mix64(layout ^ (uint64_t)pi.dims[a]);
         layout = mix64(layout ^ ((uint64_t)pi.ndims << 32) ^ (uint64_t)i);
     }
-    float *buf = malloc(sizeof(float) * most);
-    if (!buf) return ee_fail(EE_ERR_NOMEM, "out of memory fingerprinting a model");
-    /* the key: the weights in exchange order, in lanes */
+    /* every weight in exchange order, once: the key's and FNV-1a's bytes */
+    float *all = malloc(sizeof(float) * (total ? total : 1));
+    if (!all) return ee_fail(EE_ERR_NOMEM, "out of memory fingerprinting a model");
+    size_t at = 0;
     for (int i = 0; i < np; i++) {
         EeParamInfo pi;
         ee_model_param_info(m, i, &pi);
-        ee_param_get(m, i, buf, pi.count);
-        lanes_hash(lane, buf, pi.count);
+        ee_param_get(m, i, all + at, pi.count);
+        at += pi.count;
     }
-    uint64_t key = layout;
-    for (int l = 0; l < FP_LANES; l++) key = mix64(key ^ lane[l]);
-    uint64_t key2 = mix64(lane[0] ^ mix64(lane[FP_LANES - 1] ^ (uint64_t)total));
-    uint64_t h = 0;
+    uint64_t key = lanes_key(layout, all, total), h = 0;
     int found = 0;
     for (int e = 0; e < n_kept && !found; e++)
-        if (kept[e].key[0] == key && kept[e].key[1] == key2 && kept[e].count == total) {
+        if (kept[e].key == key && kept[e].count == total) {
             h = kept[e].fnv;
             found = 1;
         }
     if (!found) {
-        /* FNV-1a over the bytes of every weight, in exchange order */
         h = 0xcbf29ce484222325ULL;
-        for (int i = 0; i < np; i++) {
-            EeParamInfo pi;
-            ee_model_param_info(m, i, &pi);
-            ee_param_get(m, i, buf, pi.count);
-            const unsigned char *b = (const unsigned char *)buf;
-            for (size_t k = 0; k < pi.count * sizeof(float); k++) h = (h ^ b[k]) * 0x100000001b3ULL;
-        }
-        kept[next_slot] = (FpEntry){{key, key2}, total, h};
+        const unsigned char *b = (const unsigned char *)all;
+        for (size_t k = 0; k < total * sizeof(float); k++) h = (h ^ b[k]) * 0x100000001b3ULL;
+        kept[next_slot] = (FpEntry){key, total, h};
         next_slot = (next_slot + 1) % FP_KEPT;
         if (n_kept < FP_KEPT) n_kept++;
     }
-    free(buf);
+    free(all);
     snprintf(out, n, "%016llx", (unsigned long long)h);
     return EE_OK;
 }
