@@ -9,6 +9,7 @@
  * alone). Sequences are full length (no PAD), so the nominal FLOP count
  * is the work actually needed. */
 #include "ee.h"
+#include "ee_model_io.h"
 #include "models/model_impl.h"
 
 #include <cblas.h>
@@ -333,11 +334,47 @@ static void run_call(void *p)
     if (st) { fprintf(stderr, "%s\n", ee_last_error()); exit(1); }
 }
 
+/* What every gateway call pays before its first pass: the model built from
+ * its exchange-order tensors (as ee_model_load does from a struct) and its
+ * fingerprint (ee_explain checks the classifier's). */
+typedef struct { const EeConfig *cfg; float **w; int np; } LoadCtx;
+static void run_load(void *p)
+{
+    LoadCtx *c = p;
+    EeModel *m;
+    char fp[32];
+    if (ee_model_new(c->cfg, &m)) { fprintf(stderr, "%s\n", ee_last_error()); exit(1); }
+    for (int i = 0; i < c->np; i++) {
+        EeParamInfo pi;
+        ee_model_param_info(m, i, &pi);
+        if (ee_param_set(m, i, c->w[i], pi.count)) { fprintf(stderr, "%s\n", ee_last_error()); exit(1); }
+    }
+    if (ee_model_fingerprint(m, fp, sizeof fp)) { fprintf(stderr, "%s\n", ee_last_error()); exit(1); }
+    ee_model_free(m);
+}
+
+static double time_load(const EeModel *m)
+{
+    LoadCtx c = {ee_model_config(m), NULL, ee_model_nparams(m)};
+    c.w = malloc(sizeof(float *) * (size_t)c.np);
+    for (int i = 0; i < c.np; i++) {
+        EeParamInfo pi;
+        ee_model_param_info(m, i, &pi);
+        c.w[i] = malloc(sizeof(float) * pi.count);
+        ee_param_get(m, i, c.w[i], pi.count);
+    }
+    double sec = time_median(run_load, &c, 5);
+    for (int i = 0; i < c.np; i++) free(c.w[i]);
+    free(c.w);
+    return sec;
+}
+
 /* The cost of a model pass in each caller, on the same rows of real
  * lengths (issue 19: the explainer's passes and prediction against IG's
  * batched passes): seconds per row and per pass (forward or backward, as
  * info.passes counts them) of ee_model_predict, IG at several s and
- * ee_explain with the tokens-only and the gradient-ends explainers. */
+ * ee_explain with the tokens-only, the gradient-ends and the attention
+ * explainers. */
 static void bench_passes(const char *label, const EeConfig *cfg, int N)
 {
     EeModel *m = new_model(cfg);
@@ -367,9 +404,12 @@ static void bench_passes(const char *label, const EeConfig *cfg, int N)
     double sec = time_median(run_call, &c, 3);
     printf("  %-28s %12.3f %8.2f %12.4f %9.2fx\n", "ee_model_predict", 1e3 * sec / N, 1.0, 1e3 * sec / N,
            sec / N / ig20);
+    sec = time_load(m);
+    printf("  %-28s %12.3f %8s %12s %9.2fx   (per call, not per row)\n", "model load + fingerprint", 1e3 * sec, "",
+           "", sec / ig20);
     o.steps = 20;
-    EeInputs kinds[] = {EE_INPUTS_TOKENS, EE_INPUTS_GRADIENT_ENDS};
-    for (int k = 0; k < 2; k++) {
+    EeInputs kinds[] = {EE_INPUTS_TOKENS, EE_INPUTS_GRADIENT_ENDS, EE_INPUTS_ATTENTION};
+    for (int k = 0; k < 3; k++) {
         EeExplainerSpec spec;
         ee_explainer_spec_default(&spec);
         spec.inputs = kinds[k];

@@ -3,6 +3,7 @@
  * front end (the gateways, cli/ee) checks it before reading features from
  * a classifier. */
 #include "../ee_model_io.h"
+#include "../models/model_impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,8 +12,8 @@
 /* FNV-1a is one multiply per byte, each waiting for the last: 8 ms for a
  * classifier of 1.4 M weights, which ee_explain fingerprints on every call
  * (a sixth of a call on 150 glosses). The last fingerprints computed are
- * kept, keyed by the weights' layout and a hash of the same bytes taken in
- * 8 independent lanes (each a multiply-xor chain over 32-bit words, so
+ * kept, keyed by the weights' layout and a hash of the same weights taken
+ * in 8 independent lanes (each a multiply-xor chain over 32-bit words, so
  * about 16 times faster); a key that matches gives the fingerprint
  * without the byte chain. Per thread, so that no lock is needed. */
 #define FP_LANES 8
@@ -67,17 +68,10 @@ EeStatus ee_model_fingerprint(const EeModel *m, char *out, size_t n)
         for (int a = 0; a < pi.ndims; a++) layout = mix64(layout ^ (uint64_t)pi.dims[a]);
         layout = mix64(layout ^ ((uint64_t)pi.ndims << 32) ^ (uint64_t)i);
     }
-    /* every weight in exchange order, once: the key's and FNV-1a's bytes */
-    float *all = malloc(sizeof(float) * (total ? total : 1));
-    if (!all) return ee_fail(EE_ERR_NOMEM, "out of memory fingerprinting a model");
-    size_t at = 0;
-    for (int i = 0; i < np; i++) {
-        EeParamInfo pi;
-        ee_model_param_info(m, i, &pi);
-        ee_param_get(m, i, all + at, pi.count);
-        at += pi.count;
-    }
-    uint64_t key = lanes_key(layout, all, total), h = 0;
+    /* the key reads the weights where they are (internal order, one
+     * array): gathering them in exchange order is a transpose of every
+     * matrix, needed only for FNV-1a on a miss */
+    uint64_t key = lanes_key(layout, m->w, m->total), h = 0;
     int found = 0;
     for (int e = 0; e < n_kept && !found; e++)
         if (kept[e].key == key && kept[e].count == total) {
@@ -85,14 +79,23 @@ EeStatus ee_model_fingerprint(const EeModel *m, char *out, size_t n)
             found = 1;
         }
     if (!found) {
+        float *all = ee_host_alloc(sizeof(float) * (total ? total : 1));
+        if (!all) return ee_fail(EE_ERR_NOMEM, "out of memory fingerprinting a model");
+        size_t at = 0;
+        for (int i = 0; i < np; i++) {
+            EeParamInfo pi;
+            ee_model_param_info(m, i, &pi);
+            ee_param_get(m, i, all + at, pi.count);
+            at += pi.count;
+        }
         h = 0xcbf29ce484222325ULL;
         const unsigned char *b = (const unsigned char *)all;
         for (size_t k = 0; k < total * sizeof(float); k++) h = (h ^ b[k]) * 0x100000001b3ULL;
+        ee_host_free(all);
         kept[next_slot] = (FpEntry){key, total, h};
         next_slot = (next_slot + 1) % FP_KEPT;
         if (n_kept < FP_KEPT) n_kept++;
     }
-    free(all);
     snprintf(out, n, "%016llx", (unsigned long long)h);
     return EE_OK;
 }
