@@ -211,7 +211,7 @@ static EeStatus baseline_end_features(EeRun *r, const EeInput *in, const EeAttrO
     int N = in->n, T = m->cfg.T, d = m->cfg.d, B = r->Bmax;
     int32_t *h_ids = malloc(sizeof(int32_t) * (size_t)B * T), *h_bids = malloc(sizeof(int32_t) * (size_t)B * T);
     uint8_t *h_mask = malloc((size_t)B * T);
-    float *h_ex = malloc(sizeof(float) * (size_t)B * T * d), *h_eb = malloc(sizeof(float) * (size_t)B * T * d);
+    float *h_ex = ee_host_alloc(sizeof(float) * (size_t)B * T * d), *h_eb = ee_host_alloc(sizeof(float) * (size_t)B * T * d);
     EeStatus st = EE_OK;
     if (!h_ids || !h_bids || !h_mask || !h_ex || !h_eb) st = ee_fail(EE_ERR_NOMEM, "out of memory");
     for (int i0 = 0; i0 < N && !st; i0 += B) {
@@ -236,7 +236,8 @@ static EeStatus baseline_end_features(EeRun *r, const EeInput *in, const EeAttrO
                                                                       g + (size_t)t * d, d);
         }
     }
-    free(h_ids); free(h_bids); free(h_mask); free(h_ex); free(h_eb);
+    free(h_ids); free(h_bids); free(h_mask);
+    ee_host_free(h_ex); ee_host_free(h_eb);
     return st;
 }
 
@@ -267,13 +268,17 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
     int32_t *h_ids = malloc(sizeof(int32_t) * B * T), *h_bids = malloc(sizeof(int32_t) * B * T);
     uint8_t *h_mask = malloc((size_t)B * T);
     float *h_out = malloc(sizeof(float) * B * C), *h_dout = malloc(sizeof(float) * B * C);
-    float *h_ex = malloc(sizeof(float) * B * W), *h_eb = malloc(sizeof(float) * B * W);
-    float *h_g = malloc(sizeof(float) * B * W);
+    /* the staging rows from the CPU backend's kept mappings: from malloc a
+     * C program faulted them in on every call (half a megabyte each on
+     * the glosses), unless something earlier in the process had raised
+     * malloc's threshold for mapping (issue 19) */
+    float *h_ex = ee_host_alloc(sizeof(float) * B * W), *h_eb = ee_host_alloc(sizeof(float) * B * W);
+    float *h_g = ee_host_alloc(sizeof(float) * B * W);
     int32_t *tgt = malloc(sizeof(int32_t) * (N ? N : 1));
     int att = inputs == EE_INPUTS_ATTENTION;
     int ends = inputs == EE_INPUTS_GRADIENT_ENDS || inputs == EE_INPUTS_OCCLUSION || inputs == EE_INPUTS_PATH || att;
     int H2 = att ? k - 2 : 0; /* the attention features after the two ends */
-    float *h_vp = H2 ? malloc(sizeof(float) * (size_t)B * T * H2) : NULL;
+    float *h_vp = H2 ? ee_host_alloc(sizeof(float) * (size_t)B * T * H2) : NULL;
     int *gidx = ends ? malloc(sizeof(int) * (N ? N : 1)) : NULL;
     float *G = NULL;
     if (ends && o->baseline == EE_BASELINE_ZERO) {
@@ -407,7 +412,8 @@ done:
     be->release(d_dout);
     ee_run_free(r);
     free(order); free(len); free(h_ids); free(h_bids); free(h_mask); free(h_out); free(h_dout);
-    free(h_ex); free(h_eb); free(h_g); free(tgt); free(gidx); free(G); free(h_vp);
+    ee_host_free(h_ex); ee_host_free(h_eb); ee_host_free(h_g); ee_host_free(h_vp);
+    free(tgt); free(gidx); free(G);
     return st;
 }
 
@@ -478,7 +484,7 @@ EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in
     double t0 = ee_now();
     int eff = k && c->efficiency;
     if (k) {
-        F = malloc(sizeof(float) * (size_t)N * T * k);
+        F = ee_host_alloc(sizeof(float) * (size_t)N * T * k);
         if (eff) {
             tg = malloc(sizeof(int32_t) * N);
             fx = malloc(sizeof(float) * N);
@@ -504,7 +510,7 @@ EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in
     ids = malloc(sizeof(int32_t) * (size_t)N * T);
     Ap = malloc(sizeof(float) * (size_t)N * T);
     acc = K > 1 ? calloc((size_t)N * T, sizeof(double)) : NULL;
-    if (k) Fp = malloc(sizeof(float) * (size_t)N * T * k);
+    if (k) Fp = ee_host_alloc(sizeof(float) * (size_t)N * T * k);
     if (!order || !ids || !Ap || (K > 1 && !acc) || (k && !Fp)) {
         st = ee_fail(EE_ERR_NOMEM, "out of memory");
         goto done;
@@ -550,6 +556,7 @@ EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in
         info->seconds = ee_now() - t0;
     }
 done:
-    free(F); free(Fp); free(Ap); free(acc); free(ids); free(order); free(tg); free(fx); free(fb);
+    ee_host_free(F); ee_host_free(Fp);
+    free(Ap); free(acc); free(ids); free(order); free(tg); free(fx); free(fb);
     return st;
 }

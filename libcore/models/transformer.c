@@ -291,8 +291,8 @@ static void value_path_scores(EeRun *r, const TfLayer *L, int l, int B)
     int T = r->T, d = c->d, H = c->heads, dh = d / H, last = l == c->layers - 1;
     int stride = H + c->layers * H, col = H + l * H;
     size_t Rd = (size_t)B * T * d;
-    float *v = malloc(sizeof(float) * Rd), *gv = malloc(sizeof(float) * Rd);
-    float *P = last ? malloc(sizeof(float) * (size_t)B * H * T) : NULL;
+    float *v = ee_host_alloc(sizeof(float) * Rd), *gv = ee_host_alloc(sizeof(float) * Rd); /* kept pages */
+    float *P = last ? ee_host_alloc(sizeof(float) * (size_t)B * H * T) : NULL;
     if (!v || !gv || (last && !P)) {
         for (size_t q = 0; q < (size_t)B * T; q++)
             for (int h = 0; h < H; h++) r->value_path[q * stride + col + h] = NAN;
@@ -312,7 +312,7 @@ static void value_path_scores(EeRun *r, const TfLayer *L, int l, int B)
                 }
             }
     }
-    free(v); free(gv); free(P);
+    ee_host_free(v); ee_host_free(gv); ee_host_free(P);
 }
 
 /* The backward of layer l's feed-forward half over n rows (the last
