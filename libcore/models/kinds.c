@@ -33,10 +33,12 @@ EeStatus ee_model_new(const EeConfig *cfg, EeModel **out)
         return ee_fail(EE_ERR_MODEL, "a %s with these sizes has more than %d tensors", ee_kind_name(cfg->kind),
                        EE_MAX_PARAMS);
     }
-    /* from the CPU backend's kept mappings, not calloc: a gateway builds its
-     * models afresh on every call, and the first touch of a fresh 5.5 MB
-     * weight array (the glosses' classifier) faulted in 1,400 pages, about
-     * 15 ms of a call that explains 150 glosses in 40 ms (issue 19) */
+    /* from the CPU backend's kept mappings, not calloc: every call of a
+     * front end builds its models afresh, and in a process whose malloc
+     * maps such blocks (cli/ee, a C program; Octave has mostly raised the
+     * threshold) the first touch of a fresh 5.5 MB weight array (the
+     * glosses' classifier) faulted in 1,400 pages: 17 ms a load, against
+     * 1.5 ms now (issue 19) */
     size_t bytes = sizeof(float) * (m->total ? m->total : 1);
     m->w = ee_host_alloc(bytes);
     if (m->w) memset(m->w, 0, bytes);
