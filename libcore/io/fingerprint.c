@@ -19,8 +19,7 @@
 #define FP_LANES 8
 #define FP_KEPT 4
 typedef struct {
-    uint64_t key;
-    size_t count;
+    uint64_t key; /* mixes the layout and the count too */
     uint64_t fnv;
 } FpEntry;
 static _Thread_local FpEntry kept[FP_KEPT];
@@ -59,22 +58,21 @@ static uint64_t lanes_key(uint64_t layout, const float *w, size_t n)
 EeStatus ee_model_fingerprint(const EeModel *m, char *out, size_t n)
 {
     int np = ee_model_nparams(m);
-    size_t total = 0;
+    size_t total = m->total;
     uint64_t layout = 0x9E3779B97F4A7C15ULL;
     for (int i = 0; i < np; i++) {
         EeParamInfo pi;
         ee_model_param_info(m, i, &pi);
-        total += pi.count;
         for (int a = 0; a < pi.ndims; a++) layout = mix64(layout ^ (uint64_t)pi.dims[a]);
         layout = mix64(layout ^ ((uint64_t)pi.ndims << 32) ^ (uint64_t)i);
     }
     /* the key reads the weights where they are (internal order, one
      * array): gathering them in exchange order is a transpose of every
      * matrix, needed only for FNV-1a on a miss */
-    uint64_t key = lanes_key(layout, m->w, m->total), h = 0;
+    uint64_t key = lanes_key(layout, m->w, total), h = 0;
     int found = 0;
     for (int e = 0; e < n_kept && !found; e++)
-        if (kept[e].key == key && kept[e].count == total) {
+        if (kept[e].key == key) {
             h = kept[e].fnv;
             found = 1;
         }
@@ -92,7 +90,7 @@ EeStatus ee_model_fingerprint(const EeModel *m, char *out, size_t n)
         const unsigned char *b = (const unsigned char *)all;
         for (size_t k = 0; k < total * sizeof(float); k++) h = (h ^ b[k]) * 0x100000001b3ULL;
         ee_host_free(all);
-        kept[next_slot] = (FpEntry){key, total, h};
+        kept[next_slot] = (FpEntry){key, h};
         next_slot = (next_slot + 1) % FP_KEPT;
         if (n_kept < FP_KEPT) n_kept++;
     }

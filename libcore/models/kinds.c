@@ -7,7 +7,6 @@
 #include "model_impl.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 const EeKindOps *ee_kind_ops(EeKind k)
 {
@@ -33,15 +32,13 @@ EeStatus ee_model_new(const EeConfig *cfg, EeModel **out)
         return ee_fail(EE_ERR_MODEL, "a %s with these sizes has more than %d tensors", ee_kind_name(cfg->kind),
                        EE_MAX_PARAMS);
     }
-    /* from the CPU backend's kept mappings, not calloc: every call of a
+    /* a CPU backend buffer (its kept mappings), not calloc: every call of a
      * front end builds its models afresh, and in a process whose malloc
      * maps such blocks (cli/ee, a C program; Octave has mostly raised the
      * threshold) the first touch of a fresh 5.5 MB weight array (the
      * glosses' classifier) faulted in 1,400 pages: 17 ms a load, against
      * 1.5 ms now (issue 19) */
-    size_t bytes = sizeof(float) * (m->total ? m->total : 1);
-    m->w = ee_host_alloc(bytes);
-    if (m->w) memset(m->w, 0, bytes);
+    m->w = ee_backend_cpu()->alloc(sizeof(float) * (m->total ? m->total : 1)); /* zero-filled */
     if (!m->w) {
         size_t total = m->total;
         free(m);

@@ -248,7 +248,7 @@ int ee_param_add_logical(EeModel *m, const char *group, int index, const char *f
 void ee_model_free(EeModel *m)
 {
     if (!m) return;
-    ee_host_free(m->w);
+    ee_backend_cpu()->release(m->w);
     free(m);
 }
 
