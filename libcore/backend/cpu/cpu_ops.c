@@ -54,7 +54,21 @@ static int team_worth(size_t work, size_t threshold)
 
 /* ---- memory ------------------------------------------------------------- */
 static void *cpu_alloc(size_t bytes) { return ee_cpu_alloc(bytes); }
-static void *cpu_alloc_scratch(size_t bytes) { return ee_host_alloc(bytes); }
+/* A scratch buffer is not zeroed: its user writes it before reading it.
+ * EE_POISON_SCRATCH=1 fills it with NaN bytes instead, so that a test run
+ * under it fails wherever that promise is broken (tests/run_all.sh; a
+ * fresh mapping reads as zeros and would hide it). */
+static void *cpu_alloc_scratch(size_t bytes)
+{
+    static int poison = -1;
+    if (poison < 0) {
+        const char *env = getenv("EE_POISON_SCRATCH");
+        poison = env && !strcmp(env, "1");
+    }
+    void *p = ee_host_alloc(bytes);
+    if (p && poison) memset(p, 0xFF, bytes);
+    return p;
+}
 static void cpu_release(void *p) { ee_cpu_free(p); }
 /* Copies of a megabyte and more (a batch's activations) are shared out
  * over the team, which would otherwise wait for one thread. */
