@@ -489,7 +489,11 @@ EeStatus ee_shapley_exact(EeModel *m, const EeInput *in, const EeAttrOptions *o,
  *             backward pass per node and row)
  * F is N x T x k (k = ee_config_features of the explainer). Targets: o->target
  * or the argmax; o->batch and o->device apply; info gets target, fx and the
- * passes. */
+ * passes run. The gradient and logit at a baseline (the inputs with both
+ * ends) depend only on the classifier, the baseline row, its mask and the
+ * target: the process keeps them (up to 64 MB, under the classifier's
+ * weight fingerprint, the device and the precision) and a later call
+ * reads them instead of running those passes again, so it counts fewer. */
 EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
                                const EeAttrOptions *o, float *F, EeAttrInfo *info);
 /* The features for training an explainer with configuration ecfg: for every
@@ -513,6 +517,9 @@ EeStatus ee_explainer_train_features(EeModel *clf, const EeConfig *ecfg, EeDatas
  * every pass; o gives batch, device and the features' target. */
 EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in,
                     const EeAttrOptions *o, float *A, EeAttrInfo *info);
+/* Frees the baselines' gradients and logits that ee_explainer_features
+ * keeps across calls (the next call runs their passes again). */
+void ee_baseline_cache_clear(void);
 /* ---- faithfulness of maps, gradient maps and the noise tunnel (issue 20) -- */
 /* Faithfulness (attr/faithfulness.c). */
 /* How well a map (N x T for token models, N x D for an mlp) ranks the

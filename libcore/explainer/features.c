@@ -7,6 +7,7 @@
  * in order of length, so that the rows sharing a pass have similar active
  * lengths; results return in the caller's order. */
 #include "explainer.h"
+#include "../ee_model_io.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -89,9 +90,11 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
  * gidx[i] the entry of row i. Baselines repeat: with the pad baseline every
  * row of a given length has the same one ([CLS], PADs, [SEP]) under the
  * same mask, so each distinct (baseline, mask[, target]) is evaluated once;
- * *fwd and *bwd count those passes. */
+ * with G and a model key (not 0), those kept from earlier calls
+ * (baseline_cache.c) are not evaluated again. *fwd and *bwd count the
+ * passes run. */
 static EeStatus baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *o, const int32_t *target,
-                              float *fb, float **G, int *gidx, long *fwd, long *bwd)
+                              uint64_t model_key, float *fb, float **G, int *gidx, long *fwd, long *bwd)
 {
     const EeModel *m = r->m;
     const EeBackend *be = r->be;
@@ -99,12 +102,14 @@ static EeStatus baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *
     int32_t *bids = malloc(sizeof(int32_t) * (size_t)N * T), *uids = malloc(sizeof(int32_t) * (size_t)B * T);
     uint8_t *mask = malloc((size_t)N * T), *umask = malloc((size_t)B * T);
     uint64_t *h = malloc(sizeof(uint64_t) * N);
-    int *order = malloc(sizeof(int) * N), *first = malloc(sizeof(int) * N), *utg = malloc(sizeof(int) * B);
+    int *order = malloc(sizeof(int) * N), *uof = malloc(sizeof(int) * N), *rep = malloc(sizeof(int) * N);
+    int *todo = malloc(sizeof(int) * N), *utg = malloc(sizeof(int) * B);
     float *out = malloc(sizeof(float) * (size_t)B * C), *dout = malloc(sizeof(float) * (size_t)B * C);
+    float *fu = malloc(sizeof(float) * N), *zu = malloc(sizeof(float) * (size_t)N * C); /* per entry */
     float *d_dout = G ? be->alloc(sizeof(float) * (size_t)B * C) : NULL, *table = NULL;
-    size_t cap = 0;
     EeStatus st = EE_OK;
-    if (!bids || !uids || !mask || !umask || !h || !order || !first || !utg || !out || !dout || (G && !d_dout)) {
+    if (!bids || !uids || !mask || !umask || !h || !order || !uof || !rep || !todo || !utg || !out || !dout ||
+        !fu || !zu || (G && !d_dout)) {
         st = ee_fail(EE_ERR_NOMEM, "out of memory for the baselines");
         goto done;
     }
@@ -114,26 +119,37 @@ static EeStatus baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *
         h[i] = row_hash(bids + (size_t)i * T, mask + (size_t)i * T, T) ^ (G ? (uint64_t)target[i] * 0x9E3779B97F4A7C15ULL : 0);
         order[i] = i;
     }
-    RowSet set = {bids, mask, h, T, G ? target : NULL, 0};
+    RowSet set = {bids, mask, h, T, G ? target : NULL, 0}, equal = set;
+    equal.equal_only = 1;
     qsort_r(order, (size_t)N, sizeof(int), cmp_rows, &set);
-    /* distinct rows in batches; each row's entry among them */
-    int nu = 0;
-    for (int q = 0; q < N && !st;) {
+    /* the distinct rows (rep[u]: a row of entry u; uof[q]: the entry of
+     * order[q]) */
+    int U = 0;
+    for (int q = 0; q < N; q++) {
+        if (q == 0 || cmp_rows(&order[q], &order[q - 1], &equal)) rep[U++] = order[q];
+        uof[q] = U - 1;
+    }
+    if (G && !(table = calloc((size_t)(U ? U : 1) * T * d, sizeof(float)))) {
+        st = ee_fail(EE_ERR_NOMEM, "out of memory for the baselines' gradients");
+        goto done;
+    }
+    /* those kept from an earlier call, then the others in batches */
+    int ntodo = 0;
+    for (int u = 0; u < U; u++) {
+        int i = rep[u];
+        if (!(G && model_key &&
+              ee_baseline_cache_get(model_key, bids + (size_t)i * T, mask + (size_t)i * T, T, d, target[i],
+                                    table + (size_t)u * T * d, &fu[u])))
+            todo[ntodo++] = u;
+    }
+    for (int q0 = 0; q0 < ntodo && !st; q0 += B) {
         if (ee_interrupted()) { st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during the baseline passes"); break; }
-        int nb = 0, q0 = q;
-        while (q < N) {
-            int i = order[q];
-            /* the copies of a batch's last distinct row stay in its batch:
-             * each distinct row is evaluated once whatever the batch size */
-            if (!(q > q0 && !cmp_rows(&i, &order[q - 1], &(RowSet){bids, mask, h, T, set.target, 1}))) {
-                if (nb == B) break;
-                memcpy(uids + (size_t)nb * T, bids + (size_t)i * T, sizeof(int32_t) * T);
-                memcpy(umask + (size_t)nb * T, mask + (size_t)i * T, (size_t)T);
-                utg[nb] = target[i];
-                nb++;
-            }
-            first[q] = nb - 1;
-            q++;
+        int nb = ntodo - q0 < B ? ntodo - q0 : B;
+        for (int j = 0; j < nb; j++) {
+            int i = rep[todo[q0 + j]];
+            memcpy(uids + (size_t)j * T, bids + (size_t)i * T, sizeof(int32_t) * T);
+            memcpy(umask + (size_t)j * T, mask + (size_t)i * T, (size_t)T);
+            utg[j] = target[i];
         }
         int L = ee_run_needed_len(r, uids, umask, nb);
         if ((st = ee_run_set_input_len(r, uids, umask, NULL, nb, L))) break;
@@ -143,36 +159,34 @@ static EeStatus baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *
         *fwd += nb;
         if (G) {
             memset(dout, 0, sizeof(float) * (size_t)nb * C);
-            for (int u = 0; u < nb; u++) dout[(size_t)u * C + utg[u]] = 1.0f;
+            for (int j = 0; j < nb; j++) dout[(size_t)j * C + utg[j]] = 1.0f;
             be->upload(d_dout, dout, sizeof(float) * (size_t)nb * C);
             ee_run_backward(r, nb, d_dout, 1, 0);
             *bwd += nb;
-            if ((size_t)(nu + nb) > cap) {
-                size_t want = cap ? 2 * cap : 64;
-                while (want < (size_t)(nu + nb)) want *= 2;
-                float *t2 = realloc(table, sizeof(float) * want * T * d);
-                if (!t2) { st = ee_fail(EE_ERR_NOMEM, "out of memory for the baselines' gradients"); break; }
-                table = t2;
-                cap = want;
-            }
-            float *dst = table + (size_t)nu * T * d;
-            memset(dst, 0, sizeof(float) * (size_t)nb * T * d);
-            for (int u = 0; u < nb; u++) /* [L][d] rows into [T][d] slots */
-                be->download(dst + (size_t)u * T * d, r->de + (size_t)u * L * d, sizeof(float) * (size_t)L * d);
         }
-        for (int p = q0; p < q; p++) {
-            int i = order[p];
-            if (fb) fb[i] = out[(size_t)first[p] * C + target[i]];
-            if (G) gidx[i] = nu + first[p];
+        for (int j = 0; j < nb; j++) {
+            int u = todo[q0 + j];
+            memcpy(zu + (size_t)u * C, out + (size_t)j * C, sizeof(float) * C);
+            fu[u] = out[(size_t)j * C + utg[j]]; /* the logit of the entry's target (with G, every row's) */
+            if (!G) continue;
+            float *dst = table + (size_t)u * T * d; /* [L][d] rows into [T][d] slots */
+            be->download(dst, r->de + (size_t)j * L * d, sizeof(float) * (size_t)L * d);
+            if (model_key)
+                ee_baseline_cache_put(model_key, uids + (size_t)j * T, umask + (size_t)j * T, T, d, utg[j], dst, fu[u]);
         }
-        nu += nb;
     }
+    if (!st)
+        for (int q = 0; q < N; q++) {
+            int i = order[q], u = uof[q];
+            if (fb) fb[i] = G ? fu[u] : zu[(size_t)u * C + target[i]]; /* without G, entries span targets */
+            if (G) gidx[i] = u;
+        }
 done:
     if (G && !st) *G = table;
     else free(table);
     if (d_dout) be->release(d_dout);
-    free(bids); free(uids); free(mask); free(umask); free(h); free(order); free(first); free(utg);
-    free(out); free(dout);
+    free(bids); free(uids); free(mask); free(umask); free(h); free(order); free(uof); free(rep); free(todo);
+    free(utg); free(out); free(dout); free(fu); free(zu);
     return st;
 }
 
@@ -298,6 +312,14 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
         goto done;
     }
     double t0 = ee_now();
+    /* the baselines' gradients are kept across calls under the
+     * classifier's fingerprint (baseline_cache.c) */
+    uint64_t model_key = 0;
+    if (ends) {
+        char fp[32];
+        if ((st = ee_model_fingerprint(clf, fp, sizeof fp))) goto done;
+        model_key = ee_baseline_cache_model_key(fp, (int)dev, (int)o->precision);
+    }
     long fwd = 0, bwd = 0;
     EeProgress prog;
     ee_progress_start(&prog, o, "gradient features", N);
@@ -397,7 +419,7 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
     }
     ee_progress_end(&prog, N, fwd + bwd);
     float *fb = info && info->fbaseline && o->baseline != EE_BASELINE_ZERO ? info->fbaseline : NULL;
-    if (!st && (fb || ends)) st = baseline_pass(r, in, o, tgt, fb, ends ? &G : NULL, gidx, &fwd, &bwd);
+    if (!st && (fb || ends)) st = baseline_pass(r, in, o, tgt, model_key, fb, ends ? &G : NULL, gidx, &fwd, &bwd);
     if (!st && ends) st = baseline_end_features(r, in, o, order, G, gidx, F, k);
     if (!st && inputs == EE_INPUTS_OCCLUSION) st = ee_occlusion_features(r, in, o, order, tgt, F, k, &fwd);
     if (!st) st = ee_backend_check(be);

@@ -206,18 +206,21 @@ static void check_features(EeKind kind)
         /* both ends of the path: the gradient at the pad baseline too, one
          * pass pair per distinct (baseline, target) */
         EeAttrInfo info2 = {0};
+        ee_baseline_cache_clear(); /* the passes counted below are a first call's */
         EeStatus st2 = ee_explainer_features(m, EE_INPUTS_GRADIENT_ENDS, &in, &o, F2, &info2);
         if (zero) CHECK(st2 == EE_ERR_INPUT, "gradient_ends refused with the zero baseline");
         else CHECK_OK(st2);
         /* occlusion: the ends and, per real token, f(x) - f(x without it)
          * and f(baseline with it) - f(baseline), 2 n + 2 passes per row */
         EeAttrInfo info4 = {0};
+        ee_baseline_cache_clear();
         EeStatus st4 = ee_explainer_features(m, EE_INPUTS_OCCLUSION, &in, &o, F4, &info4);
         if (zero) CHECK(st4 == EE_ERR_INPUT, "occlusion refused with the zero baseline");
         else CHECK_OK(st4);
         /* path: the ends and the gradient x input at the Gauss-Legendre
          * nodes inside the path, one forward and backward pass per node */
         EeAttrInfo infoP = {0};
+        ee_baseline_cache_clear();
         EeStatus stP = ee_explainer_features(m, EE_INPUTS_PATH, &in, &o, FP, &infoP);
         if (zero) CHECK(stP == EE_ERR_INPUT, "path refused with the zero baseline");
         else CHECK_OK(stP);
@@ -572,6 +575,7 @@ static void check_feature_passes(void)
         o.batch = k ? N : 2;
         o.target = tg;
         EeAttrInfo info = {0};
+        ee_baseline_cache_clear(); /* each a first call */
         CHECK_OK(ee_explainer_features(clf, EE_INPUTS_GRADIENT_ENDS, &in, &o, F[k], &info));
         fwd[k] = info.forward;
         bwd[k] = info.backward;
@@ -704,7 +708,9 @@ static void check_train_features(EeKind kind)
     EeDataset train = {.in = {.n = 4, .ids = ids_t}}, valid = {.in = {.n = 3, .ids = ids_v}};
     float *F[2], *R[2] = {malloc(sizeof(float) * 4 * T * k), malloc(sizeof(float) * 3 * T * k)};
     EeAttrInfo info = {0}, ri = {0};
+    ee_baseline_cache_clear(); /* both from the same start: the valid set may reuse the training set's baselines */
     CHECK_OK(ee_explainer_train_features(clf, c, &train, &valid, &topt, F, &info));
+    ee_baseline_cache_clear();
     CHECK_OK(ee_explainer_features(clf, c->inputs, &train.in, &o, R[0], &ri));
     CHECK_OK(ee_explainer_features(clf, c->inputs, &valid.in, &o, R[1], &ri));
     CHECK(F[0] && F[1] && train.in.feats == F[0] && valid.in.feats == F[1],
@@ -831,7 +837,9 @@ static void check_attention_features(void)
     gc_cpu_options(&o);
     o.batch = 3;
     EeAttrInfo info = {.target = tg}, info2 = {0};
+    ee_baseline_cache_clear(); /* both first calls */
     CHECK_OK(ee_explainer_features(m, inputs, &in, &o, FA, &info));
+    ee_baseline_cache_clear();
     CHECK_OK(ee_explainer_features(m, EE_INPUTS_GRADIENT_ENDS, &in, &o, F2, &info2));
     CHECK(info.forward == info2.forward && info.backward == info2.backward,
           "%s inputs cost the passes of the two ends: %ld + %ld against %ld + %ld", name, info.forward,
@@ -884,6 +892,61 @@ static void check_attention_features(void)
     ee_model_free(m);
 }
 
+/* ---- the baselines' gradients kept across calls ---------------------------------- */
+/* A second call on the same classifier and rows runs only the passes at
+ * x and gives the same bits; after one weight of the classifier changes,
+ * the kept entries are not read: the call runs the baselines' passes
+ * again and gives the bits of a call on an empty cache, which differ from
+ * the first (the change reaches the baseline end). */
+static void check_baseline_cache(void)
+{
+    enum { NB = 6, TB = 8 };
+    EeModel *clf = make_model(EE_KIND_TRANSFORMER, 1, TB);
+    int32_t ids[NB * TB];
+    for (int i = 0; i < NB; i++)
+        for (int t = 0; t < TB; t++)
+            ids[i * TB + t] = t == 0 ? EE_CLS : t <= 1 + i % 3 ? 5 + (i + t) % 2 : t == 2 + i % 3 ? EE_SEP : EE_PAD;
+    EeInput in = {.n = NB, .ids = ids};
+    EeAttrOptions o;
+    gc_cpu_options(&o);
+    o.batch = 4;
+    static float cold[NB * TB * 2], warm[NB * TB * 2], changed[NB * TB * 2], fresh[NB * TB * 2];
+    EeAttrInfo ic = {0}, iw = {0}, ich = {0}, ifr = {0};
+    ee_baseline_cache_clear();
+    CHECK_OK(ee_explainer_features(clf, EE_INPUTS_GRADIENT_ENDS, &in, &o, cold, &ic));
+    CHECK_OK(ee_explainer_features(clf, EE_INPUTS_GRADIENT_ENDS, &in, &o, warm, &iw));
+    CHECK(ic.forward > NB && iw.forward == NB && iw.backward == NB,
+          "kept baselines: a first call %ld forward passes, the second %ld/%ld (want %d: the rows' own)", ic.forward,
+          iw.forward, iw.backward, NB);
+    CHECK(!memcmp(cold, warm, sizeof cold), "kept baselines give the first call's bits");
+    /* the first encoder layer's Wq changes (a bias of the output would
+     * leave every gradient as it is) */
+    int last = -1;
+    EeParamInfo pi;
+    for (int i = 0; i < ee_model_nparams(clf) && last < 0; i++) {
+        ee_model_param_info(clf, i, &pi);
+        if (pi.field && !strcmp(pi.field, "Wq")) last = i;
+    }
+    REQUIRE(last >= 0, "the transformer has a tensor Wq");
+    if (last < 0) { ee_model_free(clf); return; }
+    float *w = malloc(sizeof(float) * pi.count);
+    CHECK_OK(ee_param_get(clf, last, w, pi.count));
+    for (size_t j = 0; j < pi.count; j++) w[j] += 0.25f * (float)((j % 3) + 1);
+    CHECK_OK(ee_param_set(clf, last, w, pi.count));
+    CHECK_OK(ee_explainer_features(clf, EE_INPUTS_GRADIENT_ENDS, &in, &o, changed, &ich));
+    ee_baseline_cache_clear();
+    CHECK_OK(ee_explainer_features(clf, EE_INPUTS_GRADIENT_ENDS, &in, &o, fresh, &ifr));
+    CHECK(ich.forward == ic.forward && ifr.forward == ic.forward,
+          "a changed classifier runs its baselines again: %ld and %ld forward passes, first call %ld", ich.forward,
+          ifr.forward, ic.forward);
+    CHECK(!memcmp(changed, fresh, sizeof fresh), "a changed classifier's features are those of an empty cache");
+    int differ = 0;
+    for (int j = 0; j < NB * TB; j++) differ |= fresh[j * 2 + 1] != cold[j * 2 + 1];
+    CHECK(differ, "the changed weight reaches the baseline end's features");
+    free(w);
+    ee_model_free(clf);
+}
+
 int main(void)
 {
     ee_threads_enter();
@@ -904,6 +967,7 @@ int main(void)
     check_explain(EE_KIND_TRANSFORMER);
     check_explain(EE_KIND_CNN);
     check_feature_passes();
+    check_baseline_cache();
     check_design();
     check_train_features(EE_KIND_TRANSFORMER); /* explainer heads: the transformer only */
     ee_threads_leave();

@@ -36,7 +36,7 @@ OBJ=""
 # the AVX2 build of the CPU math loops, as configure does on x86-64
 AVX2=""
 if [ "$(uname -m)" = x86_64 ]; then AVX2=-DEE_HAVE_AVX2_OBJECT=1; fi
-for c in $(find libcore -name '*.c' ! -path 'libcore/io/*' | sort) tests/c/test_gpu.c bench/bench_gpu.c $BLAS_SRC; do
+for c in $(find libcore -name '*.c' \( ! -path 'libcore/io/*' -o -name fingerprint.c \) | sort) tests/c/test_gpu.c bench/bench_gpu.c $BLAS_SRC; do
     o=$B/$(echo "${c#$ROOT/}" | tr '/' '_' | sed 's/\.c$/.o/')
     extra=""
     case "$c" in *cpu_avx2.c) extra="-mavx2 -mfma" ;; esac
