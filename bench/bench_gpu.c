@@ -89,7 +89,7 @@ static double run_once(Ctx *x, Work w, int n)
         int32_t *tg = malloc(sizeof(int32_t) * n);
         free(x->maps);
         x->maps = malloc(sizeof(float) * (size_t)n * c->T);
-        EeAttrInfo info = {tg, fx, fb, dl, 0, 0, 0, NULL};
+        EeAttrInfo info = {tg, fx, fb, dl, 0, 0, 0, NULL, 0};
         t0 = ee_now();
         st = w == W_SV ? ee_sv_attribute(x->m, &in, &o, x->maps, &info) : ee_ig_attribute(x->m, &in, &o, x->maps, &info);
         sec = ee_now() - t0;

@@ -653,7 +653,7 @@ static EeStatus run_chunk(Job *j, const EeChunk *k, void **out, long *fwd, long 
             EeAttrOptions s;
             long i1 = row_run(j, f, n, i0, &a, &r, &s);
             EeAttrInfo part = {(int32_t *)out[1] + i0, (float *)out[2] + i0, (float *)out[3] + i0,
-                               (float *)out[4] + i0, 0, 0, 0, NULL};
+                               (float *)out[4] + i0, 0, 0, 0, NULL, 0};
             st = ee_coalition_attribute(model0(j), &r, &s, &j->ck, (float *)out[0] + (size_t)i0 * j->W, &part);
             for (long i = i0; i < i1 && !st; i++) {
                 int np = ee_coalition_players(model0(j), &r, (int)(i - i0));
@@ -686,7 +686,7 @@ static EeStatus run_chunk(Job *j, const EeChunk *k, void **out, long *fwd, long 
             long i1 = row_run(j, f, n, i0, &a, &r, &s), g = f + i0;
             if (j->perms) s.perms = (const int32_t *const *)(j->perms + g);
             EeAttrInfo part = {(int32_t *)out[1] + i0, (float *)out[2] + i0, (float *)out[3] + i0,
-                               (float *)out[4] + i0, 0, 0, 0, j->exact ? NULL : (float *)out[5] + (size_t)i0 * j->T};
+                               (float *)out[4] + i0, 0, 0, 0, j->exact ? NULL : (float *)out[5] + (size_t)i0 * j->T, 0};
             st = j->exact ? ee_shapley_exact(model0(j), &r, &s, (float *)out[0] + (size_t)i0 * j->T, &part)
                           : ee_sv_attribute(model0(j), &r, &s, (float *)out[0] + (size_t)i0 * j->T, &part);
             *fwd += part.forward;
@@ -770,7 +770,7 @@ static EeStatus run_chunk(Job *j, const EeChunk *k, void **out, long *fwd, long 
             }
             int dl = j->g.method == EE_GRAD_DEEPLIFT;
             EeAttrInfo part = {(int32_t *)out[1] + i0, (float *)out[2] + i0, dl ? (float *)out[3] + i0 : NULL,
-                               dl ? (float *)out[4] + i0 : NULL, 0, 0, 0, NULL};
+                               dl ? (float *)out[4] + i0 : NULL, 0, 0, 0, NULL, 0};
             st = ee_gradient_attribute(model0(j), &r, &gs, &s, (float *)out[0] + (size_t)i0 * j->W, &part);
             *fwd += part.forward;
             *bwd += part.backward;

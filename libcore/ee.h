@@ -457,6 +457,12 @@ typedef struct {
      * one-permutation estimate (0 for s = 1); its mean over positions / s
      * is the expected squared error of the s-sample estimate */
     float *variance;
+    /* of forward + backward, the passes at baselines that were read from
+     * what the process kept from an earlier call instead of run again
+     * (ee_explainer_features): forward and backward count every pass a
+     * call needs, so they do not depend on what ran before (last, so that
+     * positional initialisers of the fields above stay valid) */
+    long kept;
 } EeAttrInfo;
 
 /* Integrated Gradients / X-Gradient: A is N x T (token models) or N x D
@@ -489,11 +495,12 @@ EeStatus ee_shapley_exact(EeModel *m, const EeInput *in, const EeAttrOptions *o,
  *             backward pass per node and row)
  * F is N x T x k (k = ee_config_features of the explainer). Targets: o->target
  * or the argmax; o->batch and o->device apply; info gets target, fx and the
- * passes run. The gradient and logit at a baseline (the inputs with both
+ * passes. The gradient and logit at a baseline (the inputs with both
  * ends) depend only on the classifier, the baseline row, its mask and the
  * target: the process keeps them (up to 64 MB, under the classifier's
  * weight fingerprint, the device and the precision) and a later call
- * reads them instead of running those passes again, so it counts fewer. */
+ * reads them instead of running those passes again; it counts them all
+ * the same, and info->kept says how many it read. */
 EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
                                const EeAttrOptions *o, float *F, EeAttrInfo *info);
 /* The features for training an explainer with configuration ecfg: for every

@@ -91,10 +91,12 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
  * row of a given length has the same one ([CLS], PADs, [SEP]) under the
  * same mask, so each distinct (baseline, mask[, target]) is evaluated once;
  * with G and a model key (not 0), those kept from earlier calls
- * (baseline_cache.c) are not evaluated again. *fwd and *bwd count the
- * passes run. */
+ * (baseline_cache.c) are read, not evaluated again. *fwd and *bwd count
+ * the passes of every distinct one (what the rows need, whatever ran
+ * before), *kept those that were read. */
 static EeStatus baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *o, const int32_t *target,
-                              uint64_t model_key, float *fb, float **G, int *gidx, long *fwd, long *bwd)
+                              uint64_t model_key, float *fb, float **G, int *gidx, long *fwd, long *bwd,
+                              long *kept)
 {
     const EeModel *m = r->m;
     const EeBackend *be = r->be;
@@ -156,13 +158,11 @@ static EeStatus baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *
         ee_run_embed(r, nb);
         ee_run_forward(r, nb, 0);
         be->download(out, r->out, sizeof(float) * (size_t)nb * C);
-        *fwd += nb;
         if (G) {
             memset(dout, 0, sizeof(float) * (size_t)nb * C);
             for (int j = 0; j < nb; j++) dout[(size_t)j * C + utg[j]] = 1.0f;
             be->upload(d_dout, dout, sizeof(float) * (size_t)nb * C);
             ee_run_backward(r, nb, d_dout, 1, 0);
-            *bwd += nb;
         }
         for (int j = 0; j < nb; j++) {
             int u = todo[q0 + j];
@@ -174,6 +174,11 @@ static EeStatus baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *
             if (model_key)
                 ee_baseline_cache_put(model_key, uids + (size_t)j * T, umask + (size_t)j * T, T, d, utg[j], dst, fu[u]);
         }
+    }
+    if (!st) {
+        *fwd += U;
+        if (G) *bwd += U;
+        *kept += (G ? 2L : 1L) * (U - ntodo);
     }
     if (!st)
         for (int q = 0; q < N; q++) {
@@ -320,7 +325,7 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
         if ((st = ee_model_fingerprint(clf, fp, sizeof fp))) goto done;
         model_key = ee_baseline_cache_model_key(fp, (int)dev, (int)o->precision);
     }
-    long fwd = 0, bwd = 0;
+    long fwd = 0, bwd = 0, kept = 0;
     EeProgress prog;
     ee_progress_start(&prog, o, "gradient features", N);
     /* rows come shortest first: the ETA goes by positions, not rows */
@@ -419,13 +424,14 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
     }
     ee_progress_end(&prog, N, fwd + bwd);
     float *fb = info && info->fbaseline && o->baseline != EE_BASELINE_ZERO ? info->fbaseline : NULL;
-    if (!st && (fb || ends)) st = baseline_pass(r, in, o, tgt, model_key, fb, ends ? &G : NULL, gidx, &fwd, &bwd);
+    if (!st && (fb || ends)) st = baseline_pass(r, in, o, tgt, model_key, fb, ends ? &G : NULL, gidx, &fwd, &bwd, &kept);
     if (!st && ends) st = baseline_end_features(r, in, o, order, G, gidx, F, k);
     if (!st && inputs == EE_INPUTS_OCCLUSION) st = ee_occlusion_features(r, in, o, order, tgt, F, k, &fwd);
     if (!st) st = ee_backend_check(be);
     if (!st && info) {
         info->forward += fwd;
         info->backward += bwd;
+        info->kept += kept;
         info->seconds += ee_now() - t0;
     }
 done:
@@ -524,6 +530,7 @@ EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in
         if (info) {
             info->forward += fi.forward;
             info->backward += fi.backward;
+            info->kept += fi.kept;
             if (eff && info->target) memcpy(info->target, tg, sizeof(int32_t) * N);
         }
     }

@@ -136,7 +136,7 @@ static void check_ig(EeKind kind, int bias)
             o.batch = 4; /* several passes per sequence */
             int32_t tg[3];
             float fx[3];
-            EeAttrInfo info = {tg, fx, NULL, NULL, 0, 0, 0, NULL};
+            EeAttrInfo info = {tg, fx, NULL, NULL, 0, 0, 0, NULL, 0};
             EeStatus st = ee_ig_attribute(m, &in, &o, A, &info);
             if (runs[q].m == EE_IG_XGRAD && !ee_config_homogeneous(c)) {
                 CHECK(st == EE_ERR_UNSUPPORTED, "xgrad refused on a network with biases (%s)", ee_kind_name(kind));
@@ -431,7 +431,7 @@ static void check_shapley(EeKind kind, int bias)
     gc_cpu_options(&o);
     float A[3 * 8], B[3 * 8], fbase[3], delta[3], fx[3];
     int32_t tg[3];
-    EeAttrInfo info = {tg, fx, fbase, delta, 0, 0, 0, NULL};
+    EeAttrInfo info = {tg, fx, fbase, delta, 0, 0, 0, NULL, 0};
     CHECK_OK(ee_shapley_exact(m, &in, &o, A, &info));
     /* phi: the reference's values; gain: f(x) - f(pad baseline) by the
      * reference (the sum every row's values must reach, efficiency) */
@@ -893,8 +893,9 @@ static void check_attention_features(void)
 }
 
 /* ---- the baselines' gradients kept across calls ---------------------------------- */
-/* A second call on the same classifier and rows runs only the passes at
- * x and gives the same bits; after one weight of the classifier changes,
+/* A second call on the same classifier and rows reads its baselines'
+ * passes (info.kept; it counts them all the same) and gives the same
+ * bits; after one weight of the classifier changes,
  * the kept entries are not read: the call runs the baselines' passes
  * again and gives the bits of a call on an empty cache, which differ from
  * the first (the change reaches the baseline end). */
@@ -915,9 +916,10 @@ static void check_baseline_cache(void)
     ee_baseline_cache_clear();
     CHECK_OK(ee_explainer_features(clf, EE_INPUTS_GRADIENT_ENDS, &in, &o, cold, &ic));
     CHECK_OK(ee_explainer_features(clf, EE_INPUTS_GRADIENT_ENDS, &in, &o, warm, &iw));
-    CHECK(ic.forward > NB && iw.forward == NB && iw.backward == NB,
-          "kept baselines: a first call %ld forward passes, the second %ld/%ld (want %d: the rows' own)", ic.forward,
-          iw.forward, iw.backward, NB);
+    long nb = ic.forward - NB; /* the distinct baselines' */
+    CHECK(nb > 0 && ic.kept == 0 && iw.forward == ic.forward && iw.backward == ic.backward && iw.kept == 2 * nb,
+          "kept baselines: a first call %ld forward passes (%ld kept), the second %ld/%ld, of them %ld kept "
+          "(want the same, %ld kept)", ic.forward, ic.kept, iw.forward, iw.backward, iw.kept, 2 * nb);
     CHECK(!memcmp(cold, warm, sizeof cold), "kept baselines give the first call's bits");
     /* the first encoder layer's Wq changes (a bias of the output would
      * leave every gradient as it is) */
@@ -936,9 +938,9 @@ static void check_baseline_cache(void)
     CHECK_OK(ee_explainer_features(clf, EE_INPUTS_GRADIENT_ENDS, &in, &o, changed, &ich));
     ee_baseline_cache_clear();
     CHECK_OK(ee_explainer_features(clf, EE_INPUTS_GRADIENT_ENDS, &in, &o, fresh, &ifr));
-    CHECK(ich.forward == ic.forward && ifr.forward == ic.forward,
-          "a changed classifier runs its baselines again: %ld and %ld forward passes, first call %ld", ich.forward,
-          ifr.forward, ic.forward);
+    CHECK(ich.kept == 0 && ifr.kept == 0 && ich.forward == ic.forward && ifr.forward == ic.forward,
+          "a changed classifier runs its baselines again: %ld and %ld kept, %ld and %ld forward passes (first "
+          "call %ld)", ich.kept, ifr.kept, ich.forward, ifr.forward, ic.forward);
     CHECK(!memcmp(changed, fresh, sizeof fresh), "a changed classifier's features are those of an empty cache");
     int differ = 0;
     for (int j = 0; j < NB * TB; j++) differ |= fresh[j * 2 + 1] != cold[j * 2 + 1];

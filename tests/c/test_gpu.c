@@ -1513,7 +1513,7 @@ static void attr_parity(const char *label, const EeConfig *cfg)
         og.batch = 16; /* several passes per sequence on the GPU too */
         float fx[6];
         int32_t tg[6];
-        EeAttrInfo info = {tg, fx, NULL, NULL, 0, 0, 0, NULL};
+        EeAttrInfo info = {tg, fx, NULL, NULL, 0, 0, 0, NULL, 0};
         CHECK_OK(sv ? ee_sv_attribute(m, &in, &oc, a, &info) : ee_ig_attribute(m, &in, &oc, a, &info));
         CHECK_OK(sv ? ee_sv_attribute(m, &in, &og, b, NULL) : ee_ig_attribute(m, &in, &og, b, NULL));
         char what[96];
@@ -1537,7 +1537,7 @@ static void attr_parity(const char *label, const EeConfig *cfg)
             {"GradientSHAP n=3", EE_GRAD_GRADIENTSHAP, EE_NOISE_NONE, 3},
             {"DeepLIFT", EE_GRAD_DEEPLIFT, EE_NOISE_NONE, 1}};
         float fx[6];
-        EeAttrInfo info = {NULL, fx, NULL, NULL, 0, 0, 0, NULL};
+        EeAttrInfo info = {NULL, fx, NULL, NULL, 0, 0, 0, NULL, 0};
         for (size_t r = 0; r < sizeof runs / sizeof *runs; r++) {
             if (runs[r].method == EE_GRAD_DEEPLIFT && cfg->kind != EE_KIND_CNN) continue; /* cnn and mlp only */
             EeGradOptions g;
@@ -1621,7 +1621,7 @@ static void attr_parity(const char *label, const EeConfig *cfg)
             EeAttrOptions oc = attr_opts(EE_DEVICE_CPU), og = attr_opts(GPU_DEV);
             og.batch = 7; /* coalitions of several rows per pass, and several passes */
             float fx[6];
-            EeAttrInfo info = {NULL, fx, NULL, NULL, 0, 0, 0, NULL}, infog = {0};
+            EeAttrInfo info = {NULL, fx, NULL, NULL, 0, 0, 0, NULL, 0}, infog = {0};
             if (k < count - 1) {
                 EeCoalitionModelOptions c = {0};
                 c.m.kind = runs[k].kind;
@@ -1660,7 +1660,7 @@ static void attr_parity(const char *label, const EeConfig *cfg)
             float *fc = xmalloc(sizeof(float) * N * T * k), *fg = xmalloc(sizeof(float) * N * T * k), fx[6];
             EeAttrOptions oc = attr_opts(EE_DEVICE_CPU), og = attr_opts(GPU_DEV);
             og.batch = 4; /* two groups on the GPU */
-            EeAttrInfo info = {NULL, fx, NULL, NULL, 0, 0, 0, NULL}, infog = {0};
+            EeAttrInfo info = {NULL, fx, NULL, NULL, 0, 0, 0, NULL, 0}, infog = {0};
             CHECK_OK(ee_explainer_features(m, kinds[j], &in, &oc, fc, &info));
             CHECK_OK(ee_explainer_features(m, kinds[j], &in, &og, fg, &infog));
             char what[96];
@@ -1731,7 +1731,7 @@ static void deeplift_mlp_parity(void)
     EeGradOptions g;
     ee_grad_options_defaults(&g);
     g.method = EE_GRAD_DEEPLIFT;
-    EeAttrInfo info = {NULL, fx, NULL, NULL, 0, 0, 0, NULL};
+    EeAttrInfo info = {NULL, fx, NULL, NULL, 0, 0, 0, NULL, 0};
     CHECK_OK(ee_gradient_attribute(m, &in, &g, &oc, a, &info));
     CHECK_OK(ee_gradient_attribute(m, &in, &g, &og, b, NULL));
     cmp_map("mlp DeepLIFT", b, a, (size_t)N * c.D, maxabs(fx, N), 1e-4);
@@ -1915,7 +1915,7 @@ static void precision_models(const char *label, const EeConfig *cfg)
             og.precision = (EePrecision)p;
             float fx[6], fb[6], dl[6], fxg[6], fbg[6], dlg[6];
             int32_t tg[6], tgg[6];
-            EeAttrInfo ic = {tg, fx, fb, dl, 0, 0, 0, NULL}, ig = {tgg, fxg, fbg, dlg, 0, 0, 0, NULL};
+            EeAttrInfo ic = {tg, fx, fb, dl, 0, 0, 0, NULL, 0}, ig = {tgg, fxg, fbg, dlg, 0, 0, 0, NULL, 0};
             CHECK_OK(sv ? ee_sv_attribute(m, &in, &oc, ref, &ic) : ee_ig_attribute(m, &in, &oc, ref, &ic));
             CHECK_OK(sv ? ee_sv_attribute(m, &in, &og, got, &ig) : ee_ig_attribute(m, &in, &og, got, &ig));
             snprintf(name, sizeof name, "%s %s map", label, sv ? "SV s=3" : "IG s=20");
@@ -1979,7 +1979,7 @@ static int split_check(void)
     og.batch = 100000;
     float fx[8];
     int32_t tg[8];
-    EeAttrInfo info = {tg, fx, NULL, NULL, 0, 0, 0, NULL};
+    EeAttrInfo info = {tg, fx, NULL, NULL, 0, 0, 0, NULL, 0};
     CHECK_OK(ee_ig_attribute(m, &in, &oc, a, &info));
     CHECK_OK(ee_ig_attribute(m, &in, &og, b, NULL));
     cmp_map("IG s=20, batch split to fit", b, a, (size_t)in.n * c.T, maxabs(fx, in.n), 1e-4);

@@ -281,7 +281,7 @@ typedef struct {
 static EeStatus run(Fix *f, const EeAttrOptions *o, const EeCoalitionModelOptions *c, Got *g)
 {
     g->A = realloc(g->A, sizeof(float) * f->N * f->W);
-    g->info = (EeAttrInfo){g->tg, g->fx, g->fb, g->delta, 0, 0, 0, NULL};
+    g->info = (EeAttrInfo){g->tg, g->fx, g->fb, g->delta, 0, 0, 0, NULL, 0};
     return ee_coalition_attribute(f->m, &f->in, o, c, g->A, &g->info);
 }
 
@@ -561,7 +561,7 @@ static void check_drawn(EeKind kind)
         float *E = malloc(sizeof(float) * f.N * f.W);
         int32_t tg[8];
         float fx[8], fb[8], dl[8];
-        EeAttrInfo info = {tg, fx, fb, dl, 0, 0, 0, NULL};
+        EeAttrInfo info = {tg, fx, fb, dl, 0, 0, 0, NULL, 0};
         CHECK_OK(ee_shapley_exact(f.m, &f.in, &o, E, &info));
         CheckCmp ex = CMP_INIT;
         for (int k = 0; k < f.N * f.W; k++) cmp_add(&ex, g.A[k], E[k]);
