@@ -23,7 +23,7 @@
 #define CACHE_SLOTS 4096 /* open addressing; entries past 3/4 of it empty the cache */
 
 typedef struct {
-    uint64_t model, row; /* the classifier's key, the row's hash */
+    uint64_t model, row; /* the classifier's key, the caller's hash of row, mask and target */
     int T, d, target;
     int32_t *ids;        /* T, then T mask bytes after them */
     float *grad;         /* T x d: the gradient at the embedding output */
@@ -34,13 +34,6 @@ static Entry slots[CACHE_SLOTS];
 static int used;
 static size_t bytes;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-
-static uint64_t row_key(const int32_t *ids, const uint8_t *mask, int T, int target)
-{
-    uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)(uint32_t)target;
-    for (int t = 0; t < T; t++) h = (h ^ (uint64_t)(uint32_t)ids[t] ^ ((uint64_t)mask[t] << 40)) * 0x100000001b3ULL;
-    return h;
-}
 
 static int same(const Entry *e, uint64_t model, uint64_t row, const int32_t *ids, const uint8_t *mask, int T, int d,
                 int target)
@@ -69,10 +62,9 @@ uint64_t ee_baseline_cache_model_key(const char *fingerprint, int device, int pr
     return h ? h : 1; /* 0 means "no cache" to the callers */
 }
 
-int ee_baseline_cache_get(uint64_t model, const int32_t *ids, const uint8_t *mask, int T, int d, int target,
-                          float *grad, float *f)
+int ee_baseline_cache_get(uint64_t model, uint64_t row, const int32_t *ids, const uint8_t *mask, int T, int d,
+                          int target, float *grad, float *f)
 {
-    uint64_t row = row_key(ids, mask, T, target);
     int hit = 0;
     pthread_mutex_lock(&lock);
     for (int s = (int)(row % CACHE_SLOTS), n = 0; slots[s].ids && n < CACHE_SLOTS; s = (s + 1) % CACHE_SLOTS, n++)
@@ -86,12 +78,11 @@ int ee_baseline_cache_get(uint64_t model, const int32_t *ids, const uint8_t *mas
     return hit;
 }
 
-void ee_baseline_cache_put(uint64_t model, const int32_t *ids, const uint8_t *mask, int T, int d, int target,
-                           const float *grad, float f)
+void ee_baseline_cache_put(uint64_t model, uint64_t row, const int32_t *ids, const uint8_t *mask, int T, int d,
+                           int target, const float *grad, float f)
 {
     size_t need = sizeof(int32_t) * T + (size_t)T + sizeof(float) * (size_t)T * d;
     if (need > CACHE_BYTES) return;
-    uint64_t row = row_key(ids, mask, T, target);
     pthread_mutex_lock(&lock);
     if (bytes + need > CACHE_BYTES || used + 1 > CACHE_SLOTS * 3 / 4) clear_locked();
     int s = (int)(row % CACHE_SLOTS);

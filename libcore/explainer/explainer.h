@@ -15,13 +15,15 @@ EeStatus ee_occlusion_features(EeRun *r, const EeInput *in, const EeAttrOptions 
 
 /* The baselines' logits and gradients kept across calls (baseline_cache.c).
  * The model key: of a classifier's fingerprint (ee_model_fingerprint) and
- * the device and precision of the passes; never 0. get copies an entry's
- * T x d gradient into grad and its logit into *f and returns 1, or
- * returns 0 when it has none; put keeps one (or not, without memory). */
+ * the device and precision of the passes; never 0. row: the caller's hash
+ * of the row, mask and target (the slot; all three are compared in full).
+ * get copies an entry's T x d gradient into grad and its logit into *f
+ * and returns 1, or returns 0 when it has none; put keeps one (or not,
+ * without memory). */
 uint64_t ee_baseline_cache_model_key(const char *fingerprint, int device, int precision);
-int ee_baseline_cache_get(uint64_t model, const int32_t *ids, const uint8_t *mask, int T, int d, int target,
-                          float *grad, float *f);
-void ee_baseline_cache_put(uint64_t model, const int32_t *ids, const uint8_t *mask, int T, int d, int target,
-                           const float *grad, float f);
+int ee_baseline_cache_get(uint64_t model, uint64_t row, const int32_t *ids, const uint8_t *mask, int T, int d,
+                          int target, float *grad, float *f);
+void ee_baseline_cache_put(uint64_t model, uint64_t row, const int32_t *ids, const uint8_t *mask, int T, int d,
+                           int target, const float *grad, float f);
 
 #endif

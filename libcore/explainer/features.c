@@ -107,11 +107,11 @@ static EeStatus baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *
     int *order = malloc(sizeof(int) * N), *uof = malloc(sizeof(int) * N), *rep = malloc(sizeof(int) * N);
     int *todo = malloc(sizeof(int) * N), *utg = malloc(sizeof(int) * B);
     float *out = malloc(sizeof(float) * (size_t)B * C), *dout = malloc(sizeof(float) * (size_t)B * C);
-    float *fu = malloc(sizeof(float) * N), *zu = malloc(sizeof(float) * (size_t)N * C); /* per entry */
+    float *zu = malloc(sizeof(float) * (size_t)N * C); /* each entry's logits (a kept one's: its target's) */
     float *d_dout = G ? be->alloc(sizeof(float) * (size_t)B * C) : NULL, *table = NULL;
     EeStatus st = EE_OK;
     if (!bids || !uids || !mask || !umask || !h || !order || !uof || !rep || !todo || !utg || !out || !dout ||
-        !fu || !zu || (G && !d_dout)) {
+        !zu || (G && !d_dout)) {
         st = ee_fail(EE_ERR_NOMEM, "out of memory for the baselines");
         goto done;
     }
@@ -140,8 +140,8 @@ static EeStatus baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *
     for (int u = 0; u < U; u++) {
         int i = rep[u];
         if (!(G && model_key &&
-              ee_baseline_cache_get(model_key, bids + (size_t)i * T, mask + (size_t)i * T, T, d, target[i],
-                                    table + (size_t)u * T * d, &fu[u])))
+              ee_baseline_cache_get(model_key, h[i], bids + (size_t)i * T, mask + (size_t)i * T, T, d, target[i],
+                                    table + (size_t)u * T * d, zu + (size_t)u * C + target[i])))
             todo[ntodo++] = u;
     }
     for (int q0 = 0; q0 < ntodo && !st; q0 += B) {
@@ -167,31 +167,30 @@ static EeStatus baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *
         for (int j = 0; j < nb; j++) {
             int u = todo[q0 + j];
             memcpy(zu + (size_t)u * C, out + (size_t)j * C, sizeof(float) * C);
-            fu[u] = out[(size_t)j * C + utg[j]]; /* the logit of the entry's target (with G, every row's) */
             if (!G) continue;
             float *dst = table + (size_t)u * T * d; /* [L][d] rows into [T][d] slots */
             be->download(dst, r->de + (size_t)j * L * d, sizeof(float) * (size_t)L * d);
             if (model_key)
-                ee_baseline_cache_put(model_key, uids + (size_t)j * T, umask + (size_t)j * T, T, d, utg[j], dst, fu[u]);
+                ee_baseline_cache_put(model_key, h[rep[u]], uids + (size_t)j * T, umask + (size_t)j * T, T, d, utg[j],
+                                      dst, out[(size_t)j * C + utg[j]]);
         }
     }
     if (!st) {
         *fwd += U;
         if (G) *bwd += U;
         *kept += (G ? 2L : 1L) * (U - ntodo);
-    }
-    if (!st)
         for (int q = 0; q < N; q++) {
             int i = order[q], u = uof[q];
-            if (fb) fb[i] = G ? fu[u] : zu[(size_t)u * C + target[i]]; /* without G, entries span targets */
+            if (fb) fb[i] = zu[(size_t)u * C + target[i]]; /* with G, the entry's own target */
             if (G) gidx[i] = u;
         }
+    }
 done:
     if (G && !st) *G = table;
     else free(table);
     if (d_dout) be->release(d_dout);
     free(bids); free(uids); free(mask); free(umask); free(h); free(order); free(uof); free(rep); free(todo);
-    free(utg); free(out); free(dout); free(fu); free(zu);
+    free(utg); free(out); free(dout); free(zu);
     return st;
 }
 
