@@ -34,6 +34,17 @@ typedef struct {
  * field, what was expected and what was given. */
 EeStatus ee_model_load(const EeFieldSource *src, const char *what, EeModel **out);
 
+/* ee_model_load for a front end that loads its models on every call: the
+ * model is kept for the next acquire of a source with the same fields and
+ * the same weights bit for bit, which gets it without a load and with its
+ * fingerprint computed once (libcore/io/kept_models.c). It is shared: the
+ * caller must not change it, and gives it back with ee_model_release, not
+ * ee_model_free. The same checks and errors as ee_model_load. */
+EeStatus ee_model_acquire(const EeFieldSource *src, const char *what, EeModel **out);
+void ee_model_release(EeModel *m);
+/* Frees the kept models that no one holds (a gateway being unloaded). */
+void ee_kept_models_clear(void);
+
 /* The configuration fields written for a model, in order, for writers. */
 typedef struct {
     void *ctx;

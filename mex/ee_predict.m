@@ -51,6 +51,26 @@
 
 ## bad data
 %!test
+%! ## the gateways keep the models they load between calls: a weight
+%! ## changed (the second time in place: the array is no longer shared)
+%! ## gives the new logits, and changed back the reference's again
+%! m = v.model;
+%! t = X(1, 2);
+%! assert (t != 1);                     # a real token of row 1, not [PAD]
+%! w = m.E_tok(t, 1);
+%! tol = 1e-4 * max (abs (v.logits(:)));
+%! for k = 1:2
+%!   [~, a] = ee_predict (m, X);
+%!   assert (double (a), v.logits, tol);
+%!   m.E_tok(t, 1) = w + 1;
+%!   [~, b] = ee_predict (m, X);
+%!   assert (max (abs (double (b(1, :)) - v.logits(1, :))) > 100 * tol);
+%!   m.E_tok(t, 1) = w;
+%! end
+%! [~, c] = ee_predict (m, X);
+%! assert (double (c), v.logits, tol);
+
+%!test
 %! ## the same bits for any batch and any split of the rows
 %! [~, a] = ee_predict (v.model, X);
 %! for bt = [1 2 3 7]

@@ -20,8 +20,14 @@ static struct { void (*fn)(void *); void *p; } deferred[MAX_DEFER];
 static int ndeferred;
 static int in_core;
 
-/* Releases the GPU handles when Octave unloads the gateway. */
-static void at_exit(void) { ee_shutdown(); }
+/* Releases the GPU handles, the kept models and baselines when Octave
+ * unloads the gateway. */
+static void at_exit(void)
+{
+    ee_kept_models_clear();
+    ee_baseline_cache_clear();
+    ee_shutdown();
+}
 
 void ee_mx_begin(void)
 {
@@ -477,7 +483,7 @@ static long src_group_len(void *ctx, const char *group)
     return (long)mxGetNumberOfElements(g);
 }
 
-static void free_model(void *p) { ee_model_free(p); }
+static void release_model(void *p) { ee_model_release(p); }
 
 EeModel *ee_mx_model(const mxArray *a, const char *what)
 {
@@ -487,10 +493,12 @@ EeModel *ee_mx_model(const mxArray *a, const char *what)
     MxSource ms = {a, {NULL}, 0};
     EeFieldSource src = {&ms, src_get, src_group_len};
     EeModel *m = NULL;
-    EeStatus st = ee_model_load(&src, what, &m);
+    /* kept between calls (a session explains with the same structs again
+     * and again): shared, so no gateway writes a model it gets here */
+    EeStatus st = ee_model_acquire(&src, what, &m);
     for (int i = 0; i < ms.nstr; i++) free(ms.str[i]);
     if (st) ee_mx_fail(st);
-    ee_mx_defer(free_model, m);
+    ee_mx_defer(release_model, m);
     return m;
 }
 

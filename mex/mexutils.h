@@ -108,7 +108,9 @@ EeFaithResult ee_mx_faith_result(int nrows, int K);
 EeFaithResult ee_mx_faith_from(const EeFaithResult *r, int i0, int K);
 
 /* ---- models -------------------------------------------------------------------- */
-/* Loads and validates a model struct (ee:badModel on any defect). */
+/* Loads and validates a model struct (ee:badModel on any defect). The
+ * model is kept between calls and shared (ee_model_acquire): read it,
+ * never write it; the call's cleanup gives it back. */
 EeModel *ee_mx_model(const mxArray *a, const char *what);
 /* True when a looks like a trained model struct (has kind and weights). */
 int ee_mx_is_model(const mxArray *a);

@@ -3,6 +3,7 @@
  * class, size, range and finiteness are checked before use. */
 #include "../ee_model_io.h"
 #include "../models/model_impl.h"
+#include "model_source.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -305,23 +306,27 @@ static EeStatus check_fields(const EeFieldSource *src, const char *what, const E
     return check_foreign(src, what, m);
 }
 
-EeStatus ee_model_load(const EeFieldSource *src, const char *what, EeModel **out)
+EeStatus ee_model_source_check(const EeFieldSource *src, const char *what, EeConfig *cfg)
 {
-    *out = NULL;
     Loader L = {src, what};
-    EeConfig cfg;
-    EeStatus st = read_config(&L, &cfg);
+    EeStatus st = read_config(&L, cfg);
     if (st) return st;
-    if ((st = ee_config_check(&cfg))) return ee_fail(st, "%s: %s", what, ee_last_error());
-    EeModel *shell = shell_of(&cfg);
+    if ((st = ee_config_check(cfg))) return ee_fail(st, "%s: %s", what, ee_last_error());
+    EeModel *shell = shell_of(cfg);
     if (!shell) return ee_fail(EE_ERR_NOMEM, "out of memory");
     st = shell->overflow ? ee_fail(EE_ERR_MODEL, "%s: too many tensors", what) : check_fields(src, what, shell);
     double weights = (double)shell->total * sizeof(float);
     free(shell);
     if (st) return st;
-    if ((st = ee_memory_check(weights, "loading the model"))) return st;
+    return ee_memory_check(weights, "loading the model");
+}
+
+EeStatus ee_model_source_weights(const EeFieldSource *src, const char *what, const EeConfig *cfg, EeModel **out)
+{
+    *out = NULL;
     EeModel *m;
-    if ((st = ee_model_new(&cfg, &m))) return st;
+    EeStatus st = ee_model_new(cfg, &m);
+    if (st) return st;
     for (int i = 0; i < m->np; i++) {
         const EeParam *p = &m->p[i];
         EeValue v;
@@ -335,6 +340,14 @@ EeStatus ee_model_load(const EeFieldSource *src, const char *what, EeModel **out
     }
     *out = m;
     return EE_OK;
+}
+
+EeStatus ee_model_load(const EeFieldSource *src, const char *what, EeModel **out)
+{
+    *out = NULL;
+    EeConfig cfg;
+    EeStatus st = ee_model_source_check(src, what, &cfg);
+    return st ? st : ee_model_source_weights(src, what, &cfg, out);
 }
 
 EeStatus ee_model_save(const EeModel *m, const EeFieldSink *s)

@@ -332,6 +332,7 @@ EeStatus ee_param_set(EeModel *m, int i, const float *src, size_t count)
             if (src[(size_t)c * p->dims[0]] != 0.0f)
                 return ee_fail(EE_ERR_MODEL, "%s: the [PAD] row (row 1) must be zero", p->field);
     exchange_copy(p, src, m->w + p->offset, 1);
+    m->fp_known = 0; /* a remembered fingerprint (io/fingerprint.c) no longer holds */
     return EE_OK;
 }
 

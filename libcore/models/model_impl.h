@@ -41,6 +41,10 @@ struct EeModel {
     EeParam p[EE_MAX_PARAMS];
     size_t total;
     float *w; /* host weights, internal layout */
+    /* a model kept between calls (io/kept_models.c), whose weights nothing
+     * writes: its fingerprint is computed once (fp_known, fp) */
+    int frozen, fp_known;
+    uint64_t fp;
 };
 
 /* Registration (used by each kind's *_register). */

@@ -484,6 +484,141 @@ static void test_fingerprint(void)
     ee_model_free(m2);
 }
 
+
+/* ee_model_acquire (libcore/io/kept_models.c): the same source twice gives
+ * one kept model, with the logits and fingerprint of a fresh load; a
+ * weight changed in place (the same address, as Octave writes an array
+ * that nothing else shares) and a changed size field each load afresh,
+ * with the new values; the weight changed back finds the first entry
+ * again; more models held than the table keeps are handed out unkept and
+ * stay valid; ee_param_set makes a kept model forget its fingerprint. */
+static void test_kept_models(void)
+{
+    MemSource *s = calloc(1, sizeof *s);
+    EeModel *m = transformer(2, EE_HEAD_CLASSIFIER);
+    CHECK(s && m, "a model for the kept models");
+    if (!s || !m) { free(s); ee_model_free(m); return; }
+    float ref[4], out[4];
+    char fp[32], want[32];
+    predict(m, ref);
+    CHECK_OK(ms_from_model(s, m));
+    EeFieldSource src = ms_source(s);
+    EeModel *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+    CHECK_OK(ee_model_acquire(&src, "model", &a));
+    CHECK_OK(ee_model_acquire(&src, "model", &b));
+    CHECK(a && a == b, "the same source twice: one kept model (%p, %p)", (void *)a, (void *)b);
+    if (!a) { ms_free(s); free(s); ee_model_free(m); return; }
+    predict(a, out);
+    CHECK(!memcmp(out, ref, sizeof out), "the kept model's logits differ from the model's");
+    reference_fingerprint(m, want, sizeof want);
+    for (int k = 0; k < 2; k++) { /* the second: remembered */
+        CHECK_OK(ee_model_fingerprint(a, fp, sizeof fp));
+        CHECK(!strcmp(fp, want), "the kept model's fingerprint (%d): %s, the reference %s", k, fp, want);
+    }
+    ee_model_release(b);
+    ee_model_release(a);
+
+    /* a weight changed where it lies */
+    MsField *f = ms_find(s, NULL, 0, "Wp");
+    CHECK(f != NULL, "the source has Wp");
+    if (!f) { ms_free(s); free(s); ee_model_free(m); return; }
+    float *w = (float *)f->v.data, w0 = w[0];
+    w[0] = w0 + 0.5f;
+    EeModel *fresh = NULL;
+    CHECK_OK(ee_model_load(&src, "model", &fresh));
+    CHECK_OK(ee_model_acquire(&src, "model", &c));
+    CHECK(c && c != a, "a weight changed in place gave the kept model");
+    if (c && fresh) {
+        float got[4];
+        predict(fresh, out);
+        predict(c, got);
+        CHECK(!memcmp(out, got, sizeof out) && memcmp(out, ref, sizeof out),
+              "with the weight changed: %g %g, a fresh load %g %g, before %g %g", got[0], got[1], out[0], out[1],
+              ref[0], ref[1]);
+        char fc[32];
+        CHECK_OK(ee_model_fingerprint(c, fc, sizeof fc));
+        reference_fingerprint(fresh, want, sizeof want);
+        CHECK(!strcmp(fc, want) && strcmp(fc, fp), "fingerprint with the weight changed: %s, the reference %s, before %s",
+              fc, want, fp);
+    }
+    ee_model_free(fresh);
+    ee_model_release(c);
+    w[0] = w0;
+    CHECK_OK(ee_model_acquire(&src, "model", &d));
+    CHECK(d == a, "the weight changed back: the first entry");
+    ee_model_release(d);
+
+    /* a size field changed: another model */
+    double heads = 2;
+    size_t one[2] = {1, 1};
+    ms_put(s, NULL, 0, "heads", EE_VAL_DOUBLE, 2, one, &heads, sizeof heads);
+    CHECK_OK(ee_model_load(&src, "model", &fresh));
+    CHECK_OK(ee_model_acquire(&src, "model", &c));
+    CHECK(c && c != a && ee_model_config(c)->heads == 2, "heads changed: the kept model of 1 head");
+    if (c && fresh) {
+        float got[4];
+        predict(fresh, out);
+        predict(c, got);
+        CHECK(!memcmp(out, got, sizeof out), "heads changed: %g %g, a fresh load %g %g", got[0], got[1], out[0], out[1]);
+    }
+    ee_model_free(fresh);
+    ee_model_release(c);
+
+    /* more models held than kept: every one valid, each its own */
+    enum { HELD = 12 };
+    EeModel *held[HELD] = {0};
+    float bias[HELD];
+    for (int k = 0; k < HELD; k++) {
+        w[0] = w0 + 0.125f * (float)(k + 1);
+        bias[k] = w[0];
+        CHECK_OK(ee_model_acquire(&src, "model", &held[k]));
+    }
+    for (int k = 0; k < HELD; k++) {
+        int pi = ee_model_find_param(held[k], NULL, 0, "Wp");
+        EeParamInfo info;
+        float *back = NULL;
+        if (held[k] && pi >= 0) {
+            ee_model_param_info(held[k], pi, &info);
+            back = malloc(sizeof(float) * info.count);
+        }
+        CHECK(back && !ee_param_get(held[k], pi, back, info.count) && back[0] == bias[k],
+              "held model %d: Wp(1) %g, expected %g", k, back ? back[0] : -1.0, bias[k]);
+        free(back);
+    }
+    int distinct = 1;
+    for (int k = 0; k < HELD; k++)
+        for (int j = 0; j < k; j++) distinct &= held[j] != held[k];
+    CHECK(distinct, "two of the held models are one");
+    for (int k = 0; k < HELD; k++) ee_model_release(held[k]);
+
+    /* ee_param_set on a kept model: its fingerprint follows (the table is
+     * emptied after, since this model no longer matches its source) */
+    w[0] = w0;
+    CHECK_OK(ee_model_acquire(&src, "model", &c));
+    if (c) {
+        int pi = ee_model_find_param(c, NULL, 0, "Wp");
+        EeParamInfo info;
+        ee_model_param_info(c, pi, &info);
+        float *v = malloc(sizeof(float) * info.count);
+        if (v && !ee_param_get(c, pi, v, info.count)) {
+            CHECK_OK(ee_model_fingerprint(c, fp, sizeof fp));
+            v[0] += 1.0f;
+            CHECK_OK(ee_param_set(c, pi, v, info.count));
+            CHECK_OK(ee_model_fingerprint(c, want, sizeof want));
+            char r[32];
+            reference_fingerprint(c, r, sizeof r);
+            CHECK(!strcmp(want, r) && strcmp(want, fp), "after ee_param_set: %s, the reference %s, before %s", want,
+                  r, fp);
+        }
+        free(v);
+    }
+    ee_model_release(c);
+    ee_kept_models_clear();
+    ms_free(s);
+    free(s);
+    ee_model_free(m);
+}
+
 int main(void)
 {
     ee_threads_enter();
@@ -501,6 +636,7 @@ int main(void)
     test_damaged_files();
     test_compressed();
     test_fingerprint();
+    test_kept_models();
     rmdir(tmpdir);
     ee_threads_leave();
     return check_finish("test_io");
