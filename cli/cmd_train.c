@@ -69,7 +69,7 @@ static const EeOptSpec expl_opts[] = {
                                  "coalitions per row with kernelshap|lime (default 2 n + 2048)"},
     {"head", EE_OPT_VALUE, "token|flat", "the explainer's head (default token)"},
     {"inputs", EE_OPT_VALUE, "NAME", "gradient_ends (default), occlusion (default with --targets sv, occlusion, kernelshap, lime), path, "
-                                     "attention, gradient, gradient_vector or tokens"},
+                                     "attention, attention_top, gradient, gradient_vector or tokens"},
     {"attend", EE_OPT_VALUE, "tokens|all", "keys attended (default tokens for the token head)"},
     {"outputs", EE_OPT_VALUE, "auto|tokens|all", "outputs fixed at 0 on [CLS], [SEP] and PAD (default auto)"},
     {"design", EE_OPT_VALUE, "default|paper", "paper: the paper's design (flat head, tokens, every position)"},

@@ -111,10 +111,15 @@ extern const char *const ee_attend_names[EE_ATTEND_COUNT]; /* all tokens */
  * the last layer, and the token's value-path score in each head of each of
  * the L layers (its value times the target logit's gradient at it: what the
  * token adds through that head, linearised where the classifier is; 2 + H +
- * L H, read from the passes of the two ends, so at their cost). */
+ * L H, read from the passes of the two ends, so at their cost), or, for a
+ * transformer classifier, what the classifier's forward pass and a backward
+ * pass through its last layer's [CLS] row alone give (no full backward
+ * pass: about a quarter of the call less on the glosses): the score at the
+ * baseline end (its gradient kept across calls), the last layer's [CLS]
+ * attention and the last layer's value-path scores (1 + 2 H). */
 typedef enum {
     EE_INPUTS_TOKENS = 0, EE_INPUTS_GRADIENT, EE_INPUTS_GRADIENT_VECTOR, EE_INPUTS_GRADIENT_ENDS,
-    EE_INPUTS_OCCLUSION, EE_INPUTS_PATH, EE_INPUTS_ATTENTION
+    EE_INPUTS_OCCLUSION, EE_INPUTS_PATH, EE_INPUTS_ATTENTION, EE_INPUTS_ATTENTION_TOP
 } EeInputs;
 
 /* Interior path nodes of EE_INPUTS_PATH (doc/FIGURE5.md: 1, 2, 3 and 4
@@ -167,7 +172,7 @@ int ee_config_homogeneous(const EeConfig *cfg);
 int ee_config_features(const EeConfig *cfg);
 /* The names of EeInputs in enum order, as the model struct and the front
  * ends' 'inputs' option spell them. */
-#define EE_INPUTS_COUNT 7
+#define EE_INPUTS_COUNT 8
 extern const char *const ee_inputs_names[EE_INPUTS_COUNT];
 /* The names of EeTrainOptions.freeze_embeddings 0, 1, 2 ('freeze'). */
 #define EE_FREEZE_COUNT 3

@@ -150,6 +150,14 @@
 %! [E, info] = ee_explain (e6, X(251:end,:));
 %! assert (sum (double (E) .* real, 2), sv.fx - sv.fbaseline, 1e-4 * max (abs (sv.fx)) + 1e-5);
 %! assert ([info.forward_passes info.backward_passes], [100 + nD, 50 + nD]);
+%! ## the forward pass and the last layer's [CLS] row: the baseline end,
+%! ## the attention and the last layer's value paths (the backward at x
+%! ## counted as one), the same maps' efficiency
+%! e7 = ee_train (clf, X(1:30,:), A(1:30,:), 'inputs', 'attention_top', 'epochs', 1, 'verbose', false);
+%! assert (e7.inputs, 'attention_top'); assert (size (e7.feat_W), [1 + 2 * H, 16]);
+%! [E, info] = ee_explain (e7, X(251:end,:));
+%! assert (sum (double (E) .* real, 2), sv.fx - sv.fbaseline, 1e-4 * max (abs (sv.fx)) + 1e-5);
+%! assert ([info.forward_passes info.backward_passes], [100 + nD, 50 + nD]);
 %! e = ex;
 %! assert (e.efficiency, false);                # the shared explainer: efficiency off
 %! E2 = ee_explain (e, X(251:end,:));

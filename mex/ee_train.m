@@ -59,7 +59,8 @@
 ## classifier max-pools over): it has the token head only, reads and
 ## predicts the non-PAD positions only (@qcode{'attend', 'all'}, the
 ## @qcode{'flat'} head, @qcode{'design', 'paper'} and @qcode{'inputs',
-## 'attention'} are @code{ee:notSupported} on a cnn), and takes every
+## 'attention'} or @qcode{'attention_top'} are @code{ee:notSupported} on a
+## cnn), and takes every
 ## other option below as the transformer's does.  Its design
 ## (doc/FIGURE5.md has the measurements behind the defaults):
 ## @table @asis
@@ -98,7 +99,15 @@
 ## 4.1 to 3.1 times the floor, on SV wordnet it stayed at 4.6; trained
 ## with @qcode{'loss', 'shapley_kernel'} on many more rows for 30 epochs,
 ## 1.7 and 2.4 times the floor: the SV presets of figure5, at 4-5 passes
-## per explanation, where the occlusion inputs cost 2 n + 2 more); @qcode{'gradient'}: the score at the text only;
+## per explanation, where the occlusion inputs cost 2 n + 2 more);
+## @qcode{'attention_top'} (transformer classifiers): what the classifier's
+## forward pass and a backward pass through its last layer's [CLS] row
+## alone give: the score at the baseline end, the last layer's [CLS]
+## attention and its value-path scores (1 + 2 H features; no full backward
+## pass, so the call costs about a quarter less than with
+## @qcode{'attention'}; on the SV wordnet panel of doc/FIGURE5.md, trained
+## as the preset, 2.6 against 2.4 times the floor at the same crossing);
+## @qcode{'gradient'}: the score at the text only;
 ## @qcode{'gradient_vector'}: that score and its d terms;
 ## @qcode{'tokens'}: the token ids only (the paper's, one pass).
 ## @item 'attend'
@@ -512,7 +521,7 @@
 %!   delete (f);
 %! end_unwind_protect
 %! ## transformer-only design choices are refused on a cnn
-%! for o = {{'attend', 'all'}, {'head', 'flat'}, {'design', 'paper'}, {'inputs', 'attention'}}
+%! for o = {{'attend', 'all'}, {'head', 'flat'}, {'design', 'paper'}, {'inputs', 'attention'}, {'inputs', 'attention_top'}}
 %!   try
 %!     ee_train (clf, X, A{1}, o{1}{:}, 'epochs', 1, 'verbose', false);
 %!     error ('no error');

@@ -218,11 +218,12 @@ static void gather_batch(const EeModel *m, const EeInput *in, const EeAttrOption
     }
 }
 
-/* F[t][1] of every row for EE_INPUTS_GRADIENT_ENDS: sum_d (e_x - e_b) g_b,
- * g_b the gradient at the row's baseline (table G, entry gidx[i]); the
- * embeddings are looked up again (no model pass). */
+/* F[t][col] of every row: sum_d (e_x - e_b) g_b, g_b the gradient at the
+ * row's baseline (table G, entry gidx[i]; column 1 of the inputs that read
+ * both ends, 0 of EE_INPUTS_ATTENTION_TOP); the embeddings are looked up
+ * again (no model pass). */
 static EeStatus baseline_end_features(EeRun *r, const EeInput *in, const EeAttrOptions *o, const int *order,
-                                      const float *G, const int *gidx, float *F, int k)
+                                      const float *G, const int *gidx, float *F, int k, int col)
 {
     const EeModel *m = r->m;
     const EeBackend *be = r->be;
@@ -249,7 +250,7 @@ static EeStatus baseline_end_features(EeRun *r, const EeInput *in, const EeAttrO
             int i = order[i0 + j];
             const float *g = G + (size_t)gidx[i] * T * d;
             for (int t = 0; t < L; t++)
-                F[((size_t)i * T + t) * k + 1] = (float)grad_x_input(h_ex + (size_t)j * Wl + (size_t)t * d,
+                F[((size_t)i * T + t) * k + col] = (float)grad_x_input(h_ex + (size_t)j * Wl + (size_t)t * d,
                                                                       h_eb + (size_t)j * Wl + (size_t)t * d,
                                                                       g + (size_t)t * d, d);
         }
@@ -293,10 +294,15 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
     float *h_ex = ee_host_alloc(sizeof(float) * B * W), *h_eb = ee_host_alloc(sizeof(float) * B * W);
     float *h_g = ee_host_alloc(sizeof(float) * B * W);
     int32_t *tgt = malloc(sizeof(int32_t) * (N ? N : 1));
-    int att = inputs == EE_INPUTS_ATTENTION;
+    /* top: the forward pass and the backward through the last layer's
+     * [CLS] row only; the score at x (the full backward) is not read */
+    int top = inputs == EE_INPUTS_ATTENTION_TOP, att = inputs == EE_INPUTS_ATTENTION || top;
     int ends = inputs == EE_INPUTS_GRADIENT_ENDS || inputs == EE_INPUTS_OCCLUSION || inputs == EE_INPUTS_PATH || att;
-    int H2 = att ? k - 2 : 0; /* the attention features after the two ends */
-    float *h_vp = H2 ? ee_host_alloc(sizeof(float) * (size_t)B * T * H2) : NULL;
+    /* value_path's row: the last layer's [CLS] attention (H), then each
+     * layer's value-path scores (L H); all of them features of 'attention',
+     * the first H and the last layer's H of 'attention_top' */
+    int H = c->heads, VP = att ? H + c->layers * H : 0, vp_last = H + (c->layers - 1) * H;
+    float *h_vp = VP ? ee_host_alloc(sizeof(float) * (size_t)B * T * VP) : NULL;
     int *gidx = ends ? malloc(sizeof(int) * (N ? N : 1)) : NULL;
     float *G = NULL;
     if (ends && o->baseline == EE_BASELINE_ZERO) {
@@ -311,7 +317,7 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
         goto done;
     }
     if (fail || !order || !h_ids || !h_bids || !h_mask || !h_out || !h_dout || !h_ex || !h_eb || !h_g || !tgt ||
-        (ends && !gidx) || (H2 && !h_vp)) {
+        (ends && !gidx) || (VP && !h_vp)) {
         st = ee_fail(EE_ERR_NOMEM, "out of memory for explainer features (batch %d)", B);
         goto done;
     }
@@ -341,7 +347,9 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
         }
         size_t Wl = (size_t)L * d;
         /* e_b, then e_x (left in r->e for the pass) */
-        if (o->baseline == EE_BASELINE_ZERO) {
+        if (top) {
+            /* neither is read here: the baseline end's score comes after */
+        } else if (o->baseline == EE_BASELINE_ZERO) {
             be->zero(eb, sizeof(float) * nb * Wl);
         } else {
             if ((st = ee_run_set_input_len(r, h_bids, h_mask, NULL, nb, L))) break;
@@ -350,7 +358,7 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
         }
         if ((st = ee_run_set_input_len(r, h_ids, h_mask, NULL, nb, L))) break;
         ee_run_embed(r, nb);
-        be->copy(ex, r->e, sizeof(float) * nb * Wl);
+        if (!top) be->copy(ex, r->e, sizeof(float) * nb * Wl);
         ee_run_forward(r, nb, 0);
         be->download(h_out, r->out, sizeof(float) * nb * C);
         memset(h_dout, 0, sizeof(float) * nb * C);
@@ -365,10 +373,37 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
         }
         be->upload(d_dout, h_dout, sizeof(float) * nb * C);
         r->value_path = h_vp; /* NULL but for the attention inputs */
-        ee_run_backward(r, nb, d_dout, 1, 0);
+        r->top_only = top;
+        ee_run_backward(r, nb, d_dout, !top, 0);
+        r->top_only = 0;
         r->value_path = NULL;
         fwd += nb;
-        bwd += nb;
+        bwd += nb; /* top: through the last layer's [CLS] row only, counted as a backward pass */
+        /* the columns read (top: the lower layers' are not written) */
+        for (size_t q = 0; q < (size_t)nb * L && VP && !st; q++)
+            for (int col = 0; col < VP; col++)
+                if ((!top || col < H || col >= vp_last) && !isfinite(h_vp[q * VP + col])) {
+                    /* the only way there: value_path_scores' lack of memory */
+                    st = ee_fail(EE_ERR_NOMEM, "out of memory for the attention features");
+                    break;
+                }
+        if (st) break;
+        if (top) {
+            for (int j = 0; j < nb; j++) {
+                float *row = F + (size_t)order[i0 + j] * T * k;
+                memset(row, 0, sizeof(float) * T * k);
+                for (int t = 0; t < L; t++) {
+                    const float *v = h_vp + ((size_t)j * L + t) * VP;
+                    for (int h = 0; h < H; h++) {
+                        row[(size_t)t * k + 1 + h] = v[h];
+                        row[(size_t)t * k + 1 + H + h] = v[vp_last + h];
+                    }
+                }
+            }
+            for (int j = 0; j < nb; j++) work += len[order[i0 + j]];
+            ee_progress_tick_work(&prog, i0 + nb, work, work_total);
+            continue;
+        }
         be->download(h_ex, ex, sizeof(float) * nb * Wl);
         be->download(h_eb, eb, sizeof(float) * nb * Wl);
         be->download(h_g, r->de, sizeof(float) * nb * Wl);
@@ -387,14 +422,9 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
                     if (k == 1 + d && !ends) f[1 + q] = (float)term;
                 }
                 f[0] = (float)sum;
-                for (int q = 0; q < H2; q++) f[2 + q] = h_vp[((size_t)j * L + t) * H2 + q];
+                for (int q = 0; q < VP; q++) f[2 + q] = h_vp[((size_t)j * L + t) * VP + q];
             }
         }
-        for (size_t q = 0; q < (size_t)nb * L * H2; q++)
-            if (!isfinite(h_vp[q])) { /* the only way there: value_path_scores' lack of memory */
-                st = ee_fail(EE_ERR_NOMEM, "out of memory for the attention features");
-                break;
-            }
         if (inputs == EE_INPUTS_PATH) {
             /* the gradient at the Gauss-Legendre nodes inside the path,
              * target (d_dout, as uploaded for x) and mask as at x; e_x is
@@ -424,7 +454,7 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
     ee_progress_end(&prog, N, fwd + bwd);
     float *fb = info && info->fbaseline && o->baseline != EE_BASELINE_ZERO ? info->fbaseline : NULL;
     if (!st && (fb || ends)) st = baseline_pass(r, in, o, tgt, model_key, fb, ends ? &G : NULL, gidx, &fwd, &bwd, &kept);
-    if (!st && ends) st = baseline_end_features(r, in, o, order, G, gidx, F, k);
+    if (!st && ends) st = baseline_end_features(r, in, o, order, G, gidx, F, k, top ? 0 : 1);
     if (!st && inputs == EE_INPUTS_OCCLUSION) st = ee_occlusion_features(r, in, o, order, tgt, F, k, &fwd);
     if (!st) st = ee_backend_check(be);
     if (!st && info) {

@@ -36,7 +36,7 @@ int ee_kind_from_name(const char *name, EeKind *k)
 int ee_is_token_model(const EeConfig *cfg) { return cfg->kind != EE_KIND_MLP; }
 
 const char *const ee_inputs_names[EE_INPUTS_COUNT] = {"tokens", "gradient", "gradient_vector", "gradient_ends",
-                                                        "occlusion", "path", "attention"};
+                                                        "occlusion", "path", "attention", "attention_top"};
 const char *const ee_freeze_names[EE_FREEZE_COUNT] = {"none", "embeddings", "encoder"};
 const char *ee_inputs_name(EeInputs i) { return (unsigned)i < EE_INPUTS_COUNT ? ee_inputs_names[i] : "?"; }
 int ee_inputs_from_name(const char *name, EeInputs *i)
@@ -56,6 +56,7 @@ int ee_config_features(const EeConfig *cfg)
     case EE_INPUTS_OCCLUSION: return 4;
     case EE_INPUTS_PATH: return 2 + EE_PATH_NODES;
     case EE_INPUTS_ATTENTION: return 2 + cfg->heads + cfg->layers * cfg->heads;
+    case EE_INPUTS_ATTENTION_TOP: return 1 + 2 * cfg->heads;
     default: return 0;
     }
 }
@@ -152,8 +153,9 @@ EeStatus ee_config_check(const EeConfig *c)
         if (!c->attend_tokens)
             return ee_fail(EE_ERR_UNSUPPORTED, "'attend' applies to the transformer: the cnn's explainer reads the "
                            "non-PAD positions only (attend 'tokens')");
-        if (c->inputs == EE_INPUTS_ATTENTION)
-            return ee_fail(EE_ERR_UNSUPPORTED, "inputs 'attention' read a transformer classifier's attention, not a cnn's");
+        if (c->inputs == EE_INPUTS_ATTENTION || c->inputs == EE_INPUTS_ATTENTION_TOP)
+            return ee_fail(EE_ERR_UNSUPPORTED, "inputs '%s' read a transformer classifier's attention, not a cnn's",
+                           ee_inputs_name(c->inputs));
     }
     if (fexpl && (c->head != EE_HEAD_FLAT || c->inputs || c->attend_tokens || c->zero_special || c->efficiency))
         return ee_fail(EE_ERR_MODEL, "an mlp explainer has head 'flat' and no inputs, attend, zero_special or efficiency");
@@ -188,9 +190,9 @@ EeStatus ee_config_check(const EeConfig *c)
         if (c->d % c->heads)
             return ee_fail(EE_ERR_MODEL, "d (%d) must be a multiple of heads (%d)", c->d, c->heads);
         CHECK_RANGE(c->layers, 0, 64, "layers");
-        if (c->inputs == EE_INPUTS_ATTENTION && c->layers < 1)
-            return ee_fail(EE_ERR_MODEL, "inputs 'attention' read the classifier's last encoder layer: it needs "
-                           "at least one");
+        if ((c->inputs == EE_INPUTS_ATTENTION || c->inputs == EE_INPUTS_ATTENTION_TOP) && c->layers < 1)
+            return ee_fail(EE_ERR_MODEL, "inputs '%s' read the classifier's last encoder layer: it needs "
+                           "at least one", ee_inputs_name(c->inputs));
         CHECK_RANGE(c->ffn, 1, 1 << 16, "ffn");
     } else {
         CHECK_RANGE(c->filters, 1, 1 << 16, "filters");

@@ -94,6 +94,9 @@ struct EeRun {
     const EeBackend *be;
     int Bmax;
     int keep;            /* activations kept for backward */
+    int top_only;        /* transformer classifier: the next backward stops
+                            after the last layer's [CLS] row (and its
+                            value_path scores); de is not computed */
     float dropout;       /* training only */
     float dropout_on;    /* the rate the last forward pass applied (0 unless
                             it trained): its backward pass must match it */

@@ -492,6 +492,7 @@ static void tf_backward(EeRun *r, int B, const float *dout, int need_de, int par
         break;
     }
     }
+    if (r->top_only && c->head == EE_HEAD_CLASSIFIER) return; /* EE_INPUTS_ATTENTION_TOP: all it reads */
     float pdrop = r->dropout_on;
     int first = c->head == EE_HEAD_CLASSIFIER ? c->layers - 2 : c->layers - 1;
     for (int l = first; l >= 0; l--) {

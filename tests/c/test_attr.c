@@ -813,17 +813,21 @@ static void check_determinism(EeKind kind)
  * each the derivative of the target logit
  * with respect to a factor on v(t) in head h at that layer (central
  * differences in double): an independent route to v . dv. Rows in two
- * passes (batch 3) of different lengths. */
-static void check_attention_features(void)
+ * passes (batch 3) of different lengths. EE_INPUTS_ATTENTION_TOP: column 0
+ * is gradient_ends' column 1 (bit for bit), then the attention and the
+ * last layer's value-path scores, against the same references, at the
+ * same pass counts. */
+static void check_attention_features(EeInputs inputs)
 {
     const int N = 4, T = 9, lens[4] = {7, 2, 5, 3};
     EeModel *m = make_model(EE_KIND_TRANSFORMER, 1, T);
     const EeConfig *c = ee_model_config(m);
-    EeInputs inputs = EE_INPUTS_ATTENTION;
     const char *name = ee_inputs_name(inputs);
+    int top = inputs == EE_INPUTS_ATTENTION_TOP;
     Ref ref;
     ref_load(&ref, m);
-    int d = c->d, H = c->heads, nl = c->layers, k = 2 + H + nl * H;
+    int d = c->d, H = c->heads, nl = c->layers, k = top ? 1 + 2 * H : 2 + H + nl * H;
+    int ends = top ? 1 : 2, l0 = top ? nl - 1 : 0; /* the score columns; the first layer read */
     EeConfig e = *c;
     e.head = EE_HEAD_TOKEN;
     e.inputs = inputs;
@@ -846,8 +850,8 @@ static void check_attention_features(void)
           info.backward, info2.forward, info2.backward);
     int same = 1;
     for (int i = 0; i < N * T; i++)
-        for (int j = 0; j < 2; j++) same &= FA[(size_t)i * k + j] == F2[(size_t)i * 2 + j];
-    CHECK(same, "%s inputs: the two ends are gradient_ends' bit for bit", name);
+        for (int j = 0; j < ends; j++) same &= FA[(size_t)i * k + j] == F2[(size_t)i * 2 + j + (top ? 1 : 0)];
+    CHECK(same, "%s inputs: the %s gradient_ends' bit for bit", name, top ? "baseline end is" : "two ends are");
     CheckCmp att = CMP_INIT, vp = CMP_INIT;
     for (int i = 0; i < N; i++) {
         for (int t = 0; t < T; t++) mask[t] = ids[i * T + t] != EE_PAD;
@@ -862,15 +866,15 @@ static void check_attention_features(void)
         for (int t = 0; t < T; t++) {
             const float *f = FA + ((size_t)i * T + t) * k;
             for (int h = 0; h < H; h++) {
-                cmp_add(&att, f[2 + h], mask[t] ? P[h * T + t] : 0);
-                for (int j = 0; j < nl; j++) {
+                cmp_add(&att, f[ends + h], mask[t] ? P[h * T + t] : 0);
+                for (int j = l0; j < nl; j++) {
                     ref.vs_t = t;
                     ref.vs_h = h;
                     ref.vs_l = j;
                     ref.vs_scale = 1;
                     double s = gc_fd1(ref_point_target, &pt, &ref.vs_scale, 1e-6);
                     ref.vs_t = -1;
-                    cmp_add(&vp, f[2 + H + j * H + h], mask[t] ? s : 0);
+                    cmp_add(&vp, f[ends + H + (j - l0) * H + h], mask[t] ? s : 0);
                 }
             }
         }
@@ -965,7 +969,8 @@ int main(void)
     check_determinism(EE_KIND_CNN);
     check_features(EE_KIND_TRANSFORMER);
     check_features(EE_KIND_CNN);
-    check_attention_features();
+    check_attention_features(EE_INPUTS_ATTENTION);
+    check_attention_features(EE_INPUTS_ATTENTION_TOP);
     check_explain(EE_KIND_TRANSFORMER);
     check_explain(EE_KIND_CNN);
     check_feature_passes();

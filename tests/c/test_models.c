@@ -714,6 +714,10 @@ static void cnn_explainer_tests(const EeConfig *cfg, const char *kn)
     ex = (EeModel *)1;
     CHECK(ee_explainer_new(clf, &att, 1, &ex) == EE_ERR_UNSUPPORTED && ex == NULL,
           "%s: inputs 'attention' refused", kn);
+    EeExplainerSpec top = {EE_HEAD_TOKEN, EE_INPUTS_ATTENTION_TOP, 1, 1, 0};
+    ex = (EeModel *)1;
+    CHECK(ee_explainer_new(clf, &top, 1, &ex) == EE_ERR_UNSUPPORTED && ex == NULL,
+          "%s: inputs 'attention_top' refused", kn);
     /* the front ends' check before the maps: the same answers from the
      * caller's choices */
     EeExplainerChoices ch;
