@@ -98,15 +98,16 @@
 ## more; on the SV fortunes panel of doc/FIGURE5.md the error fell from
 ## 4.1 to 3.1 times the floor, on SV wordnet it stayed at 4.6; trained
 ## with @qcode{'loss', 'shapley_kernel'} on many more rows for 30 epochs,
-## 1.7 and 2.4 times the floor: the SV presets of figure5, at 4-5 passes
+## 1.7 and 2.4 times the floor: the SV presets of figure5 until 28 Nov, at 4-5 passes
 ## per explanation, where the occlusion inputs cost 2 n + 2 more);
 ## @qcode{'attention_top'} (transformer classifiers): what the classifier's
 ## forward pass and a backward pass through its last layer's [CLS] row
 ## alone give: the score at the baseline end, the last layer's [CLS]
 ## attention and its value-path scores (1 + 2 H features; no full backward
 ## pass, so the call costs about a quarter less than with
-## @qcode{'attention'}; on the SV wordnet panel of doc/FIGURE5.md, trained
-## as the preset, 2.6 against 2.4 times the floor at the same crossing);
+## @qcode{'attention'}; on the SV panels of doc/FIGURE5.md, trained as
+## their presets, 1.9 and 2.6 times the floor against 1.7 and 2.4, at the
+## same crossings: the SV presets of figure5 since 28 Nov);
 ## @qcode{'gradient'}: the score at the text only;
 ## @qcode{'gradient_vector'}: that score and its d terms;
 ## @qcode{'tokens'}: the token ids only (the paper's, one pass).

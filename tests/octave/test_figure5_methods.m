@@ -19,11 +19,11 @@
 %!   assert ({R.panels.method}, {'kernelshap', 'smoothgrad', 'saliency_abs', 'occlusion'});
 %!   assert ([R.panels.exact], [false false true true]);
 %!   ## the settings of the preset's panel on that dataset: SV's on fortunes
-%!   ## (attention inputs; but the MSE on the method's maps, not SV's
+%!   ## (attention_top inputs; but the MSE on the method's maps, not SV's
 %!   ## target-free loss), IG's on spam (tokens); the deterministic panels'
 %!   ## explainers read the token ids only
 %!   assert (arrayfun (@(p) p.settings.expl.inputs, R.panels, 'uniformoutput', false), ...
-%!           {'attention', 'tokens', 'tokens', 'tokens'});
+%!           {'attention_top', 'tokens', 'tokens', 'tokens'});
 %!   assert (arrayfun (@(p) p.settings.expl.loss, R.panels, 'uniformoutput', false), ...
 %!           {'mse', 'mse', 'mse', 'mse'});
 %!   assert ({R.panels(3:4).explainer_inputs}, {'tokens', 'tokens'});
