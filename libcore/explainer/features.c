@@ -400,29 +400,27 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
                     }
                 }
             }
-            for (int j = 0; j < nb; j++) work += len[order[i0 + j]];
-            ee_progress_tick_work(&prog, i0 + nb, work, work_total);
-            continue;
-        }
-        be->download(h_ex, ex, sizeof(float) * nb * Wl);
-        be->download(h_eb, eb, sizeof(float) * nb * Wl);
-        be->download(h_g, r->de, sizeof(float) * nb * Wl);
-        for (int j = 0; j < nb; j++) {
-            float *row = F + (size_t)order[i0 + j] * T * k;
-            memset(row, 0, sizeof(float) * T * k);
-            for (int t = 0; t < L; t++) {
-                const float *x = h_ex + (size_t)j * Wl + (size_t)t * d;
-                const float *b = h_eb + (size_t)j * Wl + (size_t)t * d;
-                const float *g = h_g + (size_t)j * Wl + (size_t)t * d;
-                float *f = row + (size_t)t * k;
-                double sum = 0;
-                for (int q = 0; q < d; q++) {
-                    double term = ((double)x[q] - b[q]) * g[q];
-                    sum += term;
-                    if (k == 1 + d && !ends) f[1 + q] = (float)term;
+        } else {
+            be->download(h_ex, ex, sizeof(float) * nb * Wl);
+            be->download(h_eb, eb, sizeof(float) * nb * Wl);
+            be->download(h_g, r->de, sizeof(float) * nb * Wl);
+            for (int j = 0; j < nb; j++) {
+                float *row = F + (size_t)order[i0 + j] * T * k;
+                memset(row, 0, sizeof(float) * T * k);
+                for (int t = 0; t < L; t++) {
+                    const float *x = h_ex + (size_t)j * Wl + (size_t)t * d;
+                    const float *b = h_eb + (size_t)j * Wl + (size_t)t * d;
+                    const float *g = h_g + (size_t)j * Wl + (size_t)t * d;
+                    float *f = row + (size_t)t * k;
+                    double sum = 0;
+                    for (int q = 0; q < d; q++) {
+                        double term = ((double)x[q] - b[q]) * g[q];
+                        sum += term;
+                        if (k == 1 + d && !ends) f[1 + q] = (float)term;
+                    }
+                    f[0] = (float)sum;
+                    for (int q = 0; q < VP; q++) f[2 + q] = h_vp[((size_t)j * L + t) * VP + q];
                 }
-                f[0] = (float)sum;
-                for (int q = 0; q < VP; q++) f[2 + q] = h_vp[((size_t)j * L + t) * VP + q];
             }
         }
         if (inputs == EE_INPUTS_PATH) {

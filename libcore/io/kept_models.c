@@ -34,7 +34,6 @@ typedef struct {
     EeModel *m;
     EeConfig cfg;
     float *source;       /* the weights as the source held them, tensor after tensor */
-    size_t bytes;        /* both copies */
     int users;           /* acquired and not yet released */
     unsigned long used;  /* when last acquired: the oldest goes first */
 } Kept;
@@ -64,21 +63,24 @@ static int same_source(const Kept *e, const EeConfig *cfg, const EeFieldSource *
     return 1;
 }
 
+/* An entry's memory: the model's weights and the source's copy. */
+static size_t entry_bytes(const EeModel *m) { return 2 * sizeof(float) * m->total; }
+
 static void drop(int e) /* one that no one holds */
 {
+    kept_bytes -= entry_bytes(kept[e].m);
     ee_model_free(kept[e].m);
     free(kept[e].source);
-    kept_bytes -= kept[e].bytes;
     kept[e] = kept[--n_kept];
 }
 
-/* Keeps m, which the caller holds, if it fits; 0 when it does not. */
-static int keep(EeModel *m, const EeConfig *cfg, const EeFieldSource *src)
+/* Keeps m, which the caller holds, if it fits (else it stays unkept). */
+static void keep(EeModel *m, const EeConfig *cfg, const EeFieldSource *src)
 {
-    size_t bytes = 2 * sizeof(float) * m->total;
-    if (bytes > KEPT_BYTES / 2) return 0;
+    size_t bytes = entry_bytes(m);
+    if (bytes > KEPT_BYTES / 2) return;
     float *source = malloc(sizeof(float) * (m->total ? m->total : 1));
-    if (!source) return 0;
+    if (!source) return;
     float *at = source;
     for (int i = 0; i < m->np; i++) {
         memcpy(at, tensor(src, &m->p[i]), sizeof(float) * m->p[i].count);
@@ -98,7 +100,6 @@ static int keep(EeModel *m, const EeConfig *cfg, const EeFieldSource *src)
         e->m = m;
         memcpy(&e->cfg, cfg, sizeof *cfg); /* the bytes, padding included: compared with memcmp */
         e->source = source;
-        e->bytes = bytes;
         e->users = 1;
         e->used = ++clock_ticks;
         kept_bytes += bytes;
@@ -106,7 +107,6 @@ static int keep(EeModel *m, const EeConfig *cfg, const EeFieldSource *src)
     }
     pthread_mutex_unlock(&lock);
     if (!fits) free(source);
-    return fits;
 }
 
 EeStatus ee_model_acquire(const EeFieldSource *src, const char *what, EeModel **out)
