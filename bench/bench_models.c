@@ -373,8 +373,8 @@ static double time_load(const EeModel *m)
  * lengths (issue 19: the explainer's passes and prediction against IG's
  * batched passes): seconds per row and per pass (forward or backward, as
  * info.passes counts them) of ee_model_predict, IG at several s and
- * ee_explain with the tokens-only, the gradient-ends and the attention
- * explainers. */
+ * ee_explain with the tokens-only, the gradient-ends, the attention and
+ * the attention_top explainers (the last also with one encoder layer). */
 static void bench_passes(const char *label, const EeConfig *cfg, int N)
 {
     EeModel *m = new_model(cfg);
@@ -408,12 +408,16 @@ static void bench_passes(const char *label, const EeConfig *cfg, int N)
     printf("  %-28s %12.3f %8s %12s %9.2fx   (per call, not per row)\n", "model load + fingerprint", 1e3 * sec, "",
            "", sec / ig20);
     o.steps = 20;
-    EeInputs kinds[] = {EE_INPUTS_TOKENS, EE_INPUTS_GRADIENT_ENDS, EE_INPUTS_ATTENTION};
-    for (int k = 0; k < 3; k++) {
+    /* the SV presets' attention_top, also with the first encoder layer only */
+    EeInputs kinds[] = {EE_INPUTS_TOKENS, EE_INPUTS_GRADIENT_ENDS, EE_INPUTS_ATTENTION, EE_INPUTS_ATTENTION_TOP,
+                        EE_INPUTS_ATTENTION_TOP};
+    int layers[] = {0, 0, 0, 0, 1};
+    for (int k = 0; k < 5; k++) {
         EeExplainerSpec spec;
         ee_explainer_spec_default(&spec);
         spec.inputs = kinds[k];
         spec.efficiency = kinds[k] != EE_INPUTS_TOKENS;
+        spec.layers = layers[k];
         EeModel *e;
         if (ee_explainer_new(m, &spec, 3, &e)) { fprintf(stderr, "%s\n", ee_last_error()); exit(1); }
         c.what = 2;
@@ -421,7 +425,7 @@ static void bench_passes(const char *label, const EeConfig *cfg, int N)
         sec = time_median(run_call, &c, 3);
         double passes = (double)(info.forward + info.backward) / N;
         char name[48];
-        snprintf(name, sizeof name, "ee_explain (%s)", ee_inputs_name(kinds[k]));
+        snprintf(name, sizeof name, "ee_explain (%s%s)", ee_inputs_name(kinds[k]), layers[k] ? ", 1 layer" : "");
         printf("  %-28s %12.3f %8.2f %12.4f %9.2fx\n", name, 1e3 * sec / N, passes, 1e3 * sec / N / passes,
                sec / N / passes / ig20);
         ee_model_free(e);

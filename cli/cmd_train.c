@@ -73,6 +73,8 @@ static const EeOptSpec expl_opts[] = {
     {"attend", EE_OPT_VALUE, "tokens|all", "keys attended (default tokens for the token head)"},
     {"outputs", EE_OPT_VALUE, "auto|tokens|all", "outputs fixed at 0 on [CLS], [SEP] and PAD (default auto)"},
     {"design", EE_OPT_VALUE, "default|paper", "paper: the paper's design (flat head, tokens, every position)"},
+    {"layers", EE_OPT_VALUE, "N", "the explainer keeps the first N of its transformer classifier's encoder layers "
+                                  "(default all; fewer cost less per explanation)"},
     {"standardize", EE_OPT_BOOL, "", "train on maps divided by their RMS (default true)"},
     {"efficiency", EE_OPT_BOOL, "", "project each map so that it sums to f(x) - f(baseline) (default true with "
                                     "gradient inputs and zero outputs on special tokens, for maps that sum to it)"},
@@ -464,7 +466,8 @@ static EeStatus read_design(const EeOpts *o, EeExplainerChoices *c)
         (st = ee_opt_choice(o, "attend", ee_attend_names, EE_ATTEND_COUNT, &c->attend)) ||
         (st = ee_opt_choice(o, "outputs", ee_outputs_names, EE_OUTPUTS_COUNT, &c->outputs)))
         return st;
-    return ee_opt_bool(o, "efficiency", &c->efficiency);
+    if ((st = ee_opt_bool(o, "efficiency", &c->efficiency))) return st;
+    return ee_opt_int(o, "layers", 1, 64, &c->layers);
 }
 
 /* --explains KEY=VALUE,...: numbers as double, the rest as char. */

@@ -220,6 +220,9 @@ typedef struct {
     EeHead head;
     EeInputs inputs;
     int attend_tokens, zero_special, efficiency;
+    /* a transformer's explainer: its encoder is the first `layers` of the
+     * classifier's (0: all of them; fewer cost less per explanation) */
+    int layers;
 } EeExplainerSpec;
 /* The paper's design: flat head, tokens only, every position. */
 void ee_explainer_spec_paper(EeExplainerSpec *s);
@@ -244,10 +247,13 @@ extern const char *const ee_outputs_names[EE_OUTPUTS_COUNT]; /* auto tokens all 
 /* What the caller of a front end named of an explainer's design: the
  * design, and each option it gave (-1: not given, the design decides):
  * head (EE_HEAD_FLAT or EE_HEAD_TOKEN), inputs (EeInputs), attend (0 all,
- * 1 tokens), outputs (EeOutputs), efficiency (0, 1). */
+ * 1 tokens), outputs (EeOutputs), efficiency (0, 1); and layers (0: not
+ * given, all of the classifier's; else how many of its encoder layers the
+ * explainer keeps, a transformer's only). */
 typedef struct {
     EeDesign design;
     int head, inputs, attend, outputs, efficiency;
+    int layers;
 } EeExplainerChoices;
 /* The default design, nothing named. */
 void ee_explainer_choices_init(EeExplainerChoices *c);

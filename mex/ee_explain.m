@@ -164,6 +164,33 @@
 %! assert (max (abs (sum (double (E2) .* real, 2) - (sv.fx - sv.fbaseline))) > 1e-3);
 
 %!test
+%! ## 'layers': an explainer that keeps the first of its classifier's two
+%! ## encoder layers; its maps keep their efficiency and pass counts, and
+%! ## come back the same from a .mat file
+%! clf2 = ee_train (struct ('kind', 'transformer', 'd', 16, 'heads', 2, 'layers', 2, 'ffn', 32), ...
+%!                  X, int32 (1 + (sum (X == 7, 2) > 0)), 'epochs', 1, 'verbose', false, 'vocab', 24);
+%! e = ee_train (clf2, X(1:30,:), A(1:30,:), 'inputs', 'attention_top', 'layers', 1, 'epochs', 1, 'verbose', false);
+%! assert ([e.layers, numel(e.encoder), clf2.layers, numel(clf2.encoder)], [1 1 2 2]);
+%! [~, sv] = ee_sv (clf2, X(251:end,:), 'samples', 1, 'verbose', false);
+%! real = X(251:end,:) > 4 | X(251:end,:) == 2;
+%! [E, info] = ee_explain (e, X(251:end,:));
+%! assert (sum (double (E) .* real, 2), sv.fx - sv.fbaseline, 1e-4 * max (abs (sv.fx)) + 1e-5);
+%! nD = rows (unique ([sum(X(251:end,:) != 1, 2), double(info.target)], 'rows'));
+%! assert ([info.forward_passes info.backward_passes], [100 + nD, 50 + nD]);
+%! f = [tempname() '.mat'];
+%! save ('-v7', f, 'e'); r = load (f); delete (f);
+%! assert (ee_explain (r.e, X(251:end,:)), E);
+%! ## at least one layer, at most the classifier's; a transformer's only
+%! for k = {0, 3, -1}
+%!   try
+%!     ee_train (clf2, X(1:30,:), A(1:30,:), 'layers', k{1}, 'epochs', 1, 'verbose', false);
+%!     error ('no error');
+%!   catch err
+%!     assert (err.identifier, 'ee:badInput');
+%!   end
+%! end
+
+%!test
 %! ## the paper's design, one option away: flat head, token ids only, every
 %! ## position attended and predicted; one pass per explanation
 %! p = ee_train (clf, X(1:200,:), A(1:200,:), 'design', 'paper', 'epochs', 2, 'verbose', false);

@@ -121,7 +121,7 @@ static void read_train_options(const EeMxOpt *o, EeTrainOptions *t)
 }
 
 /* What the caller named of the explainer's design ('design', 'head',
- * 'inputs', 'attend', 'outputs', 'efficiency'); libcore decides the rest
+ * 'inputs', 'attend', 'outputs', 'efficiency', 'layers'); libcore decides the rest
  * (ee_explainer_design) once the maps are known. */
 static void read_design(const EeMxOpt *o, EeExplainerChoices *c)
 {
@@ -134,6 +134,7 @@ static void read_design(const EeMxOpt *o, EeExplainerChoices *c)
     if ((v = o[O_ATTEND].value)) c->attend = ee_mx_choice(v, "'attend'", ee_attend_names, EE_ATTEND_COUNT);
     if ((v = o[O_OUTPUTS].value)) c->outputs = ee_mx_choice(v, "'outputs'", ee_outputs_names, EE_OUTPUTS_COUNT);
     if ((v = o[O_EFFICIENCY].value)) c->efficiency = ee_mx_bool(v, "'efficiency'");
+    if ((v = o[O_LAYERS].value)) c->layers = ee_mx_int(v, "'layers'", 1, 64);
 }
 
 /* Attribution maps of X for an explainer: given (N x T), or computed here
@@ -331,8 +332,8 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
          * cnn) is refused before any map is computed */
         if ((st = ee_explainer_check_choices(clf, &choices, EE_MAPS_GIVEN))) ee_mx_fail(st);
         int seed = o[O_SEED].value ? ee_mx_int(o[O_SEED].value, "'seed'", 0, 0x7fffffff) : 1;
-        for (int k = O_D; k <= O_KIND; k++)
-            if (o[k].value)
+        for (int k = O_D; k <= O_KIND; k++) /* ('layers' may keep fewer of the classifier's: read_design) */
+            if (o[k].value && k != O_LAYERS)
                 ee_mx_error("ee:badInput", "'%s' does not apply to an explainer: its kind and sizes are the classifier's",
                             opt_names[k]);
         ee_mx_fingerprint(clf, fingerprint, sizeof fingerprint);
@@ -369,6 +370,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         EeConfig ecfg = cfg;
         ecfg.head = spec.head;
         ecfg.inputs = spec.inputs;
+        if (spec.layers) ecfg.layers = spec.layers;
         ee_mx_budget(ee_model_bytes(&ecfg), "the explainer's weights");
         if ((st = ee_explainer_new(clf, &spec, (uint64_t)seed, &m))) ee_mx_fail(st);
         ee_mx_defer((void (*)(void *))ee_model_free, m);

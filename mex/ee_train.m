@@ -128,6 +128,16 @@
 ## exactly and IG maps up to the quadrature error (the map moves no farther
 ## from any map that satisfies it).  It costs one classifier pass per
 ## distinct baseline (one per sequence length).
+## @item 'layers'
+## (transformer classifiers) how many of the classifier's encoder layers
+## the explainer keeps, from the first (default: all of them).  Fewer cost
+## less per explanation: with one of the two layers of doc/FIGURE5.md's
+## classifiers, @code{ee_explain} with @qcode{'attention_top'} takes
+## 0.55x the time of IG's passes per pass instead of 0.68x
+## (@code{bench/bench_models passes}, 150 rows of mean length 131); on the
+## SV wordnet panel its error rose from 2.6 to 3.1 times the floor and the
+## crossing fell from s = 13 to 10, so the presets keep both layers.  On a
+## cnn @code{ee:notSupported}.
 ## @item 'design'
 ## @qcode{'paper'}: all of the paper's choices at once (flat head, tokens,
 ## every position, every output); the options above still apply after it.
@@ -522,7 +532,8 @@
 %!   delete (f);
 %! end_unwind_protect
 %! ## transformer-only design choices are refused on a cnn
-%! for o = {{'attend', 'all'}, {'head', 'flat'}, {'design', 'paper'}, {'inputs', 'attention'}, {'inputs', 'attention_top'}}
+%! for o = {{'attend', 'all'}, {'head', 'flat'}, {'design', 'paper'}, {'inputs', 'attention'}, {'inputs', 'attention_top'}, ...
+%!          {'layers', 1}}
 %!   try
 %!     ee_train (clf, X, A{1}, o{1}{:}, 'epochs', 1, 'verbose', false);
 %!     error ('no error');

@@ -39,6 +39,7 @@ void ee_explainer_choices_init(EeExplainerChoices *c)
 {
     c->design = EE_DESIGN_DEFAULT;
     c->head = c->inputs = c->attend = c->outputs = c->efficiency = -1;
+    c->layers = 0;
 }
 
 /* 'outputs' 'auto': 'tokens' when the training maps are 0 at [CLS], [SEP]
@@ -64,6 +65,7 @@ EeStatus ee_explainer_design(const EeExplainerChoices *c, EeMapsSource maps, con
     if (c->attend < -1 || c->attend >= EE_ATTEND_COUNT || c->outputs < -1 || c->outputs >= EE_OUTPUTS_COUNT ||
         c->efficiency < -1 || c->efficiency > 1)
         return ee_fail(EE_ERR_INPUT, "explainer 'attend', 'outputs' or 'efficiency' out of range");
+    if (c->layers < 0) return ee_fail(EE_ERR_INPUT, "explainer 'layers' must be at least 1 (%d)", c->layers);
     if (c->design == EE_DESIGN_PAPER) ee_explainer_spec_paper(s);
     else ee_explainer_spec_default(s);
     if (c->head != -1) s->head = (EeHead)c->head;
@@ -76,6 +78,7 @@ EeStatus ee_explainer_design(const EeExplainerChoices *c, EeMapsSource maps, con
     s->zero_special = outputs == EE_OUTPUTS_AUTO ? maps_zero_special(ids, A, n, T) : outputs == EE_OUTPUTS_TOKENS;
     /* efficiency: by default where it applies (features, pad-baseline maps) */
     s->efficiency = c->efficiency != -1 ? c->efficiency : s->efficiency && s->inputs && s->zero_special;
+    s->layers = c->layers;
     return EE_OK;
 }
 
@@ -97,7 +100,14 @@ static EeStatus explainer_config(const EeModel *clf, const EeExplainerSpec *spec
         return ee_fail(EE_ERR_UNSUPPORTED, "explainers are defined for token models (transformer, cnn), not mlp");
     if (spec->head != EE_HEAD_FLAT && spec->head != EE_HEAD_TOKEN)
         return ee_fail(EE_ERR_INPUT, "explainer head must be 'flat' or 'token'");
+    if (spec->layers < 0) return ee_fail(EE_ERR_INPUT, "explainer 'layers' must be at least 1 (%d)", spec->layers);
+    if (spec->layers && clf->cfg.kind != EE_KIND_TRANSFORMER)
+        return ee_fail(EE_ERR_UNSUPPORTED, "explainer 'layers' applies to a transformer's explainer (its encoder's layers)");
+    if (spec->layers > clf->cfg.layers)
+        return ee_fail(EE_ERR_INPUT, "explainer 'layers' %d: the explainer keeps the first of its classifier's %d layers",
+                       spec->layers, clf->cfg.layers);
     *cfg = clf->cfg;
+    if (spec->layers) cfg->layers = spec->layers;
     cfg->head = spec->head;
     cfg->inputs = spec->inputs;
     cfg->attend_tokens = spec->attend_tokens != 0;
@@ -128,7 +138,8 @@ EeStatus ee_explainer_new(const EeModel *clf, const EeExplainerSpec *spec, uint6
     if (st) return st;
     ee_model_init(m, seed);
     /* Copy every tensor that the classifier has under the same name: the
-     * embedding module and the encoder. The head is new. */
+     * embedding module and the encoder (its first spec->layers layers).
+     * The head is new. */
     for (int i = 0; i < m->np; i++) {
         const EeParam *p = &m->p[i];
         int j = ee_model_find_param(clf, p->group, p->index, p->field);

@@ -640,6 +640,10 @@ static void check_design(void)
     c.attend = 1;
     CHECK_OK(ee_explainer_design(&c, EE_MAPS_GIVEN, ids, zero, n, T, &s));
     CHECK(s.attend_tokens == 1, "flat head, attend tokens named: %d", s.attend_tokens);
+    CHECK(s.layers == 0, "layers not named: %d (all of the classifier's)", s.layers);
+    c.layers = 1;
+    CHECK_OK(ee_explainer_design(&c, EE_MAPS_GIVEN, ids, zero, n, T, &s));
+    CHECK(s.layers == 1, "layers named: %d", s.layers);
 
     ee_explainer_choices_init(&c);
     c.design = EE_DESIGN_PAPER;
@@ -655,11 +659,13 @@ static void check_design(void)
           s.attend_tokens);
 
     /* out of range: one error each, EE_ERR_INPUT */
-    const int bad[][6] = {{2, -1, -1, -1, -1, -1}, {0, EE_HEAD_CLASSIFIER, -1, -1, -1, -1},
-                          {0, -1, EE_INPUTS_COUNT, -1, -1, -1}, {0, -1, -1, 2, -1, -1},
-                          {0, -1, -1, -1, EE_OUTPUTS_COUNT, -1}, {0, -1, -1, -1, -1, 2}};
-    for (int q = 0; q < 6; q++) {
-        c = (EeExplainerChoices){(EeDesign)bad[q][0], bad[q][1], bad[q][2], bad[q][3], bad[q][4], bad[q][5]};
+    const int bad[][7] = {{2, -1, -1, -1, -1, -1, 0}, {0, EE_HEAD_CLASSIFIER, -1, -1, -1, -1, 0},
+                          {0, -1, EE_INPUTS_COUNT, -1, -1, -1, 0}, {0, -1, -1, 2, -1, -1, 0},
+                          {0, -1, -1, -1, EE_OUTPUTS_COUNT, -1, 0}, {0, -1, -1, -1, -1, 2, 0},
+                          {0, -1, -1, -1, -1, -1, -1}};
+    for (int q = 0; q < 7; q++) {
+        c = (EeExplainerChoices){(EeDesign)bad[q][0], bad[q][1], bad[q][2], bad[q][3],
+                                 bad[q][4], bad[q][5], bad[q][6]};
         CHECK(ee_explainer_design(&c, EE_MAPS_GIVEN, ids, zero, n, T, &s) == EE_ERR_INPUT,
               "out-of-range choice %d refused", q);
     }

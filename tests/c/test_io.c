@@ -215,7 +215,7 @@ static void test_cnn_explainer(void)
     CHECK_OK(ee_model_new(&c, &clf));
     if (!clf) return;
     ee_model_init(clf, 4);
-    EeExplainerSpec spec = {EE_HEAD_TOKEN, EE_INPUTS_GRADIENT_ENDS, 1, 1, 1};
+    EeExplainerSpec spec = {EE_HEAD_TOKEN, EE_INPUTS_GRADIENT_ENDS, 1, 1, 1, 0};
     CHECK_OK(ee_explainer_new(clf, &spec, 5, &m));
     if (!m) { ee_model_free(clf); return; }
     const char *fields[3] = {"feat_scale", "feat_W", "feat_v"};

@@ -589,15 +589,32 @@ static void test_transformer(void)
      * designs that read gradient features, attend to tokens only (active
      * length) and fix the outputs at special tokens */
     struct { EeExplainerSpec s; const char *name; } designs[] = {
-        {{EE_HEAD_FLAT, EE_INPUTS_TOKENS, 0, 0, 0}, "transformer flat head"},
-        {{EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 0, 0, 0}, "transformer token head"},
-        {{EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 1, 1, 0}, "token head, attend tokens"},
-        {{EE_HEAD_TOKEN, EE_INPUTS_GRADIENT_VECTOR, 1, 1, 1}, "token head, gradient vector"},
-        {{EE_HEAD_TOKEN, EE_INPUTS_GRADIENT, 0, 1, 1}, "token head, gradient, all"},
-        {{EE_HEAD_FLAT, EE_INPUTS_GRADIENT, 0, 1, 0}, "flat head, gradient, zero special"},
+        {{EE_HEAD_FLAT, EE_INPUTS_TOKENS, 0, 0, 0, 0}, "transformer flat head"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 0, 0, 0, 0}, "transformer token head"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 1, 1, 0, 0}, "token head, attend tokens"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_GRADIENT_VECTOR, 1, 1, 1, 0}, "token head, gradient vector"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_GRADIENT, 0, 1, 1, 0}, "token head, gradient, all"},
+        {{EE_HEAD_FLAT, EE_INPUTS_GRADIENT, 0, 1, 0, 0}, "flat head, gradient, zero special"},
+        /* the first of the classifier's two layers only */
+        {{EE_HEAD_TOKEN, EE_INPUTS_GRADIENT_VECTOR, 1, 1, 1, 1}, "token head, gradient vector, 1 of 2 layers"},
+        {{EE_HEAD_FLAT, EE_INPUTS_TOKENS, 0, 0, 0, 1}, "flat head, 1 of 2 layers"},
     };
+    /* 'layers': at least 1, at most the classifier's */
+    EeExplainerSpec deeper = {EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 1, 1, 0, 3}, negative = deeper;
+    negative.layers = -1;
+    EeModel *refused = (EeModel *)1;
+    CHECK(ee_explainer_new(clf, &deeper, 1, &refused) == EE_ERR_INPUT && refused == NULL,
+          "3 layers of a 2-layer classifier refused");
+    refused = (EeModel *)1;
+    CHECK(ee_explainer_new(clf, &negative, 1, &refused) == EE_ERR_INPUT && refused == NULL, "layers -1 refused");
+    EeExplainerChoices deep_choice;
+    ee_explainer_choices_init(&deep_choice);
+    deep_choice.layers = 3;
+    CHECK(ee_explainer_check_choices(clf, &deep_choice, EE_MAPS_GIVEN) == EE_ERR_INPUT, "choices: 3 layers refused");
+    deep_choice.layers = 2;
+    CHECK_OK(ee_explainer_check_choices(clf, &deep_choice, EE_MAPS_GIVEN));
     EeModel *bad = (EeModel *)1;
-    EeExplainerSpec flat_tokens = {EE_HEAD_FLAT, EE_INPUTS_TOKENS, 1, 0, 0};
+    EeExplainerSpec flat_tokens = {EE_HEAD_FLAT, EE_INPUTS_TOKENS, 1, 0, 0, 0};
     CHECK(ee_explainer_new(clf, &flat_tokens, 1, &bad) == EE_ERR_MODEL && bad == NULL,
           "a flat head that attends to tokens only is refused (it reads every position)");
     for (size_t h = 0; h < sizeof designs / sizeof *designs; h++) {
@@ -613,8 +630,20 @@ static void test_transformer(void)
               "%s: explainer config", name);
         CHECK(nf == (designs[h].s.inputs == EE_INPUTS_GRADIENT ? 1 : designs[h].s.inputs ? 1 + cfg.d : 0),
               "%s: %d features", name, nf);
-        CHECK(ee_model_nparams(ex) == ee_model_nparams(clf) - 2 + (nf ? 3 : 0), "%s: %d tensors, classifier %d",
-              name, ee_model_nparams(ex), ee_model_nparams(clf));
+        int layers = designs[h].s.layers ? designs[h].s.layers : cfg.layers, dropped = 0;
+        CHECK(ec->layers == layers, "%s: %d layers, want %d", name, ec->layers, layers);
+        int kept_deeper = 0; /* the classifier's tensors of the layers left out: none in the explainer */
+        for (int i = 0; i < ee_model_nparams(clf); i++) {
+            EeParamInfo info;
+            ee_model_param_info(clf, i, &info);
+            if (!info.group || info.index < layers) continue;
+            dropped++;
+            kept_deeper += ee_model_find_param(ex, info.group, info.index, info.field) >= 0;
+        }
+        CHECK(!kept_deeper && (dropped > 0) == (layers < cfg.layers), "%s: %d tensors of the layers left out, %d kept",
+              name, dropped, kept_deeper);
+        CHECK(ee_model_nparams(ex) == ee_model_nparams(clf) - 2 + (nf ? 3 : 0) - dropped,
+              "%s: %d tensors, classifier %d", name, ee_model_nparams(ex), ee_model_nparams(clf));
         /* embedding module and encoder copied, head and feature weights fresh */
         int copied = 1, heads_found = 0;
         for (int i = 0; i < ee_model_nparams(ex); i++) {
@@ -659,10 +688,10 @@ static void cnn_explainer_tests(const EeConfig *cfg, const char *kn)
     if (!clf) return;
     randomize(clf, 0);
     struct { EeExplainerSpec s; const char *name; } designs[] = {
-        {{EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 1, 0, 0}, "token head"},
-        {{EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 1, 1, 0}, "token head, zero special"},
-        {{EE_HEAD_TOKEN, EE_INPUTS_GRADIENT_ENDS, 1, 1, 1}, "token head, gradient ends"},
-        {{EE_HEAD_TOKEN, EE_INPUTS_GRADIENT_VECTOR, 1, 0, 0}, "token head, gradient vector"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 1, 0, 0, 0}, "token head"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 1, 1, 0, 0}, "token head, zero special"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_GRADIENT_ENDS, 1, 1, 1, 0}, "token head, gradient ends"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_GRADIENT_VECTOR, 1, 0, 0, 0}, "token head, gradient vector"},
     };
     for (size_t h = 0; h < sizeof designs / sizeof *designs; h++) {
         char name[96];
@@ -701,9 +730,9 @@ static void cnn_explainer_tests(const EeConfig *cfg, const char *kn)
     }
     /* refused: the flat head (and with it the paper's design), attend 'all',
      * the transformer's attention inputs */
-    EeExplainerSpec flat = {EE_HEAD_FLAT, EE_INPUTS_TOKENS, 0, 0, 0};
-    EeExplainerSpec all = {EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 0, 0, 0};
-    EeExplainerSpec att = {EE_HEAD_TOKEN, EE_INPUTS_ATTENTION, 1, 1, 0};
+    EeExplainerSpec flat = {EE_HEAD_FLAT, EE_INPUTS_TOKENS, 0, 0, 0, 0};
+    EeExplainerSpec all = {EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 0, 0, 0, 0};
+    EeExplainerSpec att = {EE_HEAD_TOKEN, EE_INPUTS_ATTENTION, 1, 1, 0, 0};
     EeModel *ex = (EeModel *)1;
     CHECK(ee_explainer_new(clf, &flat, 1, &ex) == EE_ERR_UNSUPPORTED && ex == NULL, "%s: flat head refused", kn);
     ex = (EeModel *)1;
@@ -714,7 +743,7 @@ static void cnn_explainer_tests(const EeConfig *cfg, const char *kn)
     ex = (EeModel *)1;
     CHECK(ee_explainer_new(clf, &att, 1, &ex) == EE_ERR_UNSUPPORTED && ex == NULL,
           "%s: inputs 'attention' refused", kn);
-    EeExplainerSpec top = {EE_HEAD_TOKEN, EE_INPUTS_ATTENTION_TOP, 1, 1, 0};
+    EeExplainerSpec top = {EE_HEAD_TOKEN, EE_INPUTS_ATTENTION_TOP, 1, 1, 0, 0};
     ex = (EeModel *)1;
     CHECK(ee_explainer_new(clf, &top, 1, &ex) == EE_ERR_UNSUPPORTED && ex == NULL,
           "%s: inputs 'attention_top' refused", kn);
@@ -740,6 +769,9 @@ static void cnn_explainer_tests(const EeConfig *cfg, const char *kn)
     ee_explainer_choices_init(&ch);
     ch.inputs = EE_INPUTS_ATTENTION;
     CHECK(ee_explainer_check_choices(clf, &ch, EE_MAPS_GIVEN) == EE_ERR_UNSUPPORTED, "%s: choices: attention", kn);
+    ee_explainer_choices_init(&ch);
+    ch.layers = 1;   /* a transformer's encoder layers */
+    CHECK(ee_explainer_check_choices(clf, &ch, EE_MAPS_GIVEN) == EE_ERR_UNSUPPORTED, "%s: choices: layers", kn);
     ee_model_free(clf);
 }
 

@@ -98,7 +98,7 @@ step "ee train --quiet prints nothing" $([ $rc -eq 0 ] && [ ! -s q.err ]; echo $
 "$ee" train-explainer --model clf.mat --data data.mat --rows train --targets svt.mat --validation valid --epochs 3 \
   --explains method=sv,steps=3 --quiet --out expl.mat; rc2=$?
 "$ee" train-explainer --model clf.mat --data data.mat --var unlabelled --rows 1:30 --targets ig --steps 4 \
-  --validation valid --validation-var tokens --epochs 2 --seed 2 --head flat --quiet --out expl2.mat; rc3=$?
+  --validation valid --validation-var tokens --epochs 2 --seed 2 --head flat --layers 1 --quiet --out expl2.mat; rc3=$?
 step "ee train-explainer from a targets file and from computed maps" $([ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && [ $rc3 -eq 0 ]; echo $?)
 "$ee" train-explainer --model clf.mat --data data.mat --rows 1:20 --targets sv --steps 2 --epochs 1 --quiet --out expl3.mat
 step "ee train-explainer on Shapley maps computed here" $?
@@ -251,6 +251,7 @@ bad "targets without the training rows" 2 "svt.mat has no map of row 51 of token
 bad "targets of another variable" 2 "svt.mat holds maps of rows of variable 'tokens', but these rows are of 'unlabelled'" train-explainer --model clf.mat --data data.mat --var unlabelled --rows 1:5 --targets svt.mat --out out.mat
 bad "--targets: neither a file nor a method" 2 "--targets 'shap' is neither a file of maps nor a method \(ig, sv, saliency.*lime\)" train-explainer --model clf.mat --data data.mat --targets shap --out out.mat
 bad "--steps with a method without samples" 2 "--steps applies .* kernelshap or lime, not occlusion" train-explainer --model clf.mat --data data.mat --targets occlusion --steps 4 --out out.mat
+bad "--layers beyond the classifier's" 2 "explainer 'layers' 2: the explainer keeps the first of its classifier's 1 layers" train-explainer --model clf.mat --data data.mat --rows 1:5 --targets svt.mat --layers 2 --out out.mat
 bad "--targets deeplift of a transformer: status 7 (ee:notSupported)" 7 "deeplift is defined on the mlp and the cnn" train-explainer --model clf.mat --data data.mat --rows 1:5 --targets deeplift --out out.mat
 if "$ee" --version | grep -qE '^CUDA: (no CUDA|this build has no)'; then
   bad "--device gpu where there is none: status 5 (ee:noDevice)" 5 "device 'gpu' requested but" sv --model clf.mat --data data.mat --device gpu --out out.mat
@@ -302,7 +303,7 @@ x = load ('expl.mat'); expl = x.model;
 ok ('ee train-explainer (targets file): the struct of ee_train, with classifier and explains', ...
     isequal (fieldnames (expl), fieldnames (ge)) && isequal (no_time (expl), no_time (ge)) && isfield (expl, 'classifier'));
 ge2 = ee_train (clf, d.unlabelled(1:30,:), 'ig', 'steps', 4, 'validation', {d.tokens(va,:)}, 'epochs', 2, 'seed', 2, ...
-                'head', 'flat', 'verbose', false);
+                'head', 'flat', 'layers', 1, 'verbose', false);
 x = load ('expl2.mat'); expl2 = x.model;
 ok ('ee train-explainer (maps computed, another variable): the struct of ee_train', isequal (no_time (expl2), no_time (ge2)));
 ge3 = ee_train (clf, d.tokens(1:20,:), 'sv', 'steps', 2, 'epochs', 1, 'verbose', false);
