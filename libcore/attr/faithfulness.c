@@ -363,7 +363,7 @@ static EeStatus run(void *ctx, int Bwant)
     int B = Bwant;
     if (B > rows_needed) B = (int)rows_needed;
     if (B < 1) B = 1;
-    if ((st = ee_run_new(m, be, B, 0, 0, &r))) goto done;
+    if ((st = ee_run_new(m, be, B, EE_KEEP_NONE, 0, &r))) goto done;
     b.r = r;
     b.B = B;
     b.ids = token ? malloc(sizeof(int32_t) * (size_t)B * W) : NULL;

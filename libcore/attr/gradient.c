@@ -181,7 +181,7 @@ static EeStatus run(void *ctx, int Bwant)
     if (B < U * rows_per_unit) B = U * rows_per_unit;
     if (B < 1) B = 1;
     EeRun *r = NULL;
-    if ((st = ee_run_new(m, be, B, 1, 0, &r))) { free(alpha); free(wts); return st; }
+    if ((st = ee_run_new(m, be, B, EE_KEEP_FULL, 0, &r))) { free(alpha); free(wts); return st; }
     int fail = 0;
     float *d_dout = ee_run_alloc(r, sizeof(float) * (size_t)B * C, &fail);
     int *order = malloc(sizeof(int) * (N ? N : 1));

@@ -283,7 +283,7 @@ static EeStatus ig_sorted(EeModel *m, const EeInput *in, const EeAttrOptions *o,
     if (R > G * s) R = G * s; /* no larger than one group's interpolation rows */
     int Bmax = R > 2 * G ? R : 2 * G;
     EeRun *r = NULL;
-    if ((st = ee_run_new(m, be, Bmax, 1, 0, &r))) { free(alpha); free(wts); return st; }
+    if ((st = ee_run_new(m, be, Bmax, EE_KEEP_FULL, 0, &r))) { free(alpha); free(wts); return st; }
     size_t W = (size_t)r->in_width;
     int fail = 0;
     float *ex = ee_run_alloc(r, sizeof(float) * G * W, &fail);

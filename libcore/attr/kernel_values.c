@@ -155,7 +155,7 @@ EeStatus ee_masked_values(EeModel *clf, const EeInput *in, const EeAttrOptions *
     if (B > rows_needed) B = (int)rows_needed;
     EeRun *r = NULL;
     /* the transformer's cache embeds two rows at once */
-    if ((st = ee_run_new(clf, be, B > 2 ? B : 2, 0, 0, &r))) return st;
+    if ((st = ee_run_new(clf, be, B > 2 ? B : 2, EE_KEEP_NONE, 0, &r))) return st;
     mv->passes = N;
     int tf_fast = ee_tf_cache_applies(r, o);
     int tf_win = tf_fast && mv->windows && ee_tf_windows_apply(c);

@@ -265,7 +265,7 @@ static EeStatus sv_run(EeModel *m, const EeInput *in, const EeAttrOptions *o, fl
     if (B > rows_needed) B = (int)rows_needed;
     EeRun *r = NULL;
     /* the transformer's per-sequence cache embeds two rows at once */
-    if ((st = ee_run_new(m, be, B > 2 ? B : 2, 0, 0, &r))) return st;
+    if ((st = ee_run_new(m, be, B > 2 ? B : 2, EE_KEEP_NONE, 0, &r))) return st;
     double t0 = ee_now();
     SeqState **seq = calloc((size_t)(N ? N : 1), sizeof *seq);
     int32_t *target = malloc(sizeof(int32_t) * (N ? N : 1));
@@ -426,7 +426,7 @@ EeStatus ee_shapley_exact(EeModel *m, const EeInput *in, const EeAttrOptions *o,
     if ((st = ee_backend_resolve(o->device, o->precision, &dev, &be))) return st;
     int B = o->batch > 0 ? o->batch : ee_default_batch(c, dev);
     EeRun *r = NULL;
-    if ((st = ee_run_new(m, be, B, 0, 0, &r))) return st;
+    if ((st = ee_run_new(m, be, B, EE_KEEP_NONE, 0, &r))) return st;
     double t0 = ee_now();
     long passes = N;
     int32_t *target = malloc(sizeof(int32_t) * (N ? N : 1));

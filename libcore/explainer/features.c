@@ -144,6 +144,13 @@ static EeStatus baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *
                                     table + (size_t)u * T * d, zu + (size_t)u * C + target[i])))
             todo[ntodo++] = u;
     }
+    /* the gradient at every position: a run kept for a top-only backward
+     * (EE_KEEP_TOP) has not the buffers, so those passes get their own */
+    EeRun *full = NULL, *run = r;
+    if (G && ntodo && r->keep == EE_KEEP_TOP) {
+        if ((st = ee_run_new(r->m, be, B, EE_KEEP_FULL, 0, &full))) goto done;
+        run = full;
+    }
     for (int q0 = 0; q0 < ntodo && !st; q0 += B) {
         if (ee_interrupted()) { st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during the baseline passes"); break; }
         int nb = ntodo - q0 < B ? ntodo - q0 : B;
@@ -153,23 +160,23 @@ static EeStatus baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *
             memcpy(umask + (size_t)j * T, mask + (size_t)i * T, (size_t)T);
             utg[j] = target[i];
         }
-        int L = ee_run_needed_len(r, uids, umask, nb);
-        if ((st = ee_run_set_input_len(r, uids, umask, NULL, nb, L))) break;
-        ee_run_embed(r, nb);
-        ee_run_forward(r, nb, 0);
-        be->download(out, r->out, sizeof(float) * (size_t)nb * C);
+        int L = ee_run_needed_len(run, uids, umask, nb);
+        if ((st = ee_run_set_input_len(run, uids, umask, NULL, nb, L))) break;
+        ee_run_embed(run, nb);
+        ee_run_forward(run, nb, 0);
+        be->download(out, run->out, sizeof(float) * (size_t)nb * C);
         if (G) {
             memset(dout, 0, sizeof(float) * (size_t)nb * C);
             for (int j = 0; j < nb; j++) dout[(size_t)j * C + utg[j]] = 1.0f;
             be->upload(d_dout, dout, sizeof(float) * (size_t)nb * C);
-            ee_run_backward(r, nb, d_dout, 1, 0);
+            ee_run_backward(run, nb, d_dout, 1, 0);
         }
         for (int j = 0; j < nb; j++) {
             int u = todo[q0 + j];
             memcpy(zu + (size_t)u * C, out + (size_t)j * C, sizeof(float) * C);
             if (!G) continue;
             float *dst = table + (size_t)u * T * d; /* [L][d] rows into [T][d] slots */
-            be->download(dst, r->de + (size_t)j * L * d, sizeof(float) * (size_t)L * d);
+            be->download(dst, run->de + (size_t)j * L * d, sizeof(float) * (size_t)L * d);
             if (model_key)
                 ee_baseline_cache_put(model_key, h[rep[u]], uids + (size_t)j * T, umask + (size_t)j * T, T, d, utg[j],
                                       dst, out[(size_t)j * C + utg[j]]);
@@ -185,6 +192,7 @@ static EeStatus baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *
             if (G) gidx[i] = u;
         }
     }
+    ee_run_free(full);
 done:
     if (G && !st) *G = table;
     else free(table);
@@ -276,12 +284,17 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
     int N = in->n, T = c->T, d = c->d, C = c->classes;
     int B = o->batch > 0 ? o->batch : ee_default_batch(c, dev);
     if (B > N) B = N > 0 ? N : 1;
+    /* top: the forward pass and the backward through the last layer's
+     * [CLS] row only; the score at x (the full backward) is not read, so
+     * neither its buffers nor the run's for every position's gradient
+     * are allocated */
+    int top = inputs == EE_INPUTS_ATTENTION_TOP, att = inputs == EE_INPUTS_ATTENTION || top;
     EeRun *r = NULL;
-    if ((st = ee_run_new(clf, be, B, 1, 0, &r))) return st;
+    if ((st = ee_run_new(clf, be, B, top ? EE_KEEP_TOP : EE_KEEP_FULL, 0, &r))) return st;
     int fail = 0;
     size_t W = (size_t)T * d;
-    float *ex = ee_run_alloc(r, sizeof(float) * B * W, &fail);
-    float *eb = ee_run_alloc(r, sizeof(float) * B * W, &fail);
+    float *ex = top ? NULL : ee_run_alloc(r, sizeof(float) * B * W, &fail);
+    float *eb = top ? NULL : ee_run_alloc(r, sizeof(float) * B * W, &fail);
     float *d_dout = ee_run_alloc(r, sizeof(float) * B * C, &fail);
     int *len = NULL, *order = length_order(in->ids, N, T, &len);
     int32_t *h_ids = malloc(sizeof(int32_t) * B * T), *h_bids = malloc(sizeof(int32_t) * B * T);
@@ -291,12 +304,10 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
      * C program faulted them in on every call (half a megabyte each on
      * the glosses), unless something earlier in the process had raised
      * malloc's threshold for mapping (issue 19) */
-    float *h_ex = ee_host_alloc(sizeof(float) * B * W), *h_eb = ee_host_alloc(sizeof(float) * B * W);
-    float *h_g = ee_host_alloc(sizeof(float) * B * W);
+    float *h_ex = top ? NULL : ee_host_alloc(sizeof(float) * B * W);
+    float *h_eb = top ? NULL : ee_host_alloc(sizeof(float) * B * W);
+    float *h_g = top ? NULL : ee_host_alloc(sizeof(float) * B * W);
     int32_t *tgt = malloc(sizeof(int32_t) * (N ? N : 1));
-    /* top: the forward pass and the backward through the last layer's
-     * [CLS] row only; the score at x (the full backward) is not read */
-    int top = inputs == EE_INPUTS_ATTENTION_TOP, att = inputs == EE_INPUTS_ATTENTION || top;
     int ends = inputs == EE_INPUTS_GRADIENT_ENDS || inputs == EE_INPUTS_OCCLUSION || inputs == EE_INPUTS_PATH || att;
     /* value_path's row: the last layer's [CLS] attention (H), then each
      * layer's value-path scores (L H); all of them features of 'attention',
@@ -316,7 +327,7 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
         st = ee_fail(EE_ERR_UNSUPPORTED, "inputs 'attention' read a transformer classifier's last encoder layer");
         goto done;
     }
-    if (fail || !order || !h_ids || !h_bids || !h_mask || !h_out || !h_dout || !h_ex || !h_eb || !h_g || !tgt ||
+    if (fail || !order || !h_ids || !h_bids || !h_mask || !h_out || !h_dout || (!top && (!h_ex || !h_eb || !h_g)) || !tgt ||
         (ends && !gidx) || (VP && !h_vp)) {
         st = ee_fail(EE_ERR_NOMEM, "out of memory for explainer features (batch %d)", B);
         goto done;

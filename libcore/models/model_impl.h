@@ -93,7 +93,7 @@ struct EeRun {
     EeModel *m;
     const EeBackend *be;
     int Bmax;
-    int keep;            /* activations kept for backward */
+    int keep;            /* activations kept for backward (EeRunKeep) */
     int top_only;        /* transformer classifier: the next backward stops
                             after the last layer's [CLS] row (and its
                             value_path scores); de is not computed */
@@ -134,8 +134,15 @@ struct EeRun {
     void *kind;          /* per-kind activations */
 };
 
-/* Creates a run. with_grads: allocate parameter gradients; keep:
- * store activations for the backward pass. */
+/* ee_run_new's keep: no backward; the activations of a full backward;
+ * those of a transformer classifier's backward through the last layer's
+ * [CLS] row only (every backward of the run is top_only, and the
+ * gradient buffers of every position, which it never writes, are not
+ * allocated: zeroing them was a fixed cost of each explainer call with
+ * EE_INPUTS_ATTENTION_TOP). */
+typedef enum { EE_KEEP_NONE = 0, EE_KEEP_FULL = 1, EE_KEEP_TOP = 2 } EeRunKeep;
+/* Creates a run. with_grads: allocate parameter gradients; keep
+ * (EeRunKeep): store activations for the backward pass. */
 EeStatus ee_run_new(EeModel *m, const EeBackend *be, int Bmax, int keep, int with_grads,
                     EeRun **out);
 void ee_run_free(EeRun *r);

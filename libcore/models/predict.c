@@ -71,7 +71,7 @@ static EeStatus predict_batches(void *ctx, int B)
     EeStatus st;
     if (B > in->n) B = in->n;
     EeRun *r;
-    if ((st = ee_run_new(p->m, p->be, B, 0, 0, &r))) return st;
+    if ((st = ee_run_new(p->m, p->be, B, EE_KEEP_NONE, 0, &r))) return st;
     int outs = ee_config_outputs(&p->m->cfg);
     for (int i0 = 0; i0 < in->n; i0 += B) {
         int nb = in->n - i0 < B ? in->n - i0 : B;

@@ -89,7 +89,8 @@ EeStatus ee_run_new(EeModel *m, const EeBackend *be, int Bmax, int keep, int wit
         r->mask = ee_run_alloc(r, rows * c->T, &fail);
     }
     r->e = ee_run_alloc(r, rows * r->in_width * sizeof(float), &fail);
-    r->de = ee_run_alloc(r, rows * r->in_width * sizeof(float), &fail);
+    /* the gradient at e: only a full backward writes it */
+    if (keep == EE_KEEP_FULL) r->de = ee_run_alloc(r, rows * r->in_width * sizeof(float), &fail);
     r->out = ee_run_alloc(r, rows * ee_config_outputs(c) * sizeof(float), &fail);
     int k = ee_config_features(c);
     if (k) r->feats = ee_run_alloc(r, rows * c->T * k * sizeof(float), &fail);

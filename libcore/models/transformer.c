@@ -165,7 +165,20 @@ static EeStatus tf_alloc(EeRun *r)
     a->xcls = ACT((size_t)r->Bmax * d * F);
     a->ppre = ACT((size_t)r->Bmax * d * F);
     a->p = ACT((size_t)r->Bmax * d * F);
-    if (r->keep) {
+    if (r->keep == EE_KEEP_TOP && c->head == EE_HEAD_CLASSIFIER && c->layers > 0) {
+        /* the [CLS] rows' gradients, and the keys' and values' of every
+         * position (attention_cls_bwd writes them whole) */
+        size_t Bd = (size_t)r->Bmax * d * F;
+        a->gy = ee_run_alloc(r, Bd, &fail);
+        a->gx1 = ee_run_alloc(r, Bd, &fail);
+        a->gm = ee_run_alloc(r, Bd, &fail);
+        a->gf = ee_run_alloc(r, (size_t)r->Bmax * f * F, &fail);
+        a->gctx = ee_run_alloc(r, Bd, &fail);
+        a->gq = ee_run_alloc(r, Bd, &fail);
+        a->gk = ACT(R * d * F);
+        a->gv = ACT(R * d * F);
+        a->gp = ee_run_alloc(r, Bd, &fail);
+    } else if (r->keep) {
         a->gx = ee_run_alloc(r, R * d * F, &fail);
         a->gy = ee_run_alloc(r, R * d * F, &fail);
         a->gx1 = ee_run_alloc(r, R * d * F, &fail);
@@ -348,8 +361,16 @@ static void ffn_half_bwd(EeRun *r, TfLayer *L, int l, const float *g, int n, int
 #undef G
 }
 
+/* Whether this backward stops after the last layer's [CLS] row: asked
+ * for it (r->top_only) or a run kept for no more (EE_KEEP_TOP). */
+static int top_only(const EeRun *r)
+{
+    return r->m->cfg.head == EE_HEAD_CLASSIFIER && (r->top_only || r->keep == EE_KEEP_TOP);
+}
+
 /* From g (gradient at the last layer's [CLS] output, B x d) to a->gx, the
- * gradient at the layer's input (all rows). */
+ * gradient at the layer's input (all rows); top_only: to the values'
+ * gradient a->gv, no further. */
 static void last_layer_cls_bwd(EeRun *r, TfLayer *L, int l, const float *g, int B, int pg)
 {
     const EeConfig *c = &r->m->cfg;
@@ -366,6 +387,7 @@ static void last_layer_cls_bwd(EeRun *r, TfLayer *L, int l, const float *g, int 
                   G(LP(l, L_BO)), B, d, d);
     be->attention_cls_bwd(L->q, L->k, L->v, r->mask, L->P, a->gctx, a->gq, a->gk, a->gv, B, T,
                           d, c->heads);
+    if (top_only(r)) return; /* the values' gradient is all value_path_scores reads */
     ee_linear_bwd(be, a->xcls, ee_run_w(r, LP(l, L_WQ)), a->gq, a->gp, 1, G(LP(l, L_WQ)),
                   G(LP(l, L_BQ)), B, d, d);
     be->zero(a->gx, Rd * sizeof(float));
@@ -492,7 +514,7 @@ static void tf_backward(EeRun *r, int B, const float *dout, int need_de, int par
         break;
     }
     }
-    if (r->top_only && c->head == EE_HEAD_CLASSIFIER) return; /* EE_INPUTS_ATTENTION_TOP: all it reads */
+    if (top_only(r)) return; /* EE_INPUTS_ATTENTION_TOP: all it reads */
     float pdrop = r->dropout_on;
     int first = c->head == EE_HEAD_CLASSIFIER ? c->layers - 2 : c->layers - 1;
     for (int l = first; l >= 0; l--) {

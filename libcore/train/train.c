@@ -439,7 +439,7 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
         if (!kernel && (st = fit_feature_map(m, train, t.map_scale))) return st;
     }
     t.be = be;
-    if ((st = ee_run_new(m, t.be, B, 1, 1, &t.r))) return st;
+    if ((st = ee_run_new(m, t.be, B, EE_KEEP_FULL, 1, &t.r))) return st;
     t.r->dropout = opt->dropout;
     size_t T = ee_is_token_model(c) ? (size_t)c->T : 0;
     int fail = 0;

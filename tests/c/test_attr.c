@@ -858,6 +858,13 @@ static void check_attention_features(EeInputs inputs)
     for (int i = 0; i < N * T; i++)
         for (int j = 0; j < ends; j++) same &= FA[(size_t)i * k + j] == F2[(size_t)i * 2 + j + (top ? 1 : 0)];
     CHECK(same, "%s inputs: the %s gradient_ends' bit for bit", name, top ? "baseline end is" : "two ends are");
+    /* a second call reads the baselines kept by the one above */
+    float *FW = malloc(sizeof(float) * N * T * k);
+    EeAttrInfo iw = {0};
+    CHECK_OK(ee_explainer_features(m, inputs, &in, &o, FW, &iw));
+    CHECK(iw.kept > 0 && !memcmp(FW, FA, sizeof(float) * N * T * k),
+          "%s inputs: a call with the baselines kept (%ld) gives the first call's bits", name, iw.kept);
+    free(FW);
     CheckCmp att = CMP_INIT, vp = CMP_INIT;
     for (int i = 0; i < N; i++) {
         for (int t = 0; t < T; t++) mask[t] = ids[i * T + t] != EE_PAD;
