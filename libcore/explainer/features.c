@@ -384,9 +384,7 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
         }
         be->upload(d_dout, h_dout, sizeof(float) * nb * C);
         r->value_path = h_vp; /* NULL but for the attention inputs */
-        r->top_only = top;
-        ee_run_backward(r, nb, d_dout, !top, 0);
-        r->top_only = 0;
+        ee_run_backward(r, nb, d_dout, !top, 0); /* top: the run stops after the last layer's [CLS] row */
         r->value_path = NULL;
         fwd += nb;
         bwd += nb; /* top: through the last layer's [CLS] row only, counted as a backward pass */

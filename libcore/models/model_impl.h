@@ -93,10 +93,10 @@ struct EeRun {
     EeModel *m;
     const EeBackend *be;
     int Bmax;
-    int keep;            /* activations kept for backward (EeRunKeep) */
-    int top_only;        /* transformer classifier: the next backward stops
-                            after the last layer's [CLS] row (and its
-                            value_path scores); de is not computed */
+    int keep;            /* activations kept for backward (EeRunKeep; with
+                            EE_KEEP_TOP a transformer classifier's backward
+                            stops after the last layer's [CLS] row and its
+                            value_path scores, de not computed) */
     float dropout;       /* training only */
     float dropout_on;    /* the rate the last forward pass applied (0 unless
                             it trained): its backward pass must match it */

@@ -361,11 +361,11 @@ static void ffn_half_bwd(EeRun *r, TfLayer *L, int l, const float *g, int n, int
 #undef G
 }
 
-/* Whether this backward stops after the last layer's [CLS] row: asked
- * for it (r->top_only) or a run kept for no more (EE_KEEP_TOP). */
+/* Whether this backward stops after the last layer's [CLS] row: a
+ * classifier's run kept for no more (EE_KEEP_TOP). */
 static int top_only(const EeRun *r)
 {
-    return r->m->cfg.head == EE_HEAD_CLASSIFIER && (r->top_only || r->keep == EE_KEEP_TOP);
+    return r->m->cfg.head == EE_HEAD_CLASSIFIER && r->keep == EE_KEEP_TOP;
 }
 
 /* From g (gradient at the last layer's [CLS] output, B x d) to a->gx, the

@@ -124,7 +124,7 @@ function S = f5_panel (P, q)
   if (! kernel)                        # MSE on maps: keyed as before these fields
     e = rmfield (e, intersect ({'loss', 'coalitions'}, fieldnames (e)));
   end
-  if (isfield (e, 'layers') && isequal (e.layers, 0))   # all of the classifier's: keyed as before the field
+  if (isfield (e, 'layers') && isempty (e.layers))   # all of the classifier's: keyed as before the field
     e = rmfield (e, 'layers');
   end
   for j = 1:e.ensemble
@@ -606,8 +606,7 @@ function r = train_explainer (P, backbone, X, tg, q, e, dsname)
 end
 
 ## The explainer's design as ee_train's options: the design the preset
-## names and those of its options the panel sets (layers 0: all of the
-## classifier's, ee_train's default); libcore decides the rest
+## names and those of its options the panel sets; libcore decides the rest
 ## (ee_explainer_design), so no default is restated here, but one: maps
 ## given to ee_train are taken to sum to f(x) - f(baseline), and those of
 ## the methods that do not (LIME, the noise tunnels, GradientSHAP's
@@ -616,7 +615,7 @@ end
 function c = design_options (e, q)
   c = {};
   for f = {'design', 'head', 'inputs', 'attend', 'outputs', 'efficiency', 'layers'}
-    if (isfield (e, f{1}) && ! isempty (e.(f{1})) && ! (strcmp (f{1}, 'layers') && isequal (e.layers, 0)))
+    if (isfield (e, f{1}) && ! isempty (e.(f{1})))
       c(end+1:end+2) = {f{1}, e.(f{1})};
     end
   end
