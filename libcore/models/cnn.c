@@ -272,7 +272,7 @@ static void cnn_embed_backward(EeRun *r, int B)
     int kf = ee_config_features(c);
     if (kf) /* r->de is the gradient at x0 = e + F feat_W: feat_W += F^T de */
         r->be->gemm(1, 0, kf, c->d, B * r->T, 1.0f, r->feats, kf, r->de, c->d, 1.0f, ee_run_g(r, feat_W(c)), c->d);
-    r->be->embed_bwd(r->ids, r->de, ee_run_g(r, P_ETOK), NULL, B, r->T, c->d);
+    if (!r->embed_frozen) r->be->embed_bwd(r->ids, r->de, ee_run_g(r, P_ETOK), NULL, B, r->T, c->d);
 }
 
 /* DeepLIFT's backward pass: the classifier passes the multipliers of the

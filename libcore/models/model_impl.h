@@ -102,6 +102,9 @@ struct EeRun {
                             it trained): its backward pass must match it */
     uint64_t dropout_seed;
     float *w, *g;        /* device weights and gradients (g may be NULL) */
+    int embed_frozen;    /* training with the embedding module frozen: its
+                            backward leaves the embedding tables' and their
+                            LayerNorm's gradients alone (they stay zero) */
     int w_shared;        /* w is the backend's resident copy (weights_acquire):
                             read only, given back with weights_release */
     int32_t *ids;        /* device [Bmax][T] */

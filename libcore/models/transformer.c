@@ -554,6 +554,7 @@ static void tf_embed_backward(EeRun *r, int B)
     int kf = ee_config_features(c);
     if (kf) /* r->de is the gradient at e + F feat_W: feat_W += F^T de */
         r->be->gemm(1, 0, kf, c->d, R, 1.0f, r->feats, kf, r->de, c->d, 1.0f, ee_run_g(r, feat_W(r)), c->d);
+    if (r->embed_frozen) return; /* no table's gradient is wanted */
     /* gradient at the embedding sum, into gy */
     r->be->layernorm_bwd(r->de, a->pre, ee_run_w(r, P_LNE_G), a->mean_e, a->rstd_e, a->gy,
                          ee_run_g(r, P_LNE_G), ee_run_g(r, P_LNE_B), R, c->d, 0);

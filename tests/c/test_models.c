@@ -954,6 +954,96 @@ static void test_explainer_start(const int32_t *ids, int n, int T, int V)
     ee_model_free(clf);
 }
 
+/* Frozen parameters (EeTrainOptions.freeze_embeddings): at level 1 the
+ * embedding module (E_tok, E_pos and its LayerNorm; a cnn's E_tok), at
+ * level 2 also every encoder layer but the last, keep every bit of their
+ * start; every other tensor that trains moves, and the loss falls. The
+ * explainers read features (their feat_W trains through the gradient at
+ * e), as the presets' do; training skips the frozen prefix of the weights
+ * (Adam and the gradients' zeroing) and the embedding tables' backward. */
+static int frozen_in(const EeModel *m, const EeParam *p, int level)
+{
+    static const char *const emb[] = {"E_tok", "E_pos", "ln_emb_g", "ln_emb_b"};
+    if (!p->group[0]) {
+        for (int k = 0; k < 4; k++)
+            if (!strcmp(p->field, emb[k])) return level >= 1;
+        return 0;
+    }
+    return level >= 2 && !strcmp(p->group, "encoder") && p->index < m->cfg.layers - 1;
+}
+
+static void freeze_case(EeModel *clf, EeInputs inputs, int level, const int32_t *ids, int n, int T)
+{
+    EeExplainerSpec spec;
+    ee_explainer_spec_default(&spec);
+    spec.inputs = inputs;
+    spec.efficiency = inputs != EE_INPUTS_TOKENS; /* (it needs the classifier's features) */
+    EeModel *ex = NULL;
+    CHECK_OK(ee_explainer_new(clf, &spec, 7, &ex));
+    if (!ex) return;
+    const char *kind = ee_kind_name(clf->cfg.kind);
+    float *w0 = gc_alloc(sizeof(float) * ex->total), *F = gc_alloc(sizeof(float) * n * T);
+    float *A = gc_alloc(sizeof(float) * n * T);
+    memcpy(w0, ex->w, sizeof(float) * ex->total);
+    gc_fill_normal_f(&rng, F, (size_t)n * T, 0, 1);
+    for (int q = 0; q < n * T; q++) {
+        if (ids[q] == EE_PAD) F[q] = 0;
+        A[q] = EE_IS_SPECIAL(ids[q]) ? 0.0f : (float)(sin(3.0 * F[q]) + 0.1 * (ids[q] % 5));
+    }
+    EeDataset tr = {.in = {.n = n, .ids = ids, .feats = F}, .maps = A};
+    EeTrainOptions o;
+    ee_train_options_defaults(&o, clf->cfg.kind, EE_HEAD_TOKEN);
+    o.verbose = 0; o.device = EE_DEVICE_CPU; o.epochs = 4; o.lr = 3e-3f; o.batch = 16;
+    o.freeze_embeddings = level;
+    EeHistory h;
+    EeStatus st = ee_train(ex, &tr, NULL, &o, &h);
+    CHECK(st == EE_OK, "%s explainer, freeze level %d: %s", kind, level, st ? ee_last_error() : "");
+    if (st == EE_OK) {
+        int kept = 1, moved = 1, nfrozen = 0, ntrained = 0;
+        for (int i = 0; i < ex->np; i++) {
+            const EeParam *p = &ex->p[i];
+            size_t diff = 0;
+            for (size_t q = 0; q < p->count; q++)
+                diff += memcmp(&ex->w[p->offset + q], &w0[p->offset + q], sizeof(float)) != 0;
+            if (frozen_in(ex, p, level)) {
+                nfrozen++;
+                if (diff) { kept = 0; printf("  %s %s[%d]: %zu of %zu weights moved\n", p->field, p->group, p->index, diff, p->count); }
+            } else if (!p->frozen && p->count > 1) { /* (feat_scale, a constant, is p->frozen) */
+                ntrained++;
+                if (!diff) { moved = 0; printf("  %s %s[%d] did not train\n", p->field, p->group, p->index); }
+            }
+        }
+        CHECK(kept && nfrozen >= (clf->cfg.kind == EE_KIND_CNN ? 1 : 4),
+              "%s explainer, freeze level %d: the %d frozen tensors keep every bit", kind, level, nfrozen);
+        CHECK(moved && ntrained > 0, "%s explainer, freeze level %d: the %d other tensors train", kind, level,
+              ntrained);
+        CHECK(h.train_loss[h.epochs_run - 1] < h.train_loss[0], "%s explainer, freeze level %d: loss %.4g -> %.4g",
+              kind, level, h.train_loss[0], h.train_loss[h.epochs_run - 1]);
+        ee_history_free(&h);
+    }
+    free(w0); free(F); free(A);
+    ee_model_free(ex);
+}
+
+static void test_explainer_freeze(const int32_t *ids, int n, int T, int V)
+{
+    EeConfig cfg;
+    ee_config_defaults(&cfg, EE_KIND_TRANSFORMER);
+    cfg.vocab = V; cfg.T = T; cfg.d = 8; cfg.heads = 2; cfg.layers = 2; cfg.ffn = 16; cfg.classes = 2;
+    EeModel *clf = new_model(&cfg, 3);
+    if (clf) {
+        freeze_case(clf, EE_INPUTS_GRADIENT, 1, ids, n, T);
+        freeze_case(clf, EE_INPUTS_GRADIENT, 2, ids, n, T);
+        freeze_case(clf, EE_INPUTS_TOKENS, 1, ids, n, T);
+    }
+    ee_model_free(clf);
+    ee_config_defaults(&cfg, EE_KIND_CNN);
+    cfg.vocab = V; cfg.T = T; cfg.d = 8; cfg.filters = 4; cfg.nwidths = 2; cfg.widths[0] = 2; cfg.widths[1] = 3;
+    cfg.classes = 2;
+    if ((clf = new_model(&cfg, 4))) freeze_case(clf, EE_INPUTS_GRADIENT, 1, ids, n, T);
+    ee_model_free(clf);
+}
+
 static void test_training(void)
 {
     /* Training makes thousands of tiny OpenMP regions; on a machine busy
@@ -1043,6 +1133,7 @@ static void test_training(void)
     }
     free(noise);
     test_explainer_start(ids, ntr, T, V);
+    test_explainer_freeze(ids, ntr, T, V);
     free(ids); free(lab); free(x); free(lx);
 #ifdef _OPENMP
     omp_set_num_threads(team);
