@@ -9,13 +9,12 @@
 ## second run (or a run after an interruption) reuses them.
 ## main_job (preset, ...) passes its arguments on to figure5.
 function varargout = main_job (varargin)
-  ## On a shared machine, OpenMP's default spin-waiting makes the gateways
-  ## several times slower (two 2-thread jobs on 2 cores: 3.5x); a passive
-  ## wait policy avoids that and costs little when the machine is idle.  It
-  ## takes effect only if set before the first gateway call of the session.
-  if (isempty (getenv ('OMP_WAIT_POLICY')))
-    setenv ('OMP_WAIT_POLICY', 'passive');
-  end
+  ## OpenMP's wait policy is not set here: Octave links libgomp, which reads
+  ## OMP_WAIT_POLICY when Octave starts, so a setenv here changes nothing
+  ## (it used to be tried; doc/FIGURE5.md, "Measured times").  The job runs
+  ## with OpenMP's default (threads spin a while before they sleep), which
+  ## on an idle machine is what the gateways' many small parallel regions
+  ## want; on a shared one start Octave with OMP_WAIT_POLICY=passive.
   root = fileparts (fileparts (fileparts (mfilename ('fullpath'))));   # the checkout: scripts/paper/ is two below it
   addpath (fullfile (root, 'mex'), fullfile (root, 'scripts'));   # the gateways and the toolbox
   ## Before half an hour of computing: can this machine write the figure?
