@@ -49,6 +49,10 @@ function P = f5_presets (root, name)
   ## (test MSE 5.85e-5 against 6.86e-5, the same crossing, s = 6) for half
   ## of the explainer's pass and of its training (doc/FIGURE5.md, issue 19)
   ig_spam.expl.layers = 1;
+  ## its training rows' targets at s = 10 (IG at 10 is 4.8e-6 from IG at
+  ## 20 on the test rows, a twelfth of the explainer's error): half of the
+  ## targets' time, test MSE 6.31e-5 against 5.85e-5, the same crossing
+  ig_spam.S_train = 10;
 
   ## wordnet: one classifier for both panels (same settings: one cache file)
   wn = base;
