@@ -2,7 +2,9 @@
 # run_all.sh: the whole test suite. Builds what is missing, checks libcore's
 # layering on the built objects and the #include lines (tests/layering/
 # check.sh, against the order in doc/DESIGN_NOTES.md), runs the C tests,
-# then again with the CPU backend's scratch buffers poisoned (NaN bytes),
+# compares libcore's outputs with those the AVX2 loops and other
+# processors' OpenBLAS kernels give (tests/c/processors.sh: the same bits),
+# then the C tests again with the CPU backend's scratch buffers poisoned (NaN bytes),
 # then the same binaries under valgrind, then built with AddressSanitizer
 # and UBSan (clang), fuzzes the model loader for EE_FUZZ_SECONDS (default
 # 60), then runs the Octave tests through the gateways, then the
@@ -72,6 +74,13 @@ run_c_tests() { # every C test program but those named, counted
 }
 echo "== C tests"
 run_c_tests
+# ---- the same outputs as other processors would give them: the AVX2
+# loops, and OpenBLAS set to another processor's kernels (tests/c/processors.sh)
+echo "== the same bits on other processors (tests/c/processors.sh)"
+tests/c/processors.sh > "$log/proc.out" 2>&1
+grep -E '^(PASS|FAIL|SKIP)' "$log/proc.out"
+grep '^processors: ' "$log/proc.out" > "$log/proc.last" || { tail -5 "$log/proc.out"; failed=$((failed + 1)); }
+count "$log/proc.last"
 # ---- the same programs with every scratch buffer of the CPU backend
 # filled with NaN bytes (a fresh mapping reads as zeros): a buffer read
 # before it is written, where the code counts on it being written

@@ -11,13 +11,15 @@
  * is written by one thread per block, and the barrier between blocks
  * keeps the k order.
  *
- * op(A) = A^T (parameter gradients, a sum over the rows of a batch) goes
- * to OpenBLAS instead, on blocks of C fixed by the shape: its sums depend
- * on the shape, never on the thread count, and training needs no more. */
+ * op(A) = A^T (parameter gradients: a sum over the rows of a batch, and
+ * the attention's products of one sequence) runs the same tiles, reading
+ * A down its columns: each element is again one chain in ascending k.
+ * Nothing here calls OpenBLAS, whose bits depend on the kernel it picks
+ * for the processor (doc/RANDOM.md): every FMA machine, AVX2 or AVX-512,
+ * gets the same bits. */
 #include "cpu_gemm.h"
 #include "cpu_internal.h"
 
-#include <cblas.h>
 #include <stdlib.h>
 
 #ifdef _OPENMP
@@ -166,28 +168,6 @@ static void scale_c(int M, int N, float beta, float *C, int ldc)
     }
 }
 
-/* op(A) = A^T (dW = X^T dY, training only): a sum over the rows of a
- * batch, whose composition is fixed while it trains. OpenBLAS computes
- * it on blocks of C fixed by the shape alone, so the bits do not depend
- * on the thread count (which is what training promises). */
-#define TN_BLOCK 64
-static void gemm_tn(int tb, int M, int N, int K, float alpha, const float *A, int lda, const float *B,
-                    int ldb, float beta, float *C, int ldc)
-{
-    int bm = (M + TN_BLOCK - 1) / TN_BLOCK, bn = (N + TN_BLOCK - 1) / TN_BLOCK;
-    int par = 2.0 * M * N * K >= 1e6;
-#ifdef _OPENMP
-    par = par && !omp_in_parallel();
-#endif
-    #pragma omp parallel for schedule(static) if (par)
-    for (int q = 0; q < bm * bn; q++) {
-        int i0 = q / bn * TN_BLOCK, j0 = q % bn * TN_BLOCK;
-        int m = M - i0 < TN_BLOCK ? M - i0 : TN_BLOCK, n = N - j0 < TN_BLOCK ? N - j0 : TN_BLOCK;
-        cblas_sgemm(CblasRowMajor, CblasTrans, tb ? CblasTrans : CblasNoTrans, m, n, K, alpha, A + i0, lda,
-                    tb ? B + (size_t)j0 * ldb : B + j0, ldb, beta, C + (size_t)i0 * ldc + j0, ldc);
-    }
-}
-
 /* pack_b: 1 packs every strip of B, 0 reads full strips in place (packing
  * then only the partial last one), -1 decides by the number of rows */
 static void gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
@@ -210,13 +190,25 @@ typedef struct {
     int M, N, K;
     float alpha;
     const float *A;
-    int lda;
+    ptrdiff_t ars, acs; /* op(A) element (i, p) at A[i*ars + p*acs] */
     const float *B;
     int ldb;
     float *C;
     int ldc, tb, pack_b, first_acc;
     float *bpack;
+    float *apack; /* op(A) = A^T: each block of k transposed here first, or NULL */
 } GemmBlocks;
+
+/* Rows [i0, i1) of op(A) = A^T over the block of k (kc rows of A from
+ * A, row stride lda) into dst, row-major with row stride kc: the tiles
+ * then read rows of op(A) as they do without transposition. */
+static void transpose_block(const float *A, ptrdiff_t lda, int kc, int i0, int i1, float *dst)
+{
+    for (int p = 0; p < kc; p++) {
+        const float *src = A + p * lda;
+        for (int i = i0; i < i1; i++) dst[(size_t)i * kc + p] = src[i];
+    }
+}
 
 /* The blocks of k in ascending order, each over the blocks of N; with
  * `team` the work of each block is shared out over the enclosing team
@@ -224,10 +216,21 @@ typedef struct {
 static void gemm_blocks(const GemmBlocks *g, int team)
 {
     int M = g->M, N = g->N, K = g->K, ldb = g->ldb, ldc = g->ldc;
-    const float *A = g->A, *B = g->B;
+    const float *B = g->B;
     float *C = g->C, *bpack = g->bpack;
     for (int k0 = 0; k0 < K; k0 += KC) {
         int kc = K - k0 < KC ? K - k0 : KC;
+        const float *A = g->A + k0 * g->acs;
+        ptrdiff_t ars = g->ars, acs = g->acs;
+        if (g->apack) {
+            if (team) {
+                #pragma omp for schedule(static)
+                for (int i0 = 0; i0 < M; i0 += 32) transpose_block(A, acs, kc, i0, M - i0 < 32 ? M : i0 + 32, g->apack);
+            } else {
+                transpose_block(A, acs, kc, 0, M, g->apack);
+            }
+            A = g->apack, ars = kc, acs = 1;
+        }
         for (int n0 = 0; n0 < N; n0 += NC) {
             int nc = N - n0 < NC ? N - n0 : NC, full = nc / NR * NR;
             int acc = k0 > 0 || g->first_acc;
@@ -240,13 +243,13 @@ static void gemm_blocks(const GemmBlocks *g, int team)
                 } else {
                     pack_strips(g->tb, B, ldb, k0, kc, n0, nc, g->alpha, bpack, 0, strips);
                 }
-                run_block(g->tile, team, M, nc, kc, A + k0, g->lda, 1, bpack, NR, C + n0, ldc, acc);
+                run_block(g->tile, team, M, nc, kc, A, ars, acs, bpack, NR, C + n0, ldc, acc);
                 continue;
             }
             /* in place: the AVX-512 tiles read a partial strip in place too */
             if (g->tile.avx512) full = nc;
             if (full)
-                run_block(g->tile, team, M, full, kc, A + k0, g->lda, 1, B + (size_t)k0 * ldb + n0, ldb, C + n0,
+                run_block(g->tile, team, M, full, kc, A, ars, acs, B + (size_t)k0 * ldb + n0, ldb, C + n0,
                           ldc, acc);
             if (full < nc) {
                 if (team) {
@@ -255,7 +258,7 @@ static void gemm_blocks(const GemmBlocks *g, int team)
                 } else {
                     pack_strips(0, B, ldb, k0, kc, n0 + full, nc - full, 1.0f, bpack, 0, 1);
                 }
-                run_block(g->tile, team, M, nc - full, kc, A + k0, g->lda, 1, bpack, NR, C + n0 + full, ldc, acc);
+                run_block(g->tile, team, M, nc - full, kc, A, ars, acs, bpack, NR, C + n0 + full, ldc, acc);
             }
         }
     }
@@ -266,10 +269,6 @@ static void gemm(int ta, int tb, int M, int N, int K, float alpha, const float *
 {
     if (M <= 0 || N <= 0) return;
     int skip = K <= 0 || alpha == 0.0f;
-    if (ta && !skip) {
-        gemm_tn(tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-        return;
-    }
     /* with beta = 0 the first block of k starts its chains from 0 itself */
     if (beta != 1.0f && (beta != 0.0f || skip)) scale_c(M, N, beta, C, ldc);
     if (skip) return;
@@ -282,15 +281,16 @@ static void gemm(int ta, int tb, int M, int N, int K, float alpha, const float *
     int kcm = K < KC ? K : KC, ncm = N < NC ? round_nr(N) : NC;
     size_t pack_floats = (size_t)kcm * (pack_b ? ncm : NR);
     /* the calling thread keeps its packing buffer between products; a
-     * product inside a parallel region (one task of an op) uses its own,
-     * on the stack when it is one strip */
+     * product inside a parallel region (one task of an op: the attention
+     * of one sequence and head) uses its own, on the stack up to 64 KB
+     * (a key block of 256 positions by 64 columns) */
     int nested = 0;
 #ifdef _OPENMP
     nested = omp_in_parallel();
 #endif
-    float strip[KC * NR];
+    float strip[4 * KC * NR];
     float *bpack = !nested ? ee_cpu_scratch(EE_SCRATCH_PACK, sizeof(float) * pack_floats)
-                 : pack_floats <= KC * NR ? strip : malloc(sizeof(float) * pack_floats);
+                 : pack_floats <= 4 * KC * NR ? strip : malloc(sizeof(float) * pack_floats);
     if (!bpack) {
         ee_cpu_raise_nomem(); /* ee_backend_check reports it */
         return;
@@ -301,7 +301,17 @@ static void gemm(int ta, int tb, int M, int N, int K, float alpha, const float *
 #ifdef _OPENMP
     par = par && !omp_in_parallel() && omp_get_max_threads() > 1;
 #endif
-    GemmBlocks g = {tile, M, N, K, alpha, A, lda, B, ldb, C, ldc, tb, pack_b, first_acc, bpack};
+    /* op(A) = A^T is read down the columns of A in place, or transposed
+     * block by block where A's rows are long (over 1 KB: a tile's loads
+     * would fall into few cache sets); never inside a parallel region
+     * (the attention's products of a few dozen rows) */
+    float *apack = NULL;
+    if (ta && lda > 256 && !nested && !(apack = ee_cpu_scratch(EE_SCRATCH_PACK_A, sizeof(float) * (size_t)M * kcm))) {
+        ee_cpu_raise_nomem();
+        return;
+    }
+    GemmBlocks g = {tile, M, N, K, alpha, A, ta ? 1 : lda, ta ? lda : 1, B, ldb, C, ldc, tb, pack_b, first_acc, bpack,
+                    apack};
     /* a region only where it shares out work: a team of one (a product
      * inside a parallel region, or a small one) costs more than the product */
     if (par) {

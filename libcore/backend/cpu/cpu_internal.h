@@ -20,7 +20,7 @@ void ee_cpu_free(void *p);
  * ee_cpu_release_scratch (the calling thread's slots). Only for the
  * thread that called the op, never inside a parallel region: the OpenMP
  * team's threads may end with their thread-local slots still held. */
-enum { EE_SCRATCH_PACK = 0, EE_SCRATCH_OP, EE_SCRATCH_SLOTS };
+enum { EE_SCRATCH_PACK = 0, EE_SCRATCH_PACK_A, EE_SCRATCH_OP, EE_SCRATCH_SLOTS };
 void *ee_cpu_scratch(int slot, size_t bytes);
 void ee_cpu_release_scratch(void);
 
@@ -48,12 +48,11 @@ void ee_cpu_relu_rescale_bwd(const float *Zx, const float *Zr, const float *dY, 
 void ee_cpu_pool_rescale_bwd(const float *Zx, const float *Zr, const uint8_t *mask, const float *dPooled, int32_t *at,
                              float *mult, int B, int T, int F, int ld, int off);
 
-/* C = alpha op(A) op(B) + beta C, row-major. With op(A) = A every element
- * is one fixed chain over k (cpu_gemm.h): the result of a row of C depends
- * on that row of A and on op(B) alone, never on M, on the row's position,
- * on the blocking or on the thread count. With op(A) = A^T (a sum over
- * rows: parameter gradients) it depends on the shape, not on the thread
- * count. */
+/* C = alpha op(A) op(B) + beta C, row-major. Every element is one fixed
+ * chain over k in ascending order (cpu_gemm.h): a row of C depends on
+ * that row of op(A) and on op(B) alone, never on M, on the row's
+ * position, on the blocking, on the thread count or on the processor
+ * (any with FMA: AVX2 or AVX-512). */
 void ee_cpu_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
                  const float *B, int ldb, float beta, float *C, int ldc);
 

@@ -9,7 +9,6 @@
 #include "cpu_internal.h"
 #include "cpu_math.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,19 +292,17 @@ static void cpu_attention_fwd(const float *q, const float *k, const float *v,
         const float *vb = v + (size_t)b * T * d + h * dh;
         float *Pb = P + (size_t)bh * T * T;
         float *cb = ctx + (size_t)b * T * d + h * dh;
-        /* P outside the S x S block is 0 (written here, not computed). The
-         * products add to zeroed blocks (beta = 1): OpenBLAS would clear
-         * them itself for beta = 0, with a slower loop, and then run the
-         * same kernel, so the bits are the same. */
-        memset(Pb, 0, sizeof(float) * (size_t)T * T);
-        for (int t = 0; t < T; t++) memset(cb + (size_t)t * d, 0, sizeof(float) * dh);
+        /* P outside the S x S block and the context rows past S are 0
+         * (written here, not computed); the products write the rest */
+        for (int t = 0; t < S; t++) memset(Pb + (size_t)t * T + S, 0, sizeof(float) * (size_t)(T - S));
+        memset(Pb + (size_t)S * T, 0, sizeof(float) * (size_t)(T - S) * T);
+        for (int t = S; t < T; t++) memset(cb + (size_t)t * d, 0, sizeof(float) * dh);
         if (S == 0) continue;
-        /* scores for the first S queries and keys, row stride T */
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, S, S, dh, scale, qb, d, kb, d,
-                    1.0f, Pb, T);
+        /* scores for the first S queries and keys, row stride T (the
+         * backend's own chains, as every product: doc/RANDOM.md) */
+        ee_cpu_gemm(0, 1, S, S, dh, scale, qb, d, kb, d, 0.0f, Pb, T);
         SOFTMAX_ROWS(Pb, T, mk, S, S);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, S, dh, S, 1.0f, Pb, T, vb, d,
-                    1.0f, cb, d);
+        ee_cpu_gemm(0, 0, S, dh, S, 1.0f, Pb, T, vb, d, 0.0f, cb, d);
     }
 }
 
@@ -342,10 +339,8 @@ static void cpu_attention_bwd(const float *q, const float *k, const float *v,
             }
             if (S == 0) continue;
             /* dP = dctx v^T ; dv = P^T dctx */
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, S, S, dh, 1.0f, dctx + off, d,
-                        v + off, d, 0.0f, dS, T);
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, S, dh, S, 1.0f, Pb, T,
-                        dctx + off, d, 0.0f, dv + off, d);
+            ee_cpu_gemm(0, 1, S, S, dh, 1.0f, dctx + off, d, v + off, d, 0.0f, dS, T);
+            ee_cpu_gemm(1, 0, S, dh, S, 1.0f, Pb, T, dctx + off, d, 0.0f, dv + off, d);
             /* softmax backward: dS = P .* (dP - rowsum(P .* dP)), times scale */
             for (int i = 0; i < S; i++) {
                 const float *p = Pb + (size_t)i * T;
@@ -354,10 +349,8 @@ static void cpu_attention_bwd(const float *q, const float *k, const float *v,
                 for (int j = 0; j < S; j++) dot += (double)p[j] * ds[j];
                 for (int j = 0; j < S; j++) ds[j] = p[j] * (ds[j] - (float)dot) * scale;
             }
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, S, dh, S, 1.0f, dS, T,
-                        k + off, d, 0.0f, dq + off, d);
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, S, dh, S, 1.0f, dS, T,
-                        q + off, d, 0.0f, dk + off, d);
+            ee_cpu_gemm(0, 0, S, dh, S, 1.0f, dS, T, k + off, d, 0.0f, dq + off, d);
+            ee_cpu_gemm(1, 0, S, dh, S, 1.0f, dS, T, q + off, d, 0.0f, dk + off, d);
         }
     }
 }
