@@ -172,6 +172,45 @@ static void test_gemm(void)
     CHECK(C[0] == 1 && C[1] == 2 && C[2] == 3 && C[3] == 4, "gemm with M or N = 0 wrote C");
 }
 
+/* op(A) = A^T gives the bits of A^T written out (ta = 0): each element is
+ * the same chain in ascending k, whether A is read down its columns in
+ * place (rows of 1 KB or less) or transposed block by block first (longer
+ * rows), over several blocks of k, with 1 to 3 threads. This is what makes
+ * training's parameter gradients independent of the processor and of the
+ * path (doc/RANDOM.md). */
+static void test_gemm_transposed_bits(void)
+{
+    static const int shapes[][3] = {{40, 37, 600}, {70, 20, 300}, {300, 33, 520}, {6, 16, 257}};
+    int saved = max_threads();
+    for (size_t q = 0; q < sizeof shapes / sizeof *shapes; q++) {
+        int M = shapes[q][0], N = shapes[q][1], K = shapes[q][2], wide = 300 + M; /* lda > 256: transposed */
+        float *A = gc_alloc(sizeof(float) * (size_t)K * M), *Aw = gc_alloc(sizeof(float) * (size_t)K * wide);
+        float *At = gc_alloc(sizeof(float) * (size_t)M * K), *B = gc_alloc(sizeof(float) * (size_t)K * N);
+        float *C0 = gc_alloc(sizeof(float) * (size_t)M * N), *C1 = gc_alloc(sizeof(float) * (size_t)M * N);
+        float *C2 = gc_alloc(sizeof(float) * (size_t)M * N);
+        gc_fill_f(&rng, A, (size_t)K * M, -1, 1);
+        gc_fill_f(&rng, B, (size_t)K * N, -1, 1);
+        for (int k = 0; k < K; k++)
+            for (int i = 0; i < M; i++) {
+                At[(size_t)i * K + k] = A[(size_t)k * M + i];
+                Aw[(size_t)k * wide + i] = A[(size_t)k * M + i];
+            }
+        be->gemm(0, 0, M, N, K, 1.0f, At, K, B, N, 0.0f, C0, N);
+        for (int th = 1; th <= 3; th++) {
+            gc_set_threads(th);
+            be->gemm(1, 0, M, N, K, 1.0f, A, M, B, N, 0.0f, C1, N);
+            be->gemm(1, 0, M, N, K, 1.0f, Aw, wide, B, N, 0.0f, C2, N);
+            CHECK(!memcmp(C0, C1, sizeof(float) * (size_t)M * N),
+                  "gemm A^T in place (M=%d N=%d K=%d, %d threads): not the bits of A^T written out", M, N, K, th);
+            CHECK(!memcmp(C0, C2, sizeof(float) * (size_t)M * N),
+                  "gemm A^T transposed (M=%d N=%d K=%d lda=%d, %d threads): not the bits of A^T written out", M,
+                  N, K, wide, th);
+        }
+        free(A); free(Aw); free(At); free(B); free(C0); free(C1); free(C2);
+    }
+    gc_set_threads(saved);
+}
+
 /* ---- small elementwise and row ops ----------------------------------------------- */
 static void test_vector_ops(void)
 {
@@ -1363,7 +1402,8 @@ int main(void)
     CHECK(be && be->device == EE_DEVICE_CPU, "no CPU backend");
     double t0 = ee_now();
     struct { const char *name; void (*fn)(void); } tests[] = {
-        {"memory", test_memory}, {"gemm", test_gemm}, {"vector ops", test_vector_ops},
+        {"memory", test_memory}, {"gemm", test_gemm}, {"gemm A^T bits", test_gemm_transposed_bits},
+        {"vector ops", test_vector_ops},
         {"layernorm", test_layernorm}, {"activations", test_activations}, {"attention", test_attention},
         {"embed", test_embed}, {"conv", test_conv}, {"maxpool", test_maxpool},
         {"conv+pool bwd", test_conv_pool}, {"losses", test_losses}, {"softmax order", test_softmax_order},

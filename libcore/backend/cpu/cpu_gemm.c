@@ -204,9 +204,19 @@ typedef struct {
  * then read rows of op(A) as they do without transposition. */
 static void transpose_block(const float *A, ptrdiff_t lda, int kc, int i0, int i1, float *dst)
 {
-    for (int p = 0; p < kc; p++) {
-        const float *src = A + p * lda;
-        for (int i = i0; i < i1; i++) dst[(size_t)i * kc + p] = src[i];
+    /* in blocks of 8 rows of A by 16 of its columns: the 8 source lines
+     * stay in the cache (one set each, even where lda is a multiple of
+     * 4 KB) while the 16 destination rows are written */
+    for (int ib = i0; ib < i1; ib += 16) {
+        int ni = i1 - ib < 16 ? i1 - ib : 16;
+        for (int pb = 0; pb < kc; pb += 8) {
+            int np = kc - pb < 8 ? kc - pb : 8;
+            const float *src = A + pb * lda + ib;
+            for (int r = 0; r < ni; r++) {
+                float *d = dst + (size_t)(ib + r) * kc + pb;
+                for (int c = 0; c < np; c++) d[c] = src[c * lda + r];
+            }
+        }
     }
 }
 
