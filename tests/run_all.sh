@@ -47,12 +47,15 @@ count() { # adds the "N passed, M failed[, K skipped]" lines of a file
     passed=$((passed + $1)); failed=$((failed + $3)); skipped=$((skipped + ${5:-0}))
   done < <(grep -Eo '[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?' "$1")
 }
+stage_count() { # counts a stage's closing line "NAME: N passed, ..." of FILE; none: its tail and one failure
+  grep "^$1: " "$2" > "$2.last" || { tail -30 "$2"; failed=$((failed + 1)); }
+  count "$2.last"
+}
 
 echo "== layering (tests/layering/check.sh: calls between the objects, #include lines)"
 tests/layering/check.sh > "$log/layer.out" 2>&1
 grep -E '^(PASS|FAIL) ' "$log/layer.out"
-grep '^layering: ' "$log/layer.out" > "$log/layer.last" || { tail -30 "$log/layer.out"; failed=$((failed + 1)); }
-count "$log/layer.last"
+stage_count layering "$log/layer.out"
 
 export EE_VECTORS="${EE_VECTORS:-$root/tests/vectors}"
 run_c_tests() { # every C test program but those named, counted
@@ -79,8 +82,7 @@ run_c_tests
 echo "== the same bits on other processors (tests/c/processors.sh)"
 tests/c/processors.sh > "$log/proc.out" 2>&1
 grep -E '^(PASS|FAIL|SKIP)' "$log/proc.out"
-grep '^processors: ' "$log/proc.out" > "$log/proc.last" || { tail -5 "$log/proc.out"; failed=$((failed + 1)); }
-count "$log/proc.last"
+stage_count processors "$log/proc.out"
 # ---- the same programs with every scratch buffer of the CPU backend
 # filled with NaN bytes (a fresh mapping reads as zeros): a buffer read
 # before it is written, where the code counts on it being written
@@ -156,28 +158,24 @@ echo "== Octave tests"
 octave-cli --no-gui --no-history -q --eval "addpath('$root/tests/octave'); run_octave_tests()" > "$log/oct.out" 2>&1
 grep -E '^\S+ +[0-9]+ passed|^test_datasets:|^octave:|^SKIP' "$log/oct.out"
 grep -B6 -A3 '^!!!!!' "$log/oct.out" | head -60   # the failing blocks, if any
-grep '^octave: ' "$log/oct.out" > "$log/oct.last" || { tail -30 "$log/oct.out"; failed=$((failed + 1)); }
-count "$log/oct.last"
+stage_count octave "$log/oct.out"
 
 echo "== cli/ee (against the gateways; under mpirun -np 2; resume; bad input)"
 tests/cli/check.sh > "$log/cli.out" 2>&1
 grep -E '^(PASS|FAIL|SKIP) ' "$log/cli.out"
-grep '^cli: ' "$log/cli.out" > "$log/cli.last" || { tail -30 "$log/cli.out"; failed=$((failed + 1)); }
-count "$log/cli.last"
+stage_count cli "$log/cli.out"
 
 echo "== cli/ee on damaged model and data files (seeded; no crash, no hang, one line, nothing left)"
 tests/cli/corrupt.sh > "$log/corrupt.out" 2>&1
 grep -E '^FAIL ' "$log/corrupt.out" | head -20
 grep -E '^[0-9]+ cases, ' "$log/corrupt.out"
-grep '^corrupt: ' "$log/corrupt.out" > "$log/corrupt.last" || { tail -30 "$log/corrupt.out"; failed=$((failed + 1)); }
-count "$log/corrupt.last"
+stage_count corrupt "$log/corrupt.out"
 
 echo "== package (make pkg, pkg install, pkg test; make install)"
 tests/package/check.sh > "$log/pkg.out" 2>&1
 grep -E '^(PASS|FAIL|SKIP) |^pkg test:|^job ok' "$log/pkg.out"
 grep -B2 -A8 '^FAIL ' "$log/pkg.out" | head -40
-grep '^package: ' "$log/pkg.out" > "$log/pkg.last" || { tail -30 "$log/pkg.out"; failed=$((failed + 1)); }
-count "$log/pkg.last"
+stage_count package "$log/pkg.out"
 
 # ---- mutation: faults compiled into a scratch copy of libcore
 echo "== the CUDA backend on its CPU emulation (tests/gpu/emu/run.sh: test_gpu against the CPU backend, bench_gpu tiny)"
