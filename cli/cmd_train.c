@@ -78,6 +78,8 @@ static const EeOptSpec expl_opts[] = {
     {"standardize", EE_OPT_BOOL, "", "train on maps divided by their RMS (default true)"},
     {"efficiency", EE_OPT_BOOL, "", "project each map so that it sums to f(x) - f(baseline) (default true with "
                                     "gradient inputs and zero outputs on special tokens, for maps that sum to it)"},
+    {"margin", EE_OPT_BOOL, "", "a binary classifier's explainer learns one map for both classes, signed toward "
+                                "the second, and each explanation takes the sign of the class (default false)"},
     {"explains", EE_OPT_VALUE, "K=V,...", "what the explainer imitates, e.g. method=sv,steps=20 (stored in "
                                           "explains)"},
 };
@@ -340,6 +342,19 @@ done:
 }
 
 /* ---- ee train-explainer --------------------------------------------------------------------------- */
+/* A margin explainer trains on its maps signed toward the second class
+ * (ee_explainer_margin_maps): they replace the part's own. */
+static EeStatus sign_margin_maps(EeModel *clf, Part *p, const EeTrainOptions *topt)
+{
+    float *signed_maps = NULL;
+    EeStatus st = ee_explainer_margin_maps(clf, &p->set, topt, &signed_maps);
+    if (st || !signed_maps) return st;
+    free(p->maps);
+    p->maps = signed_maps;
+    p->set.maps = signed_maps;
+    return EE_OK;
+}
+
 /* Maps of rows of variable `var` from a file of ee ig / ee sv (A, rows,
  * and the data variable they were computed on). */
 static EeStatus maps_from_file(const char *file, const char *var, const Part *p, int T, float **maps)
@@ -467,6 +482,7 @@ static EeStatus read_design(const EeOpts *o, EeExplainerChoices *c)
         (st = ee_opt_choice(o, "outputs", ee_outputs_names, EE_OUTPUTS_COUNT, &c->outputs)))
         return st;
     if ((st = ee_opt_bool(o, "efficiency", &c->efficiency))) return st;
+    if ((st = ee_opt_bool(o, "margin", &c->margin))) return st;
     return ee_opt_int(o, "layers", 1, 64, &c->layers);
 }
 
@@ -610,6 +626,8 @@ EeStatus ee_cmd_train_explainer(int argc, char **argv, const EePar *par)
     train.feats = F[0];
     valid.feats = F[1];
     if (st) goto done;
+    if (cfg.margin && ((st = sign_margin_maps(clf, &train, &topt)) || (st = sign_margin_maps(clf, &valid, &topt))))
+        goto done;
     if ((st = ee_train(m, &train.set, valid.n ? &valid.set : NULL, &topt, &hist))) goto done;
     have_hist = 1;
     matvar_t *hs = history_struct(&hist, 0);
@@ -633,7 +651,7 @@ EeStatus ee_cmd_train_explainer(int argc, char **argv, const EePar *par)
     matvar_t *vw = ee_mv_field(ms.s[0], "vocab_words", 0), *cn = ee_mv_field(ms.s[0], "class_names", 0);
     matvar_t *extra[] = {ee_mv_char("ee-model-1"), settings_struct(&topt, dev, 1), hs,
                          vw ? ee_mv_copy(vw) : NULL, cn ? ee_mv_copy(cn) : NULL,
-                         nfeat ? ee_mv_copy(ms.s[0]) : NULL, explains};
+                         ee_config_reads_classifier(&cfg) ? ee_mv_copy(ms.s[0]) : NULL, explains};
     const char *const names[] = {"format", "settings", "history", "vocab_words", "class_names", "classifier", "explains"};
     explains = NULL;
     st = finish(out, m, extra, names, 7);

@@ -107,15 +107,16 @@ EeStatus ee_models_explainers(const char *const *paths, int npaths, EeModels *ou
     for (int i = 0; i < npaths; i++)
         if ((st = add_file(out, paths[i]))) return st;
     const EeConfig *c = ee_model_config(out->m[0]);
-    if (!ee_config_features(c)) return EE_OK;
-    /* it reads the classifier's gradient: the classifier it carries must be
-     * the one it was trained on */
+    if (!ee_config_reads_classifier(c)) return EE_OK;
+    /* it reads the classifier's gradient (or, a margin explainer, its
+     * margin at the baseline): the classifier it carries must be the one
+     * it was trained on */
     char what[600];
     snprintf(what, sizeof what, "%s: explainer.classifier", paths[0]);
     matvar_t *cs = ee_mv_field(out->s[0], "classifier", out->index[0]);
     if (!cs)
-        return ee_fail(EE_ERR_MODEL, "%s is missing: an explainer with inputs '%s' carries the classifier it "
-                       "reads its features from", what, ee_inputs_name(c->inputs));
+        return ee_fail(EE_ERR_MODEL, "%s is missing: an explainer with inputs '%s'%s carries the classifier it "
+                       "reads", what, ee_inputs_name(c->inputs), c->margin ? " and margin" : "");
     if (ee_mv_numel(cs) != 1) return ee_fail(EE_ERR_MODEL, "%s must be a scalar model struct", what);
     if ((st = ee_mv_load_model(cs, 0, what, &out->clf))) return st;
     char fp[32];

@@ -153,6 +153,11 @@ typedef struct {
     int efficiency;           /* 1: ee_explain shifts the real tokens' scores so that
                                  they sum to f(x) - f(pad baseline), as the targets
                                  do (needs features and zero_special) */
+    int margin;               /* 1 (binary classifiers): the explainer learns one map
+                                 for both classes, the explained class's map signed
+                                 toward the second class (as the margin z_2 - z_1 is
+                                 explained); ee_explain signs it for the class the
+                                 classifier predicts (ee_explain says how it knows) */
 } EeConfig;
 
 /* Fills the documented defaults for a kind (sizes that are 0 stay to be set
@@ -170,6 +175,9 @@ int ee_config_outputs(const EeConfig *cfg);
 int ee_config_homogeneous(const EeConfig *cfg);
 /* Per-token input features of an explainer (0 for EE_INPUTS_TOKENS). */
 int ee_config_features(const EeConfig *cfg);
+/* 1 for an explainer that needs its classifier at ee_explain: one that
+ * reads features of it, or a margin explainer (the baseline's margin). */
+int ee_config_reads_classifier(const EeConfig *cfg);
 /* The names of EeInputs in enum order, as the model struct and the front
  * ends' 'inputs' option spell them. */
 #define EE_INPUTS_COUNT 8
@@ -223,6 +231,7 @@ typedef struct {
     /* a transformer's explainer: its encoder is the first `layers` of the
      * classifier's (0: all of them; fewer cost less per explanation) */
     int layers;
+    int margin; /* EeConfig.margin */
 } EeExplainerSpec;
 /* The paper's design: flat head, tokens only, every position. */
 void ee_explainer_spec_paper(EeExplainerSpec *s);
@@ -247,13 +256,14 @@ extern const char *const ee_outputs_names[EE_OUTPUTS_COUNT]; /* auto tokens all 
 /* What the caller of a front end named of an explainer's design: the
  * design, and each option it gave (-1: not given, the design decides):
  * head (EE_HEAD_FLAT or EE_HEAD_TOKEN), inputs (EeInputs), attend (0 all,
- * 1 tokens), outputs (EeOutputs), efficiency (0, 1); and layers (0: not
+ * 1 tokens), outputs (EeOutputs), efficiency (0, 1); layers (0: not
  * given, all of the classifier's; else how many of its encoder layers the
- * explainer keeps, a transformer's only). */
+ * explainer keeps, a transformer's only); and margin (0, 1). */
 typedef struct {
     EeDesign design;
     int head, inputs, attend, outputs, efficiency;
     int layers;
+    int margin;
 } EeExplainerChoices;
 /* The default design, nothing named. */
 void ee_explainer_choices_init(EeExplainerChoices *c);
@@ -526,13 +536,26 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
 EeStatus ee_explainer_train_features(EeModel *clf, const EeConfig *ecfg, EeDataset *train,
                                      EeDataset *valid, const EeTrainOptions *topt, float *feats[2],
                                      EeAttrInfo *info);
+/* A margin explainer's training maps (EeConfig.margin): a copy of set's
+ * maps (N x T, each of the class the binary classifier clf predicts for
+ * its row, ee_ig's and ee_sv's default target) with the rows of the first
+ * class negated, so that every map is signed toward the second class.
+ * *out is malloc'd (NULL for an empty set or on failure); topt gives the
+ * device and precision of the classifier's pass. */
+EeStatus ee_explainer_margin_maps(EeModel *clf, const EeDataset *set, const EeTrainOptions *topt, float **out);
 /* Attribution maps of an explainer, or the mean of an ensemble of K
  * explainers that share T, vocab, inputs and efficiency (N x T): computes
  * the features with the classifier once when the explainers read them (clf
  * may be NULL otherwise), then one pass of each explainer, then (efficiency)
  * shifts each row's real-token scores to sum to f(x) - f(pad baseline),
- * with one classifier pass per distinct baseline. info (optional) counts
- * every pass; o gives batch, device and the features' target. */
+ * with one classifier pass per distinct baseline. A margin explainer's map
+ * is negated for the rows explained for the first class: o->target where
+ * given, else the argmax of the features' classifier pass, else (no
+ * features) the class the map's sum and the classifier's margin at the
+ * row's pad baseline say the classifier predicts (margin.c; one forward
+ * pass per distinct baseline, kept across calls). info (optional) counts
+ * every pass and gets each row's class; o gives batch, device and the
+ * target. */
 EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in,
                     const EeAttrOptions *o, float *A, EeAttrInfo *info);
 /* Frees the baselines' gradients and logits that ee_explainer_features

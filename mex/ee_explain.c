@@ -1,7 +1,8 @@
 /* ee_explain.c: MEX gateway. Attribution maps predicted by an Empirical
  * Explainer, or by an ensemble of them (the mean of their maps), in one
- * forward pass each; an explainer that reads the classifier's gradient
- * gets it from the classifier it carries (see ee_explain.m). */
+ * forward pass each; an explainer that reads the classifier's gradient,
+ * or a margin explainer the classifier's margin at the baseline, gets it
+ * from the classifier it carries (see ee_explain.m). */
 #include "mexfeat.h"
 
 #include <stdio.h>
@@ -78,12 +79,15 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
             ee_mx_error("ee:badModel", "the explainers of an ensemble must explain the same classifier");
     }
     const EeConfig *c = ee_model_config(ex[0]);
-    /* an explainer that reads the classifier's gradient carries the
-     * classifier; it must be the one the explainer was trained on */
+    /* an explainer that reads the classifier's gradient (or its margin)
+     * carries the classifier; it must be the one it was trained on */
     EeModel *clf = NULL;
-    if (ee_config_features(c)) {
+    if (ee_config_reads_classifier(c)) {
         const mxArray *e0 = member(E, 0);
         const mxArray *cs = mxGetField(e0, 0, "classifier");
+        if (!cs && !ee_config_features(c))
+            ee_mx_error("ee:badModel", "explainer.classifier is missing: a margin explainer carries the "
+                        "classifier whose margin at the baseline decides each map's sign");
         if (!cs)
             ee_mx_error("ee:badModel", "explainer.classifier is missing: an explainer with inputs '%s' "
                         "carries the classifier it reads its features from", ee_inputs_name(c->inputs));

@@ -15,7 +15,12 @@
 ## reads the occlusion scores (@qcode{'occlusion'}, the default for
 ## Shapley maps) adds 2 n + 2 forward passes per row of n real tokens,
 ## one that reads the gradient inside the IG path (@qcode{'path'}) a
-## forward and a backward pass per row for each of its 3 nodes.  A cell or struct array of explainers of
+## forward and a backward pass per row for each of its 3 nodes.  A margin
+## explainer (@code{ee_train}'s @qcode{'margin'}) gives each map the sign of
+## the class its classifier predicts, estimated from the map's sum and the
+## classifier's margin at the row's pad baseline (one forward pass per
+## distinct baseline, kept by the process as above) unless its features'
+## classifier pass says it.  A cell or struct array of explainers of
 ## the same classifier is an ensemble: @var{A} is the mean of their maps.
 ## Options: @qcode{'batch'} (rows per pass), @qcode{'device'},
 ## @qcode{'precision'} ('fp32' default; 'tf32' or 'bf16' on a GPU, as for

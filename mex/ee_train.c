@@ -14,7 +14,7 @@ enum {
     O_VOCAB, O_KIND, O_FREEZE,
     /* explainers only */
     O_HEAD, O_EXPLAINS, O_DESIGN, O_INPUTS, O_ATTEND, O_OUTPUTS, O_EFFICIENCY, O_STANDARDIZE, O_STEPS,
-    O_LOSS, O_COALITIONS,
+    O_LOSS, O_COALITIONS, O_MARGIN,
     /* classifiers only */
     O_PRIOR, NOPT
 };
@@ -22,7 +22,7 @@ static const char *const opt_names[NOPT] = {
     "validation", "epochs", "lr", "batch", "patience", "seed", "dropout", "schedule", "device", "precision",
     "verbose", "d", "heads", "layers", "ffn", "filters", "widths", "hidden", "bias", "classes",
     "vocab", "kind", "freeze", "head", "explains", "design", "inputs", "attend", "outputs", "efficiency", "standardize", "steps",
-    "loss", "coalitions", "prior"};
+    "loss", "coalitions", "margin", "prior"};
 
 /* A size may come from the spec struct or from a name/value option. */
 static const mxArray *size_field(const mxArray *spec, const EeMxOpt *o, int k)
@@ -121,7 +121,7 @@ static void read_train_options(const EeMxOpt *o, EeTrainOptions *t)
 }
 
 /* What the caller named of the explainer's design ('design', 'head',
- * 'inputs', 'attend', 'outputs', 'efficiency', 'layers'); libcore decides the rest
+ * 'inputs', 'attend', 'outputs', 'efficiency', 'margin', 'layers'); libcore decides the rest
  * (ee_explainer_design) once the maps are known. */
 static void read_design(const EeMxOpt *o, EeExplainerChoices *c)
 {
@@ -134,6 +134,7 @@ static void read_design(const EeMxOpt *o, EeExplainerChoices *c)
     if ((v = o[O_ATTEND].value)) c->attend = ee_mx_choice(v, "'attend'", ee_attend_names, EE_ATTEND_COUNT);
     if ((v = o[O_OUTPUTS].value)) c->outputs = ee_mx_choice(v, "'outputs'", ee_outputs_names, EE_OUTPUTS_COUNT);
     if ((v = o[O_EFFICIENCY].value)) c->efficiency = ee_mx_bool(v, "'efficiency'");
+    if ((v = o[O_MARGIN].value)) c->margin = ee_mx_bool(v, "'margin'");
     if ((v = o[O_LAYERS].value)) c->layers = ee_mx_int(v, "'layers'", 1, 64);
 }
 
@@ -331,6 +332,14 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         /* a design the classifier's kind has not (e.g. the flat head on a
          * cnn) is refused before any map is computed */
         if ((st = ee_explainer_check_choices(clf, &choices, EE_MAPS_GIVEN))) ee_mx_fail(st);
+        if (choices.margin && o[O_LOSS].value && mxIsChar(o[O_LOSS].value)) {
+            char *loss = mxArrayToString(o[O_LOSS].value);
+            int kernel = loss && !strcmp(loss, "shapley_kernel");
+            mxFree(loss);
+            if (kernel)
+                ee_mx_error("ee:notSupported", "'margin' trains on maps signed by the classifier's class; "
+                            "the loss 'shapley_kernel' trains on coalition values");
+        }
         int seed = o[O_SEED].value ? ee_mx_int(o[O_SEED].value, "'seed'", 0, 0x7fffffff) : 1;
         for (int k = O_D; k <= O_KIND; k++) /* ('layers' may keep fewer of the classifier's: read_design) */
             if (o[k].value && k != O_LAYERS)
@@ -446,6 +455,17 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         if ((st = ee_explainer_train_features(clf, &cfg, &train, &valid, &topt, F, &finfo))) ee_mx_fail(st);
         for (int k = 0; k < 2; k++) ee_mx_defer(free, F[k]);
     }
+    /* a margin explainer trains on the maps signed toward the second class */
+    if (explainer && cfg.margin) {
+        EeDataset *sets[2] = {&train, &valid};
+        for (int q = 0; q < 2; q++) {
+            float *signed_maps = NULL;
+            if ((st = ee_explainer_margin_maps(clf, sets[q], &topt, &signed_maps))) ee_mx_fail(st);
+            if (!signed_maps) continue;
+            ee_mx_defer(free, signed_maps);
+            sets[q]->maps = signed_maps;
+        }
+    }
     /* training (gradients, Adam, activations, copies) and the returned
      * struct (a copy of every weight) */
     ee_mx_budget(ee_train_bytes(m, train.in.n, valid.in.n, &topt) + ee_model_bytes(&cfg), "training");
@@ -471,7 +491,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     }
     ee_mx_set(out, "history", hs);
     store_words(out, prhs[0], o, explainer);
-    if (nfeat) /* the classifier it reads its features from */
+    if (explainer && ee_config_reads_classifier(&cfg)) /* its features' or baseline's classifier */
         ee_mx_set(out, "classifier", mxDuplicateArray(prhs[0]));
     if (explainer) {
         /* what the explainer imitates: the caller's description (method,

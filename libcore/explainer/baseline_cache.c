@@ -1,5 +1,6 @@
 /* baseline_cache.c: a classifier's target logit and its gradient at a
- * baseline row, kept across calls. With the pad baseline they depend only
+ * baseline row (or a binary classifier's margin there, for the margin
+ * explainers of margin.c), kept across calls. With the pad baseline they depend only
  * on the classifier, the row's length and mask and the target, not on the
  * row's tokens: on the glosses (45 classes, lengths 4-32) the 150 test
  * rows had 125 distinct ones, and their passes were 40 % of an explainer's
@@ -69,7 +70,7 @@ int ee_baseline_cache_get(uint64_t model, uint64_t row, const int32_t *ids, cons
     pthread_mutex_lock(&lock);
     for (int s = (int)(row % CACHE_SLOTS), n = 0; slots[s].ids && n < CACHE_SLOTS; s = (s + 1) % CACHE_SLOTS, n++)
         if (same(&slots[s], model, row, ids, mask, T, d, target)) {
-            if (grad) memcpy(grad, slots[s].grad, sizeof(float) * (size_t)T * d);
+            if (grad && d) memcpy(grad, slots[s].grad, sizeof(float) * (size_t)T * d);
             if (f) *f = slots[s].f;
             hit = 1;
             break;
@@ -89,11 +90,11 @@ void ee_baseline_cache_put(uint64_t model, uint64_t row, const int32_t *ids, con
     while (slots[s].ids && !same(&slots[s], model, row, ids, mask, T, d, target)) s = (s + 1) % CACHE_SLOTS;
     if (!slots[s].ids) { /* a new entry (an equal one stays as it is) */
         Entry e = {model, row, T, d, target, malloc(sizeof(int32_t) * T + (size_t)T),
-                   malloc(sizeof(float) * (size_t)T * d), f};
-        if (e.ids && e.grad) {
+                   d ? malloc(sizeof(float) * (size_t)T * d) : NULL, f};
+        if (e.ids && (e.grad || !d)) { /* d 0: a logit without its gradient */
             memcpy(e.ids, ids, sizeof(int32_t) * T);
             memcpy((uint8_t *)(e.ids + T), mask, (size_t)T);
-            memcpy(e.grad, grad, sizeof(float) * (size_t)T * d);
+            if (d) memcpy(e.grad, grad, sizeof(float) * (size_t)T * d);
             slots[s] = e;
             used++;
             bytes += need;

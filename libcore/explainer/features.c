@@ -3,9 +3,11 @@
  * explains (one forward and one backward pass per row: the gradient x
  * input features of ee.h, and f at the pad baseline for efficiency), and
  * ee_explain, which computes them when the explainers need them, runs the
- * explainers (an ensemble's mean) and applies efficiency. Rows go through
- * in order of length, so that the rows sharing a pass have similar active
- * lengths; results return in the caller's order. */
+ * explainers (an ensemble's mean), signs a margin explainer's maps
+ * (margin.c) and applies efficiency. Rows go through in order of length,
+ * so that the rows sharing a pass have similar active lengths; results
+ * return in the caller's order. The passes at the baselines are in
+ * baseline_pass.c. */
 #include "explainer.h"
 #include "../ee_model_io.h"
 
@@ -52,155 +54,6 @@ static int *length_order(const int32_t *ids, int N, int T, int **lengths)
     return order;
 }
 
-/* Rows told apart by a hash of their ids and mask, then by their bytes. */
-static uint64_t row_hash(const int32_t *ids, const uint8_t *mask, int T)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (int t = 0; t < T; t++) h = (h ^ (uint64_t)(uint32_t)ids[t] ^ ((uint64_t)mask[t] << 40)) * 0x100000001b3ULL;
-    return h;
-}
-
-/* Rows (and targets, when given) in a fixed order; `equal_only` compares
- * the contents alone (0: the same baseline), else ties go by index. */
-typedef struct {
-    const int32_t *ids;
-    const uint8_t *mask;
-    const uint64_t *h;
-    int T;
-    const int32_t *target;
-    int equal_only;
-} RowSet;
-
-static int cmp_rows(const void *a, const void *b, void *ctx)
-{
-    const RowSet *s = ctx;
-    int i = *(const int *)a, j = *(const int *)b;
-    if (s->h[i] != s->h[j]) return s->h[i] < s->h[j] ? -1 : 1;
-    int c = memcmp(s->ids + (size_t)i * s->T, s->ids + (size_t)j * s->T, sizeof(int32_t) * s->T);
-    if (!c) c = memcmp(s->mask + (size_t)i * s->T, s->mask + (size_t)j * s->T, (size_t)s->T);
-    if (!c && s->target) c = (s->target[i] > s->target[j]) - (s->target[i] < s->target[j]);
-    if (c || s->equal_only) return c;
-    return (i > j) - (i < j);
-}
-
-/* The classifier at the baseline of every row: f for the row's target
- * into fb (may be NULL), and, when G is given, the gradient of that logit
- * with respect to the baseline's embedding output: *G gets a table of
- * U x T x d floats (zero past each row's active length, malloc'd) and
- * gidx[i] the entry of row i. Baselines repeat: with the pad baseline every
- * row of a given length has the same one ([CLS], PADs, [SEP]) under the
- * same mask, so each distinct (baseline, mask[, target]) is evaluated once;
- * with G and a model key (not 0), those kept from earlier calls
- * (baseline_cache.c) are read, not evaluated again. *fwd and *bwd count
- * the passes of every distinct one (what the rows need, whatever ran
- * before), *kept those that were read. */
-static EeStatus baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *o, const int32_t *target,
-                              uint64_t model_key, float *fb, float **G, int *gidx, long *fwd, long *bwd,
-                              long *kept)
-{
-    const EeModel *m = r->m;
-    const EeBackend *be = r->be;
-    int N = in->n, T = m->cfg.T, C = m->cfg.classes, B = r->Bmax, d = m->cfg.d;
-    int32_t *bids = malloc(sizeof(int32_t) * (size_t)N * T), *uids = malloc(sizeof(int32_t) * (size_t)B * T);
-    uint8_t *mask = malloc((size_t)N * T), *umask = malloc((size_t)B * T);
-    uint64_t *h = malloc(sizeof(uint64_t) * N);
-    int *order = malloc(sizeof(int) * N), *uof = malloc(sizeof(int) * N), *rep = malloc(sizeof(int) * N);
-    int *todo = malloc(sizeof(int) * N), *utg = malloc(sizeof(int) * B);
-    float *out = malloc(sizeof(float) * (size_t)B * C), *dout = malloc(sizeof(float) * (size_t)B * C);
-    float *zu = malloc(sizeof(float) * (size_t)N * C); /* each entry's logits (a kept one's: its target's) */
-    float *d_dout = G ? be->alloc(sizeof(float) * (size_t)B * C) : NULL, *table = NULL;
-    EeStatus st = EE_OK;
-    if (!bids || !uids || !mask || !umask || !h || !order || !uof || !rep || !todo || !utg || !out || !dout ||
-        !zu || (G && !d_dout)) {
-        st = ee_fail(EE_ERR_NOMEM, "out of memory for the baselines");
-        goto done;
-    }
-    for (int i = 0; i < N; i++) {
-        ee_attr_row_mask(m, in, i, mask + (size_t)i * T);
-        ee_attr_row_baseline(m, in, o, i, bids + (size_t)i * T);
-        h[i] = row_hash(bids + (size_t)i * T, mask + (size_t)i * T, T) ^ (G ? (uint64_t)target[i] * 0x9E3779B97F4A7C15ULL : 0);
-        order[i] = i;
-    }
-    RowSet set = {bids, mask, h, T, G ? target : NULL, 0}, equal = set;
-    equal.equal_only = 1;
-    qsort_r(order, (size_t)N, sizeof(int), cmp_rows, &set);
-    /* the distinct rows (rep[u]: a row of entry u; uof[q]: the entry of
-     * order[q]) */
-    int U = 0;
-    for (int q = 0; q < N; q++) {
-        if (q == 0 || cmp_rows(&order[q], &order[q - 1], &equal)) rep[U++] = order[q];
-        uof[q] = U - 1;
-    }
-    if (G && !(table = calloc((size_t)(U ? U : 1) * T * d, sizeof(float)))) {
-        st = ee_fail(EE_ERR_NOMEM, "out of memory for the baselines' gradients");
-        goto done;
-    }
-    /* those kept from an earlier call, then the others in batches */
-    int ntodo = 0;
-    for (int u = 0; u < U; u++) {
-        int i = rep[u];
-        if (!(G && model_key &&
-              ee_baseline_cache_get(model_key, h[i], bids + (size_t)i * T, mask + (size_t)i * T, T, d, target[i],
-                                    table + (size_t)u * T * d, zu + (size_t)u * C + target[i])))
-            todo[ntodo++] = u;
-    }
-    /* the gradient at every position: a run kept for a top-only backward
-     * (EE_KEEP_TOP) has not the buffers, so those passes get their own */
-    EeRun *full = NULL, *run = r;
-    if (G && ntodo && r->keep == EE_KEEP_TOP) {
-        if ((st = ee_run_new(r->m, be, B, EE_KEEP_FULL, 0, &full))) goto done;
-        run = full;
-    }
-    for (int q0 = 0; q0 < ntodo && !st; q0 += B) {
-        if (ee_interrupted()) { st = ee_fail(EE_ERR_INTERRUPTED, "interrupted during the baseline passes"); break; }
-        int nb = ntodo - q0 < B ? ntodo - q0 : B;
-        for (int j = 0; j < nb; j++) {
-            int i = rep[todo[q0 + j]];
-            memcpy(uids + (size_t)j * T, bids + (size_t)i * T, sizeof(int32_t) * T);
-            memcpy(umask + (size_t)j * T, mask + (size_t)i * T, (size_t)T);
-            utg[j] = target[i];
-        }
-        int L = ee_run_needed_len(run, uids, umask, nb);
-        if ((st = ee_run_set_input_len(run, uids, umask, NULL, nb, L))) break;
-        ee_run_embed(run, nb);
-        ee_run_forward(run, nb, 0);
-        be->download(out, run->out, sizeof(float) * (size_t)nb * C);
-        if (G) {
-            memset(dout, 0, sizeof(float) * (size_t)nb * C);
-            for (int j = 0; j < nb; j++) dout[(size_t)j * C + utg[j]] = 1.0f;
-            be->upload(d_dout, dout, sizeof(float) * (size_t)nb * C);
-            ee_run_backward(run, nb, d_dout, 1, 0);
-        }
-        for (int j = 0; j < nb; j++) {
-            int u = todo[q0 + j];
-            memcpy(zu + (size_t)u * C, out + (size_t)j * C, sizeof(float) * C);
-            if (!G) continue;
-            float *dst = table + (size_t)u * T * d; /* [L][d] rows into [T][d] slots */
-            be->download(dst, run->de + (size_t)j * L * d, sizeof(float) * (size_t)L * d);
-            if (model_key)
-                ee_baseline_cache_put(model_key, h[rep[u]], uids + (size_t)j * T, umask + (size_t)j * T, T, d, utg[j],
-                                      dst, out[(size_t)j * C + utg[j]]);
-        }
-    }
-    if (!st) {
-        *fwd += U;
-        if (G) *bwd += U;
-        *kept += (G ? 2L : 1L) * (U - ntodo);
-        for (int q = 0; q < N; q++) {
-            int i = order[q], u = uof[q];
-            if (fb) fb[i] = zu[(size_t)u * C + target[i]]; /* with G, the entry's own target */
-            if (G) gidx[i] = u;
-        }
-    }
-    ee_run_free(full);
-done:
-    if (G && !st) *G = table;
-    else free(table);
-    if (d_dout) be->release(d_dout);
-    free(bids); free(uids); free(mask); free(umask); free(h); free(order); free(uof); free(rep); free(todo);
-    free(utg); free(out); free(dout); free(zu);
-    return st;
-}
 
 /* Features per token of an explainer of clf that reads `inputs` (what
  * ee_config_features says of such an explainer). */
@@ -460,7 +313,7 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
     }
     ee_progress_end(&prog, N, fwd + bwd);
     float *fb = info && info->fbaseline && o->baseline != EE_BASELINE_ZERO ? info->fbaseline : NULL;
-    if (!st && (fb || ends)) st = baseline_pass(r, in, o, tgt, model_key, fb, ends ? &G : NULL, gidx, &fwd, &bwd, &kept);
+    if (!st && (fb || ends)) st = ee_baseline_pass(r, in, o, tgt, model_key, fb, ends ? &G : NULL, gidx, &fwd, &bwd, &kept);
     if (!st && ends) st = baseline_end_features(r, in, o, order, G, gidx, F, k, top ? 0 : 1);
     if (!st && inputs == EE_INPUTS_OCCLUSION) st = ee_occlusion_features(r, in, o, order, tgt, F, k, &fwd);
     if (!st) st = ee_backend_check(be);
@@ -522,15 +375,16 @@ EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in
         const EeConfig *cj = &expl[j]->cfg;
         if (cj->head == EE_HEAD_CLASSIFIER)
             return ee_fail(EE_ERR_MODEL, "model %d is a classifier, not an Empirical Explainer", j + 1);
-        if (cj->T != c->T || cj->vocab != c->vocab || cj->inputs != c->inputs || cj->efficiency != c->efficiency)
-            return ee_fail(EE_ERR_MODEL, "the explainers of an ensemble must share T, vocab, inputs and "
-                           "efficiency (model %d differs from model 1)", j + 1);
+        if (cj->T != c->T || cj->vocab != c->vocab || cj->inputs != c->inputs || cj->efficiency != c->efficiency ||
+            cj->margin != c->margin)
+            return ee_fail(EE_ERR_MODEL, "the explainers of an ensemble must share T, vocab, inputs, "
+                           "efficiency and margin (model %d differs from model 1)", j + 1);
     }
     int k = ee_config_features(c), N = in->n, T = c->T;
-    if (k) {
+    if (ee_config_reads_classifier(c)) {
         if (!clf)
-            return ee_fail(EE_ERR_MODEL, "this explainer reads %s features of its classifier, which is missing",
-                           ee_inputs_name(c->inputs));
+            return ee_fail(EE_ERR_MODEL, "this explainer reads %s of its classifier, which is missing",
+                           k ? "the features" : "the baseline's margin");
         const EeConfig *cc = &clf->cfg;
         if (cc->head != EE_HEAD_CLASSIFIER || cc->T != T || cc->vocab != c->vocab ||
             features_of(c->inputs, cc) != k)
@@ -547,27 +401,32 @@ EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in
     int *order = NULL;
     double t0 = ee_now();
     int eff = k && c->efficiency;
+    /* the explained class of each row: efficiency's f and a margin
+     * explainer's sign need it */
+    int classes = eff || c->margin;
+    EeAttrOptions fo = *o;
+    fo.verbose = 0;
+    fo.baseline = EE_BASELINE_PAD;
+    if (classes && !(tg = malloc(sizeof(int32_t) * N))) {
+        st = ee_fail(EE_ERR_NOMEM, "out of memory");
+        goto done;
+    }
     if (k) {
         F = ee_host_alloc(sizeof(float) * (size_t)N * T * k);
         if (eff) {
-            tg = malloc(sizeof(int32_t) * N);
             fx = malloc(sizeof(float) * N);
             fb = malloc(sizeof(float) * N);
         }
-        if (!F || (eff && (!tg || !fx || !fb))) {
+        if (!F || (eff && (!fx || !fb))) {
             st = ee_fail(EE_ERR_NOMEM, "out of memory for %d x %d x %d explainer features", N, T, k);
             goto done;
         }
-        EeAttrOptions fo = *o;
-        fo.verbose = 0;
-        fo.baseline = EE_BASELINE_PAD;
-        EeAttrInfo fi = {.target = eff ? tg : info ? info->target : NULL, .fx = fx, .fbaseline = fb};
+        EeAttrInfo fi = {.target = classes ? tg : info ? info->target : NULL, .fx = fx, .fbaseline = fb};
         if ((st = ee_explainer_features(clf, c->inputs, in, &fo, F, &fi))) goto done;
         if (info) {
             info->forward += fi.forward;
             info->backward += fi.backward;
             info->kept += fi.kept;
-            if (eff && info->target) memcpy(info->target, tg, sizeof(int32_t) * N);
         }
     }
     /* the explainers in order of length (they may run at the active length) */
@@ -599,6 +458,22 @@ EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in
         if (K == 1) memcpy(dst, Ap + (size_t)i * T, sizeof(float) * T);
         else for (int t = 0; t < T; t++) dst[t] = (float)(acc[(size_t)i * T + t] / K);
     }
+    /* a margin explainer's map is signed toward the second class: the
+     * class explained (given, the features' argmax, or else the one the
+     * map's sum and the baseline's margin say, margin.c) decides its sign */
+    if (c->margin) {
+        if (o->target) memcpy(tg, o->target, sizeof(int32_t) * N);
+        else if (!k) {
+            EeAttrInfo mi = {0};
+            if ((st = ee_margin_classes(clf, in, &fo, A, tg, &mi))) goto done;
+            if (info) {
+                info->forward += mi.forward;
+                info->kept += mi.kept;
+            }
+        }
+        ee_margin_sign(N, T, tg, A);
+    }
+    if (classes && info && info->target) memcpy(info->target, tg, sizeof(int32_t) * N);
     /* efficiency: the real tokens' scores sum to f(x) - f(baseline), as
      * the pad-baseline attributions do (exactly for SV, up to the quadrature
      * error for IG): the map is projected onto that plane, which moves it

@@ -39,6 +39,7 @@ void ee_explainer_choices_init(EeExplainerChoices *c)
 {
     c->design = EE_DESIGN_DEFAULT;
     c->head = c->inputs = c->attend = c->outputs = c->efficiency = -1;
+    c->margin = 0;
     c->layers = 0;
 }
 
@@ -63,8 +64,8 @@ EeStatus ee_explainer_design(const EeExplainerChoices *c, EeMapsSource maps, con
     if (c->inputs < -1 || c->inputs >= EE_INPUTS_COUNT)
         return ee_fail(EE_ERR_INPUT, "unknown explainer inputs %d", c->inputs);
     if (c->attend < -1 || c->attend >= EE_ATTEND_COUNT || c->outputs < -1 || c->outputs >= EE_OUTPUTS_COUNT ||
-        c->efficiency < -1 || c->efficiency > 1)
-        return ee_fail(EE_ERR_INPUT, "explainer 'attend', 'outputs' or 'efficiency' out of range");
+        c->efficiency < -1 || c->efficiency > 1 || c->margin < 0 || c->margin > 1)
+        return ee_fail(EE_ERR_INPUT, "explainer 'attend', 'outputs', 'efficiency' or 'margin' out of range");
     if (c->layers < 0) return ee_fail(EE_ERR_INPUT, "explainer 'layers' must be at least 1 (%d)", c->layers);
     if (c->design == EE_DESIGN_PAPER) ee_explainer_spec_paper(s);
     else ee_explainer_spec_default(s);
@@ -79,6 +80,7 @@ EeStatus ee_explainer_design(const EeExplainerChoices *c, EeMapsSource maps, con
     /* efficiency: by default where it applies (features, pad-baseline maps) */
     s->efficiency = c->efficiency != -1 ? c->efficiency : s->efficiency && s->inputs && s->zero_special;
     s->layers = c->layers;
+    s->margin = c->margin;
     return EE_OK;
 }
 
@@ -113,6 +115,10 @@ static EeStatus explainer_config(const EeModel *clf, const EeExplainerSpec *spec
     cfg->attend_tokens = spec->attend_tokens != 0;
     cfg->zero_special = spec->zero_special != 0;
     cfg->efficiency = spec->efficiency != 0;
+    cfg->margin = spec->margin != 0;
+    if (cfg->margin && clf->cfg.classes != 2)
+        return ee_fail(EE_ERR_INPUT, "'margin' explains a binary classifier (this one has %d classes)",
+                       clf->cfg.classes);
     return EE_OK;
 }
 

@@ -155,6 +155,7 @@ static EeStatus read_config(const Loader *L, EeConfig *c)
         }
         if ((st = get_bool(L, "zero_special", 0, &c->zero_special))) return st;
         if ((st = get_bool(L, "efficiency", 0, &c->efficiency))) return st;
+        if ((st = get_bool(L, "margin", 0, &c->margin))) return st; /* absent (files before it): 0 */
     }
     const int BIG = 1 << 24;
     /* an mlp explainer's classes are its players: one may do */
@@ -381,6 +382,7 @@ EeStatus ee_model_save(const EeModel *m, const EeFieldSink *s)
         s->put_char(s->ctx, "attend", ee_attend_names[c->attend_tokens != 0]);
         s->put_logical(s->ctx, "zero_special", c->zero_special);
         s->put_logical(s->ctx, "efficiency", c->efficiency);
+        if (c->margin) s->put_logical(s->ctx, "margin", 1); /* only where set: other files as before */
     }
     /* groups first, with their lengths */
     for (int i = 0; i < m->np; i++) {

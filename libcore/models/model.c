@@ -61,6 +61,11 @@ int ee_config_features(const EeConfig *cfg)
     }
 }
 
+int ee_config_reads_classifier(const EeConfig *cfg)
+{
+    return cfg->head != EE_HEAD_CLASSIFIER && (ee_config_features(cfg) || cfg->margin);
+}
+
 int ee_config_outputs(const EeConfig *cfg)
 {
     /* a feature-vector explainer (mlp, head flat) has one output per player,
@@ -163,6 +168,9 @@ EeStatus ee_config_check(const EeConfig *c)
         return ee_fail(EE_ERR_MODEL, "unknown explainer inputs %d", (int)c->inputs);
     if (c->head == EE_HEAD_CLASSIFIER && (c->inputs || c->attend_tokens || c->zero_special || c->efficiency))
         return ee_fail(EE_ERR_MODEL, "inputs, attend, zero_special and efficiency apply to explainers only");
+    if (c->margin && (c->margin != 1 || c->head == EE_HEAD_CLASSIFIER || fexpl || c->classes != 2))
+        return ee_fail(EE_ERR_MODEL, "margin applies to the explainer of a binary token classifier (classes %d)",
+                       c->classes);
     if (c->efficiency && (c->efficiency != 1 || !c->inputs || !c->zero_special))
         return ee_fail(EE_ERR_MODEL, "efficiency needs an explainer that reads the classifier (inputs 'gradient') "
                        "and fixes [CLS]/[SEP]/PAD at 0");

@@ -552,6 +552,137 @@ static void check_explain(EeKind kind) /* explainers: the transformer and the cn
     ee_model_free(clf);
 }
 
+/* ---- margin explainers of a binary classifier (margin.c) ------------------------- */
+/* Training maps: the given ones with the rows the double-precision
+ * reference predicts as the first class negated. ee_explain: the
+ * explainer's own pass (ee_model_predict) signed for the class that the
+ * reference's margin z_2 - z_1 at the row's pad baseline plus twice the
+ * pass's real-token sum says (rows within 1e-3 of 0 left out: float and
+ * double may differ there), one classifier pass per distinct baseline,
+ * kept for the next call (the same bits, every baseline read); a given
+ * class signs the map without those passes. */
+static void check_margin(EeKind kind)
+{
+    enum { N = 8, T = 9 };
+    const int lens[N] = {7, 2, 5, 1, 7, 3, 6, 4}; /* 7 distinct baselines */
+    EeConfig c;
+    refm_config(&c, kind, T, 7, 6, 5);
+    c.classes = 2;
+    EeExplainerSpec spec;
+    ee_explainer_spec_default(&spec);
+    spec.inputs = EE_INPUTS_TOKENS;
+    spec.efficiency = 0;
+    spec.margin = 1;
+    /* a classifier and explainer whose reference classes and margin
+     * decisions both take both values on the rows (else a sign never
+     * applied would pass): the first of the draws that has them */
+    EeModel *clf = NULL, *ex = NULL;
+    Ref ref;
+    int32_t *ids = NULL, tg[N], given[N];
+    int cls[N], n1 = 0, split = 0;
+    double mb[N];
+    float raw[N * T];
+    for (int draw = 0; draw < 40 && !split; draw++) {
+        if (clf) { ref_free(&ref); ee_model_free(clf); ee_model_free(ex); free(ids); ex = NULL; }
+        clf = refm_model(&c, 11 + draw, kind == EE_KIND_TRANSFORMER ? 0.4 : 0.5, &rng);
+        ref_load(&ref, clf);
+        ids = refm_ids(N, T, lens, &rng);
+        EeInput in0 = {.n = N, .ids = ids};
+        if (ee_explainer_new(clf, &spec, 5 + draw, &ex) || ee_model_predict(ex, &in0, raw, 0, EE_DEVICE_CPU)) break;
+        int up = 0;
+        n1 = 0;
+        for (int i = 0; i < N; i++) {
+            uint8_t mask[16];
+            int32_t base[16];
+            double sum = 0;
+            for (int t = 0; t < T; t++) {
+                mask[t] = ids[i * T + t] != EE_PAD;
+                base[t] = EE_IS_SPECIAL(ids[i * T + t]) ? ids[i * T + t] : EE_PAD;
+                if (!EE_IS_SPECIAL(ids[i * T + t])) sum += raw[i * T + t];
+            }
+            cls[i] = ref_value(&ref, ids + i * T, mask, 1) > ref_value(&ref, ids + i * T, mask, 0);
+            n1 += cls[i];
+            mb[i] = ref_value(&ref, base, mask, 1) - ref_value(&ref, base, mask, 0);
+            up += mb[i] + 2 * sum > 0;
+        }
+        split = n1 > 0 && n1 < N && up > 0 && up < N;
+    }
+    REQUIRE(split, "%s margin: a draw whose rows take both classes", ee_kind_name(kind));
+    EeInput in = {.n = N, .ids = ids};
+    /* the training maps */
+    float maps[N * T], *signed_maps = NULL;
+    for (int q = 0; q < N * T; q++) maps[q] = (float)ee_rng_normal(&rng);
+    EeDataset set = {.in = in, .maps = maps};
+    EeTrainOptions topt;
+    ee_train_options_defaults(&topt, kind, EE_HEAD_TOKEN);
+    CHECK_OK(ee_explainer_margin_maps(clf, &set, &topt, &signed_maps));
+    CHECK(n1 > 0 && n1 < N, "%s margin: the reference predicts both classes among the rows (%d of %d the second)",
+          ee_kind_name(kind), n1, N);
+    if (signed_maps) {
+        CheckCmp sg = CMP_INIT;
+        for (int q = 0; q < N * T; q++) cmp_add(&sg, signed_maps[q], cls[q / T] ? maps[q] : -maps[q]);
+        CHECK_CMP(sg, 0, "%s margin: training maps signed toward the second class (largest difference %.3g)",
+                  ee_kind_name(kind), sg.err);
+    }
+    free(signed_maps);
+    /* ee_explain */
+    if (ex) {
+        EeAttrOptions o;
+        gc_cpu_options(&o);
+        o.batch = 3;
+        float A[N * T], A2[N * T], Ag[N * T];
+        EeAttrInfo info = {.target = tg}, info2 = {.target = given};
+        CHECK_OK(ee_explain(&ex, 1, clf, &in, &o, A, &info));
+        CheckCmp sg = CMP_INIT;
+        int decided = 0, firsts = 0, wrong = 0;
+        for (int i = 0; i < N; i++) {
+            double sum = 0;
+            for (int t = 0; t < T; t++)
+                if (!EE_IS_SPECIAL(ids[i * T + t])) sum += raw[i * T + t];
+            double z = mb[i] + 2 * sum;
+            if (fabs(z) < 1e-3) continue;
+            decided++;
+            int want = z > 0;
+            firsts += !want;
+            wrong += tg[i] != want;
+            for (int t = 0; t < T; t++) cmp_add(&sg, A[i * T + t], want ? raw[i * T + t] : -raw[i * T + t]);
+        }
+        CHECK(decided >= N - 1 && firsts > 0 && firsts < decided && !wrong,
+              "%s margin explain: the class of %d of %d rows is that of the reference's baseline margin plus "
+              "twice the map's sum (%d wrong, %d explained for the first class)", ee_kind_name(kind),
+              decided - wrong, decided, wrong, firsts);
+        CHECK_CMP(sg, 0, "%s margin explain: the explainer's map with the sign of that class (largest difference "
+                  "%.3g)", ee_kind_name(kind), sg.err);
+        CHECK(info.forward == N + 7 && info.kept == 0, "%s margin explain: %ld forward passes (%d rows, 7 distinct "
+              "baselines), %ld kept", ee_kind_name(kind), info.forward, N, info.kept);
+        EeAttrInfo again = {0};
+        CHECK_OK(ee_explain(&ex, 1, clf, &in, &o, A2, &again));
+        CHECK(!memcmp(A, A2, sizeof A) && again.forward == N + 7 && again.kept == 7,
+              "%s margin explain again: the same bits, %ld forward passes, %ld of the baselines' kept",
+              ee_kind_name(kind), again.forward, again.kept);
+        for (int i = 0; i < N; i++) given[i] = i % 2;
+        o.target = given;
+        CHECK_OK(ee_explain(&ex, 1, clf, &in, &o, Ag, &info2));
+        CheckCmp gv = CMP_INIT;
+        for (int q = 0; q < N * T; q++) cmp_add(&gv, Ag[q], given[q / T] ? raw[q] : -raw[q]);
+        CHECK_CMP(gv, 0, "%s margin explain, classes given: the map signed for them (largest difference %.3g)",
+                  ee_kind_name(kind), gv.err);
+        CHECK(info2.forward == N, "%s margin explain, classes given: %ld passes (the explainer's %d only)",
+              ee_kind_name(kind), info2.forward, N);
+        o.target = NULL;
+        CHECK(ee_explain(&ex, 1, NULL, &in, &o, A2, NULL) == EE_ERR_MODEL,
+              "%s margin explain without the classifier refused", ee_kind_name(kind));
+    }
+    EeModel *three = make_model(kind, 1, T), *ex3 = NULL;
+    CHECK(ee_explainer_new(three, &spec, 5, &ex3) == EE_ERR_INPUT && !ex3,
+          "%s margin explainer of a 3-class classifier refused", ee_kind_name(kind));
+    ee_model_free(three);
+    ee_model_free(ex);
+    free(ids);
+    ref_free(&ref);
+    ee_model_free(clf);
+}
+
 /* ---- the passes of the explainer features do not depend on the batch -------------- */
 /* Rows of three lengths, two of each, one target: three distinct pad
  * baselines, each evaluated once (a forward and a backward pass) whatever
@@ -659,13 +790,14 @@ static void check_design(void)
           s.attend_tokens);
 
     /* out of range: one error each, EE_ERR_INPUT */
-    const int bad[][7] = {{2, -1, -1, -1, -1, -1, 0}, {0, EE_HEAD_CLASSIFIER, -1, -1, -1, -1, 0},
-                          {0, -1, EE_INPUTS_COUNT, -1, -1, -1, 0}, {0, -1, -1, 2, -1, -1, 0},
-                          {0, -1, -1, -1, EE_OUTPUTS_COUNT, -1, 0}, {0, -1, -1, -1, -1, 2, 0},
-                          {0, -1, -1, -1, -1, -1, -1}};
-    for (int q = 0; q < 7; q++) {
+    const int bad[][8] = {{2, -1, -1, -1, -1, -1, 0, 0}, {0, EE_HEAD_CLASSIFIER, -1, -1, -1, -1, 0, 0},
+                          {0, -1, EE_INPUTS_COUNT, -1, -1, -1, 0, 0}, {0, -1, -1, 2, -1, -1, 0, 0},
+                          {0, -1, -1, -1, EE_OUTPUTS_COUNT, -1, 0, 0}, {0, -1, -1, -1, -1, 2, 0, 0},
+                          {0, -1, -1, -1, -1, -1, -1, 0}, {0, -1, -1, -1, -1, -1, 0, 2},
+                          {0, -1, -1, -1, -1, -1, 0, -1}};
+    for (int q = 0; q < 9; q++) {
         c = (EeExplainerChoices){(EeDesign)bad[q][0], bad[q][1], bad[q][2], bad[q][3],
-                                 bad[q][4], bad[q][5], bad[q][6]};
+                                 bad[q][4], bad[q][5], bad[q][6], bad[q][7]};
         CHECK(ee_explainer_design(&c, EE_MAPS_GIVEN, ids, zero, n, T, &s) == EE_ERR_INPUT,
               "out-of-range choice %d refused", q);
     }
@@ -986,6 +1118,8 @@ int main(void)
     check_attention_features(EE_INPUTS_ATTENTION_TOP);
     check_explain(EE_KIND_TRANSFORMER);
     check_explain(EE_KIND_CNN);
+    check_margin(EE_KIND_TRANSFORMER);
+    check_margin(EE_KIND_CNN);
     check_feature_passes();
     check_baseline_cache();
     check_design();

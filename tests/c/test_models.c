@@ -589,18 +589,18 @@ static void test_transformer(void)
      * designs that read gradient features, attend to tokens only (active
      * length) and fix the outputs at special tokens */
     struct { EeExplainerSpec s; const char *name; } designs[] = {
-        {{EE_HEAD_FLAT, EE_INPUTS_TOKENS, 0, 0, 0, 0}, "transformer flat head"},
-        {{EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 0, 0, 0, 0}, "transformer token head"},
-        {{EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 1, 1, 0, 0}, "token head, attend tokens"},
-        {{EE_HEAD_TOKEN, EE_INPUTS_GRADIENT_VECTOR, 1, 1, 1, 0}, "token head, gradient vector"},
-        {{EE_HEAD_TOKEN, EE_INPUTS_GRADIENT, 0, 1, 1, 0}, "token head, gradient, all"},
-        {{EE_HEAD_FLAT, EE_INPUTS_GRADIENT, 0, 1, 0, 0}, "flat head, gradient, zero special"},
+        {{EE_HEAD_FLAT, EE_INPUTS_TOKENS, 0, 0, 0, 0, 0}, "transformer flat head"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 0, 0, 0, 0, 0}, "transformer token head"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 1, 1, 0, 0, 0}, "token head, attend tokens"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_GRADIENT_VECTOR, 1, 1, 1, 0, 0}, "token head, gradient vector"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_GRADIENT, 0, 1, 1, 0, 0}, "token head, gradient, all"},
+        {{EE_HEAD_FLAT, EE_INPUTS_GRADIENT, 0, 1, 0, 0, 0}, "flat head, gradient, zero special"},
         /* the first of the classifier's two layers only */
-        {{EE_HEAD_TOKEN, EE_INPUTS_GRADIENT_VECTOR, 1, 1, 1, 1}, "token head, gradient vector, 1 of 2 layers"},
-        {{EE_HEAD_FLAT, EE_INPUTS_TOKENS, 0, 0, 0, 1}, "flat head, 1 of 2 layers"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_GRADIENT_VECTOR, 1, 1, 1, 1, 0}, "token head, gradient vector, 1 of 2 layers"},
+        {{EE_HEAD_FLAT, EE_INPUTS_TOKENS, 0, 0, 0, 1, 0}, "flat head, 1 of 2 layers"},
     };
     /* 'layers': at least 1, at most the classifier's */
-    EeExplainerSpec deeper = {EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 1, 1, 0, 3}, negative = deeper;
+    EeExplainerSpec deeper = {EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 1, 1, 0, 3, 0}, negative = deeper;
     negative.layers = -1;
     EeModel *refused = (EeModel *)1;
     CHECK(ee_explainer_new(clf, &deeper, 1, &refused) == EE_ERR_INPUT && refused == NULL,
@@ -614,7 +614,7 @@ static void test_transformer(void)
     deep_choice.layers = 2;
     CHECK_OK(ee_explainer_check_choices(clf, &deep_choice, EE_MAPS_GIVEN));
     EeModel *bad = (EeModel *)1;
-    EeExplainerSpec flat_tokens = {EE_HEAD_FLAT, EE_INPUTS_TOKENS, 1, 0, 0, 0};
+    EeExplainerSpec flat_tokens = {EE_HEAD_FLAT, EE_INPUTS_TOKENS, 1, 0, 0, 0, 0};
     CHECK(ee_explainer_new(clf, &flat_tokens, 1, &bad) == EE_ERR_MODEL && bad == NULL,
           "a flat head that attends to tokens only is refused (it reads every position)");
     for (size_t h = 0; h < sizeof designs / sizeof *designs; h++) {
@@ -688,10 +688,10 @@ static void cnn_explainer_tests(const EeConfig *cfg, const char *kn)
     if (!clf) return;
     randomize(clf, 0);
     struct { EeExplainerSpec s; const char *name; } designs[] = {
-        {{EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 1, 0, 0, 0}, "token head"},
-        {{EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 1, 1, 0, 0}, "token head, zero special"},
-        {{EE_HEAD_TOKEN, EE_INPUTS_GRADIENT_ENDS, 1, 1, 1, 0}, "token head, gradient ends"},
-        {{EE_HEAD_TOKEN, EE_INPUTS_GRADIENT_VECTOR, 1, 0, 0, 0}, "token head, gradient vector"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 1, 0, 0, 0, 0}, "token head"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 1, 1, 0, 0, 0}, "token head, zero special"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_GRADIENT_ENDS, 1, 1, 1, 0, 0}, "token head, gradient ends"},
+        {{EE_HEAD_TOKEN, EE_INPUTS_GRADIENT_VECTOR, 1, 0, 0, 0, 0}, "token head, gradient vector"},
     };
     for (size_t h = 0; h < sizeof designs / sizeof *designs; h++) {
         char name[96];
@@ -730,9 +730,9 @@ static void cnn_explainer_tests(const EeConfig *cfg, const char *kn)
     }
     /* refused: the flat head (and with it the paper's design), attend 'all',
      * the transformer's attention inputs */
-    EeExplainerSpec flat = {EE_HEAD_FLAT, EE_INPUTS_TOKENS, 0, 0, 0, 0};
-    EeExplainerSpec all = {EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 0, 0, 0, 0};
-    EeExplainerSpec att = {EE_HEAD_TOKEN, EE_INPUTS_ATTENTION, 1, 1, 0, 0};
+    EeExplainerSpec flat = {EE_HEAD_FLAT, EE_INPUTS_TOKENS, 0, 0, 0, 0, 0};
+    EeExplainerSpec all = {EE_HEAD_TOKEN, EE_INPUTS_TOKENS, 0, 0, 0, 0, 0};
+    EeExplainerSpec att = {EE_HEAD_TOKEN, EE_INPUTS_ATTENTION, 1, 1, 0, 0, 0};
     EeModel *ex = (EeModel *)1;
     CHECK(ee_explainer_new(clf, &flat, 1, &ex) == EE_ERR_UNSUPPORTED && ex == NULL, "%s: flat head refused", kn);
     ex = (EeModel *)1;
@@ -743,7 +743,7 @@ static void cnn_explainer_tests(const EeConfig *cfg, const char *kn)
     ex = (EeModel *)1;
     CHECK(ee_explainer_new(clf, &att, 1, &ex) == EE_ERR_UNSUPPORTED && ex == NULL,
           "%s: inputs 'attention' refused", kn);
-    EeExplainerSpec top = {EE_HEAD_TOKEN, EE_INPUTS_ATTENTION_TOP, 1, 1, 0, 0};
+    EeExplainerSpec top = {EE_HEAD_TOKEN, EE_INPUTS_ATTENTION_TOP, 1, 1, 0, 0, 0};
     ex = (EeModel *)1;
     CHECK(ee_explainer_new(clf, &top, 1, &ex) == EE_ERR_UNSUPPORTED && ex == NULL,
           "%s: inputs 'attention_top' refused", kn);

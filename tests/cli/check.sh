@@ -113,6 +113,12 @@ done
 "$ee" train-explainer --model clf.mat --data data.mat --rows 1:20 --targets smoothgrad --validation valid --epochs 1 \
   --seed 3 --quiet --out expl_smoothgrad.mat || rc=1
 step "ee train-explainer --targets kernelshap (--steps), lime, occlusion, saliency_abs, smoothgrad (validation maps)" $rc
+# a margin explainer (token ids only): it carries its classifier, and
+# explain signs each map by the baseline's margin
+"$ee" train-explainer --model clf.mat --data data.mat --rows 1:20 --targets ig --steps 3 --inputs tokens --margin true \
+  --validation valid --epochs 1 --quiet --out expl_margin.mat &&
+  "$ee" explain --model expl_margin.mat --data data.mat --rows test --quiet --out margin_explain.mat
+step "ee train-explainer --margin true, ee explain of it" $?
 
 # ---- the row commands, one process
 run_rows() { # PREFIX: writes PREFIX_{predict,ig,sv,svx,svp,explain,faith,grad,occl,lime,ksh}.mat with the launcher in L
@@ -343,6 +349,14 @@ skip = {'seconds', 'passes', 'forward_passes', 'backward_passes'};
 ok ('ee explain (ensemble of two files): ee_explain', close_to (o.A, A) && isequal (rmfield (o.info, skip), rmfield (info, skip)) ...
     && o.info.forward_passes >= info.forward_passes && o.info.backward_passes >= info.backward_passes ...
     && o.info.passes == o.info.forward_passes + o.info.backward_passes);
+gm = ee_train (clf, d.tokens(1:20,:), 'ig', 'steps', 3, 'inputs', 'tokens', 'margin', true, ...
+               'validation', {d.tokens(va,:)}, 'epochs', 1, 'verbose', false);
+x = load ('expl_margin.mat');
+ok ('ee train-explainer --margin true: the struct of ee_train bit for bit, margin set, classifier carried', ...
+    isequal (no_time (x.model), no_time (gm)) && isequal (gm.margin, true) && isfield (x.model, 'classifier'));
+o = load ('margin_explain.mat'); [A, info] = ee_explain (gm, d.tokens(te,:));
+ok ('ee explain of a margin explainer: the maps and classes of ee_explain', close_to (o.A, A) ...
+    && isequal (o.info.target, info.target));
 o = load ('one_grad.mat');
 [A, info] = ee_gradient (clf, d.tokens, 'rows', 2:60, 'method', 'ig', 'steps', 4, 'noise', 'smoothgrad', 'samples', 3, ...
                          'stdev', 0.2, 'seed', 5, 'verbose', false);

@@ -127,6 +127,9 @@ function S = f5_panel (P, q)
   if (isfield (e, 'layers') && isempty (e.layers))   # all of the classifier's: keyed as before the field
     e = rmfield (e, 'layers');
   end
+  if (isfield (e, 'margin') && ! e.margin)            # the explained class's maps: keyed as before the field
+    e = rmfield (e, 'margin');
+  end
   for j = 1:e.ensemble
     ej = e;
     ej.seed = e.seed + j - 1;
@@ -622,7 +625,7 @@ end
 ## ee_train (clf, X, METHOD) decides for the maps it computes.
 function c = design_options (e, q)
   c = {};
-  for f = {'design', 'head', 'inputs', 'attend', 'outputs', 'efficiency', 'layers'}
+  for f = {'design', 'head', 'inputs', 'attend', 'outputs', 'efficiency', 'layers', 'margin'}
     if (isfield (e, f{1}) && ! isempty (e.(f{1})))
       c(end+1:end+2) = {f{1}, e.(f{1})};
     end
