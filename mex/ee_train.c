@@ -456,6 +456,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         for (int k = 0; k < 2; k++) ee_mx_defer(free, F[k]);
     }
     /* a margin explainer trains on the maps signed toward the second class */
+    double margin_seconds = ee_now();
     if (explainer && cfg.margin) {
         EeDataset *sets[2] = {&train, &valid};
         for (int q = 0; q < 2; q++) {
@@ -466,6 +467,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
             sets[q]->maps = signed_maps;
         }
     }
+    margin_seconds = ee_now() - margin_seconds;
     /* training (gradients, Adam, activations, copies) and the returned
      * struct (a copy of every weight) */
     ee_mx_budget(ee_train_bytes(m, train.in.n, valid.in.n, &topt) + ee_model_bytes(&cfg), "training");
@@ -481,6 +483,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     if (nfeat) { /* what the features cost (part of the explainer's training) */
         ee_mx_set(hs, "feature_passes", mxCreateDoubleScalar((double)(finfo.forward + finfo.backward)));
         ee_mx_set(hs, "feature_seconds", mxCreateDoubleScalar(finfo.seconds));
+    }
+    if (explainer && cfg.margin) { /* the classifier's pass per row that signs its map */
+        ee_mx_set(hs, "margin_passes", mxCreateDoubleScalar((double)train.in.n + valid.in.n));
+        ee_mx_set(hs, "margin_seconds", mxCreateDoubleScalar(margin_seconds));
     }
     if (kt.K) { /* what the coalition values cost (part of the explainer's training) */
         ee_mx_set(hs, "coalition_passes", mxCreateDoubleScalar((double)kt.passes));

@@ -146,8 +146,9 @@
 ## the process across calls: at most one per sequence length).  On the spam
 ## panel of doc/FIGURE5.md (token ids only) it halved the one-pass
 ## explainer's test error at the same cost per explanation.  The
-## explainer then carries its classifier (@code{explainer.classifier}).
-## Not with @qcode{'loss', 'shapley_kernel'}.
+## explainer then carries its classifier (@code{explainer.classifier});
+## @code{history.margin_passes} and @code{margin_seconds} say what the
+## signing cost.  Not with @qcode{'loss', 'shapley_kernel'}.
 ## @item 'layers'
 ## (transformer classifiers) how many of the classifier's encoder layers
 ## the explainer keeps, from the first (default: all of them).  Fewer cost
@@ -513,6 +514,7 @@
 %! e = ee_train (clf, Xt, A, 'inputs', 'tokens', 'margin', true, 'epochs', 100, 'batch', 8, 'verbose', false);
 %! assert (e.margin, true);
 %! assert (isfield (e, 'classifier'));
+%! assert (e.history.margin_passes, 60);
 %! [E, info] = ee_explain (e, Xt);
 %! Xb = Xt; Xb(Xt > 4) = 1;
 %! [~, Lb] = ee_predict (clf, Xb, 'mask', Xt != 1);

@@ -332,6 +332,9 @@ function S = f5_panel (P, q)
     if (isfield (h, 'coalition_passes'))  # the target-free loss's coalition values
       rt.explainer_passes += h.coalition_passes;
     end
+    if (isfield (h, 'margin_passes'))     # the classifier's pass that signs each map ('margin')
+      rt.explainer_passes += h.margin_passes;
+    end
   end
   rt.empirical_seconds = emp_seconds;
   rt.empirical_passes = einfo.passes;
