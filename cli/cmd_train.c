@@ -558,6 +558,11 @@ EeStatus ee_cmd_train_explainer(int argc, char **argv, const EePar *par)
     int method;
     long steps = 0;
     if ((st = targets_method(targets, &method))) goto done;
+    if (choices.margin && method >= 0 && !ee_map_method_signed(method)) {
+        st = ee_fail(EE_ERR_INPUT, "--margin signs maps that flip with the explained class; %s maps do not",
+                     ee_map_method_names[method]);
+        goto done;
+    }
     if (ee_opt_given(&o, "steps")) {
         long max = method >= 0 ? ee_map_method_max_samples(method) : 0;
         if (!max) {

@@ -1019,6 +1019,11 @@ EeMapsSource ee_map_method_source(int method);
 /* 1 when the maps sum to f(x) - f(baseline) (ig, sv, deeplift,
  * kernelshap): the explainer's efficiency applies by default to these only. */
 int ee_map_method_complete(int method);
+/* 1 when the maps are linear in the explained logit, so that the map of
+ * one class of a binary classifier is about minus the other's: every
+ * method but the magnitudes (saliency_abs, saliency_l2, smoothgrad_sq,
+ * vargrad). A margin explainer (EeConfig.margin) trains on these only. */
+int ee_map_method_signed(int method);
 /* A: in->n x T (N x D); info as the method's own call fills it. */
 EeStatus ee_map_method_maps(EeModel *clf, int method, const EeInput *in, const EeAttrOptions *o, long samples,
                             float *A, EeAttrInfo *info);

@@ -332,6 +332,14 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         /* a design the classifier's kind has not (e.g. the flat head on a
          * cnn) is refused before any map is computed */
         if ((st = ee_explainer_check_choices(clf, &choices, EE_MAPS_GIVEN))) ee_mx_fail(st);
+        if (choices.margin && mxIsChar(prhs[2])) { /* a method named: its maps must flip with the class */
+            char *name = mxArrayToString(prhs[2]);
+            int k = name ? ee_map_method_find(name) : -1;
+            mxFree(name);
+            if (k >= 0 && !ee_map_method_signed(k))
+                ee_mx_error("ee:badInput", "'margin' signs maps that flip with the explained class; %s maps do not",
+                            ee_map_method_names[k]);
+        }
         if (choices.margin && o[O_LOSS].value && mxIsChar(o[O_LOSS].value)) {
             char *loss = mxArrayToString(o[O_LOSS].value);
             int kernel = loss && !strcmp(loss, "shapley_kernel");

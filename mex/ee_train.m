@@ -148,7 +148,10 @@
 ## explainer's test error at the same cost per explanation.  The
 ## explainer then carries its classifier (@code{explainer.classifier});
 ## @code{history.margin_passes} and @code{margin_seconds} say what the
-## signing cost.  Not with @qcode{'loss', 'shapley_kernel'}.
+## signing cost.  Not with @qcode{'loss', 'shapley_kernel'}, nor with maps
+## that do not flip with the class (@qcode{'saliency_abs'},
+## @qcode{'saliency_l2'}, @qcode{'smoothgrad_sq'}, @qcode{'vargrad'}:
+## @code{ee:badInput}; given maps are the caller's to judge).
 ## @item 'layers'
 ## (transformer classifiers) how many of the classifier's encoder layers
 ## the explainer keeps, from the first (default: all of them).  Fewer cost
@@ -536,7 +539,8 @@
 %! end
 %! c3 = ee_train (struct ('kind', 'transformer', 'd', 8, 'heads', 2, 'layers', 1, 'ffn', 16), Xt, ...
 %!                1 + mod ((1:60)', 3), 'epochs', 1, 'verbose', false, 'vocab', 9);
-%! for bad = {{c3, Xt, A, 'margin', true}, {clf, Xt, 'sv', 'loss', 'shapley_kernel', 'margin', true}}
+%! for bad = {{c3, Xt, A, 'margin', true}, {clf, Xt, 'sv', 'loss', 'shapley_kernel', 'margin', true}, ...
+%!            {clf, Xt, 'saliency_abs', 'margin', true}}
 %!   try
 %!     ee_train (bad{1}{:}, 'epochs', 1, 'verbose', false);
 %!     error ('no error');

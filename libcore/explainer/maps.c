@@ -43,6 +43,12 @@ int ee_map_method_complete(int k)
     return k == EE_MAP_IG || k == EE_MAP_SV || k == EE_MAP_DEEPLIFT || k == EE_MAP_KERNELSHAP;
 }
 
+int ee_map_method_signed(int k)
+{
+    return valid(k) && k != EE_MAP_SALIENCY_ABS && k != EE_MAP_SALIENCY_L2 && k != EE_MAP_SMOOTHGRAD_SQ &&
+           k != EE_MAP_VARGRAD;
+}
+
 /* The ee_gradient options of a gradient method (its defaults; the noise
  * tunnels over the signed saliency with 10 samples of stdev 0.15). */
 static void gradient_options(int k, EeGradOptions *g)

@@ -361,6 +361,9 @@ function P = settings_from_args (root, args)
       ## and the target-free loss needs the classifier as its backbone: the
       ## cnn's explainer trains on SV maps
       P.panels(i).expl.loss = 'mse';
+      ## a margin explainer takes its signs from its backbone's classes
+      ## and margin, which are the transformer's, not the cnn's
+      P.panels(i).expl.margin = false;
     end
   end
   ## a run on the user's data goes to folders named after the data
@@ -446,6 +449,7 @@ function Q = method_panels (panels, select)
       q.method = m;
       q.expl.distill = [];              # the preset's distillation belongs to its own method
       q.expl.loss = 'mse';
+      q.expl.margin = false;            # and so does its margin (maps such as |gradient| do not flip)
       if (strcmp (panels(at).expl.loss, 'shapley_kernel'))
         ## that panel's rows need no maps (coalition values are cheap);
         ## this one learns the method's maps: as many rows as the SV

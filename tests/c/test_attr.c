@@ -673,6 +673,11 @@ static void check_margin(EeKind kind)
         CHECK(ee_explain(&ex, 1, NULL, &in, &o, A2, NULL) == EE_ERR_MODEL,
               "%s margin explain without the classifier refused", ee_kind_name(kind));
     }
+    int magnitudes = 0;
+    for (int k = -1; k <= EE_MAP_METHOD_COUNT; k++) magnitudes += !ee_map_method_signed(k);
+    CHECK(magnitudes == 6 && !ee_map_method_signed(EE_MAP_SALIENCY_ABS) && !ee_map_method_signed(EE_MAP_VARGRAD) &&
+          ee_map_method_signed(EE_MAP_IG) && ee_map_method_signed(EE_MAP_SMOOTHGRAD),
+          "margin: the maps that do not flip with the class are the 4 magnitudes (and no method): %d", magnitudes);
     EeModel *three = make_model(kind, 1, T), *ex3 = NULL;
     CHECK(ee_explainer_new(three, &spec, 5, &ex3) == EE_ERR_INPUT && !ex3,
           "%s margin explainer of a 3-class classifier refused", ee_kind_name(kind));

@@ -203,7 +203,7 @@ static void test_inconsistent(void)
 }
 
 /* A cnn explainer (token head, gradient-ends features with nonzero
- * feature weights and scale) survives a .mat round trip: the same outputs
+ * feature weights and scale, margin) survives a .mat round trip: the same outputs
  * bit for bit, with its features; one that carries the classifier's Wc is
  * refused. */
 static void test_cnn_explainer(void)
@@ -215,7 +215,7 @@ static void test_cnn_explainer(void)
     CHECK_OK(ee_model_new(&c, &clf));
     if (!clf) return;
     ee_model_init(clf, 4);
-    EeExplainerSpec spec = {EE_HEAD_TOKEN, EE_INPUTS_GRADIENT_ENDS, 1, 1, 1, 0};
+    EeExplainerSpec spec = {EE_HEAD_TOKEN, EE_INPUTS_GRADIENT_ENDS, 1, 1, 1, 0, 1}; /* margin: a binary classifier's */
     CHECK_OK(ee_explainer_new(clf, &spec, 5, &m));
     if (!m) { ee_model_free(clf); return; }
     const char *fields[3] = {"feat_scale", "feat_W", "feat_v"};
@@ -245,8 +245,9 @@ static void test_cnn_explainer(void)
         CHECK_OK(ee_model_load(&src, "model", &r));
         if (r) CHECK_OK(ee_model_predict(r, &in, b, 0, EE_DEVICE_CPU));
         CHECK(r && ee_model_config(r)->kind == EE_KIND_CNN && ee_model_config(r)->head == EE_HEAD_TOKEN &&
-              ee_model_config(r)->inputs == EE_INPUTS_GRADIENT_ENDS && ee_model_config(r)->efficiency == 1,
-              "the loaded cnn explainer's design");
+              ee_model_config(r)->inputs == EE_INPUTS_GRADIENT_ENDS && ee_model_config(r)->efficiency == 1 &&
+              ee_model_config(r)->margin == 1,
+              "the loaded cnn explainer's design (margin %d)", r ? ee_model_config(r)->margin : -1);
         ee_model_free(r);
         ee_matin_close(f);
     }

@@ -240,6 +240,8 @@ bad "unreadable data file" 4 "'junk.mat' is not a MAT file" predict --model clf.
 bad "a variable that is not there" 4 "data.mat: variable 'tokenz' is missing \(variables: .*tokens" sv --model clf.mat --data data.mat --var tokenz --out out.mat
 bad "rows out of range" 2 "--rows 50:61 is out of range: tokens in data.mat has 60 rows" sv --model clf.mat --data data.mat --rows 50:61 --out out.mat
 bad "a split that is not there" 2 "data.mat: split.holdout is missing" ig --model clf.mat --data data.mat --rows holdout --out out.mat
+bad "--margin on maps that do not flip with the class" 2 "margin signs maps that flip with the explained class; saliency_abs" \
+  train-explainer --model clf.mat --data data.mat --rows 1:20 --targets saliency_abs --margin true --out out.mat
 bad "a model field of the wrong size" 3 "badwq.mat: model.encoder\(1\).Wq must be 8x8, got 4x8" sv --model badwq.mat --data data.mat --out out.mat
 bad "a nonzero PAD row" 3 "padrow.mat: model" predict --model padrow.mat --data data.mat --out out.mat
 bad "a model file with two structs" 3 "two.mat must hold one model struct.*found 2" ig --model two.mat --data data.mat --out out.mat
