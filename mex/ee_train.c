@@ -183,12 +183,17 @@ static float *explainer_maps(EeModel *clf, const mxArray *A, const EeInput *in, 
  * kernel (seed 1, or 'seed') and their values from masked classifier
  * passes (ee_kernel_values), into *kt. Returns 1 when the loss is the
  * kernel's, 0 for 'mse' (the default), which takes no 'coalitions'. */
+/* 'loss', 'shapley_kernel' named (else 'mse'). */
+static int kernel_loss(const EeMxOpt *o)
+{
+    static const char *const losses[] = {"mse", "shapley_kernel"};
+    return o[O_LOSS].value ? ee_mx_choice(o[O_LOSS].value, "'loss'", losses, 2) : 0;
+}
+
 static int kernel_targets(EeModel *clf, const mxArray *A, const EeInput *in, const EeMxOpt *o, int verbose,
                           EeKernelTargets *kt)
 {
-    static const char *const losses[] = {"mse", "shapley_kernel"};
-    int kernel = o[O_LOSS].value ? ee_mx_choice(o[O_LOSS].value, "'loss'", losses, 2) : 0;
-    if (!kernel) {
+    if (!kernel_loss(o)) {
         if (o[O_COALITIONS].value) ee_mx_error("ee:badInput", "'coalitions' applies to 'loss', 'shapley_kernel'");
         return 0;
     }
@@ -340,14 +345,9 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
                 ee_mx_error("ee:badInput", "'margin' signs maps that flip with the explained class; %s maps do not",
                             ee_map_method_names[k]);
         }
-        if (choices.margin && o[O_LOSS].value && mxIsChar(o[O_LOSS].value)) {
-            char *loss = mxArrayToString(o[O_LOSS].value);
-            int kernel = loss && !strcmp(loss, "shapley_kernel");
-            mxFree(loss);
-            if (kernel)
-                ee_mx_error("ee:notSupported", "'margin' trains on maps signed by the classifier's class; "
-                            "the loss 'shapley_kernel' trains on coalition values");
-        }
+        if (choices.margin && kernel_loss(o))
+            ee_mx_error("ee:notSupported", "'margin' trains on maps signed by the classifier's class; "
+                        "the loss 'shapley_kernel' trains on coalition values");
         int seed = o[O_SEED].value ? ee_mx_int(o[O_SEED].value, "'seed'", 0, 0x7fffffff) : 1;
         for (int k = O_D; k <= O_KIND; k++) /* ('layers' may keep fewer of the classifier's: read_design) */
             if (o[k].value && k != O_LAYERS)

@@ -1,8 +1,8 @@
 #define _GNU_SOURCE /* qsort_r */
 /* baseline_pass.c: the classifier at the pad baseline of each row (the
  * target's logit and its gradient, for the explainer features and the
- * efficiency projection of features.c; a binary classifier's margin, for
- * the margin explainers of margin.c). Rows of one length share their
+ * efficiency projection of features.c; every class's logits, for the
+ * margin explainers of margin.c). Rows of one length share their
  * baseline, so each distinct one is evaluated once per call, and read
  * from what the process kept (baseline_cache.c) when an earlier call
  * evaluated it. */
@@ -51,25 +51,27 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
  * same mask, so each distinct (baseline, mask[, target]) is evaluated once;
  * with G and a model key (not 0), those kept from earlier calls
  * (baseline_cache.c) are read, not evaluated again. With target NULL
- * (and no G), fb gets the margin z_2 - z_1 of a binary classifier at each
- * row's baseline instead, kept across calls in the same way. *fwd and *bwd
- * count the passes of every distinct one (what the rows need, whatever
- * ran before), *kept those that were read. */
+ * (and neither fb nor G) zb gets every class's logits at each row's
+ * baseline (N x C), kept across calls in the same way (entries without a
+ * gradient). *fwd and *bwd count the passes of every distinct one (what
+ * the rows need, whatever ran before), *kept those that were read. */
 EeStatus ee_baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *o, const int32_t *target,
-                              uint64_t model_key, float *fb, float **G, int *gidx, long *fwd, long *bwd,
-                              long *kept)
+                          uint64_t model_key, float *fb, float *zb, float **G, int *gidx, long *fwd, long *bwd,
+                          long *kept)
 {
     const EeModel *m = r->m;
     const EeBackend *be = r->be;
     int N = in->n, T = m->cfg.T, C = m->cfg.classes, B = r->Bmax, d = m->cfg.d;
-    int margin = !target; /* the entries: (d 0, target -1, f the margin) */
+    /* the cache's entry of a baseline: with G, its target's gradient too;
+     * without a target, the logits alone (d 0, target -1) */
+    int keep = model_key && (G || !target), kd = G ? d : 0;
     int32_t *bids = malloc(sizeof(int32_t) * (size_t)N * T), *uids = malloc(sizeof(int32_t) * (size_t)B * T);
     uint8_t *mask = malloc((size_t)N * T), *umask = malloc((size_t)B * T);
     uint64_t *h = malloc(sizeof(uint64_t) * N);
     int *order = malloc(sizeof(int) * N), *uof = malloc(sizeof(int) * N), *rep = malloc(sizeof(int) * N);
     int *todo = malloc(sizeof(int) * N), *utg = malloc(sizeof(int) * B);
     float *out = malloc(sizeof(float) * (size_t)B * C), *dout = malloc(sizeof(float) * (size_t)B * C);
-    float *zu = malloc(sizeof(float) * (size_t)N * C); /* each entry's logits (a kept one's: its target's) */
+    float *zu = malloc(sizeof(float) * (size_t)N * C); /* each entry's logits */
     float *d_dout = G ? be->alloc(sizeof(float) * (size_t)B * C) : NULL, *table = NULL;
     EeStatus st = EE_OK;
     if (!bids || !uids || !mask || !umask || !h || !order || !uof || !rep || !todo || !utg || !out || !dout ||
@@ -103,12 +105,9 @@ EeStatus ee_baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *o, c
         int i = rep[u];
         const int32_t *bi = bids + (size_t)i * T;
         const uint8_t *mi = mask + (size_t)i * T;
-        int hit = G && model_key &&
-                  ee_baseline_cache_get(model_key, h[i], bi, mi, T, d, target[i], table + (size_t)u * T * d,
-                                        zu + (size_t)u * C + target[i]);
-        if (margin && model_key && ee_baseline_cache_get(model_key, h[i], bi, mi, T, 0, -1, NULL, zu + (size_t)u * C))
-            hit = 1;
-        if (!hit) todo[ntodo++] = u;
+        if (!(keep && ee_baseline_cache_get(model_key, h[i], bi, mi, T, kd, G ? target[i] : -1,
+                                            G ? table + (size_t)u * T * d : NULL, zu + (size_t)u * C, C)))
+            todo[ntodo++] = u;
     }
     /* the gradient at every position: a run kept for a top-only backward
      * (EE_KEEP_TOP) has not the buffers, so those passes get their own */
@@ -124,7 +123,7 @@ EeStatus ee_baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *o, c
             int i = rep[todo[q0 + j]];
             memcpy(uids + (size_t)j * T, bids + (size_t)i * T, sizeof(int32_t) * T);
             memcpy(umask + (size_t)j * T, mask + (size_t)i * T, (size_t)T);
-            utg[j] = margin ? 0 : target[i];
+            utg[j] = target ? target[i] : -1;
         }
         int L = ee_run_needed_len(run, uids, umask, nb);
         if ((st = ee_run_set_input_len(run, uids, umask, NULL, nb, L))) break;
@@ -140,18 +139,11 @@ EeStatus ee_baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *o, c
         for (int j = 0; j < nb; j++) {
             int u = todo[q0 + j];
             memcpy(zu + (size_t)u * C, out + (size_t)j * C, sizeof(float) * C);
-            if (margin) { /* the margin into the entry's first slot, as a kept one has it */
-                zu[(size_t)u * C] = out[(size_t)j * C + 1] - out[(size_t)j * C];
-                if (model_key)
-                    ee_baseline_cache_put(model_key, h[rep[u]], uids + (size_t)j * T, umask + (size_t)j * T, T, 0, -1,
-                                          NULL, zu[(size_t)u * C]);
-            }
-            if (!G) continue;
-            float *dst = table + (size_t)u * T * d; /* [L][d] rows into [T][d] slots */
-            be->download(dst, run->de + (size_t)j * L * d, sizeof(float) * (size_t)L * d);
-            if (model_key)
-                ee_baseline_cache_put(model_key, h[rep[u]], uids + (size_t)j * T, umask + (size_t)j * T, T, d, utg[j],
-                                      dst, out[(size_t)j * C + utg[j]]);
+            float *dst = G ? table + (size_t)u * T * d : NULL; /* [L][d] rows into [T][d] slots */
+            if (G) be->download(dst, run->de + (size_t)j * L * d, sizeof(float) * (size_t)L * d);
+            if (keep)
+                ee_baseline_cache_put(model_key, h[rep[u]], uids + (size_t)j * T, umask + (size_t)j * T, T, kd, utg[j],
+                                      dst, out + (size_t)j * C, C);
         }
     }
     if (!st) {
@@ -160,7 +152,8 @@ EeStatus ee_baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *o, c
         *kept += (G ? 2L : 1L) * (U - ntodo);
         for (int q = 0; q < N; q++) {
             int i = order[q], u = uof[q];
-            if (fb) fb[i] = zu[(size_t)u * C + (margin ? 0 : target[i])]; /* with G, the entry's own target */
+            if (fb) fb[i] = zu[(size_t)u * C + target[i]];
+            if (zb) memcpy(zb + (size_t)i * C, zu + (size_t)u * C, sizeof(float) * C);
             if (G) gidx[i] = u;
         }
     }

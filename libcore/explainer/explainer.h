@@ -16,10 +16,11 @@ EeStatus ee_occlusion_features(EeRun *r, const EeInput *in, const EeAttrOptions 
 
 /* The classifier at each row's pad baseline (baseline_pass.c, where it is
  * described): the target's logit (and its gradient, with G), or with
- * target NULL a binary classifier's margin z_2 - z_1, each distinct
- * baseline evaluated once and kept across calls under model_key (not 0). */
+ * target NULL every class's logits, each distinct baseline evaluated once
+ * and kept across calls under model_key (not 0). */
 EeStatus ee_baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *o, const int32_t *target,
-                          uint64_t model_key, float *fb, float **G, int *gidx, long *fwd, long *bwd, long *kept);
+                          uint64_t model_key, float *fb, float *zb, float **G, int *gidx, long *fwd, long *bwd,
+                          long *kept);
 
 /* A margin explainer (margin.c): the class of each row its map A (N x T,
  * signed toward the second class) says the binary classifier clf
@@ -31,17 +32,17 @@ EeStatus ee_margin_classes(EeModel *clf, const EeInput *in, const EeAttrOptions 
 void ee_margin_sign(int N, int T, const int32_t *tg, float *A);
 
 /* The baselines' logits and gradients kept across calls (baseline_cache.c).
- * The model key: of a classifier's fingerprint (ee_model_fingerprint) and
- * the device and precision of the passes; never 0. row: the caller's hash
- * of the row, mask and target (the slot; all three are compared in full).
- * get copies an entry's T x d gradient into grad and its logit into *f
- * and returns 1, or returns 0 when it has none; put keeps one (or not,
- * without memory). An entry of d 0 and target -1 holds a binary
- * classifier's margin at the baseline (grad NULL). */
-uint64_t ee_baseline_cache_model_key(const char *fingerprint, int device, int precision);
+ * The model key: of a classifier's weight fingerprint and the device and
+ * precision of the passes; never 0. row: the caller's hash of the row,
+ * mask and target (the slot; all three are compared in full). An entry
+ * holds the C logits at the baseline and, with d > 0, the T x d gradient
+ * of the target's logit (d 0, target -1: the logits alone). get copies
+ * them into grad and z and returns 1, or returns 0 when it has none; put
+ * keeps one (or not, without memory). */
+EeStatus ee_baseline_cache_model_key(const EeModel *clf, EeDevice device, EePrecision precision, uint64_t *key);
 int ee_baseline_cache_get(uint64_t model, uint64_t row, const int32_t *ids, const uint8_t *mask, int T, int d,
-                          int target, float *grad, float *f);
+                          int target, float *grad, float *z, int C);
 void ee_baseline_cache_put(uint64_t model, uint64_t row, const int32_t *ids, const uint8_t *mask, int T, int d,
-                           int target, const float *grad, float f);
+                           int target, const float *grad, const float *z, int C);
 
 #endif

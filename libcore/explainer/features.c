@@ -9,7 +9,6 @@
  * return in the caller's order. The passes at the baselines are in
  * baseline_pass.c. */
 #include "explainer.h"
-#include "../ee_model_io.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -189,11 +188,7 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
     /* the baselines' gradients are kept across calls under the
      * classifier's fingerprint (baseline_cache.c) */
     uint64_t model_key = 0;
-    if (ends) {
-        char fp[32];
-        if ((st = ee_model_fingerprint(clf, fp, sizeof fp))) goto done;
-        model_key = ee_baseline_cache_model_key(fp, (int)dev, (int)o->precision);
-    }
+    if (ends && (st = ee_baseline_cache_model_key(clf, dev, o->precision, &model_key))) goto done;
     long fwd = 0, bwd = 0, kept = 0;
     EeProgress prog;
     ee_progress_start(&prog, o, "gradient features", N);
@@ -313,7 +308,7 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
     }
     ee_progress_end(&prog, N, fwd + bwd);
     float *fb = info && info->fbaseline && o->baseline != EE_BASELINE_ZERO ? info->fbaseline : NULL;
-    if (!st && (fb || ends)) st = ee_baseline_pass(r, in, o, tgt, model_key, fb, ends ? &G : NULL, gidx, &fwd, &bwd, &kept);
+    if (!st && (fb || ends)) st = ee_baseline_pass(r, in, o, tgt, model_key, fb, NULL, ends ? &G : NULL, gidx, &fwd, &bwd, &kept);
     if (!st && ends) st = baseline_end_features(r, in, o, order, G, gidx, F, k, top ? 0 : 1);
     if (!st && inputs == EE_INPUTS_OCCLUSION) st = ee_occlusion_features(r, in, o, order, tgt, F, k, &fwd);
     if (!st) st = ee_backend_check(be);

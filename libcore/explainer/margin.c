@@ -19,7 +19,6 @@
  * distinct baseline, kept across calls (baseline_cache.c): the class is
  * the second where that estimate is above 0. */
 #include "explainer.h"
-#include "../ee_model_io.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,22 +47,21 @@ EeStatus ee_margin_classes(EeModel *clf, const EeInput *in, const EeAttrOptions 
     int N = in->n, T = c->T;
     int B = o->batch > 0 ? o->batch : ee_default_batch(c, dev);
     if (B > N) B = N > 0 ? N : 1;
-    char fp[32];
-    if ((st = ee_model_fingerprint(clf, fp, sizeof fp))) return st;
-    uint64_t model_key = ee_baseline_cache_model_key(fp, (int)dev, (int)o->precision);
-    float *mb = malloc(sizeof(float) * (N ? N : 1));
-    if (!mb) return ee_fail(EE_ERR_NOMEM, "out of memory");
+    uint64_t model_key;
+    if ((st = ee_baseline_cache_model_key(clf, dev, o->precision, &model_key))) return st;
+    float *zb = malloc(sizeof(float) * 2 * (N ? N : 1)); /* the logits at each row's baseline */
+    if (!zb) return ee_fail(EE_ERR_NOMEM, "out of memory");
     EeRun *r = NULL;
     long fwd = 0, bwd = 0, kept = 0;
     double t0 = ee_now();
     if (!(st = ee_run_new(clf, be, B, EE_KEEP_NONE, 0, &r)))
-        st = ee_baseline_pass(r, in, o, NULL, model_key, mb, NULL, NULL, &fwd, &bwd, &kept);
+        st = ee_baseline_pass(r, in, o, NULL, model_key, NULL, zb, NULL, NULL, &fwd, &bwd, &kept);
     ee_run_free(r);
     for (int i = 0; i < N && !st; i++) {
-        const int32_t *ids = in->ids + (size_t)i * T;
-        tg[i] = (double)mb[i] + 2 * real_sum(ids, A + (size_t)i * T, T) > 0;
+        float mb = zb[2 * i + 1] - zb[2 * i]; /* m(b) = z_2 - z_1 at the baseline */
+        tg[i] = (double)mb + 2 * real_sum(in->ids + (size_t)i * T, A + (size_t)i * T, T) > 0;
     }
-    free(mb);
+    free(zb);
     if (info) {
         info->forward += fwd;
         info->kept += kept;
