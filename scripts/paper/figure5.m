@@ -86,8 +86,8 @@
 ## inputs (@qcode{'gradient'}, @qcode{'tokens'}: the paper's,
 ## @qcode{'gradient_vector'}, @qcode{'gradient_ends'}, @qcode{'occlusion'},
 ## @qcode{'path'}, @qcode{'attention'}, @qcode{'attention_top'}) and ensemble size, for every panel
-## (the presets: @qcode{'tokens'} on IG spam, @qcode{'path'} on IG wordnet,
-## @qcode{'attention_top'} with the Shapley-kernel loss on the SV panels).
+## (the presets: @qcode{'tokens'} on IG spam, @qcode{'attention_top'} on
+## IG wordnet and, with the Shapley-kernel loss, on the SV panels).
 ## @item 'ig', 'sv', another method, or a panel name
 ## a struct of overrides merged into the settings of every panel of that
 ## method or of that panel (e.g. @code{struct ('n_train', 800, 'expl', struct

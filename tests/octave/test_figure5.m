@@ -66,19 +66,16 @@
 %!  assert (exist (fullfile (fig, 'figure5_cost.pdf'), 'file') == 2 && exist (fullfile (fig, 'figure5_cost.svg'), 'file') == 2);
 %!  assert (c{5}(1:S), 2 * (1:S)' + 2);             # IG passes per explanation
 %!  ## the IG spam explainer reads the token ids only: its own pass; the
-%!  ## gradient-fed ones (Gradient x Input at both ends): 1 + 1 + 1 passes,
-%!  ## and a forward and a backward pass at the baseline (its gradient and
-%!  ## the projection's f(baseline)) per distinct baseline and target of
-%!  ## the test rows; the SV panels' also read the occlusion scores, 2 n + 2
-%!  ## forward passes for n real tokens, and IG on wordnet the gradient
-%!  ## inside the path, a forward and a backward pass per node
+%!  ## others read the classifier's attention ('attention_top'): their own
+%!  ## pass, the classifier's forward pass and its backward pass through
+%!  ## the last layer's [CLS] row (counted as one), and a forward and a
+%!  ## backward pass at the baseline (its gradient and the projection's
+%!  ## f(baseline)) per distinct baseline and target of the test rows
 %!  for k = 1:4
 %!    X = R.panels(k).X;
 %!    inputs = R.panels(k).settings.expl.inputs;
-%!    occl = mean (2 * sum (! ismember (X, int32 ([1 3 4])), 2) + 2) * strcmp (inputs, 'occlusion');
-%!    path = 6 * strcmp (inputs, 'path');
-%!    assert (strcmp (inputs, 'path'), k == 2);
-%!    e = c{18}((k - 1) * S + 1) - occl - path;
+%!    assert (strcmp (inputs, 'attention_top'), k > 1);   # the presets' (f5_presets)
+%!    e = c{18}((k - 1) * S + 1);
 %!    assert (strcmp (inputs, 'tokens'), k == 1);
 %!    if (strcmp (inputs, 'tokens'))
 %!      ## its own pass, and (the preset's 'margin') the classifier's at each
@@ -87,7 +84,7 @@
 %!      nb = rows (unique ([Xb, X != 1], 'rows')) * R.panels(k).settings.expl.margin;
 %!      assert (e, 1 + nb / rows (X), -1e-5);    # (the csv keeps 6 digits)
 %!    else
-%!      assert (e > 3 && e <= 5, '%s: %g passes besides the occlusion scores and path nodes', names{k}, e);
+%!      assert (e > 3 && e <= 5, '%s: %g passes', names{k}, e);
 %!    end
 %!  end
 %!  ## heatmaps and their HTML pages
