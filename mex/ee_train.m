@@ -107,7 +107,10 @@
 ## pass, so the call costs about a quarter less than with
 ## @qcode{'attention'}; on the SV panels of doc/FIGURE5.md, trained as
 ## their presets, 1.9 and 2.6 times the floor against 1.7 and 2.4, at the
-## same crossings: the SV presets of figure5 since 28 Nov);
+## same crossings: the SV presets of figure5 since 28 Nov; on the IG
+## wordnet panel, with one encoder layer and every training gloss, 6.0e-3
+## at 4.6 passes, crossing IG at s = 5 for a quarter of the time of
+## @qcode{'path'}: that preset since 5 Dec);
 ## @qcode{'gradient'}: the score at the text only;
 ## @qcode{'gradient_vector'}: that score and its d terms;
 ## @qcode{'tokens'}: the token ids only (the paper's, one pass).
