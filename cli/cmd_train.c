@@ -344,10 +344,10 @@ done:
 /* ---- ee train-explainer --------------------------------------------------------------------------- */
 /* A margin explainer trains on its maps signed toward the second class
  * (ee_explainer_margin_maps): they replace the part's own. */
-static EeStatus sign_margin_maps(EeModel *clf, Part *p, const EeTrainOptions *topt)
+static EeStatus sign_margin_maps(EeModel *clf, Part *p, const EeTrainOptions *topt, EeAttrInfo *info)
 {
     float *signed_maps = NULL;
-    EeStatus st = ee_explainer_margin_maps(clf, &p->set, topt, &signed_maps);
+    EeStatus st = ee_explainer_margin_maps(clf, &p->set, topt, &signed_maps, info);
     if (st || !signed_maps) return st;
     free(p->maps);
     p->maps = signed_maps;
@@ -631,10 +631,10 @@ EeStatus ee_cmd_train_explainer(int argc, char **argv, const EePar *par)
     train.feats = F[0];
     valid.feats = F[1];
     if (st) goto done;
-    double margin_seconds = ee_now();
-    if (cfg.margin && ((st = sign_margin_maps(clf, &train, &topt)) || (st = sign_margin_maps(clf, &valid, &topt))))
+    EeAttrInfo minfo = {0};
+    if (cfg.margin &&
+        ((st = sign_margin_maps(clf, &train, &topt, &minfo)) || (st = sign_margin_maps(clf, &valid, &topt, &minfo))))
         goto done;
-    margin_seconds = ee_now() - margin_seconds;
     if ((st = ee_train(m, &train.set, valid.n ? &valid.set : NULL, &topt, &hist))) goto done;
     have_hist = 1;
     matvar_t *hs = history_struct(&hist, 0);
@@ -643,8 +643,8 @@ EeStatus ee_cmd_train_explainer(int argc, char **argv, const EePar *par)
         ee_mv_set(hs, "feature_seconds", 0, ee_mv_scalar(finfo.seconds));
     }
     if (cfg.margin) { /* the classifier's pass per row that signs its map (as the gateway) */
-        ee_mv_set(hs, "margin_passes", 0, ee_mv_scalar((double)train.set.in.n + valid.set.in.n));
-        ee_mv_set(hs, "margin_seconds", 0, ee_mv_scalar(margin_seconds));
+        ee_mv_set(hs, "margin_passes", 0, ee_mv_scalar((double)minfo.forward));
+        ee_mv_set(hs, "margin_seconds", 0, ee_mv_scalar(minfo.seconds));
     }
     /* what the explainer imitates: --explains, or how the maps were made
      * here, plus the fingerprint of the classifier's weights */

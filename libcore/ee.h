@@ -541,8 +541,10 @@ EeStatus ee_explainer_train_features(EeModel *clf, const EeConfig *ecfg, EeDatas
  * its row, ee_ig's and ee_sv's default target) with the rows of the first
  * class negated, so that every map is signed toward the second class.
  * *out is malloc'd (NULL for an empty set or on failure); topt gives the
- * device and precision of the classifier's pass. */
-EeStatus ee_explainer_margin_maps(EeModel *clf, const EeDataset *set, const EeTrainOptions *topt, float **out);
+ * device and precision of the classifier's pass. info (may be NULL) adds
+ * that pass's cost: forward (one per row) and seconds. */
+EeStatus ee_explainer_margin_maps(EeModel *clf, const EeDataset *set, const EeTrainOptions *topt, float **out,
+                                  EeAttrInfo *info);
 /* Attribution maps of an explainer, or the mean of an ensemble of K
  * explainers that share T, vocab, inputs and efficiency (N x T): computes
  * the features with the classifier once when the explainers read them (clf

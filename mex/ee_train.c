@@ -178,11 +178,6 @@ static float *explainer_maps(EeModel *clf, const mxArray *A, const EeInput *in, 
     return maps;
 }
 
-/* 'loss', 'shapley_kernel' (A must be 'sv'): no maps for X; instead K
- * ('coalitions', default 32) coalitions per row drawn from the Shapley
- * kernel (seed 1, or 'seed') and their values from masked classifier
- * passes (ee_kernel_values), into *kt. Returns 1 when the loss is the
- * kernel's, 0 for 'mse' (the default), which takes no 'coalitions'. */
 /* 'loss', 'shapley_kernel' named (else 'mse'). */
 static int kernel_loss(const EeMxOpt *o)
 {
@@ -190,6 +185,11 @@ static int kernel_loss(const EeMxOpt *o)
     return o[O_LOSS].value ? ee_mx_choice(o[O_LOSS].value, "'loss'", losses, 2) : 0;
 }
 
+/* 'loss', 'shapley_kernel' (A must be 'sv'): no maps for X; instead K
+ * ('coalitions', default 32) coalitions per row drawn from the Shapley
+ * kernel (seed 1, or 'seed') and their values from masked classifier
+ * passes (ee_kernel_values), into *kt. Returns 1 when the loss is the
+ * kernel's, 0 for 'mse' (the default), which takes no 'coalitions'. */
 static int kernel_targets(EeModel *clf, const mxArray *A, const EeInput *in, const EeMxOpt *o, int verbose,
                           EeKernelTargets *kt)
 {
@@ -464,18 +464,17 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         for (int k = 0; k < 2; k++) ee_mx_defer(free, F[k]);
     }
     /* a margin explainer trains on the maps signed toward the second class */
-    double margin_seconds = ee_now();
+    EeAttrInfo minfo = {0};
     if (explainer && cfg.margin) {
         EeDataset *sets[2] = {&train, &valid};
         for (int q = 0; q < 2; q++) {
             float *signed_maps = NULL;
-            if ((st = ee_explainer_margin_maps(clf, sets[q], &topt, &signed_maps))) ee_mx_fail(st);
+            if ((st = ee_explainer_margin_maps(clf, sets[q], &topt, &signed_maps, &minfo))) ee_mx_fail(st);
             if (!signed_maps) continue;
             ee_mx_defer(free, signed_maps);
             sets[q]->maps = signed_maps;
         }
     }
-    margin_seconds = ee_now() - margin_seconds;
     /* training (gradients, Adam, activations, copies) and the returned
      * struct (a copy of every weight) */
     ee_mx_budget(ee_train_bytes(m, train.in.n, valid.in.n, &topt) + ee_model_bytes(&cfg), "training");
@@ -493,8 +492,8 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         ee_mx_set(hs, "feature_seconds", mxCreateDoubleScalar(finfo.seconds));
     }
     if (explainer && cfg.margin) { /* the classifier's pass per row that signs its map */
-        ee_mx_set(hs, "margin_passes", mxCreateDoubleScalar((double)train.in.n + valid.in.n));
-        ee_mx_set(hs, "margin_seconds", mxCreateDoubleScalar(margin_seconds));
+        ee_mx_set(hs, "margin_passes", mxCreateDoubleScalar((double)minfo.forward));
+        ee_mx_set(hs, "margin_seconds", mxCreateDoubleScalar(minfo.seconds));
     }
     if (kt.K) { /* what the coalition values cost (part of the explainer's training) */
         ee_mx_set(hs, "coalition_passes", mxCreateDoubleScalar((double)kt.passes));

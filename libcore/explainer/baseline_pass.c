@@ -48,13 +48,13 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
  * U x T x d floats (zero past each row's active length, malloc'd) and
  * gidx[i] the entry of row i. Baselines repeat: with the pad baseline every
  * row of a given length has the same one ([CLS], PADs, [SEP]) under the
- * same mask, so each distinct (baseline, mask[, target]) is evaluated once;
- * with G and a model key (not 0), those kept from earlier calls
- * (baseline_cache.c) are read, not evaluated again. With target NULL
- * (and neither fb nor G) zb gets every class's logits at each row's
- * baseline (N x C), kept across calls in the same way (entries without a
- * gradient). *fwd and *bwd count the passes of every distinct one (what
- * the rows need, whatever ran before), *kept those that were read. */
+ * same mask, so each distinct (baseline, mask[, target with G]) is
+ * evaluated once; with a model key (not 0), those kept from earlier calls
+ * (baseline_cache.c) are read, not evaluated again, and the others kept.
+ * zb (may be NULL; target may then be NULL too) gets every class's logits
+ * at each row's baseline (N x C). *fwd and *bwd count the passes of every
+ * distinct one (what the rows need, whatever ran before), *kept those
+ * that were read. */
 EeStatus ee_baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *o, const int32_t *target,
                           uint64_t model_key, float *fb, float *zb, float **G, int *gidx, long *fwd, long *bwd,
                           long *kept)
@@ -62,9 +62,11 @@ EeStatus ee_baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *o, c
     const EeModel *m = r->m;
     const EeBackend *be = r->be;
     int N = in->n, T = m->cfg.T, C = m->cfg.classes, B = r->Bmax, d = m->cfg.d;
-    /* the cache's entry of a baseline: with G, its target's gradient too;
-     * without a target, the logits alone (d 0, target -1) */
-    int keep = model_key && (G || !target), kd = G ? d : 0;
+    /* a baseline's entry (here and in the cache): its logits, and with G
+     * its target's gradient, so that only then does the target tell
+     * entries apart (etg; else target -1, d 0) */
+    const int32_t *etg = G ? target : NULL;
+    int kd = G ? d : 0;
     int32_t *bids = malloc(sizeof(int32_t) * (size_t)N * T), *uids = malloc(sizeof(int32_t) * (size_t)B * T);
     uint8_t *mask = malloc((size_t)N * T), *umask = malloc((size_t)B * T);
     uint64_t *h = malloc(sizeof(uint64_t) * N);
@@ -82,10 +84,10 @@ EeStatus ee_baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *o, c
     for (int i = 0; i < N; i++) {
         ee_attr_row_mask(m, in, i, mask + (size_t)i * T);
         ee_attr_row_baseline(m, in, o, i, bids + (size_t)i * T);
-        h[i] = row_hash(bids + (size_t)i * T, mask + (size_t)i * T, T) ^ (G ? (uint64_t)target[i] * 0x9E3779B97F4A7C15ULL : 0);
+        h[i] = row_hash(bids + (size_t)i * T, mask + (size_t)i * T, T) ^ (etg ? (uint64_t)etg[i] * 0x9E3779B97F4A7C15ULL : 0);
         order[i] = i;
     }
-    RowSet set = {bids, mask, h, T, G ? target : NULL, 0}, equal = set;
+    RowSet set = {bids, mask, h, T, etg, 0}, equal = set;
     equal.equal_only = 1;
     qsort_r(order, (size_t)N, sizeof(int), cmp_rows, &set);
     /* the distinct rows (rep[u]: a row of entry u; uof[q]: the entry of
@@ -105,8 +107,8 @@ EeStatus ee_baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *o, c
         int i = rep[u];
         const int32_t *bi = bids + (size_t)i * T;
         const uint8_t *mi = mask + (size_t)i * T;
-        if (!(keep && ee_baseline_cache_get(model_key, h[i], bi, mi, T, kd, G ? target[i] : -1,
-                                            G ? table + (size_t)u * T * d : NULL, zu + (size_t)u * C, C)))
+        if (!(model_key && ee_baseline_cache_get(model_key, h[i], bi, mi, T, kd, etg ? etg[i] : -1,
+                                                 G ? table + (size_t)u * T * d : NULL, zu + (size_t)u * C, C)))
             todo[ntodo++] = u;
     }
     /* the gradient at every position: a run kept for a top-only backward
@@ -123,7 +125,7 @@ EeStatus ee_baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *o, c
             int i = rep[todo[q0 + j]];
             memcpy(uids + (size_t)j * T, bids + (size_t)i * T, sizeof(int32_t) * T);
             memcpy(umask + (size_t)j * T, mask + (size_t)i * T, (size_t)T);
-            utg[j] = target ? target[i] : -1;
+            utg[j] = etg ? etg[i] : -1;
         }
         int L = ee_run_needed_len(run, uids, umask, nb);
         if ((st = ee_run_set_input_len(run, uids, umask, NULL, nb, L))) break;
@@ -141,7 +143,7 @@ EeStatus ee_baseline_pass(EeRun *r, const EeInput *in, const EeAttrOptions *o, c
             memcpy(zu + (size_t)u * C, out + (size_t)j * C, sizeof(float) * C);
             float *dst = G ? table + (size_t)u * T * d : NULL; /* [L][d] rows into [T][d] slots */
             if (G) be->download(dst, run->de + (size_t)j * L * d, sizeof(float) * (size_t)L * d);
-            if (keep)
+            if (model_key)
                 ee_baseline_cache_put(model_key, h[rep[u]], uids + (size_t)j * T, umask + (size_t)j * T, T, kd, utg[j],
                                       dst, out + (size_t)j * C, C);
         }

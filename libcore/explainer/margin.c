@@ -77,7 +77,8 @@ void ee_margin_sign(int N, int T, const int32_t *tg, float *A)
             for (int t = 0; t < T; t++) A[(size_t)i * T + t] = -A[(size_t)i * T + t];
 }
 
-EeStatus ee_explainer_margin_maps(EeModel *clf, const EeDataset *set, const EeTrainOptions *topt, float **out)
+EeStatus ee_explainer_margin_maps(EeModel *clf, const EeDataset *set, const EeTrainOptions *topt, float **out,
+                                  EeAttrInfo *info)
 {
     *out = NULL;
     const EeConfig *c = &clf->cfg;
@@ -86,6 +87,7 @@ EeStatus ee_explainer_margin_maps(EeModel *clf, const EeDataset *set, const EeTr
     int N = set->in.n, T = c->T;
     if (!N) return EE_OK;
     if (!set->maps) return ee_fail(EE_ERR_INPUT, "'margin' trains on maps (the target-free loss has none)");
+    double t0 = ee_now();
     float *z = malloc(sizeof(float) * (size_t)N * 2), *A = malloc(sizeof(float) * (size_t)N * T);
     EeStatus st = EE_OK;
     if (!z || !A) st = ee_fail(EE_ERR_NOMEM, "out of memory for the signed maps (%d x %d)", N, T);
@@ -105,5 +107,9 @@ EeStatus ee_explainer_margin_maps(EeModel *clf, const EeDataset *set, const EeTr
     free(z);
     if (st) free(A);
     else *out = A;
+    if (!st && info) {
+        info->forward += N;
+        info->seconds += ee_now() - t0;
+    }
     return st;
 }

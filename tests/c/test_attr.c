@@ -615,7 +615,7 @@ static void check_margin(EeKind kind)
     EeDataset set = {.in = in, .maps = maps};
     EeTrainOptions topt;
     ee_train_options_defaults(&topt, kind, EE_HEAD_TOKEN);
-    CHECK_OK(ee_explainer_margin_maps(clf, &set, &topt, &signed_maps));
+    CHECK_OK(ee_explainer_margin_maps(clf, &set, &topt, &signed_maps, NULL));
     CHECK(n1 > 0 && n1 < N, "%s margin: the reference predicts both classes among the rows (%d of %d the second)",
           ee_kind_name(kind), n1, N);
     if (signed_maps) {
