@@ -8,8 +8,8 @@
  * An entry keeps the model, its configuration and a copy of the weights
  * as the source held them. A source is the entry's when its configuration
  * (read and checked as ee_model_load reads it, fields and dims included)
- * is the same bytes and every weight is the same bits (memcmp of 11 MB:
- * about 0.5 ms); anything else loads afresh. So a changed weight, field or
+ * is the same bytes and every weight is the same bits (memcmp of 11 MB,
+ * split between the threads); anything else loads afresh. So a changed weight, field or
  * size never reads an entry, whatever the source's addresses are (Octave
  * writes an array in place when nothing else shares it).
  *
@@ -51,13 +51,31 @@ static const void *tensor(const EeFieldSource *src, const EeParam *p)
     return v.data;
 }
 
+/* n bytes equal: memcmp, in chunks shared by the threads when n is large
+ * (a glosses classifier's token table is 5 MB, compared on every call;
+ * one core's memcmp reads it at well under the machine's bandwidth) */
+#define SPLIT_BYTES ((size_t)1 << 20)
+#define CHUNK_BYTES ((size_t)1 << 18)
+static int same_bytes(const void *a, const void *b, size_t n)
+{
+    if (n < SPLIT_BYTES) return !memcmp(a, b, n);
+    long chunks = (long)((n + CHUNK_BYTES - 1) / CHUNK_BYTES);
+    int differ = 0;
+#pragma omp parallel for schedule(static) reduction(| : differ)
+    for (long c = 0; c < chunks; c++) {
+        size_t at = (size_t)c * CHUNK_BYTES, len = n - at < CHUNK_BYTES ? n - at : CHUNK_BYTES;
+        differ |= memcmp((const char *)a + at, (const char *)b + at, len) != 0;
+    }
+    return !differ;
+}
+
 static int same_source(const Kept *e, const EeConfig *cfg, const EeFieldSource *src)
 {
     if (memcmp(&e->cfg, cfg, sizeof *cfg)) return 0;
     const float *at = e->source;
     for (int i = 0; i < e->m->np; i++) {
         const EeParam *p = &e->m->p[i];
-        if (memcmp(tensor(src, p), at, sizeof(float) * p->count)) return 0;
+        if (!same_bytes(tensor(src, p), at, sizeof(float) * p->count)) return 0;
         at += p->count;
     }
     return 1;

@@ -288,21 +288,22 @@ static EeStatus check_fields(const EeFieldSource *src, const char *what, const E
     }
     for (int i = 0; i < m->np; i++) {
         const EeParam *p = &m->p[i];
+        EeValue v;
+        int found = src->get(src->ctx, p->group[0] ? p->group : NULL, p->index, p->field, &v);
+        if (found && v.cls == EE_VAL_SINGLE && dims_match(&v, p)) continue;
+        /* the tensor's name, formatted only for the error: a kept model's
+         * every call checks all of its tensors */
         char name[64], dbuf[96];
         if (p->group[0]) snprintf(name, sizeof name, "%s.%s(%d).%s", what, p->group, p->index + 1, p->field);
         else snprintf(name, sizeof name, "%s.%s", what, p->field);
-        EeValue v;
-        if (!src->get(src->ctx, p->group[0] ? p->group : NULL, p->index, p->field, &v))
-            return ee_fail(EE_ERR_MODEL, "%s is missing", name);
+        if (!found) return ee_fail(EE_ERR_MODEL, "%s is missing", name);
         if (v.cls != EE_VAL_SINGLE)
             return ee_fail(EE_ERR_MODEL, "%s must be a real single array, got %s", name, cls_name(v.cls));
-        if (!dims_match(&v, p)) {
-            char want[64];
-            if (p->ndims > 2) snprintf(want, sizeof want, "%dx%dx%d", p->dims[0], p->dims[1], p->dims[2]);
-            else snprintf(want, sizeof want, "%dx%d", p->dims[0], p->dims[1]);
-            dims_str(&v, dbuf, sizeof dbuf);
-            return ee_fail(EE_ERR_MODEL, "%s must be %s, got %s", name, want, dbuf);
-        }
+        char want[64];
+        if (p->ndims > 2) snprintf(want, sizeof want, "%dx%dx%d", p->dims[0], p->dims[1], p->dims[2]);
+        else snprintf(want, sizeof want, "%dx%d", p->dims[0], p->dims[1]);
+        dims_str(&v, dbuf, sizeof dbuf);
+        return ee_fail(EE_ERR_MODEL, "%s must be %s, got %s", name, want, dbuf);
     }
     return check_foreign(src, what, m);
 }

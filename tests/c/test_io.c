@@ -620,6 +620,52 @@ static void test_kept_models(void)
     ee_model_free(m);
 }
 
+/* A kept model whose token table (1.1 MB) is compared in chunks shared by
+ * the threads (kept_models.c): a weight changed in place in the first,
+ * a middle and the last, partial, chunk each loads afresh; changed back,
+ * the kept entry is found again. */
+static void test_kept_models_large(void)
+{
+    EeConfig cfg;
+    ee_config_defaults(&cfg, EE_KIND_TRANSFORMER);
+    cfg.vocab = 70000; cfg.T = 6; cfg.d = 4; cfg.heads = 1; cfg.layers = 1; cfg.ffn = 4; cfg.classes = 2;
+    EeModel *m = NULL;
+    MemSource *s = calloc(1, sizeof *s);
+    CHECK(s && !ee_model_new(&cfg, &m), "a model with a large token table");
+    if (!s || !m) { free(s); ee_model_free(m); return; }
+    ee_model_init(m, 5);
+    CHECK_OK(ms_from_model(s, m));
+    EeFieldSource src = ms_source(s);
+    MsField *f = ms_find(s, NULL, 0, "E_tok");
+    CHECK(f && f->v.numel == (size_t)cfg.vocab * cfg.d, "the source has E_tok of %d x %d", cfg.vocab, cfg.d);
+    EeModel *a = NULL, *b = NULL;
+    CHECK_OK(ee_model_acquire(&src, "model", &a));
+    CHECK_OK(ee_model_acquire(&src, "model", &b));
+    CHECK(a && a == b, "the large model twice: one kept model (%p, %p)", (void *)a, (void *)b);
+    ee_model_release(b);
+    if (f && a) {
+        float *w = (float *)f->v.data;
+        size_t at[3] = {1, (size_t)1 << 16, f->v.numel - 1}; /* in the first chunk (not the zero [PAD] row); the second chunk's first; the last */
+        for (int k = 0; k < 3; k++) {
+            float w0 = w[at[k]];
+            w[at[k]] = w0 + 0.25f;
+            EeModel *c = NULL;
+            CHECK_OK(ee_model_acquire(&src, "model", &c));
+            CHECK(c && c != a, "E_tok(%zu) changed in place gave the kept model", at[k] + 1);
+            ee_model_release(c);
+            w[at[k]] = w0;
+            CHECK_OK(ee_model_acquire(&src, "model", &c));
+            CHECK(c == a, "E_tok(%zu) changed back: not the first entry", at[k] + 1);
+            ee_model_release(c);
+        }
+    }
+    ee_model_release(a);
+    ee_kept_models_clear();
+    ms_free(s);
+    free(s);
+    ee_model_free(m);
+}
+
 int main(void)
 {
     ee_threads_enter();
@@ -638,6 +684,7 @@ int main(void)
     test_compressed();
     test_fingerprint();
     test_kept_models();
+    test_kept_models_large();
     rmdir(tmpdir);
     ee_threads_leave();
     return check_finish("test_io");
