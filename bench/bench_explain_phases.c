@@ -84,18 +84,19 @@ int main(int argc, char **argv)
     int32_t *ids = malloc(sizeof(int32_t) * (size_t)N * T);
     for (int i = 0; i < N; i++) /* column-major, 1-based -> row-major, 0-based */
         for (int t = 0; t < T; t++) ids[(size_t)i * T + t] = (int32_t)X[(size_t)t * N + i] - 1;
-    size_t per_row = (size_t)T * k > (size_t)cc->classes ? (size_t)T * k : (size_t)cc->classes;
+    size_t per_row = T > cc->classes ? (size_t)T : (size_t)cc->classes; /* maps or logits */
     float *F = malloc(sizeof(float) * (size_t)N * T * k), *out = malloc(sizeof(float) * (size_t)N * per_row);
     double *sec = malloc(sizeof(double) * PHASES * rounds);
-    if (!ids || !F || !out || !sec) die("out of memory");
+    if (!ids || !F || !out || !sec) {
+        fprintf(stderr, "bench_explain_phases: out of memory for %d rows\n", N);
+        return 1;
+    }
     ee_threads_enter();
     EeInput in = {.n = N, .ids = ids};
     EeAttrOptions o;
     ee_attr_options_defaults(&o);
     o.verbose = 0;
-    o.device = EE_DEVICE_CPU;
-    EeAttrOptions fo = o;
-    fo.baseline = EE_BASELINE_PAD; /* as ee_explain reads them */
+    o.device = EE_DEVICE_CPU; /* the pad baseline (the default), as ee_explain reads the features */
     EeModel *ex[1] = {expl};
     for (int r = -1; r < rounds; r++) { /* round -1: the warm-up (kept baselines, pages) */
         for (int p = 0; p < PHASES; p++) {
@@ -104,7 +105,7 @@ int main(int argc, char **argv)
             double t0 = ee_now();
             switch (p) {
             case PREDICT: st = ee_model_predict(clf, &in, out, 0, EE_DEVICE_CPU); break;
-            case FEATURES: st = ee_explainer_features(clf, ec->inputs, &in, &fo, F, NULL); break;
+            case FEATURES: st = ee_explainer_features(clf, ec->inputs, &in, &o, F, NULL); break;
             case OWN_PASS: {
                 EeInput x = in;
                 x.feats = F;

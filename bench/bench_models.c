@@ -140,9 +140,8 @@ static void bench_model(const char *label, const EeConfig *cfg, int B, double ge
     free(dout);
 }
 
-/* Random sequences whose non-PAD length is uniform over 32..T:
- * [CLS] tokens [SEP] PAD... */
-/* N rows of lengths (with [CLS] and [SEP]) drawn uniformly from lmin..T. */
+/* N random rows, [CLS] tokens [SEP] PAD..., whose length (with [CLS] and
+ * [SEP]) is uniform over lmin..T. */
 static int32_t *random_sequences_from(const EeConfig *c, int N, uint64_t seed, int lmin, double *total_len)
 {
     EeRng rng;
@@ -159,6 +158,7 @@ static int32_t *random_sequences_from(const EeConfig *c, int N, uint64_t seed, i
     return ids;
 }
 
+/* Lengths 32..T. */
 static int32_t *random_sequences(const EeConfig *c, int N, uint64_t seed, double *total_len)
 {
     return random_sequences_from(c, N, seed, 32, total_len);
@@ -392,8 +392,11 @@ static void bench_passes(const char *label, const EeConfig *cfg, int N, int lmin
     int32_t *ids = random_sequences_from(cfg, N, 11, lmin, &total_len);
     EeInput in = {.n = N, .ids = ids};
     EeAttrOptions o = cpu_options();
-    int kmax = 1 + 2 * cfg->heads; /* attention_top's features per token */
-    size_t per_row = (size_t)cfg->T * kmax > (size_t)cfg->classes ? (size_t)cfg->T * kmax : (size_t)cfg->classes;
+    EeConfig top = *cfg; /* an attention_top explainer's: its features per token */
+    top.head = EE_HEAD_TOKEN;
+    top.inputs = EE_INPUTS_ATTENTION_TOP;
+    size_t kt = (size_t)cfg->T * ee_config_features(&top); /* out also holds the features */
+    size_t per_row = kt > (size_t)cfg->classes ? kt : (size_t)cfg->classes;
     float *out = malloc(sizeof(float) * (size_t)N * per_row);
     EeAttrInfo info = {0};
     printf("%s: %d rows, mean length %.1f of T = %d\n", label, N, total_len / N, cfg->T);
@@ -443,17 +446,14 @@ static void bench_passes(const char *label, const EeConfig *cfg, int N, int lmin
                sec / N / passes / ig20);
         ee_model_free(e);
     }
-    /* the features alone: IG's time at s = 5 over theirs bounds any head on
-     * them (issue 19: the IG wordnet panel crosses at s = 5) */
-    EeAttrOptions fo = o;
-    fo.baseline = EE_BASELINE_PAD;
-    c.o = &fo;
+    /* the features alone (at the pad baseline, the options' default): IG's
+     * time at s = 5 over theirs bounds any head on them (issue 19: the IG
+     * wordnet panel crosses at s = 5) */
     c.what = 3;
     sec = time_median(run_call, &c, 3);
     double passes = (double)(info.forward + info.backward) / N;
     printf("  %-28s %12.3f %8.2f %12.4f %9.2fx   (IG s=5 / this: %.1fx)\n", "attention_top features alone",
            1e3 * sec / N, passes, 1e3 * sec / N / passes, sec / N / passes / ig20, ig5 / sec);
-    c.o = &o;
     free(out);
     free(ids);
     ee_model_free(m);

@@ -9,9 +9,10 @@
  * as the source held them. A source is the entry's when its configuration
  * (read and checked as ee_model_load reads it, fields and dims included)
  * is the same bytes and every weight is the same bits (memcmp of 11 MB,
- * split between the threads); anything else loads afresh. So a changed weight, field or
- * size never reads an entry, whatever the source's addresses are (Octave
- * writes an array in place when nothing else shares it).
+ * split between the threads); anything else loads afresh. So a changed
+ * weight, field or size never reads an entry, whatever the source's
+ * addresses are (Octave writes an array in place when nothing else
+ * shares it).
  *
  * A kept model is shared by every caller that acquires it: none may write
  * it (the front ends only read their models). Its fingerprint is computed
