@@ -374,6 +374,11 @@ typedef struct {
      * activation pattern held fixed (libcore/train/prior.c). */
     const float *prior_mask;
     float prior_weight;
+    /* 1: every step runs its rows as one batch, at its longest row's
+     * length. 0 (the default): an explainer's step on the CPU without
+     * dropout or prior runs its rows in groups of similar length and adds
+     * their gradients, the same gradient for less padding (train.c) */
+    int whole_batches;
 } EeTrainOptions;
 
 void ee_train_options_defaults(EeTrainOptions *o, EeKind kind, EeHead head);
@@ -386,6 +391,8 @@ typedef struct {
                              train_loss is the task loss alone */
     double seconds;
     int stopped_early;
+    long passes; /* forward and backward passes of the training steps: one per
+                    step, or one per group of a step split by length */
 } EeHistory;
 void ee_history_free(EeHistory *h);
 

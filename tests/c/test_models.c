@@ -1044,6 +1044,86 @@ static void test_explainer_freeze(const int32_t *ids, int n, int T, int V)
     ee_model_free(clf);
 }
 
+/* A step's rows in groups of similar length (train.c): an explainer
+ * trained so must end with the weights of one trained with whole-batch
+ * steps (the same gradients; only the order of the floating-point sums
+ * differs), and the split must really have run (more passes than steps).
+ * Rows of 3 to 46 tokens in T = 48, as glosses in their T = 32. */
+static void split_case(EeModel *clf, const int32_t *ids, int n, int T)
+{
+    EeExplainerSpec spec;
+    ee_explainer_spec_default(&spec);
+    spec.inputs = EE_INPUTS_GRADIENT;
+    EeModel *ex[2] = {NULL, NULL};
+    CHECK_OK(ee_explainer_new(clf, &spec, 5, &ex[0]));
+    CHECK_OK(ee_explainer_new(clf, &spec, 5, &ex[1]));
+    const char *kind = ee_kind_name(clf->cfg.kind);
+    if (!ex[0] || !ex[1]) goto done;
+    CHECK(ex[0]->total == ex[1]->total && !memcmp(ex[0]->w, ex[1]->w, sizeof(float) * ex[0]->total),
+          "%s: two explainers of one seed start alike", kind);
+    float *w0 = gc_alloc(sizeof(float) * ex[0]->total), *F = gc_alloc(sizeof(float) * n * T);
+    float *A = gc_alloc(sizeof(float) * n * T);
+    memcpy(w0, ex[0]->w, sizeof(float) * ex[0]->total);
+    gc_fill_normal_f(&rng, F, (size_t)n * T, 0, 1);
+    for (int q = 0; q < n * T; q++) {
+        if (ids[q] == EE_PAD) F[q] = 0;
+        A[q] = EE_IS_SPECIAL(ids[q]) ? 0.0f : (float)(sin(3.0 * F[q]) + 0.1 * (ids[q] % 5));
+    }
+    EeDataset tr = {.in = {.n = n, .ids = ids, .feats = F}, .maps = A};
+    EeTrainOptions o;
+    ee_train_options_defaults(&o, clf->cfg.kind, EE_HEAD_TOKEN);
+    o.verbose = 0; o.device = EE_DEVICE_CPU; o.epochs = 3; o.lr = 3e-3f; o.batch = 32;
+    long steps = (long)o.epochs * ((n + o.batch - 1) / o.batch);
+    EeHistory h[2];
+    EeStatus st[2];
+    for (int k = 0; k < 2; k++) {
+        o.whole_batches = k == 0;
+        st[k] = ee_train(ex[k], &tr, NULL, &o, &h[k]);
+        CHECK(st[k] == EE_OK, "%s explainer, %s: %s", kind, k ? "split steps" : "whole batches",
+              st[k] ? ee_last_error() : "");
+    }
+    if (st[0] == EE_OK && st[1] == EE_OK) {
+        CHECK(h[0].passes == steps && h[1].passes > steps, "%s: %ld steps ran %ld passes whole, %ld split",
+              kind, steps, h[0].passes, h[1].passes);
+        double moved = 0, diff = 0;
+        for (size_t q = 0; q < ex[0]->total; q++) {
+            moved = fmax(moved, fabs((double)ex[0]->w[q] - w0[q]));
+            diff = fmax(diff, fabs((double)ex[1]->w[q] - ex[0]->w[q]));
+        }
+        CHECK(moved > 1e-2 && diff <= 1e-3 * moved,
+              "%s explainer: split steps train the weights of whole batches (largest change %.3g, "
+              "largest difference %.3g)", kind, moved, diff);
+        CHECK(fabs((double)h[1].train_loss[2] - h[0].train_loss[2]) <= 1e-4 * fabs((double)h[0].train_loss[2]),
+              "%s explainer: the same training loss split and whole (%.7g, %.7g)", kind, h[1].train_loss[2],
+              h[0].train_loss[2]);
+    }
+    for (int k = 0; k < 2; k++)
+        if (st[k] == EE_OK) ee_history_free(&h[k]);
+    free(w0); free(F); free(A);
+done:
+    ee_model_free(ex[0]);
+    ee_model_free(ex[1]);
+}
+
+static void test_split_by_length(void)
+{
+    int n = 96, T = 48, V = 16;
+    int32_t *ids = gc_alloc(sizeof(int32_t) * n * T), *lab = gc_alloc(sizeof(int32_t) * n);
+    make_token_data(n, T, V, ids, lab);
+    EeConfig cfg;
+    ee_config_defaults(&cfg, EE_KIND_TRANSFORMER);
+    cfg.vocab = V; cfg.T = T; cfg.d = 8; cfg.heads = 2; cfg.layers = 2; cfg.ffn = 16; cfg.classes = 2;
+    EeModel *clf = new_model(&cfg, 6);
+    if (clf) split_case(clf, ids, n, T);
+    ee_model_free(clf);
+    ee_config_defaults(&cfg, EE_KIND_CNN);
+    cfg.vocab = V; cfg.T = T; cfg.d = 8; cfg.filters = 4; cfg.nwidths = 2; cfg.widths[0] = 2; cfg.widths[1] = 3;
+    cfg.classes = 2;
+    if ((clf = new_model(&cfg, 7))) split_case(clf, ids, n, T);
+    ee_model_free(clf);
+    free(ids); free(lab);
+}
+
 static void test_training(void)
 {
     /* Training makes thousands of tiny OpenMP regions; on a machine busy
@@ -1134,6 +1214,7 @@ static void test_training(void)
     free(noise);
     test_explainer_start(ids, ntr, T, V);
     test_explainer_freeze(ids, ntr, T, V);
+    test_split_by_length();
     free(ids); free(lab); free(x); free(lx);
 #ifdef _OPENMP
     omp_set_num_threads(team);

@@ -47,12 +47,13 @@ read -r -a LIBS <<< "$(sed -n 3p <<< "$vars")"
 
 # ---- the mutants: name, test programs, then FILE|OLD LINE|NEW LINE edits ----
 # (one edit per line of the here-document; '|' separates the fields)
-MUTANTS=(nan ig_node sv_step pad_mask efficiency tokenizer)
+MUTANTS=(nan ig_node sv_step pad_mask efficiency tokenizer split_scale)
 tests_of() {
   case $1 in
     control) echo "test_attr test_models test_text" ;;
     nan | ig_node | sv_step | efficiency) echo "test_attr" ;;
     pad_mask) echo "test_models test_attr" ;;
+    split_scale) echo "test_models" ;;
     tokenizer) echo "test_text" ;;
   esac
 }
@@ -65,6 +66,7 @@ what_of() {
     pad_mask) echo "the classifier attends to PAD (its mask ignored)" ;;
     efficiency) echo "ee_explain leaves out the efficiency projection" ;;
     tokenizer) echo "the tokenizer drops the last word of a text" ;;
+    split_scale) echo "a training step split by length weighs each group's gradient as a whole batch's" ;;
   esac
 }
 edits_of() {
@@ -97,6 +99,10 @@ EOF
 libcore/text/tokenize.c|    emit_word(&t);|    t.len = 0;
 EOF
     ;;
+    split_scale) cat <<'EOF'
+libcore/train/train.c|        if (gn < nb) t->be->scale((size_t)gn * t->outs, (float)gn / (float)nb, t->d_dout);|        (void)0;
+EOF
+    ;;
   esac
 }
 
@@ -115,7 +121,7 @@ build() {
       > "$dir/edit.tmp" && mv "$dir/edit.tmp" "$dir/src/${f#libcore/}"
     case " ${files[*]-} " in *" $f "*) ;; *) files+=("$f") ;; esac
   done < <(edits_of "$name")
-  [ "$name" = control ] && files=(libcore/attr/ig.c libcore/attr/sv.c libcore/explainer/features.c libcore/models/run.c libcore/text/tokenize.c)
+  [ "$name" = control ] && files=(libcore/attr/ig.c libcore/attr/sv.c libcore/explainer/features.c libcore/models/run.c libcore/text/tokenize.c libcore/train/train.c)
   local objs=()
   for f in "${files[@]}"; do
     local o=$dir/$(basename "$f" .c).o
