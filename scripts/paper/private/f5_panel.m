@@ -230,21 +230,27 @@ function S = f5_panel (P, q)
   ## cache): the explainer on the test rows and the expensive explainer at
   ## the crossing (at s = S when there is none: a lower bound), each the
   ## median of 3 runs after a warm-up, since a run of these rows takes
-  ## from milliseconds to seconds and single timings are noisy
+  ## from milliseconds to seconds and single timings are noisy.  The runs
+  ## alternate (explainer, expensive, explainer, ...), so that a change of
+  ## the machine's speed while they run (minutes on a shared machine) falls
+  ## on both alike, not on the one that happened to run then
   n_test = rows (X.test);
-  timing = @(f) median (arrayfun (@(r) time_of (f), 1:3));
   run_emp = @() ee_explain (members, X.test);
-  run_emp ();                                  # warm-up, as the expensive explainer's below (a fresh
-                                               # process's first calls are 2-3x slower)
-  emp_seconds = timing (run_emp);
   cx = f5_crossing (C);
   sx = q.S;
   if (isfinite (cx))
     sx = cx;
   end
   run_at = expensive_at (clf.model, X.test, q, sx);
-  run_at ();                                   # warm-up (and the first touch of its memory)
-  exp_seconds = timing (run_at);
+  run_emp ();                                  # warm-ups (a fresh process's first calls are 2-3x
+  run_at ();                                   # slower; the first touch of their memory)
+  t_emp = t_exp = zeros (1, 3);
+  for k = 1:3
+    t_emp(k) = time_of (run_emp);
+    t_exp(k) = time_of (run_at);
+  end
+  emp_seconds = median (t_emp);
+  exp_seconds = median (t_exp);
   C.explainer_seconds = emp_seconds;
   C.timed_s = sx;
   C.timed_seconds = exp_seconds;
