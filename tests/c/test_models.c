@@ -972,6 +972,18 @@ static int frozen_in(const EeModel *m, const EeParam *p, int level)
     return level >= 2 && !strcmp(p->group, "encoder") && p->index < m->cfg.layers - 1;
 }
 
+/* Random features F (0 at PAD) and training maps A that depend on them
+ * and on the token (0 at the special tokens): something an explainer can
+ * learn, for the training cases below. */
+static void learnable_maps(const int32_t *ids, int n, int T, float *F, float *A)
+{
+    gc_fill_normal_f(&rng, F, (size_t)n * T, 0, 1);
+    for (int q = 0; q < n * T; q++) {
+        if (ids[q] == EE_PAD) F[q] = 0;
+        A[q] = EE_IS_SPECIAL(ids[q]) ? 0.0f : (float)(sin(3.0 * F[q]) + 0.1 * (ids[q] % 5));
+    }
+}
+
 static void freeze_case(EeModel *clf, EeInputs inputs, int level, const int32_t *ids, int n, int T)
 {
     EeExplainerSpec spec;
@@ -985,11 +997,7 @@ static void freeze_case(EeModel *clf, EeInputs inputs, int level, const int32_t 
     float *w0 = gc_alloc(sizeof(float) * ex->total), *F = gc_alloc(sizeof(float) * n * T);
     float *A = gc_alloc(sizeof(float) * n * T);
     memcpy(w0, ex->w, sizeof(float) * ex->total);
-    gc_fill_normal_f(&rng, F, (size_t)n * T, 0, 1);
-    for (int q = 0; q < n * T; q++) {
-        if (ids[q] == EE_PAD) F[q] = 0;
-        A[q] = EE_IS_SPECIAL(ids[q]) ? 0.0f : (float)(sin(3.0 * F[q]) + 0.1 * (ids[q] % 5));
-    }
+    learnable_maps(ids, n, T, F, A);
     EeDataset tr = {.in = {.n = n, .ids = ids, .feats = F}, .maps = A};
     EeTrainOptions o;
     ee_train_options_defaults(&o, clf->cfg.kind, EE_HEAD_TOKEN);
@@ -1064,11 +1072,7 @@ static void split_case(EeModel *clf, const int32_t *ids, int n, int T)
     float *w0 = gc_alloc(sizeof(float) * ex[0]->total), *F = gc_alloc(sizeof(float) * n * T);
     float *A = gc_alloc(sizeof(float) * n * T);
     memcpy(w0, ex[0]->w, sizeof(float) * ex[0]->total);
-    gc_fill_normal_f(&rng, F, (size_t)n * T, 0, 1);
-    for (int q = 0; q < n * T; q++) {
-        if (ids[q] == EE_PAD) F[q] = 0;
-        A[q] = EE_IS_SPECIAL(ids[q]) ? 0.0f : (float)(sin(3.0 * F[q]) + 0.1 * (ids[q] % 5));
-    }
+    learnable_maps(ids, n, T, F, A);
     EeDataset tr = {.in = {.n = n, .ids = ids, .feats = F}, .maps = A};
     EeTrainOptions o;
     ee_train_options_defaults(&o, clf->cfg.kind, EE_HEAD_TOKEN);
