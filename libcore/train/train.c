@@ -75,7 +75,7 @@ typedef struct {
     int *h_pos;
     /* a step's rows split by length (split_by_length): the rows in order
      * of their active length, the groups' ends, and the split's scratch */
-    int *s_idx, *s_end, *s_len, *s_from;
+    int *s_idx, *s_end, *s_len, *s_runlen, *s_count, *s_from;
     double *s_cost;
 } Trainer;
 
@@ -196,11 +196,13 @@ static int split_applies(const Trainer *t, const EeTrainOptions *opt, const EePr
 
 /* Rows idx[0..nb) by active length into t->s_idx (stable), cut into
  * groups: group g is s_idx[s_end[g-1] .. s_end[g]), s_end[-1] = 0.
- * Returns the number of groups. */
+ * Returns the number of groups.  A cut inside a run of equal lengths
+ * only adds a pass, so the cuts are chosen among the ends of the lengths'
+ * runs: O(min(nb, T)^2) per step. */
 static int split_by_length(Trainer *t, const EeDataset *ds, const int *idx, int nb)
 {
     const EeConfig *c = t->c;
-    int T = c->T, *count = t->s_from; /* T + 1 counters, then the split's choices */
+    int T = c->T, *count = t->s_count; /* per length, then the end of its rows */
     memset(count, 0, sizeof(int) * (T + 2));
     for (int i = 0; i < nb; i++) {
         size_t s = (size_t)idx[i] * T;
@@ -209,22 +211,29 @@ static int split_by_length(Trainer *t, const EeDataset *ds, const int *idx, int 
     }
     for (int L = 1; L <= T; L++) count[L + 1] += count[L];
     for (int i = 0; i < nb; i++) t->s_idx[count[t->s_len[i]]++] = idx[i];
-    for (int L = 1, p = 0; L <= T; L++) /* count[L] is now the end of length L's rows */
-        while (p < count[L]) t->s_len[p++] = L;
+    /* the runs: m ends e[k] (rows [e[k-1], e[k]) have length len[k]) */
+    int m = 0, *e = t->s_len, *len = t->s_runlen; /* (s_len is free again) */
+    for (int L = 1, prev = 0; L <= T; L++)
+        if (count[L] > prev) {
+            e[m] = count[L];
+            len[m++] = L;
+            prev = count[L];
+        }
     double quad = c->kind == EE_KIND_TRANSFORMER ? 1.0 / (6.0 * c->d) : 0.0;
     int *from = t->s_from;
-    t->s_cost[0] = 0;
-    for (int j = 1; j <= nb; j++) { /* rows [i, j) as the last group: their length is row j-1's */
-        double L = t->s_len[j - 1], per_row = L * (1 + L * quad);
-        t->s_cost[j] = INFINITY;
-        for (int i = 0; i < j; i++) {
-            double v = t->s_cost[i] + SPLIT_PASS_POSITIONS + (j - i) * per_row;
-            if (v < t->s_cost[j]) { t->s_cost[j] = v; from[j] = i; }
+    double *cost = t->s_cost; /* cost[k + 1]: the best split of the first k + 1 runs */
+    cost[0] = 0;
+    for (int k = 0; k < m; k++) { /* runs j..k as the last group, at run k's length */
+        double L = len[k], per_row = L * (1 + L * quad);
+        cost[k + 1] = INFINITY;
+        for (int j = 0; j <= k; j++) {
+            double v = cost[j] + SPLIT_PASS_POSITIONS + (e[k] - (j ? e[j - 1] : 0)) * per_row;
+            if (v < cost[k + 1]) { cost[k + 1] = v; from[k + 1] = j; }
         }
     }
     int ng = 0;
-    for (int j = nb; j > 0; j = from[j]) ng++;
-    for (int j = nb, g = ng - 1; j > 0; j = from[j]) t->s_end[g--] = j;
+    for (int k = m; k > 0; k = from[k]) ng++;
+    for (int k = m, g = ng - 1; k > 0; k = from[k]) t->s_end[g--] = e[k - 1];
     return ng;
 }
 
@@ -581,9 +590,11 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
     t.s_idx = malloc(sizeof(int) * B);
     t.s_end = malloc(sizeof(int) * B);
     t.s_len = malloc(sizeof(int) * B);
-    t.s_from = malloc(sizeof(int) * ((size_t)B + T + 2));
+    t.s_runlen = malloc(sizeof(int) * B);
+    t.s_count = malloc(sizeof(int) * (T + 2));
+    t.s_from = malloc(sizeof(int) * ((size_t)B + 1));
     t.s_cost = malloc(sizeof(double) * ((size_t)B + 1));
-    if (!t.s_idx || !t.s_end || !t.s_len || !t.s_from || !t.s_cost) fail = 1;
+    if (!t.s_idx || !t.s_end || !t.s_len || !t.s_runlen || !t.s_count || !t.s_from || !t.s_cost) fail = 1;
     if (kernel) {
         t.h_out = malloc(sizeof(float) * B * T);
         t.h_dout = malloc(sizeof(float) * B * T);
@@ -739,6 +750,8 @@ done:
     free(t.s_idx);
     free(t.s_end);
     free(t.s_len);
+    free(t.s_runlen);
+    free(t.s_count);
     free(t.s_from);
     free(t.s_cost);
     free(best);
