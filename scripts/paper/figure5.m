@@ -137,7 +137,8 @@
 ## panel with the equal-accuracy speed-up (@code{ee_speedup}: the expensive
 ## explainer's wall time per explanation at the smallest s that is as
 ## accurate as the Empirical Explainer, over the explainer's, both the
-## median of 3 runs on the test rows in this run; ">" when there is no
+## median of 3 runs on the test rows in this run, the two explainers'
+## runs alternating; ">" when there is no
 ## crossing before S; a deterministic method's panel: crossing NaN, the
 ## plain speed ratio), in passes too, and the break-even.
 ##
