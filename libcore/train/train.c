@@ -172,7 +172,7 @@ static float batch_loss(Trainer *t, const EeDataset *ds, const int *idx, int nb,
 
 /* ---- a step's rows in groups of similar length ----
  * A pass runs at the active length of its longest row, so a step over
- * random rows of mixed lengths (glosses of 4 to 32 tokens, fortunes of 6
+ * random rows of mixed lengths (glosses of 3 to 32 tokens, fortunes of 5
  * to 64) spends much of its time on padding.  Where a step's rows are
  * independent of each other (an explainer without dropout, whose masks
  * follow a row's place in the batch, and without an attribution prior,

@@ -1056,7 +1056,7 @@ static void test_explainer_freeze(const int32_t *ids, int n, int T, int V)
  * trained so must end with the weights of one trained with whole-batch
  * steps (the same gradients; only the order of the floating-point sums
  * differs), and the split must really have run (more passes than steps).
- * Rows of 3 to 46 tokens in T = 48, as glosses in their T = 32. */
+ * Rows of 4 to 48 tokens in T = 48, as glosses of 3 to 32 in their T = 32. */
 static void split_case(EeModel *clf, const int32_t *ids, int n, int T)
 {
     EeExplainerSpec spec;
