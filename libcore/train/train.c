@@ -73,9 +73,10 @@ typedef struct {
     float *h_out, *h_dout;
     double *h_phi, *h_grad;
     int *h_pos;
-    /* a step's rows split by length (split_by_length): the rows in order
-     * of their active length, the groups' ends, and the split's scratch */
-    int *s_idx, *s_end, *s_len, *s_runlen, *s_count, *s_from;
+    /* a step's rows split by length (split_by_length): each training
+     * row's active length (fixed: found once), the step's rows in order of
+     * it, the groups' ends, and the split's scratch */
+    int *row_len, *s_idx, *s_end, *s_runend, *s_runlen, *s_count, *s_from;
     double *s_cost;
 } Trainer;
 
@@ -199,20 +200,16 @@ static int split_applies(const Trainer *t, const EeTrainOptions *opt, const EePr
  * Returns the number of groups.  A cut inside a run of equal lengths
  * only adds a pass, so the cuts are chosen among the ends of the lengths'
  * runs: O(min(nb, T)^2) per step. */
-static int split_by_length(Trainer *t, const EeDataset *ds, const int *idx, int nb)
+static int split_by_length(Trainer *t, const int *idx, int nb)
 {
     const EeConfig *c = t->c;
     int T = c->T, *count = t->s_count; /* per length, then the end of its rows */
     memset(count, 0, sizeof(int) * (T + 2));
-    for (int i = 0; i < nb; i++) {
-        size_t s = (size_t)idx[i] * T;
-        t->s_len[i] = ee_run_needed_len(t->r, ds->in.ids + s, ds->in.mask ? ds->in.mask + s : NULL, 1);
-        count[t->s_len[i] + 1]++;
-    }
+    for (int i = 0; i < nb; i++) count[t->row_len[idx[i]] + 1]++;
     for (int L = 1; L <= T; L++) count[L + 1] += count[L];
-    for (int i = 0; i < nb; i++) t->s_idx[count[t->s_len[i]]++] = idx[i];
+    for (int i = 0; i < nb; i++) t->s_idx[count[t->row_len[idx[i]]]++] = idx[i];
     /* the runs: m ends e[k] (rows [e[k-1], e[k]) have length len[k]) */
-    int m = 0, *e = t->s_len, *len = t->s_runlen; /* (s_len is free again) */
+    int m = 0, *e = t->s_runend, *len = t->s_runlen;
     for (int L = 1, prev = 0; L <= T; L++)
         if (count[L] > prev) {
             e[m] = count[L];
@@ -248,7 +245,7 @@ static EeStatus step_gradient(Trainer *t, const EeDataset *ds, const int *idx, i
     int ng = 1;
     const int *rows = idx;
     if (split) {
-        ng = split_by_length(t, ds, idx, nb);
+        ng = split_by_length(t, idx, nb);
         rows = t->s_idx;
     } else {
         t->s_end[0] = nb;
@@ -589,12 +586,12 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
     t.h_feats = t.feats ? malloc(sizeof(float) * B * T * t.feats) : NULL;
     t.s_idx = malloc(sizeof(int) * B);
     t.s_end = malloc(sizeof(int) * B);
-    t.s_len = malloc(sizeof(int) * B);
+    t.s_runend = malloc(sizeof(int) * B);
     t.s_runlen = malloc(sizeof(int) * B);
     t.s_count = malloc(sizeof(int) * (T + 2));
     t.s_from = malloc(sizeof(int) * ((size_t)B + 1));
     t.s_cost = malloc(sizeof(double) * ((size_t)B + 1));
-    if (!t.s_idx || !t.s_end || !t.s_len || !t.s_runlen || !t.s_count || !t.s_from || !t.s_cost) fail = 1;
+    if (!t.s_idx || !t.s_end || !t.s_runend || !t.s_runlen || !t.s_count || !t.s_from || !t.s_cost) fail = 1;
     if (kernel) {
         t.h_out = malloc(sizeof(float) * B * T);
         t.h_dout = malloc(sizeof(float) * B * T);
@@ -634,6 +631,15 @@ EeStatus ee_train(EeModel *m, const EeDataset *train, const EeDataset *valid,
     size_t W0 = trained_from(m, freeze);
     t.be->zero(t.r->g, sizeof(float) * W);
     int split = split_applies(&t, opt, prior);
+    if (split) {
+        if (!(t.row_len = malloc(sizeof(int) * n))) {
+            st = ee_fail(EE_ERR_NOMEM, "out of memory setting up training");
+            goto done;
+        }
+        for (int i = 0; i < n; i++)
+            t.row_len[i] = ee_run_needed_len(t.r, train->in.ids + (size_t)i * T,
+                                             train->in.mask ? train->in.mask + (size_t)i * T : NULL, 1);
+    }
 
     double t0 = ee_now(), last_print = t0, best_loss = INFINITY;
     int steps_per_epoch = (n + B - 1) / B, step = 0, since_best = 0;
@@ -747,9 +753,10 @@ done:
     free(t.h_phi);
     free(t.h_grad);
     free(t.h_pos);
+    free(t.row_len);
     free(t.s_idx);
     free(t.s_end);
-    free(t.s_len);
+    free(t.s_runend);
     free(t.s_runlen);
     free(t.s_count);
     free(t.s_from);
