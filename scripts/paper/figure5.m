@@ -22,7 +22,7 @@
 ## results folder, keyed by the settings it depends on, so an interrupted
 ## run resumes.
 ##
-## Presets: @qcode{'default'} (17-30 minutes on 2 idle cores, by processor), @qcode{'tiny'}
+## Presets: @qcode{'default'} (15-30 minutes on 2 idle cores, by processor), @qcode{'tiny'}
 ## (seconds, the smoke test), @qcode{'full'} (every row; hours).  See
 ## doc/FIGURE5.md for the sizes and the measurements behind them.
 ##

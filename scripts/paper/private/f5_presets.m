@@ -1,7 +1,7 @@
 ## -*- texinfo -*-
 ## @deftypefn {} {@var{P} =} f5_presets (@var{root}, @var{name})
 ## The settings of figure5's presets: @qcode{'tiny'} (seconds, the smoke
-## test), @qcode{'default'} (the main job: 17-30 minutes on 2 idle cores, by processor) and
+## test), @qcode{'default'} (the main job: 15-30 minutes on 2 idle cores, by processor) and
 ## @qcode{'full'} (every row of every split).  @var{P}.panels is a struct
 ## array with one element per panel, in the figure's order (IG on spam and
 ## on wordnet, SV on fortunes and on wordnet); doc/FIGURE5.md explains
