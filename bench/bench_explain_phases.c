@@ -28,6 +28,7 @@
 #include "ee.h"
 #include "ee_mat.h"
 #include "ee_model_io.h"
+#include "bench_stats.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,12 +51,6 @@ static EeModel *load(EeMatIn *f, const char *name)
     EeModel *m = NULL;
     if (ee_mat_struct_source(f, name, &src) || ee_model_acquire(&src, name, &m)) die(name);
     return m;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 int main(int argc, char **argv)
@@ -83,7 +78,15 @@ int main(int argc, char **argv)
     }
     int32_t *ids = malloc(sizeof(int32_t) * (size_t)N * T);
     for (int i = 0; i < N; i++) /* column-major, 1-based -> row-major, 0-based */
-        for (int t = 0; t < T; t++) ids[(size_t)i * T + t] = (int32_t)X[(size_t)t * N + i] - 1;
+        for (int t = 0; t < T; t++) {
+            double v = X[(size_t)t * N + i];
+            if (!(v >= 1 && v <= cc->vocab && v == (int32_t)v)) { /* (fails on NaN too) */
+                fprintf(stderr, "bench_explain_phases: X(%d,%d) = %g is not a token id in 1..%d\n", i + 1, t + 1,
+                        v, cc->vocab);
+                return 2;
+            }
+            ids[(size_t)i * T + t] = (int32_t)v - 1;
+        }
     size_t per_row = T > cc->classes ? (size_t)T : (size_t)cc->classes; /* maps or logits */
     float *F = malloc(sizeof(float) * (size_t)N * T * k), *out = malloc(sizeof(float) * (size_t)N * per_row);
     double *sec = malloc(sizeof(double) * PHASES * rounds);
@@ -126,8 +129,7 @@ int main(int argc, char **argv)
     double med[PHASES];
     for (int p = 0; p < PHASES; p++) {
         double *s = sec + (size_t)p * rounds;
-        qsort(s, (size_t)rounds, sizeof *s, cmp_double);
-        med[p] = rounds % 2 ? s[rounds / 2] : 0.5 * (s[rounds / 2 - 1] + s[rounds / 2]);
+        med[p] = bench_median(s, rounds); /* (sorted: s[0] is the minimum) */
         printf("  %-28s %9.4f %9.4f", names[p], 1e3 * s[0] / N, 1e3 * med[p] / N);
         if (p >= IG4) printf(" %13.2fx %13.2fx", med[p] / med[FEATURES], med[p] / med[EXPLAIN]);
         printf("\n");

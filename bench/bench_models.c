@@ -11,17 +11,12 @@
 #include "ee.h"
 #include "ee_model_io.h"
 #include "models/model_impl.h"
+#include "bench_stats.h"
 
 #include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* Median seconds of `reps` runs of fn(ctx) after one warm-up. */
 static double time_median(void (*fn)(void *), void *ctx, int reps)
@@ -33,8 +28,7 @@ static double time_median(void (*fn)(void *), void *ctx, int reps)
         fn(ctx);
         t[i] = ee_now() - t0;
     }
-    qsort(t, (size_t)reps, sizeof(double), cmp_double);
-    return t[reps / 2];
+    return bench_median(t, reps);
 }
 
 typedef struct { int n; float *a, *b, *c; } GemmCtx;
