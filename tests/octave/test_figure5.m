@@ -74,9 +74,8 @@
 %!  for k = 1:4
 %!    X = R.panels(k).X;
 %!    inputs = R.panels(k).settings.expl.inputs;
-%!    assert (strcmp (inputs, 'attention_top'), k > 1);   # the presets' (f5_presets)
+%!    assert (inputs, {'tokens', 'attention_top', 'attention_top', 'attention_top'}{k});   # the presets' (f5_presets)
 %!    e = c{18}((k - 1) * S + 1);
-%!    assert (strcmp (inputs, 'tokens'), k == 1);
 %!    if (strcmp (inputs, 'tokens'))
 %!      ## its own pass, and (the preset's 'margin') the classifier's at each
 %!      ## distinct pad baseline under the rows' mask, for the map's sign
