@@ -30,6 +30,8 @@
 #include "ee_model_io.h"
 #include "bench_stats.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,16 +79,6 @@ int main(int argc, char **argv)
         return 2;
     }
     int32_t *ids = malloc(sizeof(int32_t) * (size_t)N * T);
-    for (int i = 0; i < N; i++) /* column-major, 1-based -> row-major, 0-based */
-        for (int t = 0; t < T; t++) {
-            double v = X[(size_t)t * N + i];
-            if (!(v >= 1 && v <= cc->vocab && v == (int32_t)v)) { /* (fails on NaN too) */
-                fprintf(stderr, "bench_explain_phases: X(%d,%d) = %g is not a token id in 1..%d\n", i + 1, t + 1,
-                        v, cc->vocab);
-                return 2;
-            }
-            ids[(size_t)i * T + t] = (int32_t)v - 1;
-        }
     size_t per_row = T > cc->classes ? (size_t)T : (size_t)cc->classes; /* maps or logits */
     float *F = malloc(sizeof(float) * (size_t)N * T * k), *out = malloc(sizeof(float) * (size_t)N * per_row);
     double *sec = malloc(sizeof(double) * PHASES * rounds);
@@ -94,8 +86,24 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_explain_phases: out of memory for %d rows\n", N);
         return 1;
     }
-    ee_threads_enter();
+    /* column-major, 1-based -> row-major, 0-based; here only what the cast
+     * needs (a whole number in int32's range, not NaN): the vocabulary's
+     * range is ee_input_check's, below */
+    for (int i = 0; i < N; i++)
+        for (int t = 0; t < T; t++) {
+            double v = X[(size_t)t * N + i];
+            if (!(fabs(v) <= INT32_MAX && v == trunc(v))) {
+                fprintf(stderr, "bench_explain_phases: X(%d,%d) = %g is not a token id\n", i + 1, t + 1, v);
+                return 2;
+            }
+            ids[(size_t)i * T + t] = (int32_t)v - 1;
+        }
     EeInput in = {.n = N, .ids = ids};
+    if (ee_input_check(clf, &in)) {
+        fprintf(stderr, "bench_explain_phases: X: %s\n", ee_last_error());
+        return 2;
+    }
+    ee_threads_enter();
     EeAttrOptions o;
     ee_attr_options_defaults(&o);
     o.verbose = 0;
