@@ -122,7 +122,7 @@ typedef enum {
     EE_INPUTS_OCCLUSION, EE_INPUTS_PATH, EE_INPUTS_ATTENTION, EE_INPUTS_ATTENTION_TOP
 } EeInputs;
 
-/* Interior path nodes of EE_INPUTS_PATH (doc/FIGURE5.md: 1, 2, 3 and 4
+/* Interior path nodes of EE_INPUTS_PATH (doc/FIGURE5_LOG.md: 1, 2, 3 and 4
  * measured on the IG wordnet panel). */
 #define EE_PATH_NODES 3
 
@@ -235,13 +235,13 @@ typedef struct {
 } EeExplainerSpec;
 /* The paper's design: flat head, tokens only, every position. */
 void ee_explainer_spec_paper(EeExplainerSpec *s);
-/* This project's default (doc/FIGURE5.md has the measurements behind it). */
+/* This project's default (doc/FIGURE5_LOG.md: the measurements behind it). */
 void ee_explainer_spec_default(EeExplainerSpec *s);
 /* The design's inputs for its target maps: when the caller did not name the
  * inputs (inputs_given 0) and the maps are Shapley values computed by the
  * front end (shapley 1), a design that reads the gradient at both ends
  * (EE_INPUTS_GRADIENT_ENDS, the default) reads the occlusion scores
- * instead (half the error on the SV panels, doc/FIGURE5.md).
+ * instead (half the error on the SV panels, doc/FIGURE5_LOG.md).
  * ee_explainer_design applies it. */
 void ee_explainer_spec_for_maps(EeExplainerSpec *s, int shapley, int inputs_given);
 /* The designs ('design', ee_design_names) and the explainer's outputs

@@ -80,13 +80,13 @@
 ## token) - f(baseline), with the tokens absent as in @code{ee_sv} (the
 ## token's marginal contributions when it comes last and first in a
 ## Shapley permutation; 2 n + 2 forward passes more for n real tokens, the
-## cost of about two permutations; on the SV panels of doc/FIGURE5.md the
+## cost of about two permutations; on the SV panels of doc/FIGURE5_LOG.md the
 ## explainer's error fell from 4.1-4.6 to 1.7-1.8 times its floor: use it
 ## for Shapley maps); @qcode{'path'}: the two ends and the same score
 ## with the gradient at each of the 3 Gauss-Legendre nodes inside the path
 ## (the integrand of IG where a 3-step IG samples it; a forward and a
 ## backward pass more per node: about 10.7 passes per explanation, where IG
-## at s steps costs 2 s + 2; on the IG wordnet panel of doc/FIGURE5.md the
+## at s steps costs 2 s + 2; on the IG wordnet panel of doc/FIGURE5_LOG.md the
 ## error fell from 1.8e-2 to 2.7e-3, and to 1.5e-3 with twice the rows,
 ## below IG's at s = 6, 14 passes: use it for IG maps whose quadrature
 ## converges fast); @qcode{'attention'} (transformer classifiers): the
@@ -95,7 +95,7 @@
 ## each head of every layer (its value times the target logit's gradient
 ## at it: what the token adds through that head, linearised at the text),
 ## 2 + H + L H features read from the same passes as the two ends (no pass
-## more; on the SV fortunes panel of doc/FIGURE5.md the error fell from
+## more; on the SV fortunes panel of doc/FIGURE5_LOG.md the error fell from
 ## 4.1 to 3.1 times the floor, on SV wordnet it stayed at 4.6; trained
 ## with @qcode{'loss', 'shapley_kernel'} on many more rows for 30 epochs,
 ## 1.7 and 2.4 times the floor: the SV presets of figure5 until 28 Nov, at 4-5 passes
@@ -105,7 +105,7 @@
 ## alone give: the score at the baseline end, the last layer's [CLS]
 ## attention and its value-path scores (1 + 2 H features; no full backward
 ## pass, so the call costs about a quarter less than with
-## @qcode{'attention'}; on the SV panels of doc/FIGURE5.md, trained as
+## @qcode{'attention'}; on the SV panels of doc/FIGURE5_LOG.md, trained as
 ## their presets, 1.9 and 2.6 times the floor against 1.7 and 2.4, at the
 ## same crossings: the SV presets of figure5 since 28 Nov; on the IG
 ## wordnet panel, with one encoder layer and every training gloss, 6.0e-3
@@ -158,7 +158,7 @@
 ## @item 'layers'
 ## (transformer classifiers) how many of the classifier's encoder layers
 ## the explainer keeps, from the first (default: all of them).  Fewer cost
-## less per explanation: with one of the two layers of doc/FIGURE5.md's
+## less per explanation: with one of the two layers of doc/FIGURE5_LOG.md's
 ## classifiers, @code{ee_explain} with @qcode{'attention_top'} takes
 ## 0.55x the time of IG's passes per pass instead of 0.68x
 ## (@code{bench/bench_models passes}, 150 rows of mean length 131); on the
@@ -219,7 +219,7 @@
 ## the token and position embeddings and their LayerNorm as they are (as
 ## copied from the classifier, for an explainer: it helped the SV
 ## explainers and the IG explainer of the short wordnet glosses and hurt
-## the IG explainer on spam, doc/FIGURE5.md);
+## the IG explainer on spam, doc/FIGURE5_LOG.md);
 ## @qcode{'encoder'} also keeps every encoder layer but the last.
 ## @item 'schedule'
 ## @qcode{'constant'} (classifiers' default) or @qcode{'cosine'} (explainers'

@@ -3,7 +3,7 @@
  * picks the inputs from the target maps, the outputs and efficiency
  * decided from the maps (ee_explainer_design: the gateways and cli/ee
  * hand it what the caller named and nothing else), and the explainer
- * built from its classifier (ee_explainer_new). doc/FIGURE5.md has the
+ * built from its classifier (ee_explainer_new). doc/FIGURE5_LOG.md has the
  * measurements behind the default design. */
 #include "explainer.h"
 

@@ -12,7 +12,7 @@
 ##
 ## Options: @qcode{'panels'} (as for figure5; default all four),
 ## @qcode{'variants'} (a cell of @{name, struct of explainer settings@}
-## pairs; default: the list of doc/FIGURE5.md), @qcode{'results'} (figure5's
+## pairs; default: the list of doc/FIGURE5_LOG.md), @qcode{'results'} (figure5's
 ## results folder of the preset), @qcode{'file'} (the csv written, default
 ## @file{figures/explainer_study_<preset>.csv}), @qcode{'verbose'}.
 ##
@@ -91,7 +91,7 @@ function T = explainer_study (varargin)
   printf ('(written to %s)\n', o.file);
 end
 
-## The variants of doc/FIGURE5.md: the paper's design, then this
+## The variants of doc/FIGURE5_LOG.md: the paper's design, then this
 ## project's one change at a time (each relative to the panel's preset).
 function V = default_variants ()
   paper = struct ('head', 'flat', 'inputs', 'tokens', 'attend', 'all', 'outputs', 'all', ...

@@ -6,7 +6,7 @@
 ## and their least-squares mix fitted on the panel's valid rows, both
 ## against the s = 20 test targets, in the units of the figure (MSE per
 ## sequence over all T positions, mean over the test rows; multiple of the
-## floor).  The references of doc/FIGURE5.md's occlusion table: how much
+## floor).  The references of doc/FIGURE5_LOG.md's occlusion table: how much
 ## of the explainer's accuracy the two scores give by themselves.
 ##
 ## @var{results} is figure5's results folder of the preset (default

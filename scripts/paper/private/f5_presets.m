@@ -13,7 +13,7 @@ function P = f5_presets (root, name)
   data = @(f) fullfile (root, 'datasets', [f '.mat']);
   ## the explainer: this project's design, named, not restated (libcore's
   ## ee_explainer_design holds its head, attend, outputs and efficiency;
-  ## doc/FIGURE5.md has the study); each panel names only what it changes
+  ## doc/FIGURE5_LOG.md has the study); each panel names only what it changes
   ## of it (head, inputs, attend, outputs, efficiency are passed to ee_train
   ## where a panel sets them).  Gradient x Input at both ends of the path
   ## beat it at x alone on the wordnet and fortunes panels; the panels
