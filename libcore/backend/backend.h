@@ -216,6 +216,13 @@ size_t ee_cpu_mapped_bytes(void);
  * previous call freed (malloc unmaps such blocks, or trims them). */
 void *ee_host_alloc(size_t bytes);
 void ee_host_free(void *p);
+/* Whether a host loop of `work` units goes to the OpenMP team: more than
+ * `threshold` units, and not reached inside a parallel region (there
+ * libgomp opens a team of one even with a false if clause, and its futex
+ * calls cost more than a small loop). Loops so shared must give every
+ * element the same operations whichever thread computes it
+ * (cpu_threads.c). */
+int ee_team_worth(size_t work, size_t threshold);
 /* The CUDA backend (FP32), or NULL when the build has no CUDA or no GPU is seen. */
 const EeBackend *ee_backend_cuda(void);
 /* Its table for precision p (NULL where ee_backend_cuda() is). */

@@ -29,6 +29,26 @@ static double grad_x_input(const float *x, const float *b, const float *g, int d
     return sum;
 }
 
+/* Row j of a batch into F's row, for the inputs that read
+ * the attention's value paths at the top only (EE_INPUTS_ATTENTION_TOP):
+ * column 1 + h the last layer's [CLS] attention in head h, 1 + H + h its
+ * value-path score; the rest 0 (column 0, the baseline end's score, comes
+ * after). Returns 0 when a value read is not finite. */
+static int top_row(float *row, const float *vp, int L, int T, int k, int H, int VP, int vp_last)
+{
+    int ok = 1;
+    memset(row, 0, sizeof(float) * T * k);
+    for (int t = 0; t < L; t++) {
+        const float *v = vp + (size_t)t * VP;
+        for (int h = 0; h < H; h++) {
+            ok &= isfinite(v[h]) && isfinite(v[vp_last + h]);
+            row[(size_t)t * k + 1 + h] = v[h];
+            row[(size_t)t * k + 1 + H + h] = v[vp_last + h];
+        }
+    }
+    return ok;
+}
+
 /* Positions up to the last non-PAD one. */
 static int active_len(const int32_t *ids, int T)
 {
@@ -78,6 +98,36 @@ static void gather_batch(const EeModel *m, const EeInput *in, const EeAttrOption
     }
 }
 
+/* baseline_end_features of batch row j (row i of the input): one chain
+ * per position in a fixed order, as grad_x_input's, whichever thread
+ * computes it; four positions' chains run side by side (each in its own
+ * order: the same bits, without the wait of one chain's additions on the
+ * next). */
+static void baseline_end_row(float *F, int k, int col, int i, int j, const float *h_ex, const float *h_eb,
+                             const float *G, const int *gidx, int T, int L, int d)
+{
+    size_t Wl = (size_t)L * d;
+    const float *g = G + (size_t)gidx[i] * T * d, *x = h_ex + (size_t)j * Wl, *b = h_eb + (size_t)j * Wl;
+    float *f = F + (size_t)i * T * k + col;
+    int t = 0;
+    for (; t + 4 <= L; t += 4) {
+        size_t a = (size_t)t * d;
+        double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        for (int q = 0; q < d; q++) {
+            s0 += ((double)x[a + q] - b[a + q]) * g[a + q];
+            s1 += ((double)x[a + d + q] - b[a + d + q]) * g[a + d + q];
+            s2 += ((double)x[a + 2 * d + q] - b[a + 2 * d + q]) * g[a + 2 * d + q];
+            s3 += ((double)x[a + 3 * d + q] - b[a + 3 * d + q]) * g[a + 3 * d + q];
+        }
+        f[(size_t)t * k] = (float)s0;
+        f[(size_t)(t + 1) * k] = (float)s1;
+        f[(size_t)(t + 2) * k] = (float)s2;
+        f[(size_t)(t + 3) * k] = (float)s3;
+    }
+    for (; t < L; t++)
+        f[(size_t)t * k] = (float)grad_x_input(x + (size_t)t * d, b + (size_t)t * d, g + (size_t)t * d, d);
+}
+
 /* F[t][col] of every row: sum_d (e_x - e_b) g_b, g_b the gradient at the
  * row's baseline (table G, entry gidx[i]; column 1 of the inputs that read
  * both ends, 0 of EE_INPUTS_ATTENTION_TOP); the embeddings are looked up
@@ -106,13 +156,11 @@ static EeStatus baseline_end_features(EeRun *r, const EeInput *in, const EeAttrO
         if ((st = ee_run_set_input_len(r, h_ids, h_mask, NULL, nb, L))) break;
         ee_run_embed(r, nb);
         be->download(h_ex, r->e, sizeof(float) * nb * Wl);
-        for (int j = 0; j < nb; j++) {
-            int i = order[i0 + j];
-            const float *g = G + (size_t)gidx[i] * T * d;
-            for (int t = 0; t < L; t++)
-                F[((size_t)i * T + t) * k + col] = (float)grad_x_input(h_ex + (size_t)j * Wl + (size_t)t * d,
-                                                                      h_eb + (size_t)j * Wl + (size_t)t * d,
-                                                                      g + (size_t)t * d, d);
+        if (ee_team_worth((size_t)nb * Wl, 16384)) { /* rows on the team where worth it: nb Wl products */
+            #pragma omp parallel for schedule(static)
+            for (int j = 0; j < nb; j++) baseline_end_row(F, k, col, order[i0 + j], j, h_ex, h_eb, G, gidx, T, L, d);
+        } else {
+            for (int j = 0; j < nb; j++) baseline_end_row(F, k, col, order[i0 + j], j, h_ex, h_eb, G, gidx, T, L, d);
         }
     }
     free(h_ids); free(h_bids); free(h_mask);
@@ -236,28 +284,28 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
         r->value_path = NULL;
         fwd += nb;
         bwd += nb; /* top: through the last layer's [CLS] row only, counted as a backward pass */
-        /* the columns read (top: the lower layers' are not written) */
-        for (size_t q = 0; q < (size_t)nb * L && VP && !st; q++)
-            for (int col = 0; col < VP; col++)
-                if ((!top || col < H || col >= vp_last) && !isfinite(h_vp[q * VP + col])) {
-                    /* the only way there: value_path_scores' lack of memory */
-                    st = ee_fail(EE_ERR_NOMEM, "out of memory for the attention features");
-                    break;
-                }
-        if (st) break;
-        if (top) {
-            for (int j = 0; j < nb; j++) {
-                float *row = F + (size_t)order[i0 + j] * T * k;
-                memset(row, 0, sizeof(float) * T * k);
-                for (int t = 0; t < L; t++) {
-                    const float *v = h_vp + ((size_t)j * L + t) * VP;
-                    for (int h = 0; h < H; h++) {
-                        row[(size_t)t * k + 1 + h] = v[h];
-                        row[(size_t)t * k + 1 + H + h] = v[vp_last + h];
-                    }
-                }
+        /* the value paths are NaN where value_path_scores lacked memory
+         * (a device's); checked on the columns read (top: the lower
+         * layers' are not written) */
+        int vp_ok = 1;
+        if (top) { /* rows on the team where worth it (one row's copies each) */
+            if (ee_team_worth((size_t)nb * T * k, 16384)) {
+                #pragma omp parallel for schedule(static) reduction(&& : vp_ok)
+                for (int j = 0; j < nb; j++)
+                    vp_ok = top_row(F + (size_t)order[i0 + j] * T * k, h_vp + (size_t)j * L * VP, L, T, k, H, VP, vp_last) && vp_ok;
+            } else {
+                for (int j = 0; j < nb; j++)
+                    vp_ok = top_row(F + (size_t)order[i0 + j] * T * k, h_vp + (size_t)j * L * VP, L, T, k, H, VP, vp_last) && vp_ok;
             }
         } else {
+            for (size_t q = 0; q < (size_t)nb * L && VP && vp_ok; q++)
+                for (int col = 0; col < VP; col++) vp_ok = vp_ok && isfinite(h_vp[q * VP + col]);
+        }
+        if (!vp_ok) {
+            st = ee_fail(EE_ERR_NOMEM, "out of memory for the attention features");
+            break;
+        }
+        if (!top) {
             be->download(h_ex, ex, sizeof(float) * nb * Wl);
             be->download(h_eb, eb, sizeof(float) * nb * Wl);
             be->download(h_g, r->de, sizeof(float) * nb * Wl);

@@ -291,6 +291,42 @@ static void last_layer_cls_fwd(EeRun *r, TfLayer *L, int l, float *x, int B, flo
                  LP(l, L_LN2_G), LP(l, L_LN2_B), L->x2, L->mean2, L->rstd2, B, f, pdrop);
 }
 
+/* value_path_scores of row b: each score one chain of products in double
+ * in a fixed order, whichever thread computes it; four heads' chains run
+ * side by side (each still in its own order: the same bits, without the
+ * wait of one chain's additions on the next). */
+static void value_path_row(float *value_path, const float *v, const float *gv, const float *P, int b, int T,
+                           int d, int H, int stride, int col)
+{
+    int dh = d / H;
+    for (int t = 0; t < T; t++) {
+        float *out = value_path + ((size_t)b * T + t) * stride;
+        const float *vt = v + ((size_t)b * T + t) * d, *gt = gv + ((size_t)b * T + t) * d;
+        int h = 0;
+        for (; h + 4 <= H; h += 4) {
+            const float *v0 = vt + h * dh, *g0 = gt + h * dh;
+            double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+            for (int q = 0; q < dh; q++) {
+                s0 += (double)v0[q] * g0[q];
+                s1 += (double)v0[dh + q] * g0[dh + q];
+                s2 += (double)v0[2 * dh + q] * g0[2 * dh + q];
+                s3 += (double)v0[3 * dh + q] * g0[3 * dh + q];
+            }
+            out[col + h] = (float)s0;
+            out[col + h + 1] = (float)s1;
+            out[col + h + 2] = (float)s2;
+            out[col + h + 3] = (float)s3;
+        }
+        for (; h < H; h++) {
+            double s = 0;
+            for (int q = h * dh; q < (h + 1) * dh; q++) s += (double)vt[q] * gt[q];
+            out[col + h] = (float)s;
+        }
+        if (P)
+            for (h = 0; h < H; h++) out[h] = P[((size_t)b * H + h) * T + t];
+    }
+}
+
 /* The features of EE_INPUTS_ATTENTION into r->value_path (host, per row
  * and position at the active length: H [CLS] attentions of the last layer,
  * then H value-path scores of each layer l = 0 .. L-1), right after a layer's
@@ -298,39 +334,39 @@ static void last_layer_cls_fwd(EeRun *r, TfLayer *L, int l, float *x, int B, flo
  * score of position t in head h is v_t . dv_t over the head's slice: the
  * token's value times the target logit's gradient at it, i.e. what the
  * position adds through that head, linearised at x (at the last layer dv_t
- * = P[h][t] times the gradient at the head's [CLS] output). Host side, B T d
- * floats per layer; on lack of memory the scores are NaN (the caller's
- * finiteness check turns that into an error). */
+ * = P[h][t] times the gradient at the head's [CLS] output). Read in place
+ * from the host's memory; a device's values are copied to B T d floats of
+ * kept pages per layer, and on lack of memory for them the scores are NaN
+ * (the caller's finiteness check turns that into an error). */
 static void value_path_scores(EeRun *r, const TfLayer *L, int l, int B)
 {
     const EeConfig *c = &r->m->cfg;
     const EeBackend *be = r->be;
     TfAct *a = r->kind;
-    int T = r->T, d = c->d, H = c->heads, dh = d / H, last = l == c->layers - 1;
+    int T = r->T, d = c->d, H = c->heads, last = l == c->layers - 1;
     int stride = H + c->layers * H, col = H + l * H;
     size_t Rd = (size_t)B * T * d;
-    float *v = ee_host_alloc(sizeof(float) * Rd), *gv = ee_host_alloc(sizeof(float) * Rd); /* kept pages */
-    float *P = last ? ee_host_alloc(sizeof(float) * (size_t)B * H * T) : NULL;
+    /* the host's memory is read in place, a device's copied to kept pages */
+    int host = be->host_memory;
+    float *v = host ? L->v : ee_host_alloc(sizeof(float) * Rd), *gv = host ? a->gv : ee_host_alloc(sizeof(float) * Rd);
+    float *P = !last ? NULL : host ? L->P : ee_host_alloc(sizeof(float) * (size_t)B * H * T);
     if (!v || !gv || (last && !P)) {
         for (size_t q = 0; q < (size_t)B * T; q++)
             for (int h = 0; h < H; h++) r->value_path[q * stride + col + h] = NAN;
     } else {
-        be->download(v, L->v, sizeof(float) * Rd);
-        be->download(gv, a->gv, sizeof(float) * Rd);
-        if (last) be->download(P, L->P, sizeof(float) * (size_t)B * H * T);
-        for (int b = 0; b < B; b++)
-            for (int t = 0; t < T; t++) {
-                float *out = r->value_path + ((size_t)b * T + t) * stride;
-                const float *vt = v + ((size_t)b * T + t) * d, *gt = gv + ((size_t)b * T + t) * d;
-                for (int h = 0; h < H; h++) {
-                    double s = 0;
-                    for (int q = h * dh; q < (h + 1) * dh; q++) s += (double)vt[q] * gt[q];
-                    if (last) out[h] = P[((size_t)b * H + h) * T + t];
-                    out[col + h] = (float)s;
-                }
-            }
+        if (!host) {
+            be->download(v, L->v, sizeof(float) * Rd);
+            be->download(gv, a->gv, sizeof(float) * Rd);
+            if (last) be->download(P, L->P, sizeof(float) * (size_t)B * H * T);
+        }
+        if (ee_team_worth(Rd, 16384)) { /* Rd products, a few ns each */
+            #pragma omp parallel for schedule(static)
+            for (int b = 0; b < B; b++) value_path_row(r->value_path, v, gv, P, b, T, d, H, stride, col);
+        } else {
+            for (int b = 0; b < B; b++) value_path_row(r->value_path, v, gv, P, b, T, d, H, stride, col);
+        }
     }
-    ee_host_free(v); ee_host_free(gv); ee_host_free(P);
+    if (!host) { ee_host_free(v); ee_host_free(gv); ee_host_free(P); }
 }
 
 /* The backward of layer l's feed-forward half over n rows (the last

@@ -38,19 +38,6 @@ EE_LN_ROWS(_base)
 #define GELU_BWD(X, dY, dX, n) ((void)ee_cpu_use_avx2, ee_gelu_bwd_block_base(X, dY, dX, n))
 #endif
 
-/* Loops over sequences that go to the team only when worth it: an omp
- * parallel construct reached inside a parallel region (IG's sequences on
- * the cnn call these ops one sequence at a time) opens a team of one even
- * with a false if clause, and libgomp's futex calls then cost more than
- * the op. The body (a function of the index) runs the same either way. */
-static int team_worth(size_t work, size_t threshold)
-{
-#ifdef _OPENMP
-    if (omp_in_parallel()) return 0;
-#endif
-    return work > threshold;
-}
-
 /* ---- memory ------------------------------------------------------------- */
 static void *cpu_alloc(size_t bytes) { return ee_cpu_alloc(bytes); }
 /* A scratch buffer is not zeroed: its user writes it before reading it.
@@ -548,7 +535,7 @@ static void cpu_conv_fwd(const float *E, const float *W, const float *b, float *
         ee_cpu_gemm_pack(0, K, F, 1.0f, W, F, packed);
     }
     int tail = w - 1 < T ? w - 1 : T; /* positions whose window passes the end */
-    if (team_worth((size_t)B * T * d * F * w, 200000)) {
+    if (ee_team_worth((size_t)B * T * d * F * w, 200000)) {
         #pragma omp parallel for schedule(static)
         for (int s = 0; s < B; s++) conv_seq(E, W, b, out, packed, s, T, d, w, F, tail);
     } else {
@@ -615,7 +602,7 @@ static void maxpool_seq(const float *act, const uint8_t *mask, float *pooled, in
 static void cpu_maxpool_fwd(const float *act, const uint8_t *mask, float *pooled,
                             int32_t *argmax, int B, int T, int F, int ld, int off)
 {
-    if (team_worth((size_t)B * T * F, 65536)) {
+    if (ee_team_worth((size_t)B * T * F, 65536)) {
         #pragma omp parallel for schedule(static)
         for (int s = 0; s < B; s++) maxpool_seq(act, mask, pooled, argmax, s, T, F, ld, off);
     } else {
@@ -655,7 +642,7 @@ static void cpu_conv_pool_bwd(const float *E, const float *W, const float *dPool
                               int d, int w, int F, int ld, int off)
 {
     if (dE) {
-        if (team_worth((size_t)B * F * w * d, 100000)) {
+        if (ee_team_worth((size_t)B * F * w * d, 100000)) {
             #pragma omp parallel for schedule(static)
             for (int b = 0; b < B; b++) pool_de_seq(W, dPooled, argmax, dE, b, T, d, w, F, ld, off);
         } else {

@@ -30,6 +30,14 @@ void ee_threads_leave(void)
     }
 }
 
+int ee_team_worth(size_t work, size_t threshold)
+{
+#ifdef _OPENMP
+    if (omp_in_parallel()) return 0;
+#endif
+    return work > threshold;
+}
+
 int ee_threads_count(void)
 {
 #ifdef _OPENMP
