@@ -23,6 +23,9 @@
  * s = 4..7; it prints each one's minimum and median over the rounds in ms
  * per row, and IG's time at each s over the features' and over
  * ee_explain's (no head on those features goes below the features' time).
+ * A third argument, one of the keys predict, features, own, explain, ig4,
+ * ig5, ig6, ig7, times that phase alone (for a profiler: `perf record
+ * bench/bench_explain_phases FILE 400 features`).
  * Both models are acquired as the gateways acquire theirs (kept models,
  * their fingerprints computed once: ee_model_acquire). */
 #include "ee.h"
@@ -37,6 +40,7 @@
 #include <string.h>
 
 enum { PREDICT, FEATURES, OWN_PASS, EXPLAIN, IG4, IG5, IG6, IG7, PHASES };
+static const char *const keys[PHASES] = {"predict", "features", "own", "explain", "ig4", "ig5", "ig6", "ig7"};
 static const char *const names[PHASES] = {
     "classifier prediction", "features read (classifier)", "explainer's own pass", "ee_explain (all)",
     "IG s = 4", "IG s = 5", "IG s = 6", "IG s = 7"};
@@ -57,8 +61,12 @@ static EeModel *load(EeMatIn *f, const char *name)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || argc > 3) {
-        fprintf(stderr, "usage: bench_explain_phases FILE.mat [ROUNDS]\n");
+    int only = -1; /* every phase */
+    if (argc == 4)
+        for (int p = 0; p < PHASES; p++)
+            if (!strcmp(argv[3], keys[p])) only = p;
+    if (argc < 2 || argc > 4 || (argc == 4 && only < 0)) {
+        fprintf(stderr, "usage: bench_explain_phases FILE.mat [ROUNDS [predict|features|own|explain|ig4|ig5|ig6|ig7]]\n");
         return 2;
     }
     int rounds = argc > 2 ? atoi(argv[2]) : 25;
@@ -111,6 +119,8 @@ int main(int argc, char **argv)
     EeModel *ex[1] = {expl};
     for (int r = -1; r < rounds; r++) { /* round -1: the warm-up (kept baselines, pages) */
         for (int p = 0; p < PHASES; p++) {
+            /* alone, the explainer's own pass still needs the features once */
+            if (only >= 0 && p != only && !(only == OWN_PASS && p == FEATURES && r < 0)) continue;
             EeStatus st = EE_OK;
             EeAttrOptions io = o;
             double t0 = ee_now();
@@ -133,13 +143,15 @@ int main(int argc, char **argv)
         }
     }
     printf("%d rows of T = %d, %d rounds, %d threads; ms per row\n", N, T, rounds, ee_threads_count());
-    printf("  %-28s %9s %9s %14s %14s\n", "phase", "min", "median", "IG / features", "IG / explain");
+    printf("  %-28s %9s %9s", "phase", "min", "median");
+    printf(only < 0 ? " %14s %14s\n" : "\n", "IG / features", "IG / explain");
     double med[PHASES];
     for (int p = 0; p < PHASES; p++) {
+        if (only >= 0 && p != only) continue;
         double *s = sec + (size_t)p * rounds;
         med[p] = bench_median(s, rounds); /* (sorted: s[0] is the minimum) */
         printf("  %-28s %9.4f %9.4f", names[p], 1e3 * s[0] / N, 1e3 * med[p] / N);
-        if (p >= IG4) printf(" %13.2fx %13.2fx", med[p] / med[FEATURES], med[p] / med[EXPLAIN]);
+        if (p >= IG4 && only < 0) printf(" %13.2fx %13.2fx", med[p] / med[FEATURES], med[p] / med[EXPLAIN]);
         printf("\n");
     }
     ee_threads_leave();
