@@ -1,4 +1,3 @@
-#define _GNU_SOURCE /* qsort_r */
 /* features.c: what an Empirical Explainer reads from the classifier it
  * explains (one forward and one backward pass per row: the gradient x
  * input features of ee.h, and f at the pad baseline for efficiency), and
@@ -13,13 +12,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp_len(const void *a, const void *b, void *lengths)
-{
-    const int *len = lengths;
-    int i = *(const int *)a, j = *(const int *)b;
-    return len[i] != len[j] ? (len[i] > len[j]) - (len[i] < len[j]) : (i > j) - (i < j);
-}
 
 /* sum_q (x - b)_q g_q in double: one token's gradient x input score. */
 static double grad_x_input(const float *x, const float *b, const float *g, int d)
@@ -57,22 +49,18 @@ static int active_len(const int32_t *ids, int T)
     return L;
 }
 
-/* Row order by the last non-PAD position (stable); the positions of each
- * row are handed to *lengths when it is not NULL (the caller frees them). */
+/* Row order by the last non-PAD position (ee_rows_by_length, stable);
+ * the positions of each row are handed to *lengths when it is not NULL
+ * (the caller frees them). */
 static int *length_order(const int32_t *ids, int N, int T, int **lengths)
 {
-    int *order = malloc(sizeof(int) * (N ? N : 1)), *len = malloc(sizeof(int) * (N ? N : 1));
-    if (!order || !len) { free(order); free(len); return NULL; }
-    for (int i = 0; i < N; i++) {
-        len[i] = active_len(ids + (size_t)i * T, T);
-        order[i] = i;
-    }
-    qsort_r(order, (size_t)N, sizeof(int), cmp_len, len);
+    int *order = malloc(sizeof(int) * (N ? N : 1)), *len = lengths ? malloc(sizeof(int) * (N ? N : 1)) : NULL;
+    if (!order || (lengths && !len)) { free(order); free(len); return NULL; }
+    ee_rows_by_length(ids, NULL, N, T, order);
+    for (int i = 0; i < N && len; i++) len[i] = active_len(ids + (size_t)i * T, T);
     if (lengths) *lengths = len;
-    else free(len);
     return order;
 }
-
 
 /* Features per token of an explainer of clf that reads `inputs` (what
  * ee_config_features says of such an explainer). */
