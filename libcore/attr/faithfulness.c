@@ -375,7 +375,7 @@ static EeStatus run(void *ctx, int Bwant)
         st = ee_fail(EE_ERR_NOMEM, "out of memory for faithfulness (batch %d)", B);
         goto done;
     }
-    if (token) ee_rows_by_length(in->ids, in->mask, N, W, order);
+    if (token) ee_rows_by_length(in->ids, in->mask, N, W, order, NULL);
     else
         for (int i = 0; i < N; i++) order[i] = i;
     /* the targets and the score at x: the input rows in passes of their own

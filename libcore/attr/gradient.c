@@ -213,7 +213,7 @@ static EeStatus run(void *ctx, int Bwant)
     }
     double t0 = ee_now();
     long fwd = 0, bwd = 0;
-    if (token) ee_rows_by_length(in->ids, in->mask, N, T, order);
+    if (token) ee_rows_by_length(in->ids, in->mask, N, T, order, NULL);
     else
         for (int i = 0; i < N; i++) order[i] = i;
     /* targets: the rows in passes of their own */

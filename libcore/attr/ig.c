@@ -486,7 +486,7 @@ static EeStatus ig_ordered(EeModel *m, const EeInput *in, const EeAttrOptions *o
         st = ee_fail(EE_ERR_NOMEM, "out of memory");
         goto done;
     }
-    ee_rows_by_length(in->ids, in->mask, N, T, order);
+    ee_rows_by_length(in->ids, in->mask, N, T, order, NULL);
     for (int i = 0; i < N; i++) {
         size_t src = (size_t)order[i] * T, dst = (size_t)i * T;
         memcpy(ids + dst, in->ids + src, sizeof(int32_t) * T);

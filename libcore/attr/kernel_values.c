@@ -184,7 +184,7 @@ EeStatus ee_masked_values(EeModel *clf, const EeInput *in, const EeAttrOptions *
     }
     if ((st = ee_attr_targets(r, in, o, mv->target, mv->fx))) goto done;
     /* rows by length: a batch of similar rows runs at its active length */
-    if (token) ee_rows_by_length(in->ids, in->mask, N, W, order);
+    if (token) ee_rows_by_length(in->ids, in->mask, N, W, order, NULL);
     else
         for (int i = 0; i < N; i++) order[i] = i;
     EeProgress prog;

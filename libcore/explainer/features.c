@@ -41,27 +41,6 @@ static int top_row(float *row, const float *vp, int L, int T, int k, int H, int 
     return ok;
 }
 
-/* Positions up to the last non-PAD one. */
-static int active_len(const int32_t *ids, int T)
-{
-    int L = 0;
-    for (int t = 0; t < T; t++) if (ids[t] != EE_PAD) L = t + 1;
-    return L;
-}
-
-/* Row order by the last non-PAD position (ee_rows_by_length, stable);
- * the positions of each row are handed to *lengths when it is not NULL
- * (the caller frees them). */
-static int *length_order(const int32_t *ids, int N, int T, int **lengths)
-{
-    int *order = malloc(sizeof(int) * (N ? N : 1)), *len = lengths ? malloc(sizeof(int) * (N ? N : 1)) : NULL;
-    if (!order || (lengths && !len)) { free(order); free(len); return NULL; }
-    ee_rows_by_length(ids, NULL, N, T, order);
-    for (int i = 0; i < N && len; i++) len[i] = active_len(ids + (size_t)i * T, T);
-    if (lengths) *lengths = len;
-    return order;
-}
-
 /* Features per token of an explainer of clf that reads `inputs` (what
  * ee_config_features says of such an explainer). */
 static int features_of(EeInputs inputs, const EeConfig *clf)
@@ -184,7 +163,10 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
     float *ex = top ? NULL : ee_run_alloc(r, sizeof(float) * B * W, &fail);
     float *eb = top ? NULL : ee_run_alloc(r, sizeof(float) * B * W, &fail);
     float *d_dout = ee_run_alloc(r, sizeof(float) * B * C, &fail);
-    int *len = NULL, *order = length_order(in->ids, N, T, &len);
+    /* rows by length (their last non-PAD position, which the progress line
+     * counts as their work) */
+    int *len = malloc(sizeof(int) * (N ? N : 1)), *order = malloc(sizeof(int) * (N ? N : 1));
+    if (len && order) ee_rows_by_length(in->ids, NULL, N, T, order, len);
     int32_t *h_ids = malloc(sizeof(int32_t) * B * T), *h_bids = malloc(sizeof(int32_t) * B * T);
     uint8_t *h_mask = malloc((size_t)B * T);
     float *h_out = malloc(sizeof(float) * B * C), *h_dout = malloc(sizeof(float) * B * C);
@@ -215,7 +197,7 @@ EeStatus ee_explainer_features(EeModel *clf, EeInputs inputs, const EeInput *in,
         st = ee_fail(EE_ERR_UNSUPPORTED, "inputs 'attention' read a transformer classifier's last encoder layer");
         goto done;
     }
-    if (fail || !order || !h_ids || !h_bids || !h_mask || !h_out || !h_dout || (!top && (!h_ex || !h_eb || !h_g)) || !tgt ||
+    if (fail || !order || !len || !h_ids || !h_bids || !h_mask || !h_out || !h_dout || (!top && (!h_ex || !h_eb || !h_g)) || !tgt ||
         (ends && !gidx) || (VP && !h_vp)) {
         st = ee_fail(EE_ERR_NOMEM, "out of memory for explainer features (batch %d)", B);
         goto done;
@@ -461,7 +443,8 @@ EeStatus ee_explain(EeModel *const *expl, int K, EeModel *clf, const EeInput *in
         }
     }
     /* the explainers in order of length (they may run at the active length) */
-    order = length_order(in->ids, N, T, NULL);
+    order = malloc(sizeof(int) * (N ? N : 1));
+    if (order) ee_rows_by_length(in->ids, NULL, N, T, order, NULL);
     ids = malloc(sizeof(int32_t) * (size_t)N * T);
     Ap = malloc(sizeof(float) * (size_t)N * T);
     acc = K > 1 ? calloc((size_t)N * T, sizeof(double)) : NULL;

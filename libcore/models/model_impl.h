@@ -260,7 +260,9 @@ EeStatus ee_fit_batch(EeDevice dev, const EeConfig *c, int batch, EeBatchFn fn, 
 EeStatus ee_run_predict(EeRun *r, const EeInput *in, int i0, int nb, float *out);
 /* order[0..N-1]: the rows by their last attended position (the mask's, or
  * the last non-PAD id's when mask is NULL), shortest first, ties by index;
- * the passes that take rows in this order run at similar active lengths. */
-void ee_rows_by_length(const int32_t *ids, const uint8_t *mask, int N, int T, int *order);
+ * the passes that take rows in this order run at similar active lengths.
+ * lengths[0..N-1], when not NULL, receives each row's position (by row
+ * index). */
+void ee_rows_by_length(const int32_t *ids, const uint8_t *mask, int N, int T, int *order, int *lengths);
 
 #endif

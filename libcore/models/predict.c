@@ -117,7 +117,7 @@ EeStatus ee_model_predict_precision(EeModel *m, const EeInput *in, float *out, i
         st = ee_fail(EE_ERR_NOMEM, "out of memory for %d rows", N);
         goto done;
     }
-    ee_rows_by_length(in->ids, in->mask, N, T, order);
+    ee_rows_by_length(in->ids, in->mask, N, T, order, NULL);
     for (int i = 0; i < N; i++) {
         size_t src = (size_t)order[i] * T, dst = (size_t)i * T;
         memcpy(ids + dst, in->ids + src, sizeof(int32_t) * T);
@@ -144,9 +144,9 @@ static int cmp_by_len(const void *a, const void *b, void *lengths)
     return len[i] != len[j] ? (len[i] > len[j]) - (len[i] < len[j]) : (i > j) - (i < j);
 }
 
-void ee_rows_by_length(const int32_t *ids, const uint8_t *mask, int N, int T, int *order)
+void ee_rows_by_length(const int32_t *ids, const uint8_t *mask, int N, int T, int *order, int *lengths)
 {
-    int *len = malloc(sizeof(int) * (N ? N : 1));
+    int *len = lengths ? lengths : malloc(sizeof(int) * (N ? N : 1));
     for (int i = 0; i < N; i++) {
         order[i] = i;
         if (!len) continue;
@@ -156,5 +156,5 @@ void ee_rows_by_length(const int32_t *ids, const uint8_t *mask, int N, int T, in
         len[i] = L;
     }
     if (len) qsort_r(order, (size_t)N, sizeof(int), cmp_by_len, len); /* else: the given order */
-    free(len);
+    if (len != lengths) free(len);
 }

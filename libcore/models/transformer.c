@@ -346,7 +346,6 @@ static void value_path_scores(EeRun *r, const TfLayer *L, int l, int B)
     int T = r->T, d = c->d, H = c->heads, last = l == c->layers - 1;
     int stride = H + c->layers * H, col = H + l * H;
     size_t Rd = (size_t)B * T * d;
-    /* the host's memory is read in place, a device's copied to kept pages */
     int host = be->host_memory;
     float *v = host ? L->v : ee_host_alloc(sizeof(float) * Rd), *gv = host ? a->gv : ee_host_alloc(sizeof(float) * Rd);
     float *P = !last ? NULL : host ? L->P : ee_host_alloc(sizeof(float) * (size_t)B * H * T);
