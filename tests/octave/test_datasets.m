@@ -1,6 +1,8 @@
 function [passed, failed] = test_datasets (datadir, names)
-  % TEST_DATASETS  Check spam.mat, fortunes.mat and wordnet.mat against the dataset
-  % layout contract and check that they are learnable.
+  % TEST_DATASETS  Check spam.mat, fortunes.mat and wordnet.mat, and the
+  % generalization suite's sotu.mat, manpages.mat, manpage_titles.mat,
+  % fortunes_de.mat and fortunes_es.mat, against the dataset layout contract
+  % and check that they are learnable.
   %
   %   [passed, failed] = test_datasets (DATADIR)
   %   [passed, failed] = test_datasets (DATADIR, {'mydata', ...})
@@ -25,9 +27,15 @@ function [passed, failed] = test_datasets (datadir, names)
   % name, expected classes ({} = any), min #classes, min NB test accuracy,
   % vocabulary built by datasets/lib/common.js (words counted after
   % truncation on the train rows, so each occurs >= min_count times there)
+  man_classes = {'syscalls', 'library', 'devices+formats', 'overviews'};
   specs = { 'spam',     {'ham', 'spam'}, 2, 0.90, true;
             'fortunes', {},              4, 0.45, true;
-            'wordnet',  {},             45, 0.40, true };
+            'wordnet',  {},             45, 0.40, true;
+            'sotu',     {'1790-1860', '1861-1900', '1901-1952', '1953-2021'}, 4, 0.65, true;
+            'manpages', man_classes,     4, 0.75, true;
+            'manpage_titles', man_classes, 4, 0.50, true;
+            'fortunes_de', {},           5, 0.60, true;
+            'fortunes_es', {},           5, 0.60, true };
   if (nargin >= 2)
     if (ischar (names))
       names = {names};

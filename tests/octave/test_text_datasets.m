@@ -1,6 +1,6 @@
 ## test_text_datasets: the datasets were built with the text rule that
-## ee_tokenize and ee_vocab apply to a user's text.  For spam, fortunes and
-## wordnet it reads the raw texts the builders wrote next to their
+## ee_tokenize and ee_vocab apply to a user's text.  For each text dataset (spam, fortunes,
+## wordnet and the generalization suite's) it reads the raw texts the builders wrote next to their
 ## intermediate files (datasets/build/<name>.texts.bin, .texts.json) and
 ## checks that
 ## - ee_tokenize (vocab, texts, 'T', T) is the .mat's tokens, row for row;
@@ -78,3 +78,8 @@
 %!test check_dataset ('spam')
 %!test check_dataset ('fortunes')
 %!test check_dataset ('wordnet')
+%!test check_dataset ('sotu')
+%!test check_dataset ('manpages')
+%!test check_dataset ('manpage_titles')
+%!test check_dataset ('fortunes_de')
+%!test check_dataset ('fortunes_es')
