@@ -305,6 +305,20 @@ EeStatus ee_model_make_explainer(const EeModel *clf, EeHead head, uint64_t seed,
 EeStatus ee_feature_explainer_new(int D, int P, int nhidden, const int *hidden, uint64_t seed, EeModel **out);
 /* 1 for such an explainer (kind mlp, head not classifier). */
 int ee_is_feature_explainer(const EeConfig *cfg);
+/* The scaling of such an explainer's inputs (libcore/train/input_scale.c):
+ * per column of the n x F row-major training rows, center = the median and
+ * scale = the interquartile range / 1.349 (the standard deviation where
+ * that is 0, 1 for a constant column), squash = EE_INPUT_SQUASH for a
+ * heavy-tailed column (a training value more than EE_INPUT_HEAVY scales
+ * from the median), else Inf; NaN or Inf in x is EE_ERR_INPUT. A value x
+ * becomes z = (x - center) / scale, and where |z| > squash
+ * sign(z) (squash + log(1 + |z| - squash)). */
+#define EE_INPUT_SQUASH 3.0
+#define EE_INPUT_HEAVY 6.0
+EeStatus ee_input_scale_fit(const float *x, long n, int F, double *center, double *scale, double *squash);
+double ee_input_scale_value(double x, double center, double scale, double squash);
+void ee_input_scale_apply(const double *center, const double *scale, const double *squash, const float *x, long n,
+                          int F, float *out);
 
 /* ---- inputs ---------------------------------------------------------------- */
 /* A batch of N rows. Token models: ids (N x T, row-major, 0-based) and an

@@ -45,6 +45,30 @@
 ## @code{players} (N x P), @code{projected}, and with @qcode{'model'}
 ## @code{target}, @code{fx}, @code{fbaseline} and @code{delta} (the
 ## explainer's sum minus f(x) - v(empty), before the shift), @code{seconds}.
+## Such an explainer scales each column of @var{X} as it was trained to
+## (@code{explainer.input_scaling}: the training rows' median and robust
+## spread, tails compressed beyond 3 spreads; @code{ee_train}'s
+## @qcode{'scale_inputs'}), so @var{X} is given in its own units.
+##
+## @strong{Reading the check.}  @code{ee_train} measures every explainer it
+## trains on its validation rows (else on its first 512 training rows; the
+## maps it learnt from there) and keeps the result in
+## @code{explainer.history.check}: @code{explainer_mse}, the MSE of the
+## explainer's maps (as this function gives them) against the target
+## maps, per row over its positions or players and averaged over the
+## rows; @code{zero_mse}, the same for a map of zeros (the maps' mean
+## square); @code{sampled_mse}, the same for the expensive method's
+## cheapest run on those rows (@code{sampled}: SV with one permutation,
+## IG with one step; NaN when the maps were given, not computed by
+## @code{ee_train}).  An explainer is worth its single pass where
+## @code{explainer_mse} is well below both; @code{zero_mse /
+## explainer_mse} says how much of the maps it explains.  When it is not
+## below either, @code{check.weak} is true and @code{ee_train} warns with
+## the id @code{ee:weakExplainer} (the warning can be turned off with
+## @code{warning ('off', 'ee:weakExplainer')}): more rows, more epochs,
+## inputs that carry the classifier's gradient or attention, or (for
+## feature vectors) inputs on comparable scales usually help; on training
+## rows the check is optimistic, so give @qcode{'validation'} rows.
 ## @seealso{ee_train, ee_ig, ee_sv}
 ## @end deftypefn
 

@@ -305,6 +305,40 @@ static void read_prior(const mxArray *v, const EeConfig *c, EeTrainOptions *t)
     t->prior_weight = (float)lambda;
 }
 
+/* The trained explainer m on the check's rows (the validation rows, else
+ * the first EE_CHECK_ROWS training rows) against their maps, a map of
+ * zeros, and, where ee_train computed the maps with IG or a Shapley
+ * method, the same method at s = 1 (SV with one permutation of another
+ * seed than the maps'; IG with one node): history.check, and
+ * ee:weakExplainer (after the call's cleanup) when m loses to either. */
+#define EE_CHECK_ROWS 512
+static mxArray *explainer_check(EeModel *m, EeModel *clf, const EeConfig *cfg, const EeInput *rows, int on_valid,
+                                const float *maps, int maps_method, const EeMxOpt *o, EeMxCheck *chk)
+{
+    EeInput in = *rows;
+    if (!on_valid && in.n > EE_CHECK_ROWS) in.n = EE_CHECK_ROWS;
+    int T = cfg->T;
+    EeAttrOptions a;
+    ee_attr_options_defaults(&a);
+    a.verbose = 0;
+    a.device = ee_mx_device(o[O_DEVICE].value);
+    a.precision = ee_mx_precision(o[O_PRECISION].value);
+    float *E = ee_mx_malloc(sizeof(float) * ((size_t)in.n * T + 1), "the check");
+    EeStatus st = ee_explain(&m, 1, ee_config_reads_classifier(cfg) ? clf : NULL, &in, &a, E, NULL);
+    if (st) ee_mx_fail(st);
+    float *S = NULL;
+    int k = maps_method ? maps_method - 1 : -1;
+    const char *what = "";
+    if (k == EE_MAP_IG || k == EE_MAP_SV || k == EE_MAP_KERNELSHAP) {
+        int sv = k != EE_MAP_IG;
+        S = ee_mx_malloc(sizeof(float) * ((size_t)in.n * T + 1), "the check");
+        a.seed = 0x5eed; /* (the maps' SV runs use seed 1) */
+        if ((st = ee_map_method_maps(clf, sv ? EE_MAP_SV : EE_MAP_IG, &in, &a, 1, S, NULL))) ee_mx_fail(st);
+        what = sv ? "SV at s = 1" : "IG at s = 1";
+    }
+    return ee_mx_check_struct(E, maps, S, in.n, T, on_valid ? "validation" : "training", what, chk);
+}
+
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     if (nrhs < 3)
@@ -463,6 +497,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         if ((st = ee_explainer_train_features(clf, &cfg, &train, &valid, &topt, F, &finfo))) ee_mx_fail(st);
         for (int k = 0; k < 2; k++) ee_mx_defer(free, F[k]);
     }
+    /* the maps as the explained class's (the check compares ee_explain's
+     * output with them; a margin explainer trains on signed copies) */
+    const EeDataset *chk_set = valid.in.n ? &valid : &train;
+    const float *chk_maps = chk_set->maps;
     /* a margin explainer trains on the maps signed toward the second class */
     EeAttrInfo minfo = {0};
     if (explainer && cfg.margin) {
@@ -483,10 +521,14 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     if (st) ee_mx_fail(st);
     ee_mx_defer(history_free, &hist);
 
+    EeMxCheck chk = {0};
+    mxArray *check = explainer && chk_maps ? explainer_check(m, clf, &cfg, &chk_set->in, chk_set == &valid, chk_maps, maps_method, o, &chk) : NULL;
+
     mxArray *out = ee_mx_model_struct(m);
     ee_mx_set(out, "format", mxCreateString("ee-model-1"));
     ee_mx_set(out, "settings", settings_struct(&topt, dev, explainer));
     mxArray *hs = history_struct(&hist, !explainer);
+    if (check) ee_mx_set(hs, "check", check);
     if (nfeat) { /* what the features cost (part of the explainer's training) */
         ee_mx_set(hs, "feature_passes", mxCreateDoubleScalar((double)(finfo.forward + finfo.backward)));
         ee_mx_set(hs, "feature_seconds", mxCreateDoubleScalar(finfo.seconds));
@@ -528,4 +570,5 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     }
     plhs[0] = out;
     ee_mx_cleanup();
+    ee_mx_check_warn(&chk);
 }

@@ -273,15 +273,37 @@
 ## @item @qcode{'validation'}
 ## @code{@{Xv@}} (maps computed by @var{method}) or @code{@{Xv, Av@}}: the
 ## weights of the epoch with the lowest validation MSE are kept.
+## @item @qcode{'scale_inputs'}
+## true (default): each column of @var{X} is centred on the training rows'
+## median and divided by their robust spread (interquartile range / 1.349;
+## the standard deviation where half the rows share one value, 1 for a
+## constant column), and values beyond 3 spreads are compressed
+## logarithmically (heavy tails); the statistics are kept in
+## @code{expl.input_scaling} and applied by @code{ee_explain}, so rows are
+## always given in their own units.  A column multiplied by any positive
+## factor and shifted gives the same explainer.  Without it a column in
+## large units (a weight in pounds beside a count of cylinders) dominates
+## the mlp's first layer, and the explainer can score worse than a map of
+## zeros; false feeds the columns as they are.
 ## @item @qcode{'epochs'}, @qcode{'lr'}, @qcode{'batch'}, @qcode{'patience'}, @qcode{'seed'}, @qcode{'schedule'}, @qcode{'standardize'}, @qcode{'verbose'}
 ## as for the other explainers (defaults 20, 1e-3, 32, 3, 1, cosine, true,
-## true); it trains on the CPU.
+## true); it trains on the CPU.  @qcode{'verbose'} is passed to the method
+## that computes the maps too (unless @qcode{'options'} sets it).
 ## @end table
 ## @code{expl.explains} records @code{function} (func2str of @var{f}),
 ## @code{method} (@qcode{'given'} for @var{A}), @code{features},
 ## @code{players}, @code{groups}, @code{baseline}, @code{background} and
 ## @code{options}; @code{expl.history} has @code{train_loss} and
-## @code{valid_mse} per epoch (in the maps' own units).
+## @code{valid_mse} per epoch (in the maps' own units) and @code{check}.
+##
+## @strong{The check.}  Every explainer that @code{ee_train} returns has
+## been measured on its validation rows (else its first 512 training rows)
+## against a map of zeros and, where @code{ee_train} computed the maps with
+## IG or a Shapley method, against that method at s = 1 on the same rows
+## (SV with one permutation, IG with one step): @code{history.check}
+## (@code{explainer_mse}, @code{zero_mse}, @code{sampled_mse}, @code{weak};
+## @code{help ee_explain}, "Reading the check").  An explainer that does
+## not beat both raises the warning @code{ee:weakExplainer}.
 ##
 ## The result is a plain struct (kind, sizes, weights as single arrays,
 ## @code{settings}, @code{history}) that @code{save}/@code{load} round-trip;
@@ -748,3 +770,109 @@
 %!error id=ee:badInput ee_train (struct ('kind', 'mlp', 'bias', false), single (rand (4, 3)), [1; 2; 1; 2], 'prior', struct ('mask', [1 0 0]))
 %!error id=ee:badInput ee_train (struct ('kind', 'mlp', 'bias', false), single (rand (4, 3)), [1; 2; 1; 2], 'prior', struct ('mask', [1 0 0], 'weight', 1, 'other', 2))
 %!error id=ee:badInput ee_train (struct ('kind', 'mlp', 'bias', false), single (rand (4, 3)), [1; 2; 1; 2], 'prior', [1 0 0])
+
+%!test
+%! ## inputs in their own units: the carbig columns (octave-statistics; a
+%! ## weight of standard deviation 849 beside 1.7 cylinders), a fixed
+%! ## 6-16-1 tanh network on them, exact Shapley values about the
+%! ## training rows' mean as the reference.  With the inputs scaled (the
+%! ## default) the explainer of the raw columns scores as the same call on
+%! ## z-scored columns (the handle undoing the scaling; within 1.5x, here
+%! ## the same inputs up to rounding) and far better than a map of zeros;
+%! ## fed raw it loses to the zero map, and the check says so.
+%! addpath (fullfile (fileparts (which ('ee_train')), '..', 'tests', 'octave'));   # statistics_dataset
+%! d = statistics_dataset ('carbig');
+%! X = [d.Acceleration d.Cylinders d.Displacement d.Horsepower d.Weight d.Model_Year];
+%! X = X(all (isfinite ([X d.MPG]), 2), :);
+%! mu = mean (X); sd = std (X);
+%! randn ('seed', 7);
+%! W1 = randn (6, 16) / sqrt (6); b1 = randn (1, 16) / 4; W2 = randn (16, 1);
+%! f = @(x) tanh (((x - mu) ./ sd) * W1 + b1) * W2;
+%! rand ('seed', 7); idx = randperm (rows (X));
+%! tr = idx(1:250); va = idx(251:300); te = idx(301:end);
+%! b = mean (X(tr,:));
+%! A = ee_sv (f, X(te,:), 'exact', true, 'baseline', b, 'verbose', false);
+%! mse = @(E) mean (mean ((E - A) .^ 2, 2));
+%! lastwarn ('');
+%! E = ee_train (f, X(tr,:), 'sv', 'baseline', b, 'validation', {X(va,:)}, 'verbose', false);
+%! [~, id] = lastwarn ();
+%! assert (isempty (id));
+%! assert (size (E.input_scaling.center), [1 6]);
+%! assert (E.input_scaling.center, median (X(tr,:)), 1e-4 * abs (median (X(tr,:))));
+%! raw = mse (ee_explain (E, X(te,:)));
+%! fz = @(z) f (z .* sd + mu);
+%! Ez = ee_train (fz, (X(tr,:) - mu) ./ sd, 'sv', 'baseline', (b - mu) ./ sd, ...
+%!                'validation', {(X(va,:) - mu) ./ sd}, 'verbose', false);
+%! zs = mse (ee_explain (Ez, (X(te,:) - mu) ./ sd));
+%! assert (raw < 1.5 * zs, sprintf ('raw %g, z-scored %g', raw, zs));
+%! assert (raw < 0.2 * mean (mean (A .^ 2, 2)), sprintf ('raw %g', raw));
+%! assert (! E.history.check.weak);
+%! raw_call = @() ee_train (f, X(tr,:), 'sv', 'baseline', b, 'validation', {X(va,:)}, 'scale_inputs', false, ...
+%!                          'verbose', false);
+%! assert_weak_warning (raw_call);
+%! warning ('off', 'ee:weakExplainer', 'local');
+%! U = raw_call ();
+%! assert (! isfield (U, 'input_scaling'));
+%! assert (U.history.check.weak);
+%! assert (mse (ee_explain (U, X(te,:))) > mean (mean (A .^ 2, 2)));
+
+%!test
+%! ## the check's numbers, recomputed through the other gateways in double:
+%! ## the explainer's maps, a map of zeros and SV at s = 1 on the
+%! ## validation rows; on the training rows when none are given
+%! randn ('seed', 5);
+%! w = [1 -2 0.5 3]; f = @(x) tanh (x * w') + 0.3 * x(:, 1) .* x(:, 2);
+%! X = randn (120, 4); Xv = randn (40, 4);
+%! E = ee_train (f, X, 'sv', 'validation', {Xv}, 'epochs', 30, 'verbose', false);
+%! c = E.history.check;
+%! Av = ee_sv (f, Xv, 'verbose', false);
+%! S1 = ee_sv (f, Xv, 'samples', 1, 'seed', 0x5eed, 'verbose', false);
+%! m = @(P) mean (mean ((P - Av) .^ 2, 2));
+%! assert ([c.n, c.explainer_mse, c.zero_mse, c.sampled_mse], ...
+%!         [40, m(ee_explain (E, Xv)), m(zeros (size (Av))), m(S1)], -1e-5);
+%! assert ({c.rows, c.sampled}, {'validation', 'SV at s = 1'});
+%! assert (c.weak, ! (c.explainer_mse < c.zero_mse && c.explainer_mse < c.sampled_mse));
+%! E = ee_train (f, X, 'ig', 'options', {'gradient', 'fd'}, 'epochs', 5, 'verbose', false);
+%! c = E.history.check;
+%! A = ee_ig (f, X, 'gradient', 'fd', 'verbose', false);
+%! I1 = ee_ig (f, X, 'gradient', 'fd', 'steps', 1, 'verbose', false);
+%! m = @(P) mean (mean ((P - A) .^ 2, 2));
+%! assert ([c.n, c.explainer_mse, c.zero_mse, c.sampled_mse], [120, m(ee_explain (E, X)), m(0 * A), m(I1)], -1e-5);
+%! assert ({c.rows, c.sampled}, {'training', 'IG at s = 1'});
+%! ## given maps: no sampled run
+%! E = ee_train (f, X, A, 'epochs', 2, 'verbose', false);
+%! assert (isnan (E.history.check.sampled_mse) && isempty (E.history.check.sampled));
+
+%!test
+%! ## 'verbose', false silences the method that computes the maps too
+%! warning ('off', 'ee:weakExplainer', 'local');   # (two epochs: the check may warn, on stderr)
+%! out = evalc ("ee_train (@(x) x * [1; 2], randn (20, 2), 'sv', 'epochs', 2, 'verbose', false);");
+%! assert (out, '');
+
+%!test
+%! ## a token explainer's check: recomputed from ee_explain, ee_ig at s = 1
+%! ## and the maps; an explainer trained on maps that its validation rows
+%! ## contradict (the same rows, the maps negated) is weak and warns
+%! rand ('seed', 2);
+%! V = 30; T = 10; N = 80;
+%! X = int32 (ones (N, T)); X(:, 1) = 3;
+%! for i = 1:N
+%!   n = randi ([3 7]); X(i, 2:n+1) = randi ([5 V], 1, n); X(i, n+2) = 4;
+%! end
+%! y = 1 + mod (sum (double (X(:, 2:3)), 2), 2);
+%! clf = ee_train ('transformer', X, y, 'd', 16, 'heads', 2, 'layers', 1, 'ffn', 32, 'epochs', 2, 'verbose', false);
+%! Xv = X(61:80, :); Xt = X(1:60, :);
+%! E = ee_train (clf, Xt, 'ig', 'validation', {Xv}, 'steps', 8, 'epochs', 4, 'verbose', false);
+%! c = E.history.check;
+%! Av = double (ee_ig (clf, Xv, 'steps', 8));
+%! m = @(P) mean (mean ((double (P) - Av) .^ 2, 2));
+%! assert ([c.n, c.explainer_mse, c.zero_mse, c.sampled_mse], ...
+%!         [20, m(ee_explain (E, Xv)), m(0 * Av), m(ee_ig (clf, Xv, 'steps', 1))], -1e-4);
+%! At = ee_ig (clf, Xt, 'steps', 8);
+%! addpath (fullfile (fileparts (which ('ee_train')), '..', 'tests', 'octave'));   # assert_weak_warning
+%! call = @() ee_train (clf, Xt, At, 'validation', {Xt, -At}, 'epochs', 3, 'verbose', false);
+%! assert_weak_warning (call);
+%! warning ('off', 'ee:weakExplainer', 'local');
+%! W = call ();
+%! assert (W.history.check.weak && isnan (W.history.check.sampled_mse));
+%! assert (W.history.check.explainer_mse > W.history.check.zero_mse);

@@ -13,12 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 enum { T_VALIDATION, T_EPOCHS, T_LR, T_BATCH, T_PATIENCE, T_SEED, T_SCHEDULE, T_STANDARDIZE, T_VERBOSE,
-       T_HIDDEN, T_GROUPS, T_BASELINE, T_BACKGROUND, T_OPTIONS, NTOPT };
+       T_HIDDEN, T_GROUPS, T_BASELINE, T_BACKGROUND, T_OPTIONS, T_SCALE_INPUTS, NTOPT };
 static const char *const topt_names[NTOPT] = {"validation", "epochs", "lr", "batch", "patience", "seed",
                                               "schedule", "standardize", "verbose", "hidden", "groups",
-                                              "baseline", "background", "options"};
+                                              "baseline", "background", "options", "scale_inputs"};
 
 /* METHOD names: the handle methods whose maps an explainer can learn. */
 enum { M_SV, M_EXACT, M_KERNELSHAP, M_IG, M_GIVEN };
@@ -67,16 +68,42 @@ static void player_index(const int32_t *groups, int F, int P, int *col_player, i
     }
 }
 
+/* The method's own options that the check's one-sample run sets itself
+ * (its sample count, seed and rule); the others (target, batch, ...) keep
+ * the definition of the maps and are passed on. */
+static int sample_option(const mxArray *nm)
+{
+    static const char *const own[] = {"samples", "seed", "steps", "method", "exact", "permutations",
+                                      "paired", "coalitions", "weights", "verbose"};
+    char buf[16] = "";
+    if (!nm || !mxIsChar(nm) || mxGetNumberOfElements(nm) >= sizeof buf) return 0;
+    mxGetString(nm, buf, sizeof buf);
+    for (size_t j = 0; j < sizeof own / sizeof *own; j++)
+        if (!strcasecmp(buf, own[j])) return 1;
+    return 0;
+}
+
 /* The players' values of X by METHOD, through the method's own gateway:
- * N x P row-major floats (ee_sv with groups: its info.players). */
+ * N x P row-major floats (ee_sv with groups: its info.players). With
+ * one_sample, the cheapest run of the method instead, for ee_train's check:
+ * Shapley Value Sampling with one permutation (another seed than the
+ * maps', so the two runs are independent) for the Shapley methods, IG with
+ * one Gauss-Legendre node for 'ig'. */
 static float *method_maps(int method, const mxArray *fh, const mxArray *X, const EeMxOpt *o, int P, int grouped,
-                          int *N)
+                          int verbose, int one_sample, int *N)
 {
     mxArray *args[64];
     int n = 0;
     args[n++] = (mxArray *)fh;
     args[n++] = (mxArray *)X;
-    if (method == M_EXACT) {
+    if (one_sample) {
+        args[n++] = mxCreateString(method == M_IG ? "steps" : "samples");
+        args[n++] = mxCreateDoubleScalar(1);
+        if (method != M_IG) {
+            args[n++] = mxCreateString("seed");
+            args[n++] = mxCreateDoubleScalar(0x5eed);
+        }
+    } else if (method == M_EXACT) {
         args[n++] = mxCreateString("exact");
         args[n++] = mxCreateLogicalScalar(1);
     } else if (method == M_KERNELSHAP) {
@@ -90,8 +117,21 @@ static float *method_maps(int method, const mxArray *fh, const mxArray *X, const
             args[n++] = (mxArray *)o[pass[k]].value;
         }
     const mxArray *extra = o[T_OPTIONS].value;
+    int quiet_given = 0;
     if (extra)
-        for (size_t k = 0; k < mxGetNumberOfElements(extra); k++) args[n++] = mxGetCell(extra, (mwIndex)k);
+        for (size_t k = 0; k + 1 < mxGetNumberOfElements(extra); k += 2) {
+            const mxArray *nm = mxGetCell(extra, (mwIndex)k);
+            if (one_sample && sample_option(nm)) continue;
+            char buf[8] = "";
+            if (nm && mxIsChar(nm) && mxGetNumberOfElements(nm) < sizeof buf) mxGetString(nm, buf, sizeof buf);
+            quiet_given |= !strcasecmp(buf, "verbose");
+            args[n++] = mxGetCell(extra, (mwIndex)k);
+            args[n++] = mxGetCell(extra, (mwIndex)k + 1);
+        }
+    if (!quiet_given) { /* ee_train's 'verbose' is the method's too */
+        args[n++] = mxCreateString("verbose");
+        args[n++] = mxCreateLogicalScalar(verbose && !one_sample);
+    }
     mxArray *out[2] = {NULL, NULL};
     /* an error of the method (or of f inside it) ends this call with its own id */
     mexCallMATLAB(2, out, n, args, method == M_IG ? "ee_ig" : "ee_sv");
@@ -150,6 +190,9 @@ void ee_mx_train_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         ee_mx_error("ee:badInput", "'options' must be a cell of the method's name/value options");
     if (o[T_OPTIONS].value && mxGetNumberOfElements(o[T_OPTIONS].value) > 48)
         ee_mx_error("ee:badInput", "'options' has more than 48 elements");
+    if (o[T_OPTIONS].value && mxGetNumberOfElements(o[T_OPTIONS].value) % 2)
+        ee_mx_error("ee:badInput", "'options' must hold name/value pairs (it has %zu elements)",
+                    (size_t)mxGetNumberOfElements(o[T_OPTIONS].value));
     if (o[T_OPTIONS].value) /* the players and the absent values are recorded: give them once, here */
         for (size_t k = 0; k < mxGetNumberOfElements(o[T_OPTIONS].value); k += 2) {
             const mxArray *nm = mxGetCell(o[T_OPTIONS].value, (mwIndex)k);
@@ -171,13 +214,15 @@ void ee_mx_train_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     if (method == M_GIVEN && o[T_OPTIONS].value)
         ee_mx_error("ee:badInput", "'options' are the method's: they apply when METHOD is 'sv', 'exact', 'kernelshap' or 'ig'");
 
+    int verbose = o[T_VERBOSE].value ? ee_mx_bool(o[T_VERBOSE].value, "'verbose'") : 1;
+    int scale_inputs = o[T_SCALE_INPUTS].value ? ee_mx_bool(o[T_SCALE_INPUTS].value, "'scale_inputs'") : 1;
     EeDataset train = {0}, valid = {0};
     train.in.x = ee_mx_dense(X, "X", F, &train.in.n);
     if (method == M_GIVEN) {
         train.maps = given_maps(M, "A", train.in.n, F, P, col_player);
     } else {
         int n;
-        train.maps = method_maps(method, fh, X, o, P, groups != NULL, &n);
+        train.maps = method_maps(method, fh, X, o, P, groups != NULL, verbose, 0, &n);
     }
     if (o[T_VALIDATION].value) { /* {Xv, Av}, or {Xv} when the maps are computed here */
         const mxArray *v = o[T_VALIDATION].value;
@@ -189,7 +234,24 @@ void ee_mx_train_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
             valid.maps = given_maps(mxGetCell(v, 1), "validation Av", valid.in.n, F, P, col_player);
         } else {
             int n;
-            valid.maps = method_maps(method, fh, mxGetCell(v, 0), o, P, groups != NULL, &n);
+            valid.maps = method_maps(method, fh, mxGetCell(v, 0), o, P, groups != NULL, verbose, 0, &n);
+        }
+    }
+    /* the inputs scaled column by column (the training rows' statistics,
+     * kept in the explainer for ee_explain); the rows as given stay for
+     * the check's one-sample run */
+    double *center = ee_mx_malloc(sizeof(double) * F, "the input scaling");
+    double *scale = ee_mx_malloc(sizeof(double) * F, "the input scaling");
+    double *squash = ee_mx_malloc(sizeof(double) * F, "the input scaling");
+    if (scale_inputs) {
+        EeStatus sst = ee_input_scale_fit(train.in.x, train.in.n, F, center, scale, squash);
+        if (sst) ee_mx_fail(sst);
+        EeDataset *sets[2] = {&train, &valid};
+        for (int q = 0; q < 2; q++) {
+            if (!sets[q]->in.n) continue;
+            float *z = ee_mx_malloc(sizeof(float) * ((size_t)sets[q]->in.n * F + 1), "the scaled inputs");
+            ee_input_scale_apply(center, scale, squash, sets[q]->in.x, sets[q]->in.n, F, z);
+            sets[q]->in.x = z;
         }
     }
 
@@ -219,7 +281,7 @@ void ee_mx_train_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     if ((v = o[T_SCHEDULE].value))
         t.schedule = (EeSchedule)ee_mx_choice(v, "'schedule'", ee_schedule_names, EE_SCHEDULE_COUNT);
     if ((v = o[T_STANDARDIZE].value)) t.standardize = ee_mx_bool(v, "'standardize'");
-    if ((v = o[T_VERBOSE].value)) t.verbose = ee_mx_bool(v, "'verbose'");
+    t.verbose = verbose;
     t.device = EE_DEVICE_CPU; /* a small mlp: the GPU would not pay */
     t.print = ee_mx_print;
     ee_mx_budget(ee_train_bytes(m, train.in.n, valid.in.n, &t) + ee_model_bytes(cfg), "training");
@@ -227,6 +289,23 @@ void ee_mx_train_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     st = ee_train(m, &train, valid.in.n ? &valid : NULL, &t, &hist);
     if (st) ee_mx_fail(st);
     ee_mx_defer((void (*)(void *))ee_history_free, &hist);
+
+    /* the check: the explainer against a map of zeros and the method's
+     * cheapest run, on the validation rows (else the training rows) */
+    const EeDataset *chk_set = valid.in.n ? &valid : &train;
+    const mxArray *chk_X = valid.in.n ? mxGetCell(o[T_VALIDATION].value, 0) : X;
+    float *chk_E = ee_mx_malloc(sizeof(float) * ((size_t)chk_set->in.n * P + 1), "the check");
+    ee_mx_budget(ee_predict_bytes(m, chk_set->in.n, 0, EE_DEVICE_CPU), "the check");
+    if ((st = ee_model_predict(m, &chk_set->in, chk_E, 0, EE_DEVICE_CPU))) ee_mx_fail(st);
+    float *chk_S = NULL;
+    if (method != M_GIVEN) {
+        int n;
+        chk_S = method_maps(method, fh, chk_X, o, P, groups != NULL, 0, 1, &n);
+    }
+    EeMxCheck chk;
+    mxArray *check = ee_mx_check_struct(chk_E, chk_set->maps, chk_S, chk_set->in.n, P,
+                                        valid.in.n ? "validation" : "training",
+                                        method == M_IG ? "IG at s = 1" : "SV at s = 1", &chk);
 
     mxArray *out = ee_mx_model_struct(m);
     ee_mx_set(out, "format", mxCreateString("ee-model-1"));
@@ -238,6 +317,7 @@ void ee_mx_train_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     ee_mx_set(s, "batch", mxCreateDoubleScalar(t.batch));
     ee_mx_set(s, "patience", mxCreateDoubleScalar(t.patience));
     ee_mx_set(s, "seed", mxCreateDoubleScalar(seed));
+    ee_mx_set(s, "scale_inputs", mxCreateLogicalScalar(scale_inputs != 0));
     ee_mx_set(out, "settings", s);
     mxArray *h = mxCreateStructMatrix(1, 1, 0, NULL);
     mxArray *tl = mxCreateDoubleMatrix(1, (size_t)hist.epochs_run, mxREAL), *vl = mxCreateDoubleMatrix(1, (size_t)hist.epochs_run, mxREAL);
@@ -250,7 +330,15 @@ void ee_mx_train_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     ee_mx_set(h, "epochs_run", mxCreateDoubleScalar(hist.epochs_run));
     ee_mx_set(h, "best_epoch", mxCreateDoubleScalar(hist.best_epoch));
     ee_mx_set(h, "seconds", mxCreateDoubleScalar(hist.seconds));
+    ee_mx_set(h, "check", check);
     ee_mx_set(out, "history", h);
+    if (scale_inputs) { /* applied by ee_explain before the explainer's pass */
+        mxArray *sc = mxCreateStructMatrix(1, 1, 0, NULL);
+        ee_mx_set(sc, "center", ee_mx_row(center, F));
+        ee_mx_set(sc, "scale", ee_mx_row(scale, F));
+        ee_mx_set(sc, "squash", ee_mx_row(squash, F));
+        ee_mx_set(out, "input_scaling", sc);
+    }
 
     /* what it explains: everything ee_explain needs to apply it and to
      * project onto efficiency (the players and the absent values) */
@@ -270,6 +358,7 @@ void ee_mx_train_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     (void)nlhs;
     plhs[0] = out;
     ee_mx_cleanup();
+    ee_mx_check_warn(&chk);
 }
 
 int ee_mx_is_feature_explainer(const mxArray *a)
@@ -309,6 +398,43 @@ static double *scores_of(const mxArray *fh, const double *rows, int n, int F, lo
     return copy;
 }
 
+/* explainer.input_scaling (from ee_train: center, scale, squash, 1 x F
+ * each), checked
+ * as untrusted, applied to the rows in place of the caller's; absent: the
+ * explainer reads the rows as they are ('scale_inputs', false). */
+static void scale_rows(const mxArray *sc, int F, EeInput *in)
+{
+    if (!sc) return;
+    if (!mxIsStruct(sc) || mxGetNumberOfElements(sc) != 1)
+        ee_mx_error("ee:badModel", "explainer.input_scaling must be a struct (center, scale, squash)");
+    const mxArray *c = mxGetField(sc, 0, "center"), *k = mxGetField(sc, 0, "scale"), *q = mxGetField(sc, 0, "squash");
+    if (!c || !k || !q)
+        ee_mx_error("ee:badModel", "explainer.input_scaling needs the fields center, scale and squash");
+    size_t r, n;
+    double *center = ee_mx_dense_rows(c, "explainer.input_scaling.center", &r, &n);
+    if (r * n != (size_t)F) ee_mx_error("ee:badModel", "explainer.input_scaling.center must have %d values", F);
+    double *scale = ee_mx_dense_rows(k, "explainer.input_scaling.scale", &r, &n);
+    if (r * n != (size_t)F) ee_mx_error("ee:badModel", "explainer.input_scaling.scale must have %d values", F);
+    for (int f = 0; f < F; f++)
+        if (!(scale[f] > 0))
+            ee_mx_error("ee:badModel", "explainer.input_scaling.scale(%d) must be above 0, got %g", f + 1, scale[f]);
+    if (!(mxIsDouble(q) || mxIsSingle(q)) || mxIsComplex(q) || mxIsSparse(q) || mxGetNumberOfElements(q) != (size_t)F)
+        ee_mx_error("ee:badModel", "explainer.input_scaling.squash must have %d values", F);
+    double *squash = ee_mx_malloc(sizeof(double) * F, "the input scaling");
+    for (int f = 0; f < F; f++) {
+        squash[f] = mxIsDouble(q) ? mxGetPr(q)[f] : ((const float *)mxGetData(q))[f];
+        if (!(squash[f] > 0))
+            ee_mx_error("ee:badModel", "explainer.input_scaling.squash(%d) must be above 0 (Inf: none), got %g", f + 1,
+                        squash[f]);
+    }
+    float *z = ee_mx_malloc(sizeof(float) * ((size_t)in->n * F + 1), "the scaled inputs");
+    ee_input_scale_apply(center, scale, squash, in->x, in->n, F, z);
+    for (size_t i = 0; i < (size_t)in->n * F; i++)
+        if (!isfinite(z[i])) ee_mx_error("ee:badInput", "X(%zu,%zu) is outside the explainer's input scaling",
+                                         i / F + 1, i % F + 1);
+    in->x = z;
+}
+
 void ee_mx_explain_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     if (nlhs > 2) ee_mx_error("ee:badInput", "ee_explain returns at most two outputs");
@@ -332,6 +458,7 @@ void ee_mx_explain_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
 
     EeInput in = {0};
     in.x = ee_mx_dense(prhs[1], "X", F, &in.n);
+    scale_rows(mxGetField(E, 0, "input_scaling"), F, &in);
     int N = in.n, batch = o[X_BATCH].value ? ee_mx_int(o[X_BATCH].value, "'batch'", 1, 1 << 20) : 0;
     ee_mx_budget(ee_predict_bytes(m, N, batch, EE_DEVICE_CPU) + 24.0 * N * (P + F + 4), "the call");
     float *out = ee_mx_malloc(sizeof(float) * ((size_t)N * P + 1), "the maps");

@@ -411,6 +411,64 @@ mxArray *ee_mx_row(const double *v, int n)
     return a;
 }
 
+#define EE_CHECK_NEGLIGIBLE 1e-4
+
+static double rows_mse(const float *E, const float *A, long n, int W)
+{
+    double total = 0;
+    for (long i = 0; i < n; i++) {
+        double row = 0;
+        for (int j = 0; j < W; j++) {
+            double d = (E ? (double)E[(size_t)i * W + j] : 0.0) - (double)A[(size_t)i * W + j];
+            row += d * d;
+        }
+        total += row / (W ? W : 1);
+    }
+    return n ? total / n : NAN;
+}
+
+mxArray *ee_mx_check_struct(const float *E, const float *A, const float *S, long n, int W, const char *rows,
+                            const char *sampled, EeMxCheck *chk)
+{
+    chk->explainer = rows_mse(E, A, n, W);
+    chk->zero = rows_mse(NULL, A, n, W);
+    chk->sampled = S ? rows_mse(S, A, n, W) : NAN;
+    /* (NaN compares false: an explainer with a NaN error is weak) */
+    /* (an error below EE_CHECK_NEGLIGIBLE of the maps' mean square shows in
+     * no figure: where one sample of the method is exact, as SV and IG are
+     * on an additive model, such an explainer is not called weak) */
+    int beats_zero = chk->explainer < chk->zero;
+    int beats_sampled = !S || chk->explainer < chk->sampled || chk->explainer < EE_CHECK_NEGLIGIBLE * chk->zero;
+    chk->weak = !(beats_zero && beats_sampled);
+    chk->message[0] = 0;
+    char also[160] = "";
+    if (!beats_zero && !beats_sampled) snprintf(also, sizeof also, ", nor below %s's (%.4g)", sampled, chk->sampled);
+    if (!beats_zero)
+        snprintf(chk->message, sizeof chk->message,
+                 "the explainer's MSE on the %ld %s rows, %.4g, is not below a map of zeros' (%.4g)%s: "
+                 "it explains them worse than no explanation at all (see help ee_explain, \"Reading the check\")",
+                 n, rows, chk->explainer, chk->zero, also);
+    else if (!beats_sampled)
+        snprintf(chk->message, sizeof chk->message,
+                 "the explainer's MSE on the %ld %s rows, %.4g, is not below %s's (%.4g): the "
+                 "cheapest run of the method explains them better (see help ee_explain, \"Reading the check\")",
+                 n, rows, chk->explainer, sampled, chk->sampled);
+    mxArray *c = mxCreateStructMatrix(1, 1, 0, NULL);
+    ee_mx_set(c, "rows", mxCreateString(rows));
+    ee_mx_set(c, "n", mxCreateDoubleScalar((double)n));
+    ee_mx_set(c, "explainer_mse", mxCreateDoubleScalar(chk->explainer));
+    ee_mx_set(c, "zero_mse", mxCreateDoubleScalar(chk->zero));
+    ee_mx_set(c, "sampled_mse", mxCreateDoubleScalar(chk->sampled));
+    ee_mx_set(c, "sampled", mxCreateString(S ? sampled : ""));
+    ee_mx_set(c, "weak", mxCreateLogicalScalar(chk->weak != 0));
+    return c;
+}
+
+void ee_mx_check_warn(const EeMxCheck *chk)
+{
+    if (chk->weak) mexWarnMsgIdAndTxt("ee:weakExplainer", "%s", chk->message);
+}
+
 void ee_mx_set(mxArray *s, const char *name, mxArray *v)
 {
     int k = mxGetFieldNumber(s, name);

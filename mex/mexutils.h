@@ -122,6 +122,26 @@ mxArray *ee_mx_model_struct(const EeModel *m);
 /* Sets (adding if needed) field `name` of a scalar struct. */
 void ee_mx_set(mxArray *s, const char *name, mxArray *v);
 
+/* ---- an explainer's check against doing nothing ------------------------------- */
+/* ee_train's measure of a trained explainer on n rows of W values each
+ * (row-major): E its maps, A the targets, S the expensive explainer's
+ * maps at s = 1 on the same rows (NULL: not measured). MSE per row over
+ * the W values, averaged over the rows. weak: the explainer's MSE is not
+ * below the zero map's, or not below S's while above 1e-4 of the zero
+ * map's (an error that small shows in no figure). */
+typedef struct {
+    double explainer, zero, sampled;
+    int weak;
+    char message[400];
+} EeMxCheck;
+/* history.check: rows (what), n, explainer_mse, zero_mse, sampled_mse
+ * (NaN when S is NULL), sampled (what S is), weak. */
+mxArray *ee_mx_check_struct(const float *E, const float *A, const float *S, long n, int W, const char *rows,
+                            const char *sampled, EeMxCheck *chk);
+/* Raises the warning ee:weakExplainer when chk->weak; call it after
+ * ee_mx_cleanup (a warning turned into an error must find nothing held). */
+void ee_mx_check_warn(const EeMxCheck *chk);
+
 /* ---- progress ------------------------------------------------------------------ */
 void ee_mx_print(void *ctx, const char *line);
 

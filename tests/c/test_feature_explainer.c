@@ -195,10 +195,62 @@ static void test_training(void)
     free(t);
 }
 
+/* The input scaling (ee_input_scale_fit / _apply) against closed forms:
+ * a column 1..n has median (n + 1) / 2 and quartiles (n + 3) / 4 and
+ * (3 n + 1) / 4 (the linear rule between order statistics); a column that
+ * is mostly one value takes its standard deviation; a constant column
+ * scale 1; only the column with a far value is squashed, continuously and
+ * with slope 1 at the threshold; any positive rescaling and shift of a
+ * column gives the same scaled values. */
+static void test_input_scaling(void)
+{
+    enum { R = 41, F4 = 4 };
+    float x[R * F4], y[R * F4], zx[R * F4], zy[R * F4];
+    for (int i = 0; i < R; i++) {
+        x[i * F4 + 0] = (float)(i + 1);
+        x[i * F4 + 1] = 7.0f;
+        x[i * F4 + 2] = i < 35 ? 0.0f : 1.0f; /* quartiles both 0 */
+        x[i * F4 + 3] = i == R - 1 ? 500.0f : (float)((i * 7) % 11);
+    }
+    double mean3 = 6.0 / R;
+    double c[F4], sc[F4], sq[F4];
+    CHECK_OK(ee_input_scale_fit(x, R, F4, c, sc, sq));
+    double n = R;
+    CHECK(fabs(c[0] - (n + 1) / 2) < 1e-12 && fabs(sc[0] - ((3 * n + 1) / 4 - (n + 3) / 4) / 1.349) < 1e-12,
+          "column 1..n: center %g scale %g", c[0], sc[0]);
+    CHECK(c[1] == 7 && sc[1] == 1, "constant column: center %g scale %g", c[1], sc[1]);
+    double ss = 0;
+    for (int i = 0; i < R; i++) ss += (x[i * F4 + 2] - mean3) * (x[i * F4 + 2] - mean3);
+    CHECK(c[2] == 0 && fabs(sc[2] - sqrt(ss / (R - 1))) < 1e-12, "mostly zeros: center %g scale %g", c[2], sc[2]);
+    CHECK(isinf(sq[0]) && isinf(sq[1]) && isinf(sq[2]) && sq[3] == EE_INPUT_SQUASH,
+          "squash only the far column: %g %g %g %g", sq[0], sq[1], sq[2], sq[3]);
+    double t = EE_INPUT_SQUASH, e = 1e-7;
+    double below = ee_input_scale_value(t - e, 0, 1, t), above = ee_input_scale_value(t + e, 0, 1, t);
+    CHECK(fabs(below - (t - e)) < 1e-15 && fabs((above - below) / (2 * e) - 1) < 1e-6,
+          "squash continuous, slope 1 at the threshold: %.17g %.17g", below, above);
+    CHECK(fabs(ee_input_scale_value(-10, 0, 1, t) + (t + log(1 + 10 - t))) < 1e-15 &&
+              ee_input_scale_value(-10, 0, 1, INFINITY) == -10,
+          "squash beyond, none with Inf");
+    for (int i = 0; i < R; i++)
+        for (int f = 0; f < F4; f++) y[i * F4 + f] = (float)(8.0 * x[i * F4 + f] - 300.0);
+    double cy[F4], sy[F4], qy[F4];
+    CHECK_OK(ee_input_scale_fit(y, R, F4, cy, sy, qy));
+    ee_input_scale_apply(c, sc, sq, x, R, F4, zx);
+    ee_input_scale_apply(cy, sy, qy, y, R, F4, zy);
+    double worst = 0;
+    for (int q = 0; q < R * F4; q++)
+        if (q % F4 != 1 && !(fabs((double)zx[q] - zy[q]) <= worst)) /* (the constant column's scale is 1) */
+            worst = fabs((double)zx[q] - zy[q]);
+    CHECK(worst < 1e-5, "8 x - 300 scales to the same values: worst %g", worst);
+    x[5] = NAN;
+    CHECK(ee_input_scale_fit(x, R, F4, c, sc, sq) == EE_ERR_INPUT, "NaN refused");
+}
+
 int main(void)
 {
     test_construction();
     test_forward_and_gradient();
     test_training();
+    test_input_scaling();
     return check_finish("test_feature_explainer");
 }
