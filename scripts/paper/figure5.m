@@ -304,6 +304,15 @@ function P = settings_from_args (root, args)
     q.name = [m '_' dn];
     q.data = user{k, 2};
     q.n_unlabelled = Inf * (q.n_unlabelled > 0);
+    ## the preset's design where it holds for this data: one map for both
+    ## classes ('margin') holds for a binary classifier only
+    if (q.expl.margin && exist (q.data, 'file') && data_classes (q.data) != 2)
+      q.expl.margin = false;
+      if (P.verbose)
+        printf ('figure5: %s: %d classes, so the explainer learns the maps of the class predicted (''margin'' is for 2 classes)\n', ...
+                q.name, data_classes (q.data));
+      end
+    end
     P.panels = [P.panels(1:at(1)-1), q, P.panels(setdiff (at(1)+1:numel (P.panels), at))];
     P.user_data = true;
   end
@@ -355,6 +364,10 @@ function P = settings_from_args (root, args)
     if (! exist (q.data, 'file'))
       error ('ee:badInput', 'figure5: no data file %s (panel %s)', q.data, q.name);
     end
+    if (q.expl.margin && data_classes (q.data) != 2)   # (refused before any target is computed)
+      error ('ee:badInput', 'figure5: panel %s: ''margin'' explains a binary classifier; %s has %d classes', ...
+             q.name, q.data, data_classes (q.data));
+    end
     if (strcmp (q.kind, 'cnn') && ! strcmp (q.expl.inputs, 'tokens'))
       ## the explainer is a transformer trained beside the cnn: the gradient
       ## it could read is not the gradient of the classifier explained
@@ -373,6 +386,19 @@ function P = settings_from_args (root, args)
     tag = strjoin (unique (dn), '+');
     if (! given.results) P.results = fullfile (root, 'results', tag, P.preset); end
     if (! given.figures) P.figures = fullfile (root, 'figures', tag); end
+  end
+end
+
+## The number of classes of a data file in the layout of datasets/*.mat
+## (its class names, else its largest label)
+function n = data_classes (file)
+  w = whos ('-file', file);
+  if (any (strcmp ({w.name}, 'classes')))
+    d = load (file, 'classes');
+    n = numel (d.classes);
+  else
+    d = load (file, 'labels');
+    n = double (max (d.labels(:)));
   end
 end
 

@@ -210,6 +210,46 @@
 %!   end
 %! end_unwind_protect
 
+%!test
+%! ## a corpus of 4 classes through both panels, to the end: the IG panel
+%! ## does not apply the preset's 'margin' (binary classifiers only), and a
+%! ## margin asked for is refused before any target is computed
+%! root = fileparts (fileparts (fileparts (which ('figure5'))));
+%! d = load (fullfile (root, 'datasets', 'fortunes.mat'));
+%! keep = find (d.labels <= 4);
+%! new = zeros (rows (d.tokens), 1); new(keep) = 1:numel (keep);
+%! tokens = d.tokens(keep, :); labels = d.labels(keep); vocab = d.vocab; classes = d.classes(1:4);
+%! split = struct ();
+%! for f = {'train', 'valid', 'test'}
+%!   r = d.split.(f{1}); split.(f{1}) = new(r(d.labels(r) <= 4));
+%! end
+%! info = d.info; unlabelled = d.unlabelled;
+%! tag = sprintf ('four%d', getpid ());
+%! tmp = tempname (); mkdir (tmp);
+%! mine = fullfile (tmp, [tag '.mat']);
+%! save ('-v7', mine, 'tokens', 'labels', 'vocab', 'classes', 'split', 'info', 'unlabelled');
+%! res = fullfile (tmp, 'results'); fig = fullfile (tmp, 'figures');
+%! unwind_protect
+%!   R = figure5 ('tiny', 'data_ig', mine, 'data_sv', mine, 'panels', {'ig', 'sv'}, 'verbose', false, ...
+%!                'heatmaps', 0, 'results', res, 'figures', fig);
+%!   assert ({R.panels.name}, {['ig_' tag], ['sv_' tag]});
+%!   assert (R.panels(1).settings.expl.margin, false);
+%!   assert (all (arrayfun (@(p) isfinite (p.curve.explainer_curve), R.panels)));
+%!   assert (exist (fullfile (fig, 'figure5.png'), 'file') == 2);
+%!   t0 = tic ();
+%!   err = '';
+%!   try
+%!     figure5 ('tiny', 'data_ig', mine, 'panels', 'ig', 'verbose', false, 'heatmaps', 0, 'results', res, ...
+%!              'figures', fig, 'ig', struct ('expl', struct ('margin', true)));
+%!   catch e
+%!     err = e.message;
+%!   end
+%!   assert (! isempty (strfind (err, '''margin'' explains a binary classifier')), err);
+%! unwind_protect_cleanup
+%!   confirm_recursive_rmdir (false, 'local');
+%!   if (exist (tmp, 'dir')) rmdir (tmp, 's'); end
+%! end_unwind_protect
+
 %!error <unknown preset> figure5 ('huge', 'results', tempname (), 'figures', tempname ())
 %!error <unknown option> figure5 ('tiny', 'nosuch', 1)
 %!error <shapley_kernel> figure5 ('tiny', 'results', tempname (), 'figures', tempname (), 'panels', 'ig_spam', 'verbose', false, 'ig', struct ('expl', struct ('loss', 'shapley_kernel')))
