@@ -23,6 +23,15 @@
 ## 'gradxinput': Input x Gradient (e .* grad f(e), one gradient) on any
 ## model: xgrad's numbers without its check, which is not IG where the
 ## network has biases (doc/XDNN.md compares the two).
+## How fast each rule converges to the path integral as s grows (for a
+## smooth integrand): Gauss-Legendre, faster than any power of 1/s (s
+## nodes integrate polynomials of degree 2 s - 1 exactly; often a few
+## nodes suffice); 'riemann_middle', as 1/s^2; 'riemann_right' and
+## 'riemann_left', as 1/s; 'riemann_trapezoid', as 1/s as well, on
+## purpose: its weights are Captum's, which sum to (s - 1)/s rather than
+## 1, so its completeness delta stays near (f(x) - f(baseline))/s
+## (doc/MODELS.md).  A kink on the path (a ReLU switching) slows every
+## rule down.
 ## @item 'baseline'
 ## 'pad' (default: real tokens replaced by PAD), 'zero' (e = 0 everywhere),
 ## or an int32 N x T matrix of baseline ids.  The mask of the original
@@ -66,7 +75,10 @@
 ## @item 'gradient', 'function' (default)
 ## f returns it: @code{[y, g] = f (x)}, g the M x F gradient of its one
 ## score, or M x F x C, the gradient of each score (g(:,:,c) of y(:,c)).
-## One row per node: s rows of f per row of X.
+## f is always asked for both outputs (where only the scores are needed
+## too), so a handle such as @code{@@(x) deal (x * w', repmat (w, rows
+## (x), 1))} works as written.  One row per node: s rows of f per row of
+## X.
 ## @item 'gradient', 'fd'
 ## central differences of f: (f(z + h e_j) - f(z - h e_j)) / (2 h) for
 ## every column j, with the step @code{'step'}, h (default 1e-4, in the
@@ -295,6 +307,16 @@
 %! ee_ig (w.model, w.X, 'baseline', 'pad');
 
 ## ---- the handle form: any model as a function --------------------------------
+%!test
+%! ## the two-output idiom: f = @(x) deal (y, g) is always asked for both
+%! ## outputs; IG of a linear f is (x - b) .* w exactly
+%! w = [2 -1 0.5]; b = [0.1 0.2 -0.3];
+%! f = @(x) deal (x * w', repmat (w, rows (x), 1));
+%! X = [1 2 3; -1 0 4];
+%! [A, info] = ee_ig (f, X, 'baseline', b, 'steps', 3, 'verbose', false);
+%! assert (A, (X - b) .* w, 1e-12);
+%! assert (info.fx, X * w', 1e-12);
+
 
 %!function [y, g] = lin_with_grad (x, w)
 %!  y = x * w;
@@ -383,7 +405,7 @@
 %!          ee_ig(f, X, 'gradient', 'fd', 'baseline', 0.25, 'rows', 4, 'verbose', false)], a([3 1 4], :));
 
 %!error <second output.*'gradient', 'fd'> ee_ig (@(x) x(:,1), [1 2 3], 'verbose', false)
-%!error <call 2 of f \(20 rows\): f's second output.*20 x 3.*20x2 double> ee_ig (@(x) first_with (x, @(z) z(:,1:2)), [1 2 3], 'verbose', false)
+%!error <call 1 of f \(2 rows\): f's second output.*2 x 3.*2x2 double> ee_ig (@(x) first_with (x, @(z) z(:,1:2)), [1 2 3], 'verbose', false)
 %!error <call 2.*gradient of NaN> ee_ig (@(x) first_with (x, @(z) z * NaN), [1 2 3], 'verbose', false)
 %!error id=ee:notSupported ee_ig (@(x) x(:,1), [1 2 3], 'method', 'xgrad')
 %!error <no baseline> ee_ig (@(x) x(:,1), [1 2 3], 'method', 'gradxinput', 'baseline', [1 1 1])

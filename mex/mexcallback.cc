@@ -130,7 +130,9 @@ static EeStatus call_f (EeMxFn *fn, const double *rows, int M, int F, long call,
 extern "C" EeStatus ee_mx_fn_eval (void *ctx, const double *rows, int M, int F, long call,
                                    const double **scores, int *C)
 {
-  return call_f (static_cast<EeMxFn *> (ctx), rows, M, F, call, 1, scores, nullptr, C);
+  EeMxFn *fn = static_cast<EeMxFn *> (ctx);
+  const double *grads;          // (asked for and checked, not used)
+  return call_f (fn, rows, M, F, call, fn->outputs > 1 ? 2 : 1, scores, fn->outputs > 1 ? &grads : nullptr, C);
 }
 
 extern "C" double *ee_mx_fn_columns (void *ctx, int M, int F)

@@ -464,6 +464,7 @@ void ee_mx_ig_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     EeFnInfo info = {0};
     EeStatus st = EE_OK;
     fn_calls_begin(&fn, prhs[0]);
+    fn.outputs = fd ? 1 : 2;
     /* one call per maximal run of consecutive rows, keyed by its offset in X
      * (the stream of a row's drawn baselines) */
     for (int i0 = 0; i0 < nrows && !st;) {

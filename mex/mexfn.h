@@ -17,6 +17,9 @@ typedef struct {
                             f's last outputs (mexfeval.cc), made on the
                             first call, freed by ee_mx_fn_release */
     int failed;          /* f itself raised an error (-> ee:callbackError) */
+    int outputs;         /* outputs f is asked for when only its scores are
+                            needed: 2 where f gives its gradient too (ee_ig),
+                            so that f = @(x) deal (y, g) works; else 1 */
     double seconds_f;    /* wall time inside f */
 } EeMxFn;
 
