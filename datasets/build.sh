@@ -115,46 +115,47 @@ common_inputs=("$here/lib/common.js" "$here/write_mat.m" "$here/build.sh" "$top/
 seed="${DATASET_SEED:-20240601}"
 t_all="$(now)"
 
+# text_mat NAME BUILDER ARG... -- INPUT... : OUTDIR/NAME.mat from the text
+# builder (node BUILDER --out build/NAME ARG... <NAME>_ARGS, then write_mat),
+# unless it is newer than BUILDER, the settings stamp of those arguments, the
+# common inputs and INPUT...; the time reported runs from t0.
+text_mat() {
+  local name="$1" builder="$here/$2" args=() st mat extra
+  shift 2
+  while [ "$1" != -- ]; do args+=("$1"); shift; done
+  shift
+  extra="${name^^}_ARGS"
+  # shellcheck disable=SC2206
+  [ -z "${!extra:-}" ] || args+=(${!extra})
+  st="$(stamp "$name" "${args[*]}")"
+  mat="$outdir/$name.mat"
+  if up_to_date "$mat" "$builder" "$st" "${common_inputs[@]}" "$@"; then
+    echo "build.sh: $mat is up to date (use --force to rebuild)"
+  else
+    node "$builder" --out "$builddir/$name" "${args[@]}"
+    write_mat "$builddir/$name" "$mat"
+    echo "build.sh: $name done in $(elapsed "$t0") s"
+  fi
+}
+
 # ------------------------------------------------------------------ spam
 if [ -z "$only" ] || [ "$only" = spam ]; then
   t0="$(now)"
   npm_install
-  spam_args=(--T "${SPAM_T:-256}" --seed "$seed")
-  # shellcheck disable=SC2206
-  [ -z "${SPAM_ARGS:-}" ] || spam_args+=(${SPAM_ARGS})
-  st="$(stamp spam "${spam_args[*]}")"
-  mat="$outdir/spam.mat"
-  if up_to_date "$mat" "$here/make_spam.js" "$lock" "$marker" "$st" "${common_inputs[@]}"; then
-    echo "build.sh: $mat is up to date (use --force to rebuild)"
-  else
-    node "$here/make_spam.js" --out "$builddir/spam" "${spam_args[@]}"
-    write_mat "$builddir/spam" "$mat"
-    echo "build.sh: spam done in $(elapsed "$t0") s"
-  fi
+  text_mat spam make_spam.js --T "${SPAM_T:-256}" --seed "$seed" -- "$lock" "$marker"
 fi
 
 # -------------------------------------------------------------- fortunes
 if [ -z "$only" ] || [ "$only" = fortunes ]; then
   t0="$(now)"
   fdir="${FORTUNES_DIR:-/usr/share/games/fortunes}"
-  fortunes_args=(--T "${FORTUNES_T:-64}" --seed "$seed" --dir "$fdir")
-  # shellcheck disable=SC2206
-  [ -z "${FORTUNES_ARGS:-}" ] || fortunes_args+=(${FORTUNES_ARGS})
   if [ ! -d "$fdir" ]; then
     echo "build.sh: $fdir not found: install the Debian package 'fortunes' (apt-get install fortunes)" >&2
     exit 1
   fi
-  st="$(stamp fortunes "${fortunes_args[*]}")"
-  mat="$outdir/fortunes.mat"
   # All plain fortune files count as inputs (the category list is an option).
   mapfile -t finputs < <(find "$fdir" -maxdepth 1 -type f ! -name '*.*' | LC_ALL=C sort)
-  if up_to_date "$mat" "$here/make_fortunes.js" "$st" "${common_inputs[@]}" "${finputs[@]}"; then
-    echo "build.sh: $mat is up to date (use --force to rebuild)"
-  else
-    node "$here/make_fortunes.js" --out "$builddir/fortunes" "${fortunes_args[@]}"
-    write_mat "$builddir/fortunes" "$mat"
-    echo "build.sh: fortunes done in $(elapsed "$t0") s"
-  fi
+  text_mat fortunes make_fortunes.js --T "${FORTUNES_T:-64}" --seed "$seed" --dir "$fdir" -- "${finputs[@]}"
 fi
 
 # --------------------------------------------------------------- wordnet
@@ -165,19 +166,8 @@ if [ -z "$only" ] || [ "$only" = wordnet ]; then
     echo "build.sh: $wdir/data.noun not found: install the Debian package 'wordnet-base' (apt-get install wordnet-base)" >&2
     exit 1
   fi
-  wordnet_args=(--T "${WORDNET_T:-32}" --seed "$seed" --dir "$wdir")
-  # shellcheck disable=SC2206
-  [ -z "${WORDNET_ARGS:-}" ] || wordnet_args+=(${WORDNET_ARGS})
-  st="$(stamp wordnet "${wordnet_args[*]}")"
-  mat="$outdir/wordnet.mat"
-  winputs=("$wdir/data.noun" "$wdir/data.verb" "$wdir/data.adj" "$wdir/data.adv")
-  if up_to_date "$mat" "$here/make_wordnet.js" "$st" "${common_inputs[@]}" "${winputs[@]}"; then
-    echo "build.sh: $mat is up to date (use --force to rebuild)"
-  else
-    node "$here/make_wordnet.js" --out "$builddir/wordnet" "${wordnet_args[@]}"
-    write_mat "$builddir/wordnet" "$mat"
-    echo "build.sh: wordnet done in $(elapsed "$t0") s"
-  fi
+  text_mat wordnet make_wordnet.js --T "${WORDNET_T:-32}" --seed "$seed" --dir "$wdir" -- \
+    "$wdir/data.noun" "$wdir/data.verb" "$wdir/data.adj" "$wdir/data.adv"
 fi
 
 # --------------------------------------------------------------- fashion
@@ -220,18 +210,7 @@ fi
 if [ -z "$only" ] || [ "$only" = sotu ]; then
   t0="$(now)"
   npm_install
-  sotu_args=(--T "${SOTU_T:-64}" --seed "$seed")
-  # shellcheck disable=SC2206
-  [ -z "${SOTU_ARGS:-}" ] || sotu_args+=(${SOTU_ARGS})
-  st="$(stamp sotu "${sotu_args[*]}")"
-  mat="$outdir/sotu.mat"
-  if up_to_date "$mat" "$here/make_sotu.js" "$lock" "$marker" "$st" "${common_inputs[@]}"; then
-    echo "build.sh: $mat is up to date (use --force to rebuild)"
-  else
-    node "$here/make_sotu.js" --out "$builddir/sotu" "${sotu_args[@]}"
-    write_mat "$builddir/sotu" "$mat"
-    echo "build.sh: sotu done in $(elapsed "$t0") s"
-  fi
+  text_mat sotu make_sotu.js --T "${SOTU_T:-64}" --seed "$seed" -- "$lock" "$marker"
 fi
 
 # ------------------------------------------------ manpages, manpage_titles
@@ -249,26 +228,8 @@ for name in manpages manpage_titles; do
     fi
     mlists+=("/var/lib/dpkg/info/$p.list")
   done
-  if [ "$name" = manpages ]; then
-    kind=pages; man_args=(--T "${MANPAGES_T:-320}")
-    # shellcheck disable=SC2206
-    [ -z "${MANPAGES_ARGS:-}" ] || extra=(${MANPAGES_ARGS})
-  else
-    kind=titles; man_args=(--T "${MANPAGE_TITLES_T:-16}")
-    # shellcheck disable=SC2206
-    [ -z "${MANPAGE_TITLES_ARGS:-}" ] || extra=(${MANPAGE_TITLES_ARGS})
-  fi
-  man_args=(--kind "$kind" "${man_args[@]}" --seed "$seed" ${extra+"${extra[@]}"})
-  unset extra
-  st="$(stamp "$name" "${man_args[*]}")"
-  mat="$outdir/$name.mat"
-  if up_to_date "$mat" "$here/make_manpages.js" "$st" "${common_inputs[@]}" "${mlists[@]}"; then
-    echo "build.sh: $mat is up to date (use --force to rebuild)"
-  else
-    node "$here/make_manpages.js" --out "$builddir/$name" "${man_args[@]}"
-    write_mat "$builddir/$name" "$mat"
-    echo "build.sh: $name done in $(elapsed "$t0") s"
-  fi
+  if [ "$name" = manpages ]; then kind=pages; mT="${MANPAGES_T:-320}"; else kind=titles; mT="${MANPAGE_TITLES_T:-16}"; fi
+  text_mat "$name" make_manpages.js --kind "$kind" --T "$mT" --seed "$seed" -- "${mlists[@]}"
 done
 
 # ------------------------------------------------ fortunes_de, fortunes_es
@@ -280,30 +241,16 @@ for lang in de es; do
   t0="$(now)"
   if [ "$lang" = de ]; then
     xdir="${FORTUNES_DE_DIR:-/usr/share/games/fortunes/de}"; xT="${FORTUNES_DE_T:-64}"
-    # shellcheck disable=SC2206
-    [ -z "${FORTUNES_DE_ARGS:-}" ] || extra=(${FORTUNES_DE_ARGS})
     mapfile -t xinputs < <(find "$xdir" -maxdepth 1 -type f ! -name '*.*' 2>/dev/null | LC_ALL=C sort)
   else
     xdir="${FORTUNES_ES_DIR:-/usr/share/games/fortunes/es}"; xT="${FORTUNES_ES_T:-64}"
-    # shellcheck disable=SC2206
-    [ -z "${FORTUNES_ES_ARGS:-}" ] || extra=(${FORTUNES_ES_ARGS})
     mapfile -t xinputs < <(find "$xdir" -maxdepth 1 -type f -name '*.fortunes' 2>/dev/null | LC_ALL=C sort)
   fi
   if [ ! -d "$xdir" ]; then
     echo "build.sh: $xdir not found: install the Debian package 'fortunes-$lang' (apt-get install fortunes-$lang)" >&2
     exit 1
   fi
-  x_args=(--lang "$lang" --T "$xT" --seed "$seed" --dir "$xdir" ${extra+"${extra[@]}"})
-  unset extra
-  st="$(stamp "$name" "${x_args[*]}")"
-  mat="$outdir/$name.mat"
-  if up_to_date "$mat" "$here/make_fortunes_xx.js" "$st" "${common_inputs[@]}" "${xinputs[@]}"; then
-    echo "build.sh: $mat is up to date (use --force to rebuild)"
-  else
-    node "$here/make_fortunes_xx.js" --out "$builddir/$name" "${x_args[@]}"
-    write_mat "$builddir/$name" "$mat"
-    echo "build.sh: $name done in $(elapsed "$t0") s"
-  fi
+  text_mat "$name" make_fortunes_xx.js --lang "$lang" --T "$xT" --seed "$seed" --dir "$xdir" -- "${xinputs[@]}"
 done
 
 echo "build.sh: all done in $(elapsed "$t_all") s"

@@ -36,20 +36,6 @@ common.checkCommonOpts(opts);
 if (opts.categories.length < 2) throw new Error('need at least two categories');
 if (!Number.isInteger(opts.max_per_class) || opts.max_per_class < 1) throw new Error('bad max_per_class');
 
-// Version of the Debian package that provides the files (for info.source).
-function debianVersion(pkg) {
-  try {
-    const st = fs.readFileSync('/var/lib/dpkg/status', 'latin1');
-    for (const para of st.split(/\n\n+/)) {
-      if (new RegExp('^Package: ' + pkg + '$', 'm').test(para) && /^Status: .* installed$/m.test(para)) {
-        const m = /^Version: (.+)$/m.exec(para);
-        if (m) return m[1];
-      }
-    }
-  } catch (e) { /* not a dpkg system */ }
-  return 'unknown';
-}
-
 // A fortune file: entries separated by lines consisting of a single "%".
 // Overstrike sequences (x BACKSPACE y, used for underlining) are resolved
 // to the overstriking character; bytes are decoded as UTF-8 if valid else
@@ -83,68 +69,42 @@ for (let c = 0; c < classes.length; c++) {
   const toks = common.tokenizeAll(entries);
   entries.forEach((e, i) => {
     if (toks[i].length < opts.min_words) { short++; return; }
-    cand.push({ id: `${classes[c]}:${i + 1}`, label: c, toks: toks[i], key: toks[i].join(' '), text: e });
+    cand.push({ id: `${classes[c]}:${i + 1}`, label: c, toks: toks[i], text: e });
   });
   nShort.push(short);
 }
 
 // Duplicates (same token sequence): keep the first; drop all copies when
 // they come from different files.
-const byKey = new Map();
-for (const x of cand) {
-  if (!byKey.has(x.key)) byKey.set(x.key, new Set());
-  byKey.get(x.key).add(x.label);
-}
-const seen = new Set();
-let nDup = 0, nConflict = 0;
-const perClass = classes.map(() => []);
-for (const x of cand) {
-  if (byKey.get(x.key).size > 1) { nConflict++; continue; }
-  if (seen.has(x.key)) { nDup++; continue; }
-  seen.add(x.key);
-  perClass[x.label].push(x);
-}
+const { perClass, nDup, nConflict } = common.dedupeByClass(cand, classes.length);
 
 // Balance: at most max_per_class entries per class, chosen by a seeded
 // shuffle (stream mulberry32(seed ^ 0x9E3779B9)), kept in file order.
-const rngCap = common.mulberry32((opts.seed ^ 0x9E3779B9) >>> 0);
 const nAvail = perClass.map(a => a.length);
-const kept = [];
-for (let c = 0; c < classes.length; c++) {
-  const idx = common.subsample(perClass[c].map((_, i) => i), opts.max_per_class, rngCap);
-  for (const i of idx) kept.push(perClass[c][i]);
-}
+const kept = common.balancePerClass(perClass, opts.max_per_class, opts.seed);
 
 // Unlabelled rows: every other entry of the package's fortune files (the
 // files outside the categories, and the entries of the categories that the
 // balance left out), for explainer training; duplicates of labelled rows
 // are dropped in common.finish.
-const keptIds = new Set(kept.map(x => x.id));
-const unlabelledList = [];
+const rest = [];
 const otherFiles = fs.readdirSync(opts.dir).filter(f => !f.includes('.') &&
   !opts.unlabelled_exclude.includes(f) && fs.statSync(path.join(opts.dir, f)).isFile())
   .sort(common.cmpStr);
 for (const f of otherFiles) {
   const entries = readFortunes(path.join(opts.dir, f));
   const toks = common.tokenizeAll(entries);
-  entries.forEach((e, i) => {
-    const id = `${f}:${i + 1}`;
-    if (keptIds.has(id)) return;
-    if (toks[i].length >= opts.min_words) unlabelledList.push({ id, toks: toks[i], text: e });
-  });
+  entries.forEach((text, i) => rest.push({ id: `${f}:${i + 1}`, toks: toks[i], text }));
 }
 
-const version = debianVersion('fortunes');
+const version = common.debianVersion('fortunes');
 common.finish({
   name: 'fortunes',
   outBase: opts.out,
-  docs: kept.map(x => x.toks),
-  texts: kept.map(x => x.text),
-  labels: kept.map(x => x.label),
+  rows: kept,
   classes,
-  docIds: kept.map(x => x.id),
   opts,
-  unlabelled: () => unlabelledList,
+  unlabelled: () => common.notKept(rest, kept, opts.min_words),
   info: {
     unlabelled_rule: 'every entry (>= min_words tokens) of the plain fortune files in the directory except unlabelled_exclude, that is not a labelled row (files outside the categories, and entries of the categories left out by the balance); files in code-point order, entries in file order; truncated to T-2 words; duplicates of labelled rows and of earlier unlabelled rows dropped',
     unlabelled_exclude: opts.unlabelled_exclude,

@@ -69,20 +69,6 @@ common.checkCommonOpts(opts);
 if (opts.categories.length < 2) throw new Error('need at least two categories');
 if (!Number.isInteger(opts.max_per_class) || opts.max_per_class < 1) throw new Error('bad max_per_class');
 
-// Version of the Debian package that provides the files (for info.source).
-function debianVersion(pkg) {
-  try {
-    const st = fs.readFileSync('/var/lib/dpkg/status', 'latin1');
-    for (const para of st.split(/\n\n+/)) {
-      if (new RegExp('^Package: ' + pkg + '$', 'm').test(para) && /^Status: .* installed$/m.test(para)) {
-        const m = /^Version: (.+)$/m.exec(para);
-        if (m) return m[1];
-      }
-    }
-  } catch (e) { /* not a dpkg system */ }
-  return 'unknown';
-}
-
 // A fortune file (as in make_fortunes.js): entries separated by lines
 // consisting of a single "%"; overstrikes (x BACKSPACE y) resolved; UTF-8 if
 // valid, else Windows-1252. Other control characters (fortunes-es has a
@@ -117,44 +103,25 @@ for (let c = 0; c < classes.length; c++) {
   const toks = common.tokenizeAll(entries);
   entries.forEach((e, i) => {
     if (toks[i].length < opts.min_words) { short++; return; }
-    cand.push({ id: `${classes[c]}:${i + 1}`, label: c, toks: toks[i], key: toks[i].join(' '), text: e });
+    cand.push({ id: `${classes[c]}:${i + 1}`, label: c, toks: toks[i], text: e });
   });
   nShort.push(short);
 }
 
 // Duplicates (same token sequence): keep the first; drop all copies when
 // they come from different files.
-const byKey = new Map();
-for (const x of cand) {
-  if (!byKey.has(x.key)) byKey.set(x.key, new Set());
-  byKey.get(x.key).add(x.label);
-}
-const seen = new Set();
-let nDup = 0, nConflict = 0;
-const perClass = classes.map(() => []);
-for (const x of cand) {
-  if (byKey.get(x.key).size > 1) { nConflict++; continue; }
-  if (seen.has(x.key)) { nDup++; continue; }
-  seen.add(x.key);
-  perClass[x.label].push(x);
-}
+const { perClass, nDup, nConflict } = common.dedupeByClass(cand, classes.length);
 
 // Balance: at most max_per_class entries per class, chosen by a seeded
 // shuffle (stream mulberry32(seed ^ 0x9E3779B9)), kept in file order.
-const rngCap = common.mulberry32((opts.seed ^ 0x9E3779B9) >>> 0);
 const nAvail = perClass.map(a => a.length);
-const kept = [];
-for (let c = 0; c < classes.length; c++) {
-  const idx = common.subsample(perClass[c].map((_, i) => i), opts.max_per_class, rngCap);
-  for (const i of idx) kept.push(perClass[c][i]);
-}
+const kept = common.balancePerClass(perClass, opts.max_per_class, opts.seed);
 
 // Unlabelled rows: every other entry of the language's fortune files in the
 // folder (not its subfolders), as in make_fortunes.js.
 const isFortuneFile = f => (L.suffix ? f.endsWith(L.suffix) && !f.slice(0, -L.suffix.length).includes('.')
   : !f.includes('.'));
-const keptIds = new Set(kept.map(x => x.id));
-const unlabelledList = [];
+const rest = [];
 const otherFiles = fs.readdirSync(opts.dir).filter(f => isFortuneFile(f) &&
   !opts.unlabelled_exclude.includes(f.slice(0, f.length - L.suffix.length)) &&
   fs.statSync(path.join(opts.dir, f)).isFile()).sort(common.cmpStr);
@@ -162,24 +129,17 @@ for (const f of otherFiles) {
   const base = f.slice(0, f.length - L.suffix.length);
   const entries = readFortunes(path.join(opts.dir, f));
   const toks = common.tokenizeAll(entries);
-  entries.forEach((e, i) => {
-    const id = `${base}:${i + 1}`;
-    if (keptIds.has(id)) return;
-    if (toks[i].length >= opts.min_words) unlabelledList.push({ id, toks: toks[i], text: e });
-  });
+  entries.forEach((text, i) => rest.push({ id: `${base}:${i + 1}`, toks: toks[i], text }));
 }
 
-const version = debianVersion(L.pkg);
+const version = common.debianVersion(L.pkg);
 common.finish({
   name,
   outBase: opts.out,
-  docs: kept.map(x => x.toks),
-  texts: kept.map(x => x.text),
-  labels: kept.map(x => x.label),
+  rows: kept,
   classes,
-  docIds: kept.map(x => x.id),
   opts,
-  unlabelled: () => unlabelledList,
+  unlabelled: () => common.notKept(rest, kept, opts.min_words),
   info: {
     language: lang,
     unlabelled_rule: `every entry (>= min_words tokens) of the fortune files${L.suffix ? ' (*' + L.suffix + ')' : ''} directly in the directory (not its subfolders) except unlabelled_exclude, that is not a labelled row (files outside the categories, and entries of the categories left out by the balance); files in code-point order, entries in file order; truncated to T-2 words; duplicates of labelled rows and of earlier unlabelled rows dropped`,

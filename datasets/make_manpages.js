@@ -65,19 +65,6 @@ const classes = classSections.map(g => g.map(s => SECTION_NAMES[s]).join('+'));
 const classOf = {};
 classSections.forEach((g, c) => { for (const s of g) classOf[s] = c; });
 
-function debianVersion(pkg) {
-  try {
-    const st = fs.readFileSync('/var/lib/dpkg/status', 'latin1');
-    for (const para of st.split(/\n\n+/)) {
-      if (new RegExp('^Package: ' + pkg + '$', 'm').test(para) && /^Status: .* installed$/m.test(para)) {
-        const m = /^Version: (.+)$/m.exec(para);
-        if (m) return m[1];
-      }
-    }
-  } catch (e) { /* not a dpkg system */ }
-  return 'unknown';
-}
-
 // ------------------------------------------------------------ roff -> text
 
 // Special characters \(xx and \[xx] (groff_char(7)); unknown ones become a
@@ -351,7 +338,7 @@ for (const f of files) {
   pages.push({ id: f.id, sec: f.sec, text });
 }
 const toks = common.tokenizeAll(pages.map(p => p.text));
-pages.forEach((p, i) => { p.toks = toks[i]; p.key = toks[i].join(' '); p.label = classOf[p.sec]; });
+pages.forEach((p, i) => { p.toks = toks[i]; p.label = classOf[p.sec]; });
 
 // Labelled candidates: pages of the class sections with >= min_words words.
 const nRawPerClass = classes.map(() => 0), nShort = classes.map(() => 0);
@@ -364,45 +351,22 @@ for (const p of pages) {
 }
 // Duplicates (same token sequence): keep the first; drop all copies when
 // they belong to different classes.
-const byKey = new Map();
-for (const x of cand) {
-  if (!byKey.has(x.key)) byKey.set(x.key, new Set());
-  byKey.get(x.key).add(x.label);
-}
-const seen = new Set();
-let nDup = 0, nConflict = 0;
-const perClass = classes.map(() => []);
-for (const x of cand) {
-  if (byKey.get(x.key).size > 1) { nConflict++; continue; }
-  if (seen.has(x.key)) { nDup++; continue; }
-  seen.add(x.key);
-  perClass[x.label].push(x);
-}
+const { perClass, nDup, nConflict } = common.dedupeByClass(cand, classes.length);
 // Balance: at most max_per_class pages per class, chosen by a seeded
 // shuffle (stream mulberry32(seed ^ 0x9E3779B9)), kept in id order.
-const rngCap = common.mulberry32((opts.seed ^ 0x9E3779B9) >>> 0);
 const nAvail = perClass.map(a => a.length);
-const kept = [];
-for (let c = 0; c < classes.length; c++) {
-  const idx = common.subsample(perClass[c].map((_, i) => i), opts.max_per_class, rngCap);
-  for (const i of idx) kept.push(perClass[c][i]);
-}
-const keptIds = new Set(kept.map(x => x.id));
+const kept = common.balancePerClass(perClass, opts.max_per_class, opts.seed);
 
-const versions = opts.packages.map(p => `${p} ${debianVersion(p)}`);
+const versions = opts.packages.map(p => `${p} ${common.debianVersion(p)}`);
 common.finish({
   name,
   outBase: opts.out,
-  docs: kept.map(x => x.toks),
-  texts: kept.map(x => x.text),
-  labels: kept.map(x => x.label),
+  rows: kept,
   classes,
-  docIds: kept.map(x => x.id),
   opts,
   // every other page of the packages (other sections, and the pages the
   // balance or the short rule left out), in id order
-  unlabelled: () => pages.filter(p => !keptIds.has(p.id) && p.toks.length >= 3)
-    .map(p => ({ id: p.id, toks: p.toks, text: p.text })),
+  unlabelled: () => common.notKept(pages, kept, 3),
   info: {
     kind,
     source: `Debian packages ${versions.join(', ')} (/usr/share/man/man<N>)`,

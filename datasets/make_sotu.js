@@ -104,49 +104,27 @@ speeches.forEach((s, si) => {
   flush();
 });
 const ptoks = common.tokenizeAll(passages.map(p => p.text));
-passages.forEach((p, i) => { p.toks = ptoks[i]; p.key = ptoks[i].join(' '); });
+passages.forEach((p, i) => { p.toks = ptoks[i]; });
 
 // Duplicates (same token sequence): keep the first; drop all copies when
 // they belong to different eras.
-const byKey = new Map();
-for (const x of passages) {
-  if (!byKey.has(x.key)) byKey.set(x.key, new Set());
-  byKey.get(x.key).add(x.label);
-}
-const seen = new Set();
-let nDup = 0, nConflict = 0;
-const perClass = classes.map(() => []);
-for (const x of passages) {
-  if (byKey.get(x.key).size > 1) { nConflict++; continue; }
-  if (seen.has(x.key)) { nDup++; continue; }
-  seen.add(x.key);
-  perClass[x.label].push(x);
-}
+const { perClass, nDup, nConflict } = common.dedupeByClass(passages, classes.length);
 
 // Balance: at most max_per_class passages per era, chosen by a seeded
 // shuffle (stream mulberry32(seed ^ 0x9E3779B9)), kept in source order.
-const rngCap = common.mulberry32((opts.seed ^ 0x9E3779B9) >>> 0);
 const nAvail = perClass.map(a => a.length);
-const kept = [];
-for (let c = 0; c < classes.length; c++) {
-  const idx = common.subsample(perClass[c].map((_, i) => i), opts.max_per_class, rngCap);
-  for (const i of idx) kept.push(perClass[c][i]);
-}
-const keptIds = new Set(kept.map(x => x.id));
+const kept = common.balancePerClass(perClass, opts.max_per_class, opts.seed);
 const nAddr = classes.map(() => 0);
 for (const s of speeches) nAddr[eraOf(s.year)]++;
 
 common.finish({
   name: 'sotu',
   outBase: opts.out,
-  docs: kept.map(x => x.toks),
-  texts: kept.map(x => x.text),
-  labels: kept.map(x => x.label),
+  rows: kept,
   classes,
-  docIds: kept.map(x => x.id),
   opts,
   // the passages that the balance left out (all eras, source order)
-  unlabelled: () => passages.filter(x => !keptIds.has(x.id)).map(x => ({ id: x.id, toks: x.toks, text: x.text })),
+  unlabelled: () => common.notKept(passages, kept),
   info: {
     source: `npm package ${PKG} ${pkgVersion} (State of the Union addresses ${minYear}-${maxYear})`,
     source_package: PKG,

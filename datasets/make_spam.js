@@ -273,41 +273,24 @@ for (const m of msgs) {
 const allToks = common.tokenizeAll(texts);   // one call: the tokenizer is a separate program
 msgs.forEach((m, i) => {
   const toks = allToks[i];
-  cand.push({ id: m.group + '/' + m.id, group: m.group, label: GROUPS[m.group], toks, key: toks.join(' '),
-              text: texts[i] });
+  cand.push({ id: m.group + '/' + m.id, group: m.group, label: GROUPS[m.group], toks, text: texts[i] });
 });
 
 // Duplicates: identical token sequences (Subject + body after cleaning).
 // Keep the first occurrence (package order); if copies carry different
-// labels, drop every copy.
-const byKey = new Map();
-for (const c of cand) {
-  if (!byKey.has(c.key)) byKey.set(c.key, new Set());
-  byKey.get(c.key).add(c.label);
-}
-const seen = new Set();
-let nDup = 0, nConflict = 0, nEmpty = 0;
-const emptyIds = [];
-const kept = [];
+// labels, drop every copy. Messages without tokens are dropped first.
+const emptyIds = cand.filter(c => c.toks.length === 0).map(c => c.id);
+const nEmpty = emptyIds.length;
+const { kept, nDup, nConflict } = common.dedupeByClass(cand.filter(c => c.toks.length > 0), CLASSES.length);
 const nKeptGroup = {};
 for (const g of Object.keys(GROUPS)) nKeptGroup[g] = 0;
-for (const c of cand) {
-  if (c.toks.length === 0) { nEmpty++; emptyIds.push(c.id); continue; }
-  if (byKey.get(c.key).size > 1) { nConflict++; continue; }
-  if (seen.has(c.key)) { nDup++; continue; }
-  seen.add(c.key);
-  kept.push(c);
-  nKeptGroup[c.group]++;
-}
+for (const c of kept) nKeptGroup[c.group]++;
 
 common.finish({
   name: 'spam',
   outBase: opts.out,
-  docs: kept.map(c => c.toks),
-  texts: kept.map(c => c.text),
-  labels: kept.map(c => c.label),
+  rows: kept,
   classes: CLASSES,
-  docIds: kept.map(c => c.id),
   opts,
   // Unlabelled rows: the continuation of long training mails, in windows
   // of T-2 words (at least opts.min_window words), so that the explainer

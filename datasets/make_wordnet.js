@@ -43,19 +43,6 @@ const opts = common.parseArgs(process.argv.slice(2), {
 });
 common.checkCommonOpts(opts);
 
-function debianVersion(pkg) {
-  try {
-    const st = fs.readFileSync('/var/lib/dpkg/status', 'latin1');
-    for (const para of st.split(/\n\n+/)) {
-      if (new RegExp('^Package: ' + pkg + '$', 'm').test(para) && /^Status: .* installed$/m.test(para)) {
-        const m = /^Version: (.+)$/m.exec(para);
-        if (m) return m[1];
-      }
-    }
-  } catch (e) { /* not a dpkg system */ }
-  return 'unknown';
-}
-
 // One synset per line of data.<pos> (wndb(5WN)): "offset lex_filenum
 // ss_type w_cnt word lex_id ... | gloss". Lines starting with two spaces
 // are the licence header.
@@ -87,37 +74,22 @@ for (const p of POS_FILES) {
   nRawPos.push(syn.length);
   const toks = common.tokenizeAll(syn.map(s => s.gloss));
   syn.forEach((s, i) => {
-    cand.push({ id: s.id, label: s.label, toks: toks[i], key: toks[i].join(' '), text: s.gloss });
+    cand.push({ id: s.id, label: s.label, toks: toks[i], text: s.gloss });
   });
 }
 
-// Duplicates (same token sequence): keep the first; drop all copies when
-// they belong to different lexicographer files.
-const byKey = new Map();
-for (const x of cand) {
-  if (!byKey.has(x.key)) byKey.set(x.key, new Set());
-  byKey.get(x.key).add(x.label);
-}
-const seen = new Set();
-let nDup = 0, nConflict = 0, nEmpty = 0;
-const kept = [];
-for (const x of cand) {
-  if (x.toks.length === 0) { nEmpty++; continue; }
-  if (byKey.get(x.key).size > 1) { nConflict++; continue; }
-  if (seen.has(x.key)) { nDup++; continue; }
-  seen.add(x.key);
-  kept.push(x);
-}
+// Empty glosses dropped; duplicates (same token sequence): keep the first;
+// drop all copies when they belong to different lexicographer files.
+const nonEmpty = cand.filter(x => x.toks.length > 0);
+const nEmpty = cand.length - nonEmpty.length;
+const { kept, nDup, nConflict } = common.dedupeByClass(nonEmpty, LEXNAMES.length);
 
-const version = debianVersion('wordnet-base');
+const version = common.debianVersion('wordnet-base');
 common.finish({
   name: 'wordnet',
   outBase: opts.out,
-  docs: kept.map(x => x.toks),
-  texts: kept.map(x => x.text),
-  labels: kept.map(x => x.label),
+  rows: kept,
   classes: LEXNAMES,
-  docIds: kept.map(x => x.id),
   opts,
   info: {
     source: `Debian package wordnet-base ${version} (WordNet 3.0, ${opts.dir})`,

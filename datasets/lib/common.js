@@ -1,6 +1,7 @@
 'use strict';
 // Shared helpers for the dataset builders (tokenizer, seeded PRNG,
-// stratified split, vocabulary, encoding, intermediate output).
+// duplicate removal, class balance, stratified split, vocabulary, encoding,
+// intermediate output).
 // Everything here is deterministic: no Date, no Math.random, no
 // locale-dependent comparisons.
 
@@ -87,6 +88,75 @@ function shuffle(arr, rng) {
 function subsample(idx, cap, rng) {
   if (idx.length <= cap) return idx.slice();
   return shuffle(idx.slice(), rng).slice(0, cap).sort((a, b) => a - b);
+}
+
+/**
+ * Duplicates by token sequence, for candidates {label (0-based), toks, ...}
+ * in their order: the first of identical token sequences is kept, the
+ * others counted in nDup; when copies carry different labels, every copy is
+ * dropped (nConflict counts them). Returns the kept candidates by class
+ * (perClass[c], in input order), all of them (kept, in input order), and
+ * the counts.
+ */
+function dedupeByClass(cand, nClasses) {
+  const keys = cand.map(x => x.toks.join(' '));
+  const labelsOf = new Map();
+  cand.forEach((x, i) => {
+    if (!labelsOf.has(keys[i])) labelsOf.set(keys[i], new Set());
+    labelsOf.get(keys[i]).add(x.label);
+  });
+  const seen = new Set();
+  let nDup = 0, nConflict = 0;
+  const perClass = Array.from({ length: nClasses }, () => []);
+  const kept = [];
+  cand.forEach((x, i) => {
+    if (labelsOf.get(keys[i]).size > 1) { nConflict++; return; }
+    if (seen.has(keys[i])) { nDup++; return; }
+    seen.add(keys[i]);
+    perClass[x.label].push(x);
+    kept.push(x);
+  });
+  return { perClass, kept, nDup, nConflict };
+}
+
+/**
+ * Balance: at most maxPerClass items of each class perClass[c], chosen by a
+ * seeded Fisher-Yates shuffle (one stream mulberry32(seed XOR 0x9E3779B9)
+ * shared across the classes in class order) and kept in their order; the
+ * kept items of class 0, then class 1, ...
+ */
+function balancePerClass(perClass, maxPerClass, seed) {
+  const rng = mulberry32((seed ^ 0x9E3779B9) >>> 0);
+  const kept = [];
+  for (const items of perClass) {
+    for (const i of subsample(items.map((_, k) => k), maxPerClass, rng)) kept.push(items[i]);
+  }
+  return kept;
+}
+
+/**
+ * Unlabelled rows from what the labelled rows left out: the items (in their
+ * order) whose id is not a kept row's and that have at least minWords
+ * tokens, as {id, toks, text}.
+ */
+function notKept(items, kept, minWords = 0) {
+  const keptIds = new Set(kept.map(x => x.id));
+  return items.filter(x => !keptIds.has(x.id) && x.toks.length >= minWords)
+    .map(x => ({ id: x.id, toks: x.toks, text: x.text }));
+}
+
+/** Version of an installed Debian package (from /var/lib/dpkg/status), else 'unknown'. */
+function debianVersion(pkg) {
+  try {
+    const st = fs.readFileSync('/var/lib/dpkg/status', 'latin1');
+    for (const para of st.split(/\n\n+/)) {
+      if (new RegExp('^Package: ' + pkg + '$', 'm').test(para) && /^Status: .* installed$/m.test(para)) {
+        const m = /^Version: (.+)$/m.exec(para);
+        if (m) return m[1];
+      }
+    }
+  } catch (e) { /* not a dpkg system */ }
+  return 'unknown';
 }
 
 /**
@@ -268,13 +338,17 @@ function encodeUnlabelled(list, labelledTokens, vocab, T) {
 }
 
 /**
- * Shared tail of the builders: split, vocab, encode, write. `unlabelled`
- * (optional) is a function (split) -> [{id, toks}] of extra in-domain
- * texts without labels; they are encoded with the vocabulary of the train
- * split and written as a separate matrix. `texts` (optional): the raw text
- * of each doc, written with the unlabelled rows' sources (writeTexts).
+ * Shared tail of the builders: split, vocab, encode, write. `rows`: the
+ * labelled rows in order, each {id, label (0-based), toks, text} (text: the
+ * raw text, written with the unlabelled rows' sources, see writeTexts).
+ * `unlabelled` (optional) is a function (split, docs) -> [{id, toks}] of
+ * extra in-domain texts without labels (docs: the rows' token lists); they
+ * are encoded with the vocabulary of the train split and written as a
+ * separate matrix.
  */
-function finish({ name, outBase, docs, texts, labels, classes, docIds, opts, info, unlabelled }) {
+function finish({ name, outBase, rows, classes, opts, info, unlabelled }) {
+  const docs = rows.map(x => x.toks), texts = rows.map(x => x.text);
+  const labels = rows.map(x => x.label), docIds = rows.map(x => x.id);
   const C = classes.length;
   const { split, counts } = stratifiedSplit(labels, C, opts.split, opts.seed);
   const lengths = docs.map(d => d.length);
@@ -334,7 +408,7 @@ function finish({ name, outBase, docs, texts, labels, classes, docIds, opts, inf
     info: fullInfo,
   };
   writeIntermediate(outBase, obj, tokens, unl.tokens);
-  if (texts) writeTexts(outBase, texts, unl.keep.map(r => unlList[r]));
+  writeTexts(outBase, texts, unl.keep.map(r => unlList[r]));
   const line = classes.map((c, i) => `${c}=${counts[i].join('/')}`).join(' ');
   process.stderr.write(`${name}: N=${docs.length} V=${voc.vocab.length} T=${opts.T} ` +
     `truncated=${fullInfo.n_truncated} [train/valid/test] ${line}\n`);
@@ -343,6 +417,7 @@ function finish({ name, outBase, docs, texts, labels, classes, docIds, opts, inf
 
 module.exports = {
   SPECIALS, PAD, UNK, CLS, SEP, TOKENIZER_DESC,
-  tokenize, tokenizeAll, mulberry32, shuffle, subsample, stratifiedSplit, buildVocab,
+  tokenize, tokenizeAll, mulberry32, shuffle, subsample, dedupeByClass, balancePerClass, notKept,
+  debianVersion,   stratifiedSplit, buildVocab,
   truncateDocs, encode, writeIntermediate, writeTexts, encodeUnlabelled, parseArgs, checkCommonOpts, finish, cmpStr,
 };
