@@ -106,8 +106,15 @@ void ee_progress_start(EeProgress *p, const EeAttrOptions *o, const char *what, 
 {
     p->o = o;
     p->what = what;
+    p->unit = "sequences";
     p->t0 = p->last = ee_now();
     p->total = total;
+}
+
+void ee_progress_start_rows(EeProgress *p, const EeAttrOptions *o, const char *what, long total)
+{
+    ee_progress_start(p, o, what, total);
+    p->unit = "rows";
 }
 
 void ee_progress_tick(EeProgress *p, long done)
@@ -121,16 +128,16 @@ void ee_progress_tick_work(EeProgress *p, long done, double work, double work_to
     if (!p->o->verbose || now - p->last < 2.0 || done <= 0 || work <= 0) return;
     p->last = now;
     double el = now - p->t0;
-    say(p->o, "  %s: %ld/%ld sequences  %.1f seq/s  ETA %.0fs", p->what, done, p->total, done / el,
-        (work_total - work) * el / work);
+    say(p->o, "  %s: %ld/%ld %s  %.1f %s/s  ETA %.0fs", p->what, done, p->total, p->unit, done / el,
+        p->unit[0] == 's' ? "seq" : "rows", (work_total - work) * el / work);
 }
 
 void ee_progress_end(EeProgress *p, long done, long passes)
 {
     double s = ee_now() - p->t0;
     if (p->o->verbose && s >= 2.0)
-        say(p->o, "  %s: %ld sequences in %.1fs (%.1f seq/s, %ld model passes)", p->what, done, s,
-            done / s, passes);
+        say(p->o, "  %s: %ld %s in %.1fs (%.1f %s/s, %ld model passes)", p->what, done, p->unit, s,
+            done / s, p->unit[0] == 's' ? "seq" : "rows", passes);
 }
 
 EeStatus ee_attr_logits(EeRun *r, const int32_t *ids, const uint8_t *mask, int B, float *out)

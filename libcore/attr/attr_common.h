@@ -18,10 +18,13 @@ void ee_attr_row_baseline(const EeModel *m, const EeInput *in, const EeAttrOptio
 typedef struct {
     const EeAttrOptions *o;
     const char *what;
+    const char *unit; /* what is counted: "sequences" (token rows), "rows" (feature vectors) */
     double t0, last;
     long total;
 } EeProgress;
 void ee_progress_start(EeProgress *p, const EeAttrOptions *o, const char *what, long total);
+/* The same for rows of feature vectors (the handle methods): "rows". */
+void ee_progress_start_rows(EeProgress *p, const EeAttrOptions *o, const char *what, long total);
 void ee_progress_tick(EeProgress *p, long done);
 /* The same where the sequences' costs differ: the ETA from the work done
  * (e.g. passes) out of work_total, not from the count of sequences. */

@@ -184,7 +184,7 @@ EeStatus ee_eg_fn(const EeScoreFn *f, const EeGradFn *g, const double *X, int N,
     if (!acc || !plus || !pending) { st = ee_fail(EE_ERR_NOMEM, "out of memory for IG of f"); goto done; }
     for (int i = 0; i < N; i++) pending[i] = per_row;
     EeProgress prog;
-    ee_progress_start(&prog, o, "ig", N);
+    ee_progress_start_rows(&prog, o, "ig", N);
     int gi = 0, finished = 0;
     long gt = 0;
     while (finished < N && !st) {

@@ -398,7 +398,8 @@ static EeStatus sv_fn_run(Ctx *c, int N, const int32_t *target, const double *fx
         goto done;
     }
     EeProgress prog;
-    ee_progress_start(&prog, c->o, "sv", N);
+    ee_progress_start_rows(&prog, c->o,
+                           c->mode == MODE_EXACT ? "exact Shapley" : c->mode == MODE_LIST ? "coalitions" : "sv", N);
     /* generator: background row gk of coalition gc of row gi; sampling:
      * coalition gc >= 1 is step gj of permutation gp */
     int gi = 0, gk = 0, finished = 0;
