@@ -92,7 +92,7 @@ function draw_panel (p, box)
   else
     ttl = sprintf ('%s, %s', p.method_title, p.dataset);
   end
-  title (ax, ttl, 'fontsize', 13, 'fontweight', 'bold');
+  title (ax, ttl, 'fontsize', 13, 'fontweight', 'bold', 'interpreter', 'none');   # names as written (fashion_patches)
   hold (ax, 'off');
   na = axes ('units', 'pixels', 'position', [box(1) + 10, box(2) + 5, box(3) - 20, 40], 'visible', 'off', ...
              'xlim', [0 1], 'ylim', [0 2]);

@@ -127,7 +127,7 @@ function draw_panel (P, p, box)
   else                               # the method's name (f5_method), on the dataset
     ttl = sprintf ('%s, %s', p.method_title, p.dataset);
   end
-  title (ax, ttl, 'fontsize', 13, 'fontweight', 'bold');
+  title (ax, ttl, 'fontsize', 13, 'fontweight', 'bold', 'interpreter', 'none');   # names as written (fashion_patches)
   hold (ax, 'off');
   draw_notes (P, p, box);
 end
