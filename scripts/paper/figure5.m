@@ -106,6 +106,12 @@
 ## folders (defaults @file{results/<preset>} and @file{figures}).
 ## @item 'heatmaps'
 ## number of heatmap PNGs per panel (default 3).
+## @item 'retime'
+## true (default): where the curve comes from the cache, the expensive
+## explainer is timed again at every s in this run, for the cost figure
+## (the crossing's time is always measured in this run); false takes the
+## curve's own times, measured when it was computed (the generalization
+## suite, which reads only the crossing's).
 ## @item 'verbose'
 ## progress lines (default true).
 ## @item 'model'
@@ -283,6 +289,8 @@ function P = settings_from_args (root, args)
         given.(lower (name)) = true;
       case 'heatmaps'
         P.heatmaps = v;
+      case 'retime'
+        P.retime = logical (v);
       case 'verbose'
         P.verbose = logical (v);
       case 'model'

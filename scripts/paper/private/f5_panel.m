@@ -260,7 +260,7 @@ function S = f5_panel (P, q)
   C.retimed_seconds = NaN (1, q.S);
   for s = 1:q.S - 1
     if (s != sx && isfinite (C.curve(s)))   # (NaN: no run at s, e.g. IG's Riemann rules at s = 1)
-      if (fresh_curve)
+      if (fresh_curve || ! P.retime)         # ('retime', false: the curve's own times)
         C.retimed_seconds(s) = C.seconds(s);
       else
         C.retimed_seconds(s) = time_of (expensive_at (clf.model, X.test, q, s));

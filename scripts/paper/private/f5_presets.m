@@ -166,5 +166,5 @@ function P = f5_presets (root, name)
   end
   P = struct ('preset', name, 'panels', panels, ...
               'results', fullfile (root, 'results', name), 'figures', fullfile (root, 'figures'), ...
-              'heatmaps', heatmaps, 'verbose', true, 'root', root, 'user_data', false);
+              'heatmaps', heatmaps, 'verbose', true, 'root', root, 'user_data', false, 'retime', true);
 end
