@@ -22,13 +22,17 @@
 %!  assert (size (Fsg.deletion_auc), [20 1]);
 %!  ## a useful explainer (issue 8): 10x closer to IG than the all-zero map
 %!  assert (fit >= 10, 'the README explainer is only %.1fx better than a zero map', fit);
-%!  assert (size (A), [2 256]);                         # the second example's
+%!  assert (size (A), [2 256]);                         # "Your own text"
 %!  assert (iscellstr (labels) && numel (labels) == 2);
 %!  assert (labels{1}, 'spam');
 %!  assert (all (abs (ig.delta) < 1e-2 * max (1, abs (ig.fx - ig.fbaseline))));
 %!  assert (words{1}{2}, 'Congratulations');
 %!  assert (r.class, 'spam');
 %!  assert (exist ('my_sentence.png', 'file') == 2);
+%!  ## "Any model, through a function handle": the closed forms its comments give
+%!  assert (phi, [4 1 0.5; 0 0 0], 1e-12);
+%!  assert (g, [8 4], 1e-3);
+%!  assert (lm, [4 1 0.5; 0 0 0], 1e-6);
 %!endfunction
 
 %!test
