@@ -14,7 +14,7 @@ function files = generalization_figure (T, out)
   if (ischar (T))
     T = read_rows (T);
   end
-  files = ee_draw_figure (out, 'generalization', 900, 640, @(fig) draw (T), {'.png', '.pdf', '.svg'});
+  files = ee_draw_figure (out, 'generalization', 1500, 640, @(fig) draw (T), {'.png', '.pdf', '.svg'});
 end
 
 function draw (T)
@@ -46,7 +46,7 @@ function draw (T)
     end
     ## (gnuplot reads an underscore in a tick label as a subscript whatever
     ## the interpreter says: the names are written with spaces)
-    set (ax, 'xtick', 1:n, 'xticklabel', strrep (keys, '_', ' '), 'xlim', [0.5, n + 0.5], 'fontsize', 7);
+    set (ax, 'xtick', 1:n, 'xticklabel', strrep (keys, '_', ' '), 'xlim', [0.5, n + 0.5], 'fontsize', 6);
     grid (ax, 'on');
     title (ax, titles{k}, 'interpreter', 'none', 'fontsize', 10);
   end
