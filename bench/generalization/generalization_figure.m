@@ -4,7 +4,7 @@
 ## @file{.svg} in the folder @var{out}): per data set and method the
 ## crossing (top: the smallest s at which the expensive explainer is as
 ## accurate as the Empirical Explainer) and the equal-accuracy speed-up in
-## wall time (bottom, log scale), a bar at the median over the seeds and a
+## wall time (bottom, log scale), a line at the median over the seeds and a
 ## dot for each seed (blue IG, red SV), with the aims of doc/GENERALIZATION.md as dashed lines
 ## (blue the IG aim, red the SV aim).  @var{T} is the struct array that
 ## @code{generalization} returns, or the file name of its
