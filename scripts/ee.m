@@ -78,7 +78,12 @@ end
 %! names = regexp (txt, '\<(ee_[a-z_]+|figure5|main_job|faithfulness_figure|explainer_study|occlusion_reference|xdnn_figures|xdnn_prior)\>', 'match');
 %! names = unique (names);
 %! root = fileparts (fileparts (which ('ee')));
-%! addpath (fullfile (root, 'scripts', 'paper'));
+%! paper = {'figure5', 'main_job', 'faithfulness_figure', 'explainer_study', 'occlusion_reference', 'xdnn_figures', 'xdnn_prior'};
+%! if (exist (fullfile (root, 'scripts', 'paper'), 'dir'))
+%!   addpath (fullfile (root, 'scripts', 'paper'));
+%! else                             # (the Octave package ships the toolbox, not the paper's scripts)
+%!   names = setdiff (names, paper);
+%! end
 %! missing = names(! cellfun (@(n) any (exist (n) == [2 3]), names));
 %! assert (isempty (missing), strjoin (missing, ', '));
-%! assert (numel (names) >= 30);
+%! assert (numel (names) >= 25);
