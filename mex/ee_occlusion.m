@@ -35,7 +35,8 @@
 ## k = 0, 1, @dots{} cover the real tokens k stride + 1 .. k stride +
 ## window of the row (in position order), the last one cut at the end,
 ## ceil((n - window) / stride) + 1 windows for n real tokens (one window of
-## all of them when n <= window); a window's value is the drop of the
+## all of them when n <= window; with a stride above the window the last
+## of those shifts may start past the last token, and is then no window); a window's value is the drop of the
 ## target logit when its tokens are replaced by the baseline id (PAD, or
 ## the 'baseline' ids) under the row's own mask, exactly as @code{ee_sv}
 ## makes tokens absent (an mlp's features: 0), and a token's score is the
@@ -98,6 +99,45 @@
 %! assert (info.players, [2, 9]);
 %! assert (A, [1 1 9 0]);
 %! assert (isequal (ee_occlusion (f, [x; 2 * x], 'batch', 1), ee_occlusion (f, [x; 2 * x])));
+
+%!test
+%! ## every window and stride up to 3 x the window (strides past the window
+%! ## leave gaps; the shift past the end is no window): the scores against
+%! ## a plain enumeration of the windows through ee_predict, on an mlp of 7
+%! ## features (absent: 0), a cnn and a transformer (absent: PAD under the
+%! ## row's own mask)
+%! randn ('seed', 1); rand ('seed', 1);
+%! m = ee_train ('mlp', single (randn (40, 7)), randi (2, 40, 1), 'hidden', 6, 'epochs', 1, 'verbose', false);
+%! Xt = int32 (ones (6, 12)); Xt(:, 1) = 3;
+%! for i = 1:6, n = 3 + i; Xt(i, 2:n+1) = randi ([5 30], 1, n); Xt(i, n+2) = 4; end
+%! yt = randi (2, 6, 1);
+%! c = ee_train ('cnn', Xt, yt, 'd', 8, 'filters', 4, 'widths', [2 3], 'vocab', 30, 'epochs', 1, 'verbose', false);
+%! t = ee_train ('transformer', Xt, yt, 'd', 8, 'heads', 2, 'layers', 1, 'ffn', 16, 'vocab', 30, 'epochs', 1, 'verbose', false);
+%! models = {m, c, t};
+%! rows_of = {single(randn (2, 7)), Xt([1 6], :), Xt([2 5], :)};
+%! for q = 1:3
+%!   M = models{q}; X = rows_of{q}; tok = q > 1;
+%!   for w = 1:3
+%!     for s = 1:min (3 * w, columns (X))
+%!       A = ee_occlusion (M, X, 'window', w, 'stride', s, 'target', 1, 'verbose', false);
+%!       for i = 1:rows (X)
+%!         x = X(i,:);
+%!         if (tok) pos = find (x > 4); else pos = 1:numel (x); end
+%!         n = numel (pos); starts = 0;
+%!         while (starts(end) + w < n && starts(end) + s < n) starts(end+1) = starts(end) + s; end
+%!         [~, z] = ee_predict (M, x); z1 = double (z(1));
+%!         sum_ = zeros (1, n); cover = zeros (1, n);
+%!         for a = starts
+%!           k = pos(a+1:min (a + w, n)); xa = x; xa(k) = tok;  # PAD = 1, or 0
+%!           if (tok) [~, za] = ee_predict (M, xa, 'mask', x != 1); else [~, za] = ee_predict (M, xa); end
+%!           sum_(a+1:min (a + w, n)) += z1 - double (za(1)); cover(a+1:min (a + w, n)) += 1;
+%!         end
+%!         ref = zeros (1, columns (X)); ref(pos(cover > 0)) = sum_(cover > 0) ./ cover(cover > 0);
+%!         assert (double (A(i,:)), ref, 1e-4);
+%!       end
+%!     end
+%!   end
+%! end
 
 %!error id=ee:badModel ee_occlusion (struct ('kind', 'mlp'), [1 2 3])
 %!error <'samples' does not apply> ee_occlusion (@(x) x(:,1), [1 2 3], 'samples', 5)
@@ -164,7 +204,8 @@
 %!       assert (double (A(i, :)), ref, 1e-5 * max (1, max (abs (ref))));
 %!     end
 %!     n = sum (w.X ~= 1 & w.X ~= 3 & w.X ~= 4, 2);
-%!     K = ceil (max (n - ws(1), 0) / ws(2)) + (n > 0);
+%!     Kc = ceil (max (n - ws(1), 0) / ws(2));        # the shift past the end is no window
+%!     K = Kc + (n > 0 & Kc * ws(2) < n);
 %!     assert (info.coalitions, K);
 %!     ## f(x), v(empty), one pass per window but one that takes every token (= v(empty))
 %!     assert (info.passes, sum (1 + (n > 0) + K - (n > 0 & n <= ws(1))));

@@ -22,14 +22,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Windows of occlusion over n players: Captum's count of shifts,
- * ceil((n - w) / s) + 1, the last window cut at the end; one window of
- * all n players when n <= w. */
+/* Windows of occlusion over n players: those starting at k s for
+ * k = 0, 1, ... while the window ends before the last player, then the
+ * first to reach or pass it, cut at the end, where it starts inside the
+ * row: ceil((n - w) / s) + 1 shifts (Captum's count) when s <= w; with
+ * s > w the shift past the end may start beyond the last player, and is
+ * then no window. One window of all n players when n <= w. */
 static long windows(int n, int w, int s)
 {
     if (n <= 0) return 0;
     if (n <= w) return 1;
-    return (n - w + s - 1) / s + 1;
+    long K = (n - w + s - 1) / s; /* the shift that reaches the end */
+    return K + ((long)K * s < n);
 }
 
 static int occl_window(const EeCoalitionModelOptions *c) { return c->window > 0 ? c->window : 1; }

@@ -164,7 +164,8 @@ static int ref_lime(RefRow *q, long K, const uint8_t *Z, const double *wgiven, d
 }
 
 /* Occlusion from its definition: windows [s k, s k + w) cut at n, from k = 0
- * while the previous window did not reach the end; a player's value the
+ * while the previous window did not reach the end and the window starts
+ * inside the row; a player's value the
  * mean of v(all) - v(all but the window) over the windows covering it. */
 static void ref_occlusion(RefRow *q, int w, int s, double *phi)
 {
@@ -173,7 +174,7 @@ static void ref_occlusion(RefRow *q, int w, int s, double *phi)
     memset(z, 1, sizeof z);
     double v1 = ref_value(q, z);
     for (int j = 0; j < n; j++) phi[j] = 0;
-    for (int start = 0; n > 0; start += s) {
+    for (int start = 0; n > 0 && start < n; start += s) {
         int end = start + w < n ? start + w : n;
         memset(z, 1, sizeof z);
         for (int j = start; j < end; j++) z[j] = 0;
@@ -369,7 +370,10 @@ static long passes_needed(Fix *f, const EeCoalitionModelOptions *c, const Given 
             }
         } else if (c->m.kind == EE_COAL_OCCLUSION) {
             int w = c->window ? c->window : 1, s = c->stride ? c->stride : 1;
-            p += n <= w ? 0 : (n - w + s - 1) / s + 1; /* n <= w: the one window takes every player: v(empty) */
+            /* n <= w: the one window takes every player: v(empty); a shift
+             * that starts past the last player (stride > window) is no window */
+            int K = (n - w + s - 1) / s;
+            p += n <= w ? 0 : K + (K * s < n);
         }
     }
     return p;
