@@ -35,13 +35,21 @@
 ## double, following @code{ee_sv (@@f, @dots{})}: with groups a player's
 ## value is spread equally over its columns (0 at columns of group 0), so
 ## a row's sum is the players' sum.  Without @qcode{'model'} @var{A} is
-## the explainer's output as it is (no efficiency).  With
+## the explainer's output as it is (no efficiency).  An explainer of one
+## map per class (@code{ee_train}'s @qcode{'per_class'}, the default for a
+## classifier of 2 to 16 classes) gives the map of the class f predicts
+## with @qcode{'model'}, of the class @qcode{'target'} names (with or
+## without @qcode{'model'}), else of the class c whose score as its maps
+## tell it, @code{explains.fempty(c)} + the sum of class c's map, is
+## highest (@var{info}.@code{target} says which).  With
 ## @code{'model', @@f} (the handle it explains), each row's players are
 ## shifted by the same amount so that they sum to f(x) - v(empty) at the
 ## target class (@qcode{'target'}: @qcode{'argmax'} of f(x), the default,
 ## one class, or one per row), v(empty) the mean of f over the recorded
 ## background rows (the baseline row; a row of zeros when neither was
-## given): one call of f for X and one for those rows.  @var{info}:
+## given): one call of f for X, and one for those rows unless
+## @code{explains.fempty} (@code{ee_train} keeps it where it computed
+## the maps) already holds their value.  @var{info}:
 ## @code{players} (N x P), @code{projected}, and with @qcode{'model'}
 ## @code{target}, @code{fx}, @code{fbaseline} and @code{delta} (the
 ## explainer's sum minus f(x) - v(empty), before the shift), @code{seconds}.
@@ -54,7 +62,9 @@
 ## trains on its validation rows (else on its first 512 training rows; the
 ## maps it learnt from there) and keeps the result in
 ## @code{explainer.history.check}: @code{explainer_mse}, the MSE of the
-## explainer's maps (as this function gives them) against the target
+## explainer's maps (as this function gives them; for an explainer of a
+## function handle whose maps @code{ee_train} computed, with
+## @code{'model', @@f}) against the target
 ## maps, per row over its positions or players and averaged over the
 ## rows; @code{zero_mse}, the same for a map of zeros (the maps' mean
 ## square); @code{sampled_mse}, the same for the expensive method's
@@ -356,6 +366,45 @@
 %! assert (sum (B, 2), X * w', 1e-9);        # no baseline: v(empty) = f(0) = 0
 %! assert (B - A, repmat ((X * w' - sum (A, 2)) / 3, 1, 3), 1e-9);
 %! assert (info.target, ones (4, 1));
+%!test
+%! ## an explainer of one map per class: the class f predicts with 'model',
+%! ## the class given with 'target' (with or without 'model'), else the
+%! ## class of highest fempty + sum of its map, read here from the three
+%! ## maps that 'target' gives
+%! f = @(x) [x(:,1) - x(:,2), x(:,2) .* x(:,3), -x(:,3)];
+%! randn ('seed', 3); X = randn (60, 3);
+%! warning ('off', 'ee:weakExplainer', 'local');
+%! E = ee_train (f, X, 'exact', 'epochs', 3, 'verbose', false);
+%! assert (E.explains.classes, 3);
+%! M = zeros (60, 3, 3);
+%! for c = 1:3
+%!   [M(:,:,c), info] = ee_explain (E, X, 'target', c);
+%!   assert (info.target, c * ones (60, 1));
+%!   assert (! info.projected);
+%! end
+%! [A, info] = ee_explain (E, X);
+%! [~, est] = max (E.explains.fempty + squeeze (sum (M, 2)), [], 2);
+%! assert (info.target, est);
+%! for i = 1:60 assert (A(i,:), M(i,:,est(i))); end
+%! [B, info] = ee_explain (E, X, 'model', f);
+%! [~, cls] = max (f (X), [], 2);
+%! assert (info.target, cls);
+%! for i = 1:60 assert (sum (B(i,:)), f (X(i,:))(cls(i)) - f (zeros (1, 3))(cls(i)), 1e-9); end
+%! for i = 1:60 assert (B(i,:) - M(i,:,cls(i)), info.delta(i) / -3 * ones (1, 3), 1e-9); end
+%! ## v(empty) is the one ee_train kept (f is called once, for X)
+%! moved = E; moved.explains.fempty += [1 2 3];
+%! [B2, i2] = ee_explain (moved, X, 'model', f);
+%! assert (i2.fbaseline, moved.explains.fempty(cls)', 1e-12);
+%! assert (sum (B2, 2), i2.fx - i2.fbaseline, 1e-9);
+%! bad = E; bad.explains.classes = 2;
+%! try ee_explain (bad, X); error ('no error'); catch err; assert (err.identifier, 'ee:badModel'); end
+%! bad = E; bad.explains = rmfield (bad.explains, 'fempty');
+%! try ee_explain (bad, X); error ('no error'); catch err; assert (err.identifier, 'ee:badModel'); end
+%! bad = E; bad.explains.classes = 0;
+%! try ee_explain (bad, X); error ('no error'); catch err; assert (err.identifier, 'ee:badModel'); end
+%! bad = E; bad.explains.fempty = [1 2];
+%! try ee_explain (bad, X); error ('no error'); catch err; assert (err.identifier, 'ee:badModel'); end
+%! try ee_explain (E, X, 'model', @(x) x(:, 1:2)); error ('no error'); catch err; assert (err.identifier, 'ee:badInput'); end
 %!error <ee:callbackError|boom> ee_explain (ee_train (@(x) x(:, 1), [1 2; 3 4], [1 0; 3 0], 'hidden', [], 'epochs', 1, 'verbose', false), [1 2], 'model', @(x) error ('boom'))
 %!error <'model' must be the function handle> ee_explain (ee_train (@(x) x(:, 1), [1 2; 3 4], [1 0; 3 0], 'hidden', [], 'epochs', 1, 'verbose', false), [1 2], 'model', 3)
 %!error <'target' applies with 'model'> ee_explain (ee_train (@(x) x(:, 1), [1 2; 3 4], [1 0; 3 0], 'hidden', [], 'epochs', 1, 'verbose', false), [1 2], 'target', 1)

@@ -16,10 +16,20 @@
 #include <strings.h>
 
 enum { T_VALIDATION, T_EPOCHS, T_LR, T_BATCH, T_PATIENCE, T_SEED, T_SCHEDULE, T_STANDARDIZE, T_VERBOSE,
-       T_HIDDEN, T_GROUPS, T_BASELINE, T_BACKGROUND, T_OPTIONS, T_SCALE_INPUTS, NTOPT };
+       T_HIDDEN, T_GROUPS, T_BASELINE, T_BACKGROUND, T_OPTIONS, T_SCALE_INPUTS, T_PER_CLASS, NTOPT };
 static const char *const topt_names[NTOPT] = {"validation", "epochs", "lr", "batch", "patience", "seed",
                                               "schedule", "standardize", "verbose", "hidden", "groups",
-                                              "baseline", "background", "options", "scale_inputs"};
+                                              "baseline", "background", "options", "scale_inputs", "per_class"};
+
+/* The most classes for which an explainer of a classifier learns one map
+ * per class by default (the maps cost one run of the method per class). */
+#define EE_PER_CLASS_MAX 16
+/* The optimizer steps an explainer of a function handle trains for by
+ * default, whatever the number of rows: epochs = this / batches per epoch,
+ * within [EE_FN_EPOCHS_MIN, EE_FN_EPOCHS_MAX]. */
+#define EE_FN_STEPS 5000
+#define EE_FN_EPOCHS_MIN 20
+#define EE_FN_EPOCHS_MAX 500
 
 /* METHOD names: the handle methods whose maps an explainer can learn. */
 enum { M_SV, M_EXACT, M_KERNELSHAP, M_IG, M_GIVEN };
@@ -68,6 +78,24 @@ static void player_index(const int32_t *groups, int F, int P, int *col_player, i
     }
 }
 
+/* The option name nm (a char array) in buf, "" when it is none or too long. */
+static void option_name(const mxArray *nm, char *buf, size_t size)
+{
+    buf[0] = 0;
+    if (nm && mxIsChar(nm) && mxGetNumberOfElements(nm) < size) mxGetString(nm, buf, size);
+}
+
+/* 1 when the cell of name/value pairs 'options' names opt. */
+static int options_name(const mxArray *options, const char *opt)
+{
+    char buf[16];
+    for (size_t k = 0; options && k + 1 < mxGetNumberOfElements(options); k += 2) {
+        option_name(mxGetCell(options, (mwIndex)k), buf, sizeof buf);
+        if (!strcasecmp(buf, opt)) return 1;
+    }
+    return 0;
+}
+
 /* The method's own options that the check's one-sample run sets itself
  * (its sample count, seed and rule); the others (target, batch, ...) keep
  * the definition of the maps and are passed on. */
@@ -75,9 +103,8 @@ static int sample_option(const mxArray *nm)
 {
     static const char *const own[] = {"samples", "seed", "steps", "method", "exact", "permutations",
                                       "paired", "coalitions", "weights", "verbose"};
-    char buf[16] = "";
-    if (!nm || !mxIsChar(nm) || mxGetNumberOfElements(nm) >= sizeof buf) return 0;
-    mxGetString(nm, buf, sizeof buf);
+    char buf[16];
+    option_name(nm, buf, sizeof buf);
     for (size_t j = 0; j < sizeof own / sizeof *own; j++)
         if (!strcasecmp(buf, own[j])) return 1;
     return 0;
@@ -88,9 +115,10 @@ static int sample_option(const mxArray *nm)
  * one_sample, the cheapest run of the method instead, for ee_train's check:
  * Shapley Value Sampling with one permutation (another seed than the
  * maps', so the two runs are independent) for the Shapley methods, IG with
- * one Gauss-Legendre node for 'ig'. */
+ * one Gauss-Legendre node for 'ig'. target >= 1: the maps of that class
+ * (the method's 'target') instead of the class f predicts. */
 static float *method_maps(int method, const mxArray *fh, const mxArray *X, const EeMxOpt *o, int P, int grouped,
-                          int verbose, int one_sample, int *N)
+                          int verbose, int one_sample, int target, int *N)
 {
     mxArray *args[64];
     int n = 0;
@@ -110,6 +138,10 @@ static float *method_maps(int method, const mxArray *fh, const mxArray *X, const
         args[n++] = mxCreateString("method");
         args[n++] = mxCreateString("kernelshap");
     }
+    if (target >= 1) {
+        args[n++] = mxCreateString("target");
+        args[n++] = mxCreateDoubleScalar(target);
+    }
     static const int pass[] = {T_GROUPS, T_BASELINE, T_BACKGROUND};
     for (int k = 0; k < 3; k++)
         if (o[pass[k]].value && !mxIsEmpty(o[pass[k]].value)) {
@@ -122,8 +154,8 @@ static float *method_maps(int method, const mxArray *fh, const mxArray *X, const
         for (size_t k = 0; k + 1 < mxGetNumberOfElements(extra); k += 2) {
             const mxArray *nm = mxGetCell(extra, (mwIndex)k);
             if (one_sample && sample_option(nm)) continue;
-            char buf[8] = "";
-            if (nm && mxIsChar(nm) && mxGetNumberOfElements(nm) < sizeof buf) mxGetString(nm, buf, sizeof buf);
+            char buf[8];
+            option_name(nm, buf, sizeof buf);
             quiet_given |= !strcasecmp(buf, "verbose");
             args[n++] = mxGetCell(extra, (mwIndex)k);
             args[n++] = mxGetCell(extra, (mwIndex)k + 1);
@@ -172,6 +204,122 @@ static float *given_maps(const mxArray *A, const char *what, int N, int F, int P
     return maps;
 }
 
+static double *scores_of(const mxArray *fh, const double *rows, int n, int F, long call, int *C);
+
+/* The maps of X for C classes (C = 1: of the class f predicts): N x (C P)
+ * row-major floats, row i's class c at ((i C) + c) P. */
+static float *class_maps(int method, const mxArray *fh, const mxArray *X, const EeMxOpt *o, int P, int grouped,
+                         int verbose, int C, int N)
+{
+    int n;
+    if (C == 1) return method_maps(method, fh, X, o, P, grouped, verbose, 0, 0, &n);
+    float *all = ee_mx_malloc(sizeof(float) * ((size_t)N * C * P + 1), "the maps");
+    for (int c = 0; c < C; c++) {
+        if (verbose) {
+            char line[64];
+            snprintf(line, sizeof line, "ee_train: the maps of class %d of %d\n", c + 1, C);
+            ee_mx_print_line(line);
+        }
+        int mark = ee_mx_mark(); /* each class's run released before the next */
+        float *one = method_maps(method, fh, X, o, P, grouped, verbose, 0, c + 1, &n);
+        for (int i = 0; i < N; i++) memcpy(all + ((size_t)i * C + c) * P, one + (size_t)i * P, sizeof(float) * P);
+        ee_mx_release_to(mark);
+    }
+    return all;
+}
+
+/* The absent values as ee_sv (@f) makes them: the background rows, else
+ * the baseline row (a scalar for every column), else a row of zeros; K x F
+ * row-major. */
+static double *absent_rows(const mxArray *baseline, const mxArray *background, int F, size_t *K, const char *what)
+{
+    size_t kc = (size_t)F;
+    double *bg;
+    *K = 1;
+    if (background && !mxIsEmpty(background)) {
+        bg = ee_mx_dense_rows(background, what, K, &kc);
+    } else if (baseline && !mxIsEmpty(baseline)) {
+        size_t r;
+        bg = ee_mx_dense_rows(baseline, what, &r, &kc);
+        if (r * kc == 1 && F > 1) { /* a scalar for every column */
+            double v0 = bg[0];
+            bg = ee_mx_malloc(sizeof(double) * F, what);
+            for (int f = 0; f < F; f++) bg[f] = v0;
+            kc = (size_t)F;
+        } else if (r != 1) {
+            kc = 0;
+        }
+    } else {
+        bg = ee_mx_malloc(sizeof(double) * F, what);
+        memset(bg, 0, sizeof(double) * F);
+    }
+    if (kc != (size_t)F || *K < 1) ee_mx_error("ee:badModel", "%s must have %d columns", what, F);
+    return bg;
+}
+
+/* v(empty) of each of the C classes: f's mean over the absent values' rows. */
+static double *empty_values(const mxArray *fh, const mxArray *baseline, const mxArray *background, int F, int C,
+                            const char *what)
+{
+    size_t K;
+    double *bg = absent_rows(baseline, background, F, &K, what);
+    int C0;
+    const double *s0 = scores_of(fh, bg, (int)K, F, 0, &C0);
+    if (C0 != C) ee_mx_error("ee:badInput", "f returned %d scores for the absent values and %d for X", C0, C);
+    double *v = ee_mx_malloc(sizeof(double) * C, what);
+    for (int c = 0; c < C; c++) {
+        double sum = 0;
+        for (size_t q = 0; q < K; q++) sum += s0[q + K * c];
+        v[c] = sum / K;
+    }
+    return v;
+}
+
+/* Each row's class of highest score (0-based), scores N x C column-major. */
+static void argmax_rows(const double *sc, int N, int C, int32_t *t)
+{
+    for (int i = 0; i < N; i++) {
+        int best = 0;
+        for (int j = 1; j < C; j++)
+            if (sc[i + (size_t)N * j] > sc[i + (size_t)N * best]) best = j;
+        t[i] = best;
+    }
+}
+
+/* f's scores as an explainer of one map per class reads them from its own
+ * maps (efficiency: a class's map sums to f_c(x) - v_c(empty)): v_c(empty)
+ * plus the sum of class c's map; N x C column-major. */
+static double *estimated_scores(const float *maps, int N, int P, int C, const double *fempty)
+{
+    double *sc = ee_mx_malloc(sizeof(double) * ((size_t)N * C + 1), "the classes");
+    for (int i = 0; i < N; i++)
+        for (int c = 0; c < C; c++) {
+            double sum = fempty[c];
+            for (int p = 0; p < P; p++) sum += maps[((size_t)i * C + c) * P + p];
+            sc[i + (size_t)N * c] = sum;
+        }
+    return sc;
+}
+
+/* Row i's map of class t[i] out of the explainer's Cm maps per row (Cm = 1:
+ * its one map), N x P doubles in phi; with sx (f's scores, N x C column-
+ * major) and v0 (v(empty) per class), shifted equally over the players so
+ * that it sums to f_t(x) - v0_t, delta (may be NULL) the sum's excess
+ * before the shift. */
+static void class_rows(const float *out, int N, int P, int Cm, const int32_t *t, const double *sx,
+                       const double *v0, double *phi, double *delta)
+{
+    for (int i = 0; i < N; i++) {
+        const float *src = out + ((size_t)i * Cm + (Cm > 1 ? t[i] : 0)) * P;
+        double sum = 0;
+        for (int p = 0; p < P; p++) sum += phi[(size_t)i * P + p] = src[p];
+        if (!sx) continue;
+        double d = sum - (sx[i + (size_t)N * t[i]] - v0[t[i]]);
+        if (delta) delta[i] = d;
+        for (int p = 0; p < P; p++) phi[(size_t)i * P + p] -= d / P;
+    }
+}
+
 void ee_mx_train_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 {
     ee_mx_begin();
@@ -197,8 +345,8 @@ void ee_mx_train_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         for (size_t k = 0; k < mxGetNumberOfElements(o[T_OPTIONS].value); k += 2) {
             const mxArray *nm = mxGetCell(o[T_OPTIONS].value, (mwIndex)k);
             static const char *const own[] = {"groups", "baseline", "background"};
-            char buf[16] = "";
-            if (nm && mxIsChar(nm) && mxGetNumberOfElements(nm) < sizeof buf) mxGetString(nm, buf, sizeof buf);
+            char buf[16];
+            option_name(nm, buf, sizeof buf);
             for (int j = 0; j < 3; j++)
                 if (!strcmp(buf, own[j]))
                     ee_mx_error("ee:badInput", "give '%s' as ee_train's own option, not inside 'options' (the "
@@ -218,11 +366,30 @@ void ee_mx_train_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     int scale_inputs = o[T_SCALE_INPUTS].value ? ee_mx_bool(o[T_SCALE_INPUTS].value, "'scale_inputs'") : 1;
     EeDataset train = {0}, valid = {0};
     train.in.x = ee_mx_dense(X, "X", F, &train.in.n);
+    /* one map per class (the method run once per class) for a classifier
+     * of a few classes whose maps are computed here: the map of the class
+     * f predicts jumps where the prediction changes, each class's map is
+     * as smooth as f */
+    int C = 1, per_class = 0;
+    const mxArray *extra = o[T_OPTIONS].value;
+    if (method != M_GIVEN && train.in.n > 0) {
+        size_t r0, c0;
+        double *x0 = ee_mx_dense_rows(X, "X", &r0, &c0);
+        (void)scores_of(fh, x0, 1, F, 0, &C);
+        per_class = C >= 2 && C <= EE_PER_CLASS_MAX && !options_name(extra, "target");
+    }
+    if (o[T_PER_CLASS].value) {
+        int want = ee_mx_bool(o[T_PER_CLASS].value, "'per_class'");
+        if (want && (method == M_GIVEN || C < 2 || options_name(extra, "target")))
+            ee_mx_error("ee:badInput", "'per_class' needs the maps computed here (METHOD), f with 2 or more scores "
+                        "per row (it has %d) and no 'target' in 'options'", C);
+        per_class = want;
+    }
+    int Cm = per_class ? C : 1; /* the maps per row */
     if (method == M_GIVEN) {
         train.maps = given_maps(M, "A", train.in.n, F, P, col_player);
     } else {
-        int n;
-        train.maps = method_maps(method, fh, X, o, P, groups != NULL, verbose, 0, &n);
+        train.maps = class_maps(method, fh, X, o, P, groups != NULL, verbose, Cm, train.in.n);
     }
     if (o[T_VALIDATION].value) { /* {Xv, Av}, or {Xv} when the maps are computed here */
         const mxArray *v = o[T_VALIDATION].value;
@@ -233,10 +400,15 @@ void ee_mx_train_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
         if (nv == 2) {
             valid.maps = given_maps(mxGetCell(v, 1), "validation Av", valid.in.n, F, P, col_player);
         } else {
-            int n;
-            valid.maps = method_maps(method, fh, mxGetCell(v, 0), o, P, groups != NULL, verbose, 0, &n);
+            valid.maps = class_maps(method, fh, mxGetCell(v, 0), o, P, groups != NULL, verbose, Cm, valid.in.n);
         }
     }
+    /* v(empty) per class, kept for ee_explain: the efficiency projection
+     * then calls f once (for X), and an explainer of one map per class
+     * tells the class from its maps' sums */
+    double *fempty = method != M_GIVEN
+                         ? empty_values(fh, o[T_BASELINE].value, o[T_BACKGROUND].value, F, C, "the absent values")
+                         : NULL;
     /* the inputs scaled column by column (the training rows' statistics,
      * kept in the explainer for ee_explain); the rows as given stay for
      * the check's one-sample run */
@@ -261,21 +433,27 @@ void ee_mx_train_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
                                                 : ee_mx_int_vector(o[T_HIDDEN].value, "'hidden'", 1, 1 << 16, hidden, EE_MAX_HIDDEN);
     int seed = o[T_SEED].value ? ee_mx_int(o[T_SEED].value, "'seed'", 0, 0x7fffffff) : 1;
     EeModel *m;
-    EeStatus st = ee_feature_explainer_new(F, P, nhidden, hidden, (uint64_t)seed, &m);
+    EeStatus st = ee_feature_explainer_new(F, P * Cm, nhidden, hidden, (uint64_t)seed, &m);
     if (st) ee_mx_fail(st);
     ee_mx_defer((void (*)(void *))ee_model_free, m);
     const EeConfig *cfg = ee_model_config(m);
 
     EeTrainOptions t;
     ee_train_options_defaults(&t, cfg->kind, cfg->head);
+    /* as many optimizer steps for 90 rows as for 10000 (a fixed epoch count
+     * leaves an explainer of few rows a few dozen steps) */
     const mxArray *v;
+    if ((v = o[T_BATCH].value)) t.batch = ee_mx_int(v, "'batch'", 1, 1 << 20);
+    long per_epoch = ((long)train.in.n + t.batch - 1) / t.batch;
+    long ep = EE_FN_STEPS / (per_epoch > 0 ? per_epoch : 1);
+    t.epochs = (int)(ep < EE_FN_EPOCHS_MIN ? EE_FN_EPOCHS_MIN : ep > EE_FN_EPOCHS_MAX ? EE_FN_EPOCHS_MAX : ep);
+    t.patience = t.epochs / 10 > 3 ? t.epochs / 10 : 3;
     if ((v = o[T_EPOCHS].value)) t.epochs = ee_mx_int(v, "'epochs'", 1, 1000000);
     if ((v = o[T_LR].value)) {
         double lr = ee_mx_scalar(v, "'lr'");
         if (!(lr > 0 && lr < 10)) ee_mx_error("ee:badInput", "'lr' must be in (0, 10), got %g", lr);
         t.lr = (float)lr;
     }
-    if ((v = o[T_BATCH].value)) t.batch = ee_mx_int(v, "'batch'", 1, 1 << 20);
     if ((v = o[T_PATIENCE].value)) t.patience = ee_mx_int(v, "'patience'", 0, 1000000);
     t.seed = (uint64_t)seed;
     if ((v = o[T_SCHEDULE].value))
@@ -291,20 +469,45 @@ void ee_mx_train_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     ee_mx_defer((void (*)(void *))ee_history_free, &hist);
 
     /* the check: the explainer against a map of zeros and the method's
-     * cheapest run, on the validation rows (else the training rows) */
+     * cheapest run, on the validation rows (else the training rows); where
+     * the maps are the method's of the class f predicts, the explainer's
+     * as ee_explain with 'model', @f gives them (that class, efficiency) */
     const EeDataset *chk_set = valid.in.n ? &valid : &train;
     const mxArray *chk_X = valid.in.n ? mxGetCell(o[T_VALIDATION].value, 0) : X;
-    float *chk_E = ee_mx_malloc(sizeof(float) * ((size_t)chk_set->in.n * P + 1), "the check");
-    ee_mx_budget(ee_predict_bytes(m, chk_set->in.n, 0, EE_DEVICE_CPU), "the check");
+    int nchk = chk_set->in.n;
+    float *chk_E = ee_mx_malloc(sizeof(float) * ((size_t)nchk * P * Cm + 1), "the check");
+    ee_mx_budget(ee_predict_bytes(m, nchk, 0, EE_DEVICE_CPU), "the check");
     if ((st = ee_model_predict(m, &chk_set->in, chk_E, 0, EE_DEVICE_CPU))) ee_mx_fail(st);
+    const float *chk_A = chk_set->maps;
+    if (method != M_GIVEN && !options_name(extra, "target")) {
+        /* the maps of the class f predicts, as ee_explain with 'model' gives them */
+        size_t r, c;
+        double *xd = ee_mx_dense_rows(chk_X, "the check's rows", &r, &c);
+        int Cf;
+        const double *sx = scores_of(fh, xd, nchk, F, 0, &Cf);
+        if (Cf != C) ee_mx_error("ee:badInput", "f returned %d scores per row and then %d", C, Cf);
+        const double *v0 = fempty;
+        int32_t *t = ee_mx_malloc(sizeof(int32_t) * (nchk + 1), "the check");
+        argmax_rows(sx, nchk, Cf, t);
+        double *phi = ee_mx_malloc(sizeof(double) * ((size_t)nchk * P + 1), "the check");
+        class_rows(chk_E, nchk, P, Cm, t, sx, v0, phi, NULL);
+        float *a = ee_mx_malloc(sizeof(float) * ((size_t)nchk * P + 1), "the check");
+        float *e = ee_mx_malloc(sizeof(float) * ((size_t)nchk * P + 1), "the check");
+        for (int i = 0; i < nchk; i++)
+            for (int p = 0; p < P; p++) {
+                a[(size_t)i * P + p] = chk_A[((size_t)i * Cm + (Cm > 1 ? t[i] : 0)) * P + p];
+                e[(size_t)i * P + p] = (float)phi[(size_t)i * P + p];
+            }
+        chk_A = a;
+        chk_E = e;
+    }
     float *chk_S = NULL;
     if (method != M_GIVEN) {
         int n;
-        chk_S = method_maps(method, fh, chk_X, o, P, groups != NULL, 0, 1, &n);
+        chk_S = method_maps(method, fh, chk_X, o, P, groups != NULL, 0, 1, 0, &n);
     }
     EeMxCheck chk;
-    mxArray *check = ee_mx_check_struct(chk_E, chk_set->maps, chk_S, chk_set->in.n, P,
-                                        valid.in.n ? "validation" : "training",
+    mxArray *check = ee_mx_check_struct(chk_E, chk_A, chk_S, nchk, P, valid.in.n ? "validation" : "training",
                                         method == M_IG ? "IG at s = 1" : "SV at s = 1", &chk);
 
     mxArray *out = ee_mx_model_struct(m);
@@ -318,6 +521,7 @@ void ee_mx_train_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     ee_mx_set(s, "patience", mxCreateDoubleScalar(t.patience));
     ee_mx_set(s, "seed", mxCreateDoubleScalar(seed));
     ee_mx_set(s, "scale_inputs", mxCreateLogicalScalar(scale_inputs != 0));
+    ee_mx_set(s, "per_class", mxCreateLogicalScalar(per_class != 0));
     ee_mx_set(out, "settings", s);
     mxArray *h = mxCreateStructMatrix(1, 1, 0, NULL);
     mxArray *tl = mxCreateDoubleMatrix(1, (size_t)hist.epochs_run, mxREAL), *vl = mxCreateDoubleMatrix(1, (size_t)hist.epochs_run, mxREAL);
@@ -348,6 +552,8 @@ void ee_mx_train_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     ee_mx_set(e, "method", mxCreateString(method_names[method]));
     ee_mx_set(e, "features", mxCreateDoubleScalar(F));
     ee_mx_set(e, "players", mxCreateDoubleScalar(P));
+    ee_mx_set(e, "classes", mxCreateDoubleScalar(Cm)); /* maps per row: P x classes outputs */
+    if (fempty) ee_mx_set(e, "fempty", ee_mx_row(fempty, C));
     mxArray *g = mxCreateDoubleMatrix(groups ? 1 : 0, groups ? (size_t)F : 0, mxREAL);
     for (int f = 0; groups && f < F; f++) mxGetPr(g)[f] = groups[f];
     ee_mx_set(e, "groups", g);
@@ -445,14 +651,43 @@ void ee_mx_explain_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
     EeModel *m = ee_mx_model(E, "explainer");
     const EeConfig *c = ee_model_config(m);
     if (!ee_is_feature_explainer(c)) ee_mx_error("ee:badModel", "explainer is not an mlp explainer");
-    int F = c->D, P = c->classes;
+    int F = c->D;
     const mxArray *ex = mxGetField(E, 0, "explains");
     if (!ex || !mxIsStruct(ex) || mxGetNumberOfElements(ex) != 1)
         ee_mx_error("ee:badModel", "explainer.explains is missing: train it with ee_train (@f, X, ...)");
+    /* maps per row: one per class ('per_class'), else one (field absent in
+     * explainers from before it) */
+    int Cm = 1;
+    const mxArray *cl = mxGetField(ex, 0, "classes");
+    if (cl) {
+        double k = (mxIsDouble(cl) && !mxIsComplex(cl) && mxGetNumberOfElements(cl) == 1) ? mxGetPr(cl)[0] : NAN;
+        if (!(k >= 1 && k <= c->classes && k == floor(k)))
+            ee_mx_error("ee:badModel", "explainer.explains.classes must be a whole number from 1 to %d", c->classes);
+        Cm = (int)k;
+    }
+    if (c->classes % Cm)
+        ee_mx_error("ee:badModel", "explainer.explains.classes (%d) must divide the explainer's %d outputs", Cm, c->classes);
+    int P = c->classes / Cm;
+    /* v(empty) per class of f, kept by ee_train when it computed the maps */
+    double *fempty = NULL;
+    int nfempty = 0;
+    const mxArray *fe = mxGetField(ex, 0, "fempty");
+    if (fe) {
+        size_t r, n;
+        fempty = ee_mx_dense_rows(fe, "explainer.explains.fempty", &r, &n);
+        nfempty = (int)(r * n);
+        if (nfempty < 1 || (Cm > 1 && nfempty != Cm))
+            ee_mx_error("ee:badModel", "explainer.explains.fempty must have %s values (one per class)",
+                        Cm > 1 ? "explains.classes" : "1 or more");
+        for (int k = 0; k < nfempty; k++)
+            if (!isfinite(fempty[k])) ee_mx_error("ee:badModel", "explainer.explains.fempty(%d) is NaN or Inf", k + 1);
+    } else if (Cm > 1) {
+        ee_mx_error("ee:badModel", "explainer.explains.fempty is missing (an explainer of one map per class)");
+    }
     int32_t *groups = groups_of(mxGetField(ex, 0, "groups"), F, "explainer.explains.groups");
     if (ee_fn_players(groups, F) != P)
-        ee_mx_error("ee:badModel", "explainer.explains.groups names %d players but the explainer has %d outputs",
-                    ee_fn_players(groups, F), P);
+        ee_mx_error("ee:badModel", "explainer.explains.groups names %d players but the explainer has %d outputs%s",
+                    ee_fn_players(groups, F), P, Cm > 1 ? " per class" : "");
     int *col_player = ee_mx_malloc(sizeof(int) * (F + 1), "the players"), *size = ee_mx_malloc(sizeof(int) * (P + 1), "the players");
     player_index(groups, F, P, col_player, size);
 
@@ -460,92 +695,78 @@ void ee_mx_explain_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
     in.x = ee_mx_dense(prhs[1], "X", F, &in.n);
     scale_rows(mxGetField(E, 0, "input_scaling"), F, &in);
     int N = in.n, batch = o[X_BATCH].value ? ee_mx_int(o[X_BATCH].value, "'batch'", 1, 1 << 20) : 0;
-    ee_mx_budget(ee_predict_bytes(m, N, batch, EE_DEVICE_CPU) + 24.0 * N * (P + F + 4), "the call");
-    float *out = ee_mx_malloc(sizeof(float) * ((size_t)N * P + 1), "the maps");
+    ee_mx_budget(ee_predict_bytes(m, N, batch, EE_DEVICE_CPU) + 24.0 * N * (P * Cm + F + 4), "the call");
+    float *out = ee_mx_malloc(sizeof(float) * ((size_t)N * P * Cm + 1), "the maps");
     double t0 = ee_now();
     EeStatus st = ee_model_predict(m, &in, out, batch, EE_DEVICE_CPU);
     if (st) ee_mx_fail(st);
-    double *phi = ee_mx_malloc(sizeof(double) * ((size_t)N * P + 1), "the maps");
-    for (size_t q = 0; q < (size_t)N * P; q++) phi[q] = out[q];
 
-    /* efficiency: shift each row's players equally so that they sum to
-     * f(x) - v(empty) at the target, v(empty) the mean of f over the
-     * recorded background rows (the baseline row; zeros when neither) */
-    double *fx = NULL, *f0 = NULL, *delta = NULL, *tg = NULL;
-    if (o[X_MODEL].value) {
-        const mxArray *fh = o[X_MODEL].value;
-        if (!mxIsClass(fh, "function_handle"))
-            ee_mx_error("ee:badInput", "'model' must be the function handle the explainer explains, got %s",
-                        mxGetClassName(fh));
-        size_t K = 1, kc = (size_t)F;
-        double *bg = NULL;
-        const mxArray *b = mxGetField(ex, 0, "baseline"), *k = mxGetField(ex, 0, "background");
-        if (k && !mxIsEmpty(k)) bg = ee_mx_dense_rows(k, "explainer.explains.background", &K, &kc);
-        else if (b && !mxIsEmpty(b)) {
-            size_t r;
-            bg = ee_mx_dense_rows(b, "explainer.explains.baseline", &r, &kc);
-            if (r * kc == 1 && F > 1) { /* a scalar for every column */
-                double v0 = bg[0];
-                bg = ee_mx_malloc(sizeof(double) * F, "the baseline");
-                for (int f = 0; f < F; f++) bg[f] = v0;
-                kc = (size_t)F;
-            }
-            K = 1;
-        } else {
-            bg = ee_mx_malloc(sizeof(double) * F, "the baseline");
-            memset(bg, 0, sizeof(double) * F);
-        }
-        if (kc != (size_t)F || K < 1) ee_mx_error("ee:badModel", "explainer.explains: the absent values must have %d columns", F);
+    /* the explained class of each row: 'target' given, else the class f
+     * predicts ('model'), else (one map per class) the class the maps' sums
+     * say f predicts */
+    const mxArray *fh = o[X_MODEL].value;
+    if (fh && !mxIsClass(fh, "function_handle"))
+        ee_mx_error("ee:badInput", "'model' must be the function handle the explainer explains, got %s",
+                    mxGetClassName(fh));
+    const double *sx = NULL;
+    double *Xd = NULL;
+    int C = Cm;
+    if (fh) {
         size_t xr, xc;
-        double *Xd = ee_mx_dense_rows(prhs[1], "X", &xr, &xc);
+        Xd = ee_mx_dense_rows(prhs[1], "X", &xr, &xc);
         ee_threads_leave(); /* f runs with the caller's BLAS threads */
-        int C, C0;
-        const double *sx = scores_of(fh, Xd, N, F, 1, &C);
-        fx = ee_mx_malloc(sizeof(double) * (N + 1), "info.fx");
+        sx = scores_of(fh, Xd, N, F, 1, &C);
+        if (fempty && C != nfempty)
+            ee_mx_error("ee:badInput", "f returns %d scores per row, but the explainer was trained on a function of %d",
+                        C, nfempty);
+    } else if (Cm > 1) {
+        sx = estimated_scores(out, N, P, Cm, fempty);
+    } else if (o[X_TARGET].value) {
+        ee_mx_error("ee:badInput", "'target' applies with 'model' (the efficiency projection) or to an explainer of "
+                    "one map per class");
+    }
+    int32_t *t = NULL;
+    double *tg = NULL;
+    if (sx) {
+        t = ee_mx_malloc(sizeof(int32_t) * (N + 1), "info.target");
         tg = ee_mx_malloc(sizeof(double) * (N + 1), "info.target");
-        int32_t *t = ee_mx_malloc(sizeof(int32_t) * (N + 1), "info.target");
         const mxArray *tv = o[X_TARGET].value;
         /* 'target': 'argmax' (default), one class for every row, or one per row */
-        int one = -1;
         if (tv && mxIsChar(tv)) {
             static const char *const names[] = {"argmax"};
             ee_mx_choice(tv, "'target'", names, 1);
             tv = NULL;
-        } else if (tv && mxGetNumberOfElements(tv) == 1 && N != 1) {
-            one = ee_mx_int(tv, "'target'", 1, C) - 1;
-        } else if (tv) {
+        }
+        if (!tv) {
+            argmax_rows(sx, N, C, t);
+        } else if (mxGetNumberOfElements(tv) == 1 && N != 1) {
+            int one = ee_mx_int(tv, "'target'", 1, C) - 1;
+            for (int i = 0; i < N; i++) t[i] = one;
+        } else {
             int32_t *given = ee_mx_labels(tv, "'target'", N, C, NULL);
             memcpy(t, given, sizeof(int32_t) * N);
         }
-        for (int i = 0; i < N; i++) {
-            if (!tv) {
-                int best = 0;
-                for (int j = 1; j < C; j++)
-                    if (sx[i + (size_t)N * j] > sx[i + (size_t)N * best]) best = j;
-                t[i] = best;
-            } else if (one >= 0) {
-                t[i] = one;
-            }
-            fx[i] = sx[i + (size_t)N * t[i]];
-            tg[i] = t[i] + 1;
-        }
-        const double *s0 = scores_of(fh, bg, (int)K, F, 2, &C0);
-        if (C0 != C) {
-            ee_mx_error("ee:badInput", "f returned %d scores for the baseline rows and %d for X", C0, C);
-        }
+        for (int i = 0; i < N; i++) tg[i] = t[i] + 1;
+    }
+    /* efficiency (with 'model'): each row's players shifted equally so
+     * that they sum to f(x) - v(empty) at the target, v(empty) the mean of
+     * f over the recorded background rows (the baseline row; zeros when
+     * neither) */
+    double *fx = NULL, *f0 = NULL, *delta = NULL, *v0 = NULL;
+    if (fh) {
+        v0 = fempty ? fempty /* as ee_train found it: no call of f for the absent values */
+                    : empty_values(fh, mxGetField(ex, 0, "baseline"), mxGetField(ex, 0, "background"), F, C,
+                                   "explainer.explains' absent values");
+        fx = ee_mx_malloc(sizeof(double) * (N + 1), "info.fx");
         f0 = ee_mx_malloc(sizeof(double) * (N + 1), "info.fbaseline");
         delta = ee_mx_malloc(sizeof(double) * (N + 1), "info.delta");
         for (int i = 0; i < N; i++) {
-            double v = 0, sum = 0;
-            for (size_t q = 0; q < K; q++) v += s0[q + K * t[i]];
-            f0[i] = v / K;
-            for (int p = 0; p < P; p++) sum += phi[(size_t)i * P + p];
-            delta[i] = sum - (fx[i] - f0[i]);
-            for (int p = 0; p < P; p++) phi[(size_t)i * P + p] -= delta[i] / P;
+            fx[i] = sx[i + (size_t)N * t[i]];
+            f0[i] = v0[t[i]];
         }
-    } else if (o[X_TARGET].value) {
-        ee_mx_error("ee:badInput", "'target' applies with 'model' (the efficiency projection)");
     }
+    double *phi = ee_mx_malloc(sizeof(double) * ((size_t)N * P + 1), "the maps");
+    class_rows(out, N, P, Cm, t, fh ? sx : NULL, v0, phi, delta);
     double secs = ee_now() - t0;
 
     /* the players' values spread over their columns, as ee_sv (@f) spreads them */
@@ -564,8 +785,8 @@ void ee_mx_explain_fn(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]
             for (int p = 0; p < P; p++) mxGetPr(pl)[i + (size_t)N * p] = phi[(size_t)i * P + p];
         ee_mx_set(s, "players", pl);
         ee_mx_set(s, "projected", mxCreateLogicalScalar(fx != NULL));
+        if (tg) ee_mx_set(s, "target", ee_mx_double_vector(tg, N));
         if (fx) {
-            ee_mx_set(s, "target", ee_mx_double_vector(tg, N));
             ee_mx_set(s, "fx", ee_mx_double_vector(fx, N));
             ee_mx_set(s, "fbaseline", ee_mx_double_vector(f0, N));
             ee_mx_set(s, "delta", ee_mx_double_vector(delta, N));

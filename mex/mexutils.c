@@ -69,6 +69,16 @@ void ee_mx_defer(void (*fn)(void *), void *p)
     }
 }
 
+int ee_mx_mark(void) { return ndeferred; }
+
+void ee_mx_release_to(int mark)
+{
+    while (ndeferred > mark && ndeferred > 0) {
+        ndeferred--;
+        deferred[ndeferred].fn(deferred[ndeferred].p);
+    }
+}
+
 void ee_mx_cleanup(void)
 {
     while (ndeferred > 0) {

@@ -12,6 +12,10 @@
 /* Registers a resource released when the gateway ends with an error (or
  * at ee_mx_cleanup). */
 void ee_mx_defer(void (*fn)(void *), void *p);
+/* The deferred resources held now, and the release of those deferred
+ * after a mark (a loop that would otherwise hold one set per pass). */
+int ee_mx_mark(void);
+void ee_mx_release_to(int mark);
 /* Releases deferred resources (normal exit). */
 void ee_mx_cleanup(void);
 /* Raises an Octave error with the status's id and libcore's message. */

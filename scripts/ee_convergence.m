@@ -79,8 +79,9 @@
 ## of the explainer's @code{explains} when @qcode{'explainer'} is an
 ## explainer from @code{ee_train (@@f, @dots{})}; the MSE is over the F
 ## columns (a group's value spread as @code{ee_sv} spreads it), the rank
-## agreement over every column, and the explainer's passes are 1 (its one
-## forward pass; f is not called).
+## agreement over every column, and the explainer's maps are
+## @code{ee_explain (explainer, X, 'model', @@f)}'s (the class f predicts,
+## the efficiency projection): 2 passes per row, its own and one of f.
 ##
 ## @var{C} has fields @code{method}, @code{S}, @code{s} (1..S), @code{mse}
 ## (N x S, per sequence), @code{spearman} and @code{top5} (N x S: the rank
@@ -350,8 +351,9 @@ function C = ee_convergence (model, X, method, S, varargin)
   if (! isempty (o.explainer))
     t0 = tic ();
     if (handle)
-      [E, info] = ee_explain (o.explainer, X, gw{:});
-      info.passes = N;                # one pass of the explainer per row
+      ## with f: the class f predicts and the efficiency projection
+      [E, info] = ee_explain (o.explainer, X, 'model', model, gw{:});
+      info.passes = 2 * N;            # a pass of the explainer and one of f per row
     else
       [E, info] = ee_explain (o.explainer, X, gw{:});
     end
@@ -392,9 +394,9 @@ end
 %! assert (C.mse(:, 6), zeros (10, 1));
 %! A = ee_sv (f, Xt, 'groups', g, 'samples', 6, 'seed', 1);
 %! assert (C.target, A);                      # the explainer's groups were used
-%! E = ee_explain (e, Xt);
+%! E = ee_explain (e, Xt, 'model', f);         # the class f predicts, efficiency
 %! assert (C.explainer_mse, mean ((E - A) .^ 2, 2), 1e-12);
-%! assert (C.explainer_passes, 1);
+%! assert (C.explainer_passes, 2);
 %! k = find (C.curve <= C.explainer_curve, 1);
 %! if (isempty (k)) assert (isnan (C.crossing)); else assert (C.crossing, k); end
 %!error <'device' does not apply> ee_convergence (@(x) x(:, 1), randn (3, 2), 'sv', 2, 'device', 'cpu', 'verbose', false)

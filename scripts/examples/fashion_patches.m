@@ -140,14 +140,14 @@ function r = empirical_explainer (r, d, f, groups, X, P)
                      'options', {'samples', P.explainer_samples, 'verbose', false}, ...
                      'hidden', 128, 'epochs', 40, 'seed', 1, 'verbose', false);
   r.expl_seconds = toc (t0);
-  [r.expl_sv, ei] = ee_explain (r.expl, X);
+  [r.expl_sv, ei] = ee_explain (r.expl, X, 'model', f);   # the class f predicts, efficiency
   r.expl_players = ei.players;
   ## held-out test images (after the 4 shown), their reference values
   ho = d.split.test(setdiff (1:numel (d.split.test), r.rows)(1:P.n_heldout));
   Xh = double (d.x(ho, :));
   [~, ri] = ee_sv (f, Xh, 'groups', groups, 'samples', P.reference_samples, 'seed', 2, 'verbose', false);
   t0 = tic;
-  [~, hi] = ee_explain (r.expl, Xh);
+  [~, hi] = ee_explain (r.expl, Xh, 'model', f);
   r.expl_apply_seconds = toc (t0);
   r.expl_mse = mean ((hi.players(:) - ri.players(:)) .^ 2);
   r.zero_mse = mean (ri.players(:) .^ 2);
